@@ -1,0 +1,46 @@
+# Small helpers so that every core module, test and benchmark is declared the same way.
+
+# The layering of core/: a module may only depend on modules listed before it. A dependency on a
+# later module (a cycle in the making) fails at configure time, with the offending pair named.
+set(COMMLAB_CORE_LAYERS numeric codec topology network collective train scenario)
+
+# commlab_core_module(NAME SOURCES ... DEPS ... [LIBS ...])
+# Creates the static library commlab_<NAME> from core/<NAME>; DEPS are other core modules.
+function(commlab_core_module name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;LIBS" ${ARGN})
+  list(FIND COMMLAB_CORE_LAYERS ${name} self_index)
+  if(self_index EQUAL -1)
+    message(FATAL_ERROR "core module '${name}' is not in COMMLAB_CORE_LAYERS")
+  endif()
+  set(dep_targets)
+  foreach(dep IN LISTS ARG_DEPS)
+    list(FIND COMMLAB_CORE_LAYERS ${dep} dep_index)
+    if(dep_index EQUAL -1 OR NOT dep_index LESS self_index)
+      message(FATAL_ERROR "core/${name} may not depend on core/${dep}: the layering is "
+                          "${COMMLAB_CORE_LAYERS} and a module uses only those before it")
+    endif()
+    list(APPEND dep_targets commlab_${dep})
+  endforeach()
+  add_library(commlab_${name} STATIC ${ARG_SOURCES})
+  target_include_directories(commlab_${name} PUBLIC ${PROJECT_SOURCE_DIR}/core)
+  target_link_libraries(commlab_${name} PUBLIC ${dep_targets} ${ARG_LIBS})
+  target_compile_options(commlab_${name} PRIVATE -Wall -Wextra)
+  set_target_properties(commlab_${name} PROPERTIES COMMLAB_CORE_DEPS "${ARG_DEPS}")
+endfunction()
+
+# commlab_test(NAME SOURCES ... LIBS ...): a GoogleTest executable whose tests ctest lists by name.
+function(commlab_test name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;LIBS;PROPERTIES" ${ARGN})
+  add_executable(${name} ${ARG_SOURCES})
+  target_link_libraries(${name} PRIVATE ${ARG_LIBS} GTest::gtest GTest::gtest_main GTest::gmock)
+  target_compile_definitions(${name} PRIVATE COMMLAB_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
+                                             COMMLAB_BINARY_DIR="${PROJECT_BINARY_DIR}")
+  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60 PROPERTIES ${ARG_PROPERTIES})
+endfunction()
+
+# commlab_benchmark(NAME SOURCES ... LIBS ...): a Google Benchmark program in bench/.
+function(commlab_benchmark name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;LIBS" ${ARGN})
+  add_executable(${name} ${ARG_SOURCES})
+  target_link_libraries(${name} PRIVATE ${ARG_LIBS} benchmark::benchmark)
+endfunction()

@@ -1,0 +1,57 @@
+#pragma once
+// The time plane's one interface (DESIGN.md, "The network backends"): a backend times a step of
+// concurrent flows that start together, and says when each finished. Collectives are sequences of
+// such steps; backends may keep state between steps (the packet backend's clock and background
+// traffic), so steps are timed in order.
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace commlab {
+
+class Topology;
+
+struct Flow {
+  int src = 0;         // rank
+  int dst = 0;         // rank
+  uint64_t bytes = 0;  // bytes on the wire (after any codec)
+  uint64_t id = 0;     // ECMP key; collectives use a stable id per (src, dst, channel)
+};
+
+// What happened to one packet of a flow (packet backend only): payload bytes that arrived.
+// == payload size: whole; smaller: trimmed to that many bytes; 0 with lost: never arrived.
+struct PacketFate {
+  uint32_t payload_bytes = 0;
+  uint32_t kept_bytes = 0;
+  bool lost = false;
+};
+
+struct FlowResult {
+  double finish_s = 0;  // from the start of the step
+  uint64_t packets = 0;
+  uint64_t retransmitted = 0;
+  uint64_t trimmed = 0;
+  uint64_t dropped = 0;
+  std::vector<PacketFate> fates;  // filled only when StepOptions::want_fates
+};
+
+struct StepResult {
+  double duration_s = 0;  // max finish over flows
+  std::vector<FlowResult> flows;
+};
+
+struct StepOptions {
+  bool want_fates = false;
+};
+
+class NetworkBackend {
+ public:
+  virtual ~NetworkBackend() = default;
+  virtual std::string name() const = 0;
+  virtual const Topology& topology() const = 0;
+  virtual StepResult time_step(std::span<const Flow> flows, const StepOptions& options = {}) = 0;
+};
+
+}  // namespace commlab
