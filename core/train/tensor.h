@@ -1,0 +1,19 @@
+#pragma once
+// Row-major FP32 matrices: a batch is one sample per row, which matches how datasets are stored and
+// how gradient buckets are laid out (a layer's parameters are one contiguous span).
+#include <Eigen/Core>
+#include <span>
+
+namespace commlab {
+
+using Matrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using RowVector = Eigen::Matrix<float, 1, Eigen::Dynamic>;
+using MatrixMap = Eigen::Map<Matrix>;
+using ConstMatrixMap = Eigen::Map<const Matrix>;
+using RowVectorMap = Eigen::Map<RowVector>;
+
+inline MatrixMap map_matrix(std::span<float> s, Eigen::Index rows, Eigen::Index cols) {
+  return MatrixMap(s.data(), rows, cols);
+}
+
+}  // namespace commlab

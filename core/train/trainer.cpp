@@ -1,0 +1,211 @@
+#include "train/trainer.h"
+
+#include <omp.h>
+
+#include <chrono>
+#include <cmath>
+#include <numeric>
+#include <stdexcept>
+
+namespace commlab {
+namespace {
+
+int thread_count(int requested) {
+  return requested > 0 ? requested : omp_get_max_threads();
+}
+
+}  // namespace
+
+DataParallelTrainer::DataParallelTrainer(Model prototype, const Dataset& train, const Dataset& test,
+                                         TrainerConfig config, GradientReducer& reducer)
+    : train_(train), test_(test), config_(config), reducer_(reducer) {
+  if (config_.ranks < 1) throw std::invalid_argument("ranks must be >= 1");
+  if (config_.global_batch < config_.ranks || config_.global_batch % config_.ranks != 0) {
+    throw std::invalid_argument("global batch " + std::to_string(config_.global_batch) +
+                                " must be a positive multiple of ranks " +
+                                std::to_string(config_.ranks));
+  }
+  if (config_.iterations < 0) throw std::invalid_argument("iterations must be >= 0");
+  if (train_.rows() == 0) throw std::invalid_argument("empty training set");
+  if (config_.schedule.total_iterations == 0)
+    config_.schedule.total_iterations = config_.iterations;
+  prototype.init(config_.seed);
+  replicas_.assign(config_.ranks, prototype);
+  optimizers_.assign(config_.ranks, Optimizer(config_.optimizer));
+  size_t offset = 0;
+  const int micro = config_.global_batch / config_.ranks;
+  const int out_rows = micro * train_.labels_per_row;
+  for (size_t l = 0; l < prototype.num_layers(); ++l) {
+    const Layer& layer = prototype.layer(l);
+    LayerCost cost;
+    // Rows seen by a layer: the model decides (e.g. a transformer sees batch*seq); approximate
+    // with the labelled rows for per-position models and the batch otherwise.
+    const int rows = train_.labels_per_row > 1 ? out_rows : micro;
+    const double weight_bytes = 2.0 * static_cast<double>(layer.num_params());  // BF16 weights
+    cost.forward_s = config_.compute.time(layer.forward_flops(rows), weight_bytes);
+    cost.backward_s = config_.compute.time(layer.backward_flops(rows, l > 0), 2 * weight_bytes);
+    if (layer.num_params() > 0) {
+      cost.bucket = static_cast<int>(buckets_.size());
+      buckets_.push_back(BucketInfo{static_cast<int>(buckets_.size()), static_cast<int>(l),
+                                    layer.name(), offset, layer.num_params()});
+      offset += layer.num_params();
+    }
+    layer_costs_.push_back(cost);
+  }
+  batch_x_.resize(config_.ranks);
+  batch_y_.resize(config_.ranks);
+}
+
+// Global sample position p maps to perm(epoch)[p % n] with a fresh shuffle per epoch, so the
+// global batch sequence is the same whatever the number of ranks.
+void DataParallelTrainer::batch_indices(int iteration, std::vector<int32_t>& out) {
+  const int64_t n = train_.rows();
+  const int64_t b = config_.global_batch;
+  out.resize(b);
+  for (int64_t k = 0; k < b; ++k) {
+    const int64_t p = static_cast<int64_t>(iteration) * b + k;
+    const int64_t epoch = p / n;
+    if (epoch != perm_epoch_) {
+      perm_.resize(n);
+      std::iota(perm_.begin(), perm_.end(), 0);
+      CounterRng rng(config_.seed, Purpose::kDataOrder, 0, static_cast<uint64_t>(epoch));
+      for (int64_t i = n - 1; i > 0; --i) {
+        std::swap(perm_[i], perm_[rng.below(static_cast<uint64_t>(i), i + 1)]);
+      }
+      perm_epoch_ = epoch;
+    }
+    out[k] = perm_[p % n];
+  }
+}
+
+Sample DataParallelTrainer::step() {
+  const auto wall_start = std::chrono::steady_clock::now();
+  const int ranks = config_.ranks;
+  const int micro = config_.global_batch / ranks;
+  batch_indices(iteration_, index_);
+  std::vector<double> losses(ranks);
+  // Each rank's work is sequential and self-contained, so the thread count never changes results.
+#pragma omp parallel for schedule(static, 1) num_threads(thread_count(config_.threads))
+  for (int r = 0; r < ranks; ++r) {
+    gather_batch(train_, std::span<const int32_t>(index_).subspan(r * micro, micro), batch_x_[r],
+                 batch_y_[r]);
+    losses[r] = replicas_[r].forward_backward(batch_x_[r], batch_y_[r]).loss;
+  }
+  Sample s;
+  for (double l : losses) s.train_loss += l;
+  s.train_loss /= ranks;
+
+  // Buckets in readiness order (last layer first), as DDP launches them.
+  ReduceReport total;
+  std::vector<double> comm(buckets_.size()), codec(buckets_.size());
+  std::vector<std::span<float>> grads(ranks);
+  for (size_t bi = buckets_.size(); bi-- > 0;) {
+    const BucketInfo& b = buckets_[bi];
+    for (int r = 0; r < ranks; ++r) grads[r] = replicas_[r].layer(b.layer).grads();
+    ReduceReport rep = reducer_.reduce(iteration_, b, grads);
+    comm[bi] = rep.comm_time_s;
+    codec[bi] = rep.codec_time_s;
+    total += rep;
+  }
+  double norm2 = 0;
+  for (const auto& b : buckets_) {
+    for (float g : replicas_[0].layer(b.layer).grads()) norm2 += static_cast<double>(g) * g;
+  }
+  s.grad_norm = std::sqrt(norm2);
+  s.lr = learning_rate(config_.optimizer, config_.schedule, iteration_);
+#pragma omp parallel for schedule(static, 1) num_threads(thread_count(config_.threads))
+  for (int r = 0; r < ranks; ++r) optimizers_[r].step(replicas_[r], s.lr);
+
+  const StepTiming t = overlap_step(layer_costs_, comm, codec);
+  ++iteration_;
+  sim_time_s_ += t.step_s;
+  s.iteration = iteration_;
+  s.sim_time_s = sim_time_s_;
+  s.bytes_on_wire = total.bytes_on_wire;
+  s.compute_time_s = t.compute_s;
+  s.comm_time_s = t.comm_exposed_s;
+  s.codec_time_s = t.codec_exposed_s;
+  s.comm_total_s = t.comm_total_s;
+  s.codec_total_s = t.codec_total_s;
+  s.skipped_contributions = total.skipped_contributions;
+  s.trimmed_packets = total.trimmed_packets;
+  s.nmse = total.nmse;
+  s.divergence = divergence();
+  const bool due = (config_.eval_every > 0 && iteration_ % config_.eval_every == 0) ||
+                   iteration_ == config_.iterations;
+  if (due) {
+    LossStats e = evaluate(0);
+    s.test_loss = e.loss;
+    s.test_accuracy = e.count > 0 ? static_cast<double>(e.correct) / e.count : 0.0;
+  }
+  wall_time_s_ +=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  s.wall_time_s = wall_time_s_;
+  return s;
+}
+
+Sample DataParallelTrainer::run(const SampleObserver& observer, const std::atomic<bool>* cancel) {
+  Sample last;
+  while (iteration_ < config_.iterations) {
+    if (cancel && cancel->load(std::memory_order_relaxed)) break;
+    last = step();
+    if (observer) observer(last);
+  }
+  return last;
+}
+
+LossStats DataParallelTrainer::evaluate(int rank) {
+  const int rows = config_.eval_rows > 0 ? std::min(config_.eval_rows, test_.rows()) : test_.rows();
+  constexpr int kChunk = 500;
+  const int chunks = (rows + kChunk - 1) / kChunk;
+  const int threads = std::min(thread_count(config_.threads), std::max(chunks, 1));
+  std::vector<Model> models(threads, replicas_[rank]);
+  std::vector<LossStats> parts(chunks);
+  // Fixed chunks, summed in chunk order: the result does not depend on the thread count.
+#pragma omp parallel num_threads(threads)
+  {
+    Model& m = models[omp_get_thread_num()];
+    std::vector<int32_t> index, y;
+    Matrix x;
+#pragma omp for schedule(static)
+    for (int c = 0; c < chunks; ++c) {
+      const int start = c * kChunk, n = std::min(kChunk, rows - start);
+      index.resize(n);
+      std::iota(index.begin(), index.end(), start);
+      gather_batch(test_, index, x, y);
+      parts[c] = softmax_cross_entropy(m.forward(x), y, nullptr);
+    }
+  }
+  LossStats total;
+  double loss_sum = 0;
+  for (const auto& p : parts) {
+    loss_sum += p.loss * static_cast<double>(p.count);
+    total.correct += p.correct;
+    total.count += p.count;
+  }
+  total.loss = total.count > 0 ? loss_sum / static_cast<double>(total.count) : 0.0;
+  return total;
+}
+
+double DataParallelTrainer::divergence() const {
+  double worst = 0;
+  double ref = 0;
+  for (const auto& b : buckets_) {
+    for (float p : replicas_[0].layer(b.layer).params()) ref += static_cast<double>(p) * p;
+  }
+  for (int r = 1; r < config_.ranks; ++r) {
+    double d = 0;
+    for (const auto& b : buckets_) {
+      auto p0 = replicas_[0].layer(b.layer).params();
+      auto pr = replicas_[r].layer(b.layer).params();
+      for (size_t i = 0; i < p0.size(); ++i) {
+        const double e = static_cast<double>(pr[i]) - p0[i];
+        d += e * e;
+      }
+    }
+    worst = std::max(worst, ref > 0 ? std::sqrt(d / ref) : std::sqrt(d));
+  }
+  return worst;
+}
+
+}  // namespace commlab

@@ -1,0 +1,97 @@
+#pragma once
+// Data-parallel training over N simulated ranks: each rank holds its own replica and optimizer and
+// computes gradients on its own micro-batch; per-layer buckets go through a GradientReducer; each
+// rank applies what it received, so lossy reducers make replicas drift (reported as divergence).
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <vector>
+
+#include "train/compute_model.h"
+#include "train/dataset.h"
+#include "train/model.h"
+#include "train/optimizer.h"
+#include "train/reducer.h"
+
+namespace commlab {
+
+struct TrainerConfig {
+  int ranks = 1;
+  int iterations = 100;
+  int global_batch = 64;  // split evenly: each rank gets global_batch / ranks rows
+  int eval_every = 50;    // test loss/accuracy every k iterations and after the last (0: last only)
+  int eval_rows = 0;      // 0: the whole test set
+  uint64_t seed = 1;      // init (same for all replicas) and data order
+  int threads = 0;        // OpenMP threads for the ranks; 0: OpenMP default. Never changes results.
+  OptimizerConfig optimizer;
+  ScheduleConfig schedule;
+  ComputeModel compute;
+};
+
+struct Sample {
+  static constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+  int iteration = 0;        // 1-based: iterations completed
+  double sim_time_s = 0;    // cumulative simulated time
+  double wall_time_s = 0;   // cumulative wall time of the data plane
+  double train_loss = 0;    // mean over the global batch (average of the ranks' micro-batch losses)
+  double test_loss = kNaN;  // NaN unless evaluated at this iteration (rank 0's replica)
+  double test_accuracy = kNaN;
+  double grad_norm = 0;  // L2 norm of the gradient rank 0 applied
+  double lr = 0;
+  uint64_t bytes_on_wire = 0;                                    // this iteration
+  double compute_time_s = 0, comm_time_s = 0, codec_time_s = 0;  // this iteration, exposed parts
+  double comm_total_s = 0, codec_total_s = 0;                    // before overlap
+  uint64_t skipped_contributions = 0, trimmed_packets = 0;
+  double nmse = 0;        // worst bucket of this iteration
+  double divergence = 0;  // max over ranks of ||p_r - p_0|| / ||p_0||
+  bool evaluated() const { return test_accuracy == test_accuracy; }
+};
+
+using SampleObserver = std::function<void(const Sample&)>;
+
+class DataParallelTrainer {
+ public:
+  // `train`, `test` and `reducer` must outlive the trainer. `prototype` is initialised from
+  // config.seed and copied to every rank. Throws std::invalid_argument for a bad config.
+  DataParallelTrainer(Model prototype, const Dataset& train, const Dataset& test,
+                      TrainerConfig config, GradientReducer& reducer);
+
+  // One iteration (evaluates when due). Returns its sample.
+  Sample step();
+  // Runs the remaining iterations, calling observer after each; stops early when *cancel is set.
+  // Returns the last sample.
+  Sample run(const SampleObserver& observer = {}, const std::atomic<bool>* cancel = nullptr);
+
+  LossStats evaluate(int rank = 0);  // on the test set (eval_rows), parallel over fixed chunks
+  double divergence() const;
+  int iteration() const { return iteration_; }
+  const std::vector<BucketInfo>& buckets() const { return buckets_; }
+  Model& replica(int rank) { return replicas_[rank]; }
+  const TrainerConfig& config() const { return config_; }
+  // Simulated compute cost per layer of one rank's micro-batch.
+  const std::vector<LayerCost>& layer_costs() const { return layer_costs_; }
+
+ private:
+  void batch_indices(int iteration, std::vector<int32_t>& out);
+
+  const Dataset& train_;
+  const Dataset& test_;
+  TrainerConfig config_;
+  GradientReducer& reducer_;
+  std::vector<Model> replicas_;
+  std::vector<Optimizer> optimizers_;
+  std::vector<BucketInfo> buckets_;
+  std::vector<LayerCost> layer_costs_;
+  std::vector<int32_t> perm_;
+  int64_t perm_epoch_ = -1;
+  int iteration_ = 0;
+  double sim_time_s_ = 0;
+  double wall_time_s_ = 0;
+  // Scratch reused across iterations.
+  std::vector<int32_t> index_;
+  std::vector<Matrix> batch_x_;
+  std::vector<std::vector<int32_t>> batch_y_;
+};
+
+}  // namespace commlab
