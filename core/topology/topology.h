@@ -37,6 +37,13 @@ class Topology {
                   uint64_t buffer_bytes = kDefaultBufferBytes);
 
   const std::string& name() const { return name_; }
+  // The builder spec that recreates this topology (e.g. "fattree:k=8,gbps=100,hop_us=1"); empty
+  // for hand-made graphs. JSON saving uses it for the compact form.
+  const std::string& spec() const { return spec_; }
+  void set_spec(std::string spec) { spec_ = std::move(spec); }
+  // GPU preset name ("h100", ...) whose compute figures the training engine uses; empty = unknown.
+  const std::string& gpu_model() const { return gpu_model_; }
+  void set_gpu_model(std::string model) { gpu_model_ = std::move(model); }
   const std::vector<Node>& nodes() const { return nodes_; }
   const std::vector<Link>& links() const { return links_; }
   const std::vector<int>& out_links(int node) const { return out_[node]; }
@@ -53,6 +60,8 @@ class Topology {
 
  private:
   std::string name_;
+  std::string spec_;
+  std::string gpu_model_;
   std::vector<Node> nodes_;
   std::vector<Link> links_;
   std::vector<std::vector<int>> out_;

@@ -1,0 +1,202 @@
+#include "topology/topology_json.h"
+
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+#include "topology/params.h"
+#include "topology/presets.h"
+
+namespace commlab {
+
+using nlohmann::json;
+
+namespace {
+constexpr NodeKind kKinds[] = {NodeKind::kGpu, NodeKind::kNvSwitch, NodeKind::kPcieSwitch,
+                               NodeKind::kNic, NodeKind::kSwitch};
+
+std::string at(const std::string& path, const std::string& key) {
+  if (path.empty()) return key;
+  return key.starts_with("[") ? path + key : path + "." + key;
+}
+
+[[noreturn]] void fail(const std::string& where, const std::string& expected, const json& got) {
+  throw std::invalid_argument(where + ": expected " + expected + ", got " +
+                              (got.is_null() ? std::string("nothing") : got.dump()));
+}
+
+double number(const json& obj, const std::string& key, const std::string& where, double fallback,
+              bool positive) {
+  auto it = obj.find(key);
+  if (it == obj.end()) {
+    if (std::isnan(fallback)) fail(at(where, key), "a number", json());
+    return fallback;
+  }
+  bool ok = it->is_number() && std::isfinite(it->get<double>()) &&
+            (positive ? it->get<double>() > 0 : it->get<double>() >= 0);
+  if (!ok) fail(at(where, key), positive ? "a positive number" : "a number >= 0", *it);
+  return it->get<double>();
+}
+
+// Parameters travel as text; integral numbers print without ".0" so integer parameters parse.
+std::string value_text(const json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_number_integer()) return v.dump();
+  double d = v.get<double>();
+  char buf[32];
+  if (d == std::floor(d) && std::fabs(d) < 1e15)
+    std::snprintf(buf, sizeof buf, "%.0f", d);
+  else
+    std::snprintf(buf, sizeof buf, "%.17g", d);
+  return buf;
+}
+
+Topology from_compact(const json& j, const std::string& path) {
+  const json& b = j["builder"];
+  if (!b.is_string()) fail(at(path, "builder"), "a builder or preset name", b);
+  std::vector<std::pair<std::string, std::string>> values;
+  if (auto it = j.find("params"); it != j.end()) {
+    if (!it->is_object()) fail(at(path, "params"), "an object", *it);
+    for (const auto& [k, v] : it->items()) {
+      if (!v.is_number() && !v.is_string())
+        fail(at(at(path, "params"), k), "a number or string", v);
+      values.emplace_back(k, value_text(v));
+    }
+  }
+  Params p(at(path, "params") + ".", std::move(values));
+  return build_cluster(b.get<std::string>(), p);
+}
+
+int node_ref(const json& v, const std::string& where, const std::vector<Node>& nodes) {
+  if (v.is_number_integer()) {
+    long long i = v.get<long long>();
+    if (i >= 0 && i < static_cast<long long>(nodes.size())) return static_cast<int>(i);
+  } else if (v.is_string()) {
+    for (size_t i = 0; i < nodes.size(); ++i)
+      if (nodes[i].name == v.get<std::string>()) return static_cast<int>(i);
+  }
+  fail(where, "a node index in [0, " + std::to_string(nodes.size()) + ") or a node name", v);
+}
+
+Topology from_explicit(const json& j, const std::string& path) {
+  Topology t(j.value("name", std::string("custom")));
+  if (auto it = j.find("gpu_model"); it != j.end() && it->is_string())
+    t.set_gpu_model(it->get<std::string>());
+  const json& nodes = j["nodes"];
+  if (!nodes.is_array() || nodes.empty()) fail(at(path, "nodes"), "a non-empty array", nodes);
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    std::string w = at(path, "nodes[" + std::to_string(i) + "]");
+    const json& n = nodes[i];
+    if (!n.is_object()) fail(w, "an object", n);
+    const json& kind = n["kind"];
+    int found = -1;
+    for (int k = 0; k < 5; ++k)
+      if (kind.is_string() && kind.get<std::string>() == node_kind_name(kKinds[k])) found = k;
+    if (found < 0) fail(w + ".kind", "one of gpu|nvswitch|pcie-switch|nic|switch", kind);
+    std::string name =
+        n.value("name", std::string(node_kind_name(kKinds[found])) + std::to_string(i));
+    t.add_node(kKinds[found], name, n.value("server", -1), n.value("tier", 0));
+  }
+  const json& links = j["links"];
+  if (!links.is_array()) fail(at(path, "links"), "an array", links);
+  for (size_t i = 0; i < links.size(); ++i) {
+    std::string w = at(path, "links[" + std::to_string(i) + "]");
+    const json& l = links[i];
+    if (!l.is_object()) fail(w, "an object", l);
+    int from = node_ref(l["from"], w + ".from", t.nodes());
+    int to = node_ref(l["to"], w + ".to", t.nodes());
+    if (from == to) fail(w + ".to", "a node other than 'from'", l["to"]);
+    double gbps = number(l, "bandwidth_gbps", w, NAN, true);
+    double lat_us = number(l, "latency_us", w, 0.0, false);
+    double buffer = number(l, "buffer_bytes", w, Topology::kDefaultBufferBytes, true);
+    double bps = gbps * 1e9 / 8;
+    auto buf = static_cast<uint64_t>(buffer);
+    if (l.value("duplex", false))
+      t.add_duplex(from, to, bps, lat_us * 1e-6, buf);
+    else
+      t.add_link(from, to, bps, lat_us * 1e-6, buf);
+  }
+  try {
+    t.check();
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument((path.empty() ? std::string("topology") : path) + ": " + e.what());
+  }
+  return t;
+}
+}  // namespace
+
+json topology_to_json(const Topology& t, JsonForm form) {
+  if (form == JsonForm::kCompact && !t.spec().empty()) {
+    const std::string& s = t.spec();
+    size_t colon = s.find(':');
+    json params = json::object();
+    if (colon != std::string::npos) {
+      std::string args = s.substr(colon + 1);
+      size_t pos = 0;
+      while (pos < args.size()) {
+        size_t comma = args.find(',', pos), eq = args.find('=', pos);
+        std::string key = args.substr(pos, eq - pos);
+        std::string val =
+            args.substr(eq + 1, (comma == std::string::npos ? args.size() : comma) - eq - 1);
+        char* end = nullptr;
+        double d = std::strtod(val.c_str(), &end);
+        if (end && *end == '\0' && !val.empty())
+          params[key] = d;
+        else
+          params[key] = val;
+        if (comma == std::string::npos) break;
+        pos = comma + 1;
+      }
+    }
+    return json{{"builder", s.substr(0, colon)}, {"params", params}};
+  }
+  json nodes = json::array(), links = json::array();
+  for (const Node& n : t.nodes())
+    nodes.push_back({{"kind", node_kind_name(n.kind)},
+                     {"name", n.name},
+                     {"server", n.server},
+                     {"tier", n.tier}});
+  for (const Link& l : t.links())
+    links.push_back({{"from", l.from},
+                     {"to", l.to},
+                     {"bandwidth_gbps", l.bandwidth_Bps * 8 / 1e9},
+                     {"latency_us", l.latency_s * 1e6},
+                     {"buffer_bytes", l.buffer_bytes}});
+  json out{{"name", t.name()}, {"nodes", nodes}, {"links", links}};
+  if (!t.gpu_model().empty()) out["gpu_model"] = t.gpu_model();
+  return out;
+}
+
+Topology topology_from_json(const json& j, const std::string& path) {
+  if (j.is_string()) return cluster_from_spec(j.get<std::string>());
+  if (!j.is_object())
+    fail(path.empty() ? "topology" : path, "a cluster spec string or an object", j);
+  if (j.contains("builder")) return from_compact(j, path);
+  if (j.contains("nodes")) return from_explicit(j, path);
+  fail(path.empty() ? "topology" : path, "an object with \"builder\" or \"nodes\"", j);
+}
+
+void save_topology(const Topology& t, const std::string& file, JsonForm form) {
+  std::ofstream out(file);
+  if (!out) throw std::invalid_argument(file + ": cannot open for writing");
+  out << topology_to_json(t, form).dump(1) << "\n";
+}
+
+Topology load_topology(const std::string& file) {
+  std::ifstream in(file);
+  if (!in) throw std::invalid_argument(file + ": cannot open topology file");
+  json j;
+  try {
+    j = json::parse(in);
+  } catch (const json::parse_error& e) {
+    throw std::invalid_argument(file + ": not valid JSON: " + e.what());
+  }
+  try {
+    return topology_from_json(j, "");
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(file + ":" + e.what());
+  }
+}
+
+}  // namespace commlab

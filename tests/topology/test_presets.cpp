@@ -1,0 +1,65 @@
+// cluster_from_spec: presets, builder specs and precise errors.
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+
+#include "topology/presets.h"
+
+namespace commlab {
+namespace {
+
+std::string error_of(std::string_view spec) {
+  try {
+    cluster_from_spec(spec);
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(ClusterSpec, FatTreeWithParameters) {
+  Topology t = cluster_from_spec("fattree:k=4,gbps=400,hop_us=0.5");
+  EXPECT_EQ(t.ranks(), 16);  // k^3/4
+  EXPECT_DOUBLE_EQ(t.links()[0].bandwidth_Bps, 400e9 / 8);
+  EXPECT_DOUBLE_EQ(t.links()[0].latency_s, 0.5e-6);
+  EXPECT_EQ(cluster_from_spec("fattree").ranks(), 128);  // default k = 8
+}
+
+TEST(ClusterSpec, FlatTakesRanksFirst) {
+  Topology t = cluster_from_spec("flat:64,gbps=100,alpha_us=3");
+  EXPECT_EQ(t.ranks(), 64);
+  EXPECT_DOUBLE_EQ(t.links()[0].bandwidth_Bps, 12.5e9);
+  EXPECT_DOUBLE_EQ(t.links()[0].latency_s, 3e-6);
+  EXPECT_EQ(t.spec(), "flat:ranks=64,gbps=100,alpha_us=3");
+}
+
+TEST(ClusterSpec, NamedClusters) {
+  EXPECT_EQ(cluster_from_spec("dgx-h100").ranks(), 8);
+  EXPECT_EQ(cluster_from_spec("dgx-h100-pod").ranks(), 1024);  // 128 DGX x 8 GPUs
+  EXPECT_EQ(cluster_from_spec("dgx-h100-pod:nodes=32").ranks(), 256);
+  Topology nz = cluster_from_spec("netzip-512:gbps=200");
+  EXPECT_EQ(nz.ranks(), 512);
+  for (const Link& l : nz.links())  // NIC links run at 200 Gb/s = 25 GB/s
+    if (nz.nodes()[l.from].kind == NodeKind::kNic && nz.nodes()[l.to].kind == NodeKind::kSwitch)
+      EXPECT_DOUBLE_EQ(l.bandwidth_Bps, 25e9);
+  EXPECT_EQ(cluster_from_spec("torus:dims=4x4x2").ranks(), 32);
+  EXPECT_EQ(cluster_from_spec("rail:servers=4,gpus_per_server=4").ranks(), 16);
+}
+
+TEST(ClusterSpec, ErrorsNameTheParameter) {
+  EXPECT_EQ(error_of("fattree:k=3"),
+            "cluster 'fattree:k=3': k: expected an even integer in [2, 64], got 3");
+  EXPECT_EQ(error_of("fattree:k=8,gbps=0"),
+            "cluster 'fattree:k=8,gbps=0': gbps: expected a number > 0, got 0");
+  EXPECT_EQ(error_of("fattree:kk=8"),
+            "cluster 'fattree:kk=8': kk: unknown parameter (accepted: k, gbps, hop_us, buffer)");
+  EXPECT_EQ(error_of("netzip-512:gbps=300"),
+            "cluster 'netzip-512:gbps=300': gbps: expected one of 100|200|400, got 300");
+  EXPECT_EQ(error_of("flat:abc"),
+            "cluster 'flat:abc': ranks: expected an integer in [1, 1048576], got abc");
+  EXPECT_NE(error_of("mesh:4").find("unknown cluster builder or preset 'mesh'"), std::string::npos);
+  EXPECT_EQ(error_of("no/such/file.json"), "no/such/file.json: cannot open topology file");
+}
+
+}  // namespace
+}  // namespace commlab

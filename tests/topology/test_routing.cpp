@@ -1,0 +1,75 @@
+// Routing: every pair routable over shortest paths, ECMP deterministic per flow and spreading.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "topology/builders.h"
+#include "topology/presets.h"
+#include "topology/routing.h"
+
+namespace commlab {
+namespace {
+
+// A path is a chain of links from src's GPU to dst's GPU.
+void expect_chain(const Topology& t, const std::vector<int>& path, int src, int dst) {
+  ASSERT_FALSE(path.empty());
+  EXPECT_EQ(t.links()[path.front()].from, t.gpus()[src]);
+  EXPECT_EQ(t.links()[path.back()].to, t.gpus()[dst]);
+  for (size_t i = 1; i < path.size(); ++i)
+    EXPECT_EQ(t.links()[path[i - 1]].to, t.links()[path[i]].from);
+}
+
+TEST(Routing, FatTreeEveryPairRoutableWithUpDownHopCounts) {
+  Topology t = make_fat_tree({.k = 4});
+  Router router(t);
+  const int half = 2;
+  for (int s = 0; s < t.ranks(); ++s)
+    for (int d = 0; d < t.ranks(); ++d) {
+      std::vector<int> p = router.path(s, d, 7);
+      if (s == d) {
+        EXPECT_TRUE(p.empty());
+        continue;
+      }
+      expect_chain(t, p, s, d);
+      // same edge switch: 2 hops; same pod: 4 (up to aggregation); other pod: 6 (via core)
+      int expected = s / half == d / half ? 2 : s / (half * half) == d / (half * half) ? 4 : 6;
+      EXPECT_EQ(static_cast<int>(p.size()), expected) << s << "->" << d;
+    }
+}
+
+TEST(Routing, EcmpIsDeterministicAndSpreads) {
+  Topology t = make_fat_tree({.k = 8});
+  Router a(t), b(t);
+  std::set<int> cores;
+  for (uint64_t id = 0; id < 256; ++id) {
+    std::vector<int> p = a.path(0, 127, id);  // different pods: 6 hops through a core switch
+    EXPECT_EQ(p, b.path(0, 127, id)) << "a second router must pick the same path";
+    EXPECT_EQ(p, a.path(0, 127, id));
+    cores.insert(t.links()[p[2]].to);
+  }
+  // 16 core switches; 256 hashed flows should use nearly all of them
+  EXPECT_GE(cores.size(), 14u);
+}
+
+TEST(Routing, BoxesAreNotTransitAndLocalTrafficStaysInside) {
+  Topology t = cluster_from_spec("rail:servers=4,gpus_per_server=8");
+  Router router(t);
+  // same server: GPU -> NVSwitch -> GPU
+  EXPECT_EQ(router.path(0, 5, 1).size(), 2u);
+  // same rail, other server: GPU -> NIC -> leaf -> NIC -> GPU
+  EXPECT_EQ(router.path(0, 8, 1).size(), 4u);
+  for (int s = 0; s < t.ranks(); ++s)
+    for (int d = 0; d < t.ranks(); ++d)
+      if (s != d) expect_chain(t, router.path(s, d, s * 131 + d), s, d);
+}
+
+TEST(Routing, DistanceMatchesBreadthFirstSearch) {
+  Topology t = cluster_from_spec("leafspine:servers=8,gpus_per_server=2,radix=8");
+  Router router(t);
+  // GPU -> NIC -> leaf -> spine -> leaf -> NIC -> GPU when servers sit on different leaves
+  EXPECT_EQ(router.distance(t.gpus()[0], t.gpus()[15]), 6);
+  EXPECT_EQ(router.distance(t.gpus()[0], t.gpus()[1]), 2);  // through the NVSwitch
+}
+
+}  // namespace
+}  // namespace commlab
