@@ -1,0 +1,136 @@
+#include "train/catalog.h"
+
+#include <stdexcept>
+
+namespace commlab {
+
+const std::vector<TransformerSpec>& workload_catalog() {
+  // Shapes from the model cards / papers: GPT-3 (Brown et al. 2020, table 2.1; "GPT 7B" is its
+  // 6.7B row, SimAI's gpt_7B), Llama 3 (Meta 2024, table 3), BLOOM (BigScience 2022).
+  static const std::vector<TransformerSpec> catalog = {
+      {"gpt-7b", "GPT 7B", 32, 4096, 32, 32, 16384, 50257, 2048, false, true, true, true, false,
+       6.7e9},
+      {"gpt3-175b", "GPT-3 175B", 96, 12288, 96, 96, 49152, 50257, 2048, false, true, true, true,
+       false, 175e9},
+      {"llama3-8b", "Llama-3 8B", 32, 4096, 32, 8, 14336, 128256, 8192, true, false, false, false,
+       false, 8.03e9},
+      {"llama3-70b", "Llama-3 70B", 80, 8192, 64, 8, 28672, 128256, 8192, true, false, false, false,
+       false, 70.6e9},
+      {"llama3-405b", "Llama-3 405B", 126, 16384, 128, 8, 53248, 128256, 8192, true, false, false,
+       false, false, 405e9},
+      {"bloom-176b", "BLOOM-176B", 70, 14336, 112, 112, 57344, 250880, 2048, false, true, false,
+       true, true, 176.2e9},
+  };
+  return catalog;
+}
+
+const TransformerSpec& find_workload(const std::string& name) {
+  std::string known;
+  for (const auto& s : workload_catalog()) {
+    if (s.name == name) return s;
+    known += (known.empty() ? "" : ", ") + s.name;
+  }
+  throw std::invalid_argument("unknown workload '" + name + "' (known: " + known + ")");
+}
+
+int64_t layer_parameter_count(const TransformerSpec& s) {
+  const int64_t h = s.hidden;
+  const int64_t kv = h / s.heads * s.kv_heads;  // width of K and V under grouped-query attention
+  int64_t attn = 2 * h * h + 2 * h * kv;        // Q, O and K, V
+  int64_t mlp = (s.gated_mlp ? 3 : 2) * h * s.ffn;
+  // Two norms per block: LayerNorm has scale and shift, RMSNorm only a scale.
+  int64_t norms = (s.biases ? 4 : 2) * h;
+  if (s.biases) {
+    attn += h + 2 * kv + h;
+    mlp += s.ffn + h;
+  }
+  return attn + mlp + norms;
+}
+
+int64_t parameter_count(const TransformerSpec& s) {
+  const int64_t h = s.hidden;
+  int64_t n = s.layers * layer_parameter_count(s);
+  n += s.vocab * h * (s.tied_embeddings ? 1 : 2);
+  if (s.learned_positions) n += s.seq * h;
+  if (s.embedding_norm) n += 2 * h;
+  n += (s.biases ? 2 : 1) * h;  // final norm
+  return n;
+}
+
+double forward_flops_per_token(const TransformerSpec& s) {
+  const double h = static_cast<double>(s.hidden);
+  const double matrices = static_cast<double>(s.layers) * layer_parameter_count(s) +
+                          static_cast<double>(s.vocab) * h;  // the output head
+  return 2.0 * matrices + 4.0 * s.layers * static_cast<double>(s.seq) * h;
+}
+
+double training_flops_per_token(const TransformerSpec& s) {
+  return 3.0 * forward_flops_per_token(s);
+}
+
+const char* message_kind_name(MessageKind k) {
+  switch (k) {
+    case MessageKind::kTpAllReduce: return "tp_allreduce";
+    case MessageKind::kDpReduceScatter: return "dp_reducescatter";
+    case MessageKind::kDpAllGather: return "dp_allgather";
+    case MessageKind::kPpSendRecv: return "pp_sendrecv";
+  }
+  return "?";
+}
+
+double IterationPlan::bytes_per_gpu(MessageKind k) const {
+  double total = 0;
+  for (const auto& m : messages) {
+    if (m.kind == k) total += static_cast<double>(m.bytes) * static_cast<double>(m.count);
+  }
+  return total;
+}
+
+IterationPlan plan_iteration(const TransformerSpec& s, const Parallelism& p) {
+  if (p.dp < 1 || p.tp < 1 || p.pp < 1 || p.micro_batch < 1 || p.global_batch < 1) {
+    throw std::invalid_argument("parallelism degrees and batch sizes must be >= 1");
+  }
+  if (s.layers % p.pp != 0) {
+    throw std::invalid_argument(s.name + ": " + std::to_string(s.layers) +
+                                " layers do not split into pp=" + std::to_string(p.pp) + " stages");
+  }
+  if (s.heads % p.tp != 0 || s.kv_heads % p.tp != 0 && p.tp % s.kv_heads != 0) {
+    throw std::invalid_argument(s.name + ": " + std::to_string(s.heads) +
+                                " heads do not split over tp=" + std::to_string(p.tp));
+  }
+  if (p.global_batch % (p.dp * p.micro_batch) != 0) {
+    throw std::invalid_argument(
+        "global batch " + std::to_string(p.global_batch) +
+        " is not a multiple of dp*micro_batch = " + std::to_string(p.dp * p.micro_batch));
+  }
+  IterationPlan plan;
+  plan.micro_batches = p.global_batch / (p.dp * p.micro_batch);
+  plan.layers_per_stage = s.layers / p.pp;
+  const double params = static_cast<double>(parameter_count(s));
+  plan.params_per_gpu = params / (static_cast<double>(p.tp) * p.pp);
+  const double tokens = static_cast<double>(p.global_batch) * s.seq;
+  plan.flops_per_gpu = training_flops_per_token(s) * tokens / p.gpus();
+  const uint64_t activation =
+      static_cast<uint64_t>(s.seq) * p.micro_batch * s.hidden * p.wire_bytes;
+  if (p.tp > 1) {
+    // Megatron: two all-reduces in the forward pass of a block (after attention, after the MLP)
+    // and two in the backward pass, per micro-batch.
+    plan.messages.push_back({MessageKind::kTpAllReduce, p.tp, p.dp * p.pp, activation,
+                             4 * plan.layers_per_stage * plan.micro_batches});
+  }
+  if (p.dp > 1) {
+    // Distributed optimizer: reduce-scatter the stage's gradient shard, all-gather the new weights.
+    const uint64_t grad = static_cast<uint64_t>(plan.params_per_gpu * p.wire_bytes);
+    plan.messages.push_back({MessageKind::kDpReduceScatter, p.dp, p.tp * p.pp, grad, 1});
+    plan.messages.push_back({MessageKind::kDpAllGather, p.dp, p.tp * p.pp, grad, 1});
+  }
+  if (p.pp > 1) {
+    // Each stage boundary carries one activation forward and one gradient backward per
+    // micro-batch (the full activation: Megatron's scatter-gather optimisation not modelled).
+    plan.messages.push_back({MessageKind::kPpSendRecv, 2, p.dp * p.tp * (p.pp - 1), activation,
+                             2 * plan.micro_batches});
+  }
+  return plan;
+}
+
+}  // namespace commlab

@@ -1,0 +1,76 @@
+#pragma once
+// Workload catalog: published transformer shapes at real scale, their parameter counts and FLOPs,
+// and the messages each parallelism sends per iteration (DP x TP x PP, Megatron style, as in the
+// NetZIP study's SimAI workloads). Pure data and arithmetic; the network times the messages.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace commlab {
+
+struct TransformerSpec {
+  std::string name;     // catalog key, e.g. "llama3-70b"
+  std::string display;  // e.g. "Llama-3 70B"
+  int layers = 0;
+  int64_t hidden = 0;
+  int heads = 0;
+  int kv_heads = 0;  // grouped-query attention; == heads for multi-head attention
+  int64_t ffn = 0;   // MLP inner width
+  int64_t vocab = 0;
+  int64_t seq = 0;                 // training sequence length
+  bool gated_mlp = false;          // SwiGLU: three h x ffn matrices instead of two
+  bool tied_embeddings = true;     // output head shares the input embedding
+  bool learned_positions = false;  // GPT: a seq x h position table
+  bool biases = false;             // linear biases (GPT, BLOOM)
+  bool embedding_norm = false;     // BLOOM: a LayerNorm after the embedding
+  double published_params = 0;     // as announced by the authors
+};
+
+const std::vector<TransformerSpec>& workload_catalog();
+// Throws std::invalid_argument naming the known workloads.
+const TransformerSpec& find_workload(const std::string& name);
+
+// Parameters counted from the shapes (embeddings included).
+int64_t parameter_count(const TransformerSpec& s);
+int64_t layer_parameter_count(const TransformerSpec& s);
+// Forward FLOPs per token: 2 per MAC over every weight matrix (head included, lookups free) plus
+// attention scores and weighted values (2 * 2 * seq * h per layer, full, not causal-halved).
+double forward_flops_per_token(const TransformerSpec& s);
+// Training FLOPs per token = 3 x forward (backward is two GEMMs per forward GEMM).
+double training_flops_per_token(const TransformerSpec& s);
+
+struct Parallelism {
+  int dp = 1, tp = 1, pp = 1;
+  int micro_batch = 1;     // sequences per micro-batch
+  int global_batch = 128;  // sequences per iteration, split over dp
+  int wire_bytes = 2;      // BF16 on the wire
+  int gpus() const { return dp * tp * pp; }
+};
+
+enum class MessageKind { kTpAllReduce, kDpReduceScatter, kDpAllGather, kPpSendRecv };
+const char* message_kind_name(MessageKind k);
+
+// `count` messages of `bytes` each, per iteration, in every group of this kind (there are
+// `groups` such groups running concurrently, each of `group_size` GPUs).
+struct Message {
+  MessageKind kind;
+  int group_size = 0;
+  int groups = 0;
+  uint64_t bytes = 0;
+  int64_t count = 0;
+};
+
+struct IterationPlan {
+  int64_t micro_batches = 0;  // per pipeline, per iteration: global_batch / (dp*micro_batch)
+  int64_t layers_per_stage = 0;
+  double params_per_gpu = 0;      // weights held by one GPU (TP- and PP-sharded)
+  double flops_per_gpu = 0;       // training FLOPs one GPU performs per iteration
+  std::vector<Message> messages;  // TP all-reduce, DP reduce-scatter + all-gather, PP send/recv
+  double bytes_per_gpu(MessageKind k) const;  // total payload per GPU per iteration of one kind
+};
+
+// Throws std::invalid_argument when the split does not divide (layers % pp, heads % tp,
+// global_batch % (dp*micro_batch)).
+IterationPlan plan_iteration(const TransformerSpec& s, const Parallelism& p);
+
+}  // namespace commlab

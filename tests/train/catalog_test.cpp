@@ -1,0 +1,73 @@
+#include "train/catalog.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace commlab {
+namespace {
+
+TEST(Catalog, ParameterCountsMatchPublishedWithin2Percent) {
+  ASSERT_EQ(workload_catalog().size(), 6u);
+  for (const auto& s : workload_catalog()) {
+    const double n = static_cast<double>(parameter_count(s));
+    EXPECT_NEAR(n / s.published_params, 1.0, 0.02) << s.display << ": " << n;
+  }
+}
+
+TEST(Catalog, Llama3_8BCountedExactly) {
+  // Per layer: Q,O 2*4096^2 + K,V 2*4096*1024 + SwiGLU 3*4096*14336 + 2 RMSNorm 2*4096
+  // = 218,112,000; x32 = 6,979,584,000; + untied embeddings 2*128256*4096 + final norm 4096
+  // = 8,030,261,248 (the model card's 8.03B).
+  EXPECT_EQ(parameter_count(find_workload("llama3-8b")), 8030261248);
+  EXPECT_THROW(find_workload("gpt-5"), std::invalid_argument);
+}
+
+TEST(Catalog, TrainingFlopsAreSixTimesParamsPlusAttention) {
+  const auto& s = find_workload("gpt3-175b");
+  // ~6N per token plus 12*L*seq*h attention: 6*174.6e9 + 12*96*2048*12288 = 1.077e12.
+  const double expected =
+      6.0 * (96.0 * layer_parameter_count(s) + 50257.0 * 12288) + 12.0 * 96 * 2048 * 12288;
+  EXPECT_DOUBLE_EQ(training_flops_per_token(s), expected);
+  EXPECT_NEAR(training_flops_per_token(s) / (6 * 175e9), 1.03, 0.03);
+}
+
+TEST(Catalog, MessagesOfA3DParallelIteration) {
+  // NetZIP study: GPT 7B, 512 GPUs, TP=4, global batch 128 -> here dp=32, tp=4, pp=4.
+  const auto& s = find_workload("gpt-7b");
+  Parallelism p;
+  p.dp = 32;
+  p.tp = 4;
+  p.pp = 4;
+  p.micro_batch = 1;
+  p.global_batch = 128;
+  const IterationPlan plan = plan_iteration(s, p);
+  EXPECT_EQ(plan.micro_batches, 4);  // 128 / (32*1)
+  EXPECT_EQ(plan.layers_per_stage, 8);
+  ASSERT_EQ(plan.messages.size(), 4u);
+  const Message& tp = plan.messages[0];
+  // The study's 2048 x 4096 x 2 B = 16 MiB activation all-reduce; 4 per layer per micro-batch.
+  EXPECT_EQ(tp.bytes, 16u << 20);
+  EXPECT_EQ(tp.count, 4 * 8 * 4);
+  EXPECT_EQ(tp.groups, 32 * 4);
+  const Message& rs = plan.messages[1];
+  EXPECT_EQ(rs.kind, MessageKind::kDpReduceScatter);
+  EXPECT_EQ(rs.group_size, 32);
+  // Gradient shard of one GPU: params / (tp*pp) in BF16.
+  EXPECT_NEAR(static_cast<double>(rs.bytes), parameter_count(s) / 16.0 * 2, 2);
+  EXPECT_EQ(plan.messages[3].kind, MessageKind::kPpSendRecv);
+  EXPECT_EQ(plan.messages[3].count, 8);  // forward + backward per micro-batch
+  EXPECT_DOUBLE_EQ(plan.flops_per_gpu, training_flops_per_token(s) * 128 * 2048 / 512);
+}
+
+TEST(Catalog, InvalidSplitsAreRejected) {
+  Parallelism p;
+  p.pp = 7;  // 32 layers do not split into 7 stages
+  EXPECT_THROW(plan_iteration(find_workload("gpt-7b"), p), std::invalid_argument);
+  p.pp = 1;
+  p.dp = 3;  // 128 not a multiple of 3
+  EXPECT_THROW(plan_iteration(find_workload("gpt-7b"), p), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace commlab
