@@ -1,0 +1,32 @@
+#pragma once
+// Head encodings of the trimmable packet: stochastic quantization (SQ), DRIVE and EDEN. A head is
+// `head_bits` bit-planes of a per-coordinate cell index, most significant plane first; a decoder
+// holding only the top k planes of a coordinate reconstructs the coarser cell it knows.
+// Formulas: docs/trimming-format.md.
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "codec/trim_format.h"
+
+namespace commlab::trim {
+
+// Reusable buffers so the hot path does not allocate per packet.
+struct HeadScratch {
+  std::vector<float> y;        // the rotated (padded) block or the decoded head
+  std::vector<uint8_t> index;  // cell index per head coordinate
+};
+
+// Encodes the head of `x` (the packet's `count` coordinates as the tails carry them) into `planes`
+// (layout.planes * layout.plane bytes, zeroed here) and writes the scale fields of `header`.
+// Uses header.seed, header.encoding, header.head_bits, header.unbiased.
+void encode_head(std::span<const float> x, const PacketLayout& layout, PacketHeader& header,
+                 std::span<std::byte> planes, HeadScratch& scratch);
+
+// Decodes from the received prefix of the planes region (any length up to the full planes):
+// coordinates covered by k received planes get the level-k reconstruction. Writes `count` values.
+void decode_head(const PacketHeader& header, const PacketLayout& layout,
+                 std::span<const std::byte> planes, std::span<float> out, HeadScratch& scratch);
+
+}  // namespace commlab::trim

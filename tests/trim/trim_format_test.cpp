@@ -1,0 +1,222 @@
+// Trimmable packet format: layout, bit-exact untrimmed decode, every-prefix decode, bad headers.
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "codec/quant_tables.h"
+#include "numeric/float16.h"
+#include "trim_test_util.h"
+
+namespace commlab::trim {
+namespace {
+
+using testing::gaussian;
+using testing::sq_dist;
+using testing::sq_norm;
+
+TrimConfig config(TrimEncoding e, int bits, DType wire = DType::kFp32) {
+  TrimConfig c;
+  c.encoding = e;
+  c.head_bits = bits;
+  c.wire = wire;
+  c.seed = 17;
+  return c;
+}
+
+TEST(TrimLayout, PacketsFillThePayloadAndTrimSizesAreHeaderPlusPlanes) {
+  TrimConfig c = config(TrimEncoding::kEden, 1);
+  const size_t n = coords_per_packet(c);
+  // 36-byte header + 1024/8 bytes of heads (RHT block padded to 1024) + 4 n bytes of tails.
+  EXPECT_EQ(n, (4096u - 36 - 128) / 4);
+  EXPECT_LE(packet_layout(c.encoding, 1, c.wire, n).total(), 4096u);
+  EXPECT_GT(packet_layout(c.encoding, 1, c.wire, n + 1).total(), 4096u);
+  EXPECT_EQ(trim_size_for_bits(c, n, 1), 36u + 128u);
+  EXPECT_EQ(trim_size_for_bits(c, n, 0), 36u);
+  // SQ heads are not padded: 40-byte header + ceil(n/8) bytes per plane.
+  TrimConfig s = config(TrimEncoding::kSq, 2, DType::kBf16);
+  const size_t m = coords_per_packet(s);
+  EXPECT_EQ(trim_size_for_bits(s, m, 2), 40u + 2 * ((m + 7) / 8));
+  EXPECT_LE(packet_layout(s.encoding, 2, s.wire, m).total(), 4096u);
+}
+
+TEST(TrimLayout, InvalidConfigurationsThrow) {
+  EXPECT_THROW(validate(config(TrimEncoding::kDrive, 2)), std::invalid_argument);
+  EXPECT_THROW(validate(config(TrimEncoding::kEden, 5)), std::invalid_argument);
+  EXPECT_THROW(validate(config(TrimEncoding::kSq, 9)), std::invalid_argument);
+  TrimConfig tiny = config(TrimEncoding::kEden, 1);
+  tiny.payload_bytes = 30;
+  EXPECT_THROW(validate(tiny), std::invalid_argument);
+  std::vector<float> x(10);
+  EXPECT_THROW(encode_packets(x, config(TrimEncoding::kEden, 1), 70000, 0), std::invalid_argument);
+}
+
+TEST(LloydMax, CentroidsAndDistortionsMatchMaxsTables) {
+  // J. Max, "Quantizing for minimum distortion", 1960: 1 bit +-0.7979 (D 0.3634), 2 bits +-0.4528,
+  // +-1.510 (D 0.1175), 3 bits outer 2.152 (D 0.03454), 4 bits outer 2.733 (D 0.009497).
+  EXPECT_NEAR(lloyd_max_quantizer(1).level[1][1], std::sqrt(2 / M_PI), 1e-9);
+  EXPECT_NEAR(lloyd_max_quantizer(2).level[2][2], 0.4528, 1e-3);
+  EXPECT_NEAR(lloyd_max_quantizer(2).level[2][3], 1.5104, 1e-3);
+  EXPECT_NEAR(lloyd_max_quantizer(3).level[3][7], 2.1520, 1e-3);
+  EXPECT_NEAR(lloyd_max_quantizer(4).level[4][15], 2.7326, 1e-3);
+  EXPECT_NEAR(lloyd_max_quantizer(1).distortion[1], 1 - 2 / M_PI, 1e-9);
+  EXPECT_NEAR(lloyd_max_quantizer(2).distortion[2], 0.1175, 1e-4);
+  EXPECT_NEAR(lloyd_max_quantizer(3).distortion[3], 0.03454, 1e-4);
+  EXPECT_NEAR(lloyd_max_quantizer(4).distortion[4], 0.009497, 1e-5);
+  // The top plane of any b-bit index is the sign, so one kept plane is EDEN's 1-bit alphabet.
+  for (int b = 2; b <= 4; ++b)
+    EXPECT_NEAR(lloyd_max_quantizer(b).level[1][1], std::sqrt(2 / M_PI), 1e-9);
+}
+
+TEST(TrimPacket, UntrimmedPacketsDecodeBitExactly) {
+  auto x = gaussian(5000, 1);
+  x[3] = std::numeric_limits<float>::infinity();
+  x[7] = -0.0f;
+  x[9] = 1e-40f;  // subnormal
+  for (DType wire : {DType::kFp32, DType::kBf16, DType::kFp16}) {
+    for (auto [e, b] : {std::pair{TrimEncoding::kSq, 4}, std::pair{TrimEncoding::kDrive, 1},
+                        std::pair{TrimEncoding::kEden, 2}}) {
+      TrimConfig c = config(e, b, wire);
+      auto packets = encode_packets(x, c, 3, 99);
+      std::vector<float> out(x.size());
+      DecodeStats stats;
+      auto r = decode_packets(testing::whole(packets), c, out, &stats);
+      ASSERT_TRUE(r.ok()) << r.error();
+      EXPECT_EQ(*r, x.size());
+      EXPECT_EQ(stats.packets_trimmed, 0u);
+      EXPECT_EQ(stats.exact_coordinates, x.size());
+      for (size_t i = 0; i < x.size(); ++i) {
+        float want = wire == DType::kFp32   ? x[i]
+                     : wire == DType::kBf16 ? bf16_to_float(float_to_bf16(x[i]))
+                                            : fp16_to_float(float_to_fp16(x[i]));
+        ASSERT_EQ(std::bit_cast<uint32_t>(out[i]), std::bit_cast<uint32_t>(want)) << i;
+      }
+    }
+  }
+}
+
+// NMSE of one packet of x cut to every length from the header to the whole packet.
+std::vector<double> nmse_by_length(const TrimConfig& c, const std::vector<float>& x) {
+  auto packets = encode_packets(x, c, 0, 5);
+  EXPECT_EQ(packets.size(), 1u);
+  const auto& p = packets[0];
+  const size_t header = header_bytes(c.encoding, c.head_bits);
+  std::vector<double> nmse;
+  std::vector<float> out(x.size());
+  HeadScratch scratch;
+  for (size_t len = header; len <= p.size(); ++len) {
+    auto r = decode_packet(std::span(p).first(len), out, nullptr, scratch);
+    EXPECT_TRUE(r.ok()) << len << ": " << (r.ok() ? "" : r.error());
+    nmse.push_back(sq_dist(out, x) / sq_norm(x));
+  }
+  return nmse;
+}
+
+TEST(TrimPacket, EveryPrefixDecodesAndMoreBytesNeverHurt) {
+  const size_t d = 256;
+  for (auto [e, b] : {std::pair{TrimEncoding::kSq, 4}, std::pair{TrimEncoding::kDrive, 1},
+                      std::pair{TrimEncoding::kEden, 4}, std::pair{TrimEncoding::kEden, 2}}) {
+    TrimConfig c = config(e, b);
+    c.coords_per_packet = d;
+    // Mean NMSE over seeds: each extra byte refines 8 coordinates, which lowers the expected error
+    // (a single draw may move one coordinate's error either way inside the head planes).
+    const int seeds = 24;
+    std::vector<double> mean;
+    for (int s = 0; s < seeds; ++s) {
+      c.seed = 1000 + s;
+      auto x = gaussian(d, 50 + s);
+      auto nmse = nmse_by_length(c, x);
+      if (mean.empty()) mean.assign(nmse.size(), 0.0);
+      for (size_t i = 0; i < nmse.size(); ++i) mean[i] += nmse[i] / seeds;
+      // Within the tails, every kept tail replaces an estimate by the exact value: monotone per
+      // draw.
+      const size_t tails_from = trim_size_for_bits(c, d, b) - header_bytes(e, b);
+      for (size_t i = tails_from + 1; i < nmse.size(); ++i) ASSERT_LE(nmse[i], nmse[i - 1] + 1e-12);
+      EXPECT_EQ(nmse.back(), 0.0);
+    }
+    for (size_t i = 1; i < mean.size(); ++i) {
+      ASSERT_LE(mean[i], mean[i - 1] + 1e-9) << encoding_name(e) << b << " at byte " << i;
+    }
+  }
+}
+
+TEST(TrimPacket, CorruptOrTruncatedHeadersAreErrors) {
+  auto x = gaussian(300, 2);
+  TrimConfig c = config(TrimEncoding::kEden, 3);
+  auto packets = encode_packets(x, c, 1, 1);
+  std::vector<float> out(x.size());
+  HeadScratch scratch;
+  const auto& p = packets[0];
+  const size_t header = header_bytes(c.encoding, c.head_bits);
+  for (size_t len = 0; len < header; ++len) {
+    EXPECT_FALSE(decode_packet(std::span(p).first(len), out, nullptr, scratch).ok()) << len;
+  }
+  for (size_t byte = 0; byte < header; ++byte) {
+    for (int bit = 0; bit < 8; ++bit) {
+      auto bad = p;
+      bad[byte] ^= std::byte(1 << bit);
+      EXPECT_FALSE(decode_packet(bad, out, nullptr, scratch).ok()) << byte << ":" << bit;
+    }
+  }
+  // A valid packet whose coordinates lie outside the receiver's tensor.
+  std::vector<float> small(100);
+  EXPECT_FALSE(decode_packet(p, small, nullptr, scratch).ok());
+  // A packet longer than its layout, and random garbage.
+  auto longer = p;
+  longer.push_back(std::byte{0});
+  EXPECT_FALSE(decode_packet(longer, out, nullptr, scratch).ok());
+  CounterRng rng(8, Purpose::kGenerator);
+  for (int t = 0; t < 200; ++t) {
+    std::vector<std::byte> junk(rng.below(2 * t, 600));
+    for (size_t i = 0; i < junk.size(); ++i) junk[i] = std::byte(rng.draw(1000 * t + i));
+    EXPECT_FALSE(decode_packet(junk, out, nullptr, scratch).ok());
+  }
+  // A packet of another configuration is refused by decode_packets.
+  auto other = config(TrimEncoding::kEden, 2);
+  EXPECT_FALSE(decode_packets(testing::whole(packets), other, out).ok());
+}
+
+TEST(TrimPacket, StatsCountTrimmedPacketsAndBits) {
+  auto x = gaussian(10000, 3);
+  TrimConfig c = config(TrimEncoding::kEden, 1);
+  auto packets = encode_packets(x, c, 0, 0);
+  const size_t n = coords_per_packet(c);
+  ASSERT_EQ(packets.size(), (x.size() + n - 1) / n);
+  std::vector<float> out(x.size());
+  DecodeStats stats;
+  ASSERT_TRUE(decode_packets(testing::trim_all(packets, 1), c, out, &stats).ok());
+  EXPECT_EQ(stats.packets, packets.size());
+  EXPECT_EQ(stats.packets_trimmed, packets.size());
+  EXPECT_EQ(stats.exact_coordinates, 0u);
+  // One head bit per RHT-block coordinate, spread over the packet's coordinates (1024 / 983).
+  EXPECT_NEAR(stats.effective_bits_per_coordinate(), 1.0, 0.06);
+  EXPECT_GT(stats.bits_per_coordinate(), 1.0);
+  EXPECT_LT(stats.bits_per_coordinate(), 1.4);
+}
+
+TEST(TrimEmulation, BernoulliTrimsTheRequestedFractionDeterministically) {
+  auto x = gaussian(200000, 4);
+  TrimConfig c = config(TrimEncoding::kSq, 1);
+  auto packets = encode_packets(x, c, 0, 0);
+  const size_t n = packets.size();
+  size_t none = 1, all = 0, some = 0, again = 0;
+  emulate_bernoulli_trim(packets, 0.0, 1, 9, 0, 0, &none);
+  emulate_bernoulli_trim(packets, 1.0, 1, 9, 0, 0, &all);
+  auto a = emulate_bernoulli_trim(packets, 0.3, 1, 9, 0, 0, &some);
+  auto b = emulate_bernoulli_trim(packets, 0.3, 1, 9, 0, 0, &again);
+  EXPECT_EQ(none, 0u);
+  EXPECT_EQ(all, n);
+  // Binomial(n, 0.3): within 5 standard deviations.
+  EXPECT_NEAR(static_cast<double>(some), 0.3 * n, 5 * std::sqrt(0.21 * n));
+  EXPECT_EQ(some, again);
+  for (size_t i = 0; i < n; ++i) {
+    EXPECT_EQ(a[i].size(), b[i].size());
+    EXPECT_TRUE(a[i].size() == packets[i].size() ||
+                a[i].size() == *packet_trim_size(packets[i], 1));
+  }
+}
+
+}  // namespace
+}  // namespace commlab::trim
