@@ -14,9 +14,10 @@ std::vector<Command>& command_registry() {
 
 int main(int argc, char** argv) {
   using namespace commlab::cli;
-  CLI::App app{"CommLab headless engine: collectives, codecs, trimming and training on a simulated "
-               "cluster (contract: CLI.md)",
-               "commlab-cli"};
+  CLI::App app{
+      "CommLab headless engine: collectives, codecs, trimming and training on a simulated "
+      "cluster (contract: CLI.md)",
+      "commlab-cli"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "commlab-cli 0.1.0");
   auto& registry = command_registry();

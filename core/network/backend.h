@@ -52,6 +52,9 @@ class NetworkBackend {
   virtual std::string name() const = 0;
   virtual const Topology& topology() const = 0;
   virtual StepResult time_step(std::span<const Flow> flows, const StepOptions& options = {}) = 0;
+  // True when timing a step changes the backend (a clock, background traffic, queues): then every
+  // repetition of a folded step is timed; otherwise a step repeated k times costs k times one.
+  virtual bool stateful() const { return false; }
 };
 
 }  // namespace commlab

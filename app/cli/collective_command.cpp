@@ -1,0 +1,176 @@
+// commlab-cli collective: times collectives like nccl-tests and verifies the reduced buffers.
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "cli/command.h"
+#include "cli/network_util.h"
+#include "collective/algorithms.h"
+#include "collective/executor.h"
+#include "collective/reference.h"
+#include "numeric/size_parse.h"
+#include "topology/topology.h"
+
+namespace commlab::cli {
+namespace {
+
+struct Options {
+  std::string algo = "ring";
+  std::string op = "allreduce";
+  int ranks = 8;
+  int ranks_per_node = 0;
+  NetworkFlags net;
+  std::string sizes = "1K:64M";
+  int skip = 0;
+  std::string skip_policy = "naive";
+  bool unbiased = false;
+  uint64_t seed = 1;
+  uint64_t iteration = 0;
+  std::string wire = "fp32";
+  double reduce_gbps = 0;
+  bool time_only = false;
+  bool json = false;
+};
+
+std::pair<uint64_t, uint64_t> parse_range(const std::string& text) {
+  auto colon = text.find(':');
+  auto lo = parse_size(text.substr(0, colon));
+  auto hi = colon == std::string::npos ? lo : parse_size(text.substr(colon + 1));
+  if (!lo || !hi || *lo == 0 || *hi < *lo)
+    throw InvalidInput(
+        "--sizes: expected MIN:MAX with byte sizes such as 1K:64M (K/M/G suffixes), "
+        "got '" +
+        text + "'");
+  return {*lo, *hi};
+}
+
+int run(const Options& o) {
+  auto [min_bytes, max_bytes] = parse_range(o.sizes);
+  std::unique_ptr<NetworkBackend> backend = make_backend(o.net, o.ranks);
+  const int ranks = backend->topology().ranks();
+  CollectiveOp op = parse_op(o.op);
+  find_algorithm(o.algo);  // fail early on a bad name
+  SkipConfig skip{o.skip, parse_skip_policy(o.skip_policy), o.seed, o.unbiased};
+  std::unique_ptr<TransferCodec> codec;
+  if (o.wire == "bf16")
+    codec = std::make_unique<Bf16Wire>();
+  else if (o.wire != "fp32")
+    throw InvalidInput("--wire: expected fp32 or bf16, got '" + o.wire + "'");
+  const uint64_t data_budget = 6ull << 30;  // inputs + outputs of every rank
+  if (!o.time_only && 2 * static_cast<double>(ranks) * max_bytes > data_budget)
+    throw InvalidInput("the data plane would need " +
+                       std::to_string(2 * ranks * (max_bytes >> 20)) + " MiB for " +
+                       std::to_string(ranks) + " ranks x " + format_size(max_bytes) +
+                       "; lower --sizes or add --time-only");
+
+  nlohmann::json rows = nlohmann::json::array();
+  bool all_ok = true;
+  if (!o.json) {
+    std::printf("# commlab collective: algo %s, op %s, %d ranks, backend %s (%s), wire %s%s\n",
+                o.algo.c_str(), op_name(op), ranks, backend->name().c_str(),
+                backend->topology().name().c_str(), o.wire.c_str(),
+                o.time_only ? ", time only (not verified)" : "");
+    std::printf("%12s %12s %8s %8s %7s %12s %12s %12s %7s\n", "size", "count", "type", "redop",
+                "steps", "time(us)", "algbw(GB/s)", "busbw(GB/s)", "#wrong");
+  }
+  for (uint64_t bytes = min_bytes; bytes <= max_bytes; bytes *= 2) {
+    uint64_t count = std::max<uint64_t>(bytes / sizeof(float), 1);
+    PlanRequest req{op,
+                    ranks,
+                    count,
+                    o.time_only,
+                    {},
+                    o.unbiased,
+                    o.ranks_per_node > 0 ? o.ranks_per_node : backend_ranks_per_node(*backend)};
+    req.skip = decide_skip(skip, ranks, 0, "bucket0", count, o.iteration);
+    Plan plan = build_plan(o.algo, req);
+    ExecutorOptions ex{backend.get(), codec.get(), o.reduce_gbps * 1e9};
+    ex.iteration = o.iteration;
+    std::vector<std::vector<float>> inputs, outputs;
+    std::vector<std::span<float>> views;
+    if (!o.time_only) {
+      inputs.assign(ranks, std::vector<float>(count));
+      for (int r = 0; r < ranks; ++r)
+        for (uint64_t i = 0; i < count; ++i) inputs[r][i] = test_value(r, i);
+      outputs = inputs;
+      for (auto& b : outputs) views.emplace_back(b);
+    }
+    CollectiveReport rep = execute_plan(plan, views, ex);
+    uint64_t wrong = 0;
+    bool ok = true;
+    if (!o.time_only) {
+      double tol = o.wire == "bf16" ? 0.02 * 6.0 * 3 * ranks * ranks : 0.0;
+      Verification v = verify_collective(plan, inputs, views, tol);
+      ok = v.ok;
+      wrong = v.ok ? 0 : 1;
+      if (!v.ok) std::cerr << "commlab-cli: verification failed: " << v.first_mismatch << "\n";
+    }
+    all_ok &= ok;
+    double size_bytes = static_cast<double>(count * sizeof(float));
+    double algbw = rep.time_s > 0 ? size_bytes / rep.time_s / 1e9 : 0;
+    double busbw = algbw * busbw_factor(op, ranks);
+    if (o.json) {
+      rows.push_back({{"size_bytes", count * sizeof(float)},
+                      {"count", count},
+                      {"time_us", rep.time_s * 1e6},
+                      {"algbw_gbps", algbw},
+                      {"busbw_gbps", busbw},
+                      {"steps", rep.steps},
+                      {"bytes_on_wire", rep.bytes_on_wire}});
+    } else {
+      std::printf("%12llu %12llu %8s %8s %7llu %12.2f %12.3f %12.3f %7s\n",
+                  static_cast<unsigned long long>(count * sizeof(float)),
+                  static_cast<unsigned long long>(count), "float",
+                  op == CollectiveOp::kAllGather || op == CollectiveOp::kBroadcast ? "none" : "sum",
+                  static_cast<unsigned long long>(rep.steps), rep.time_s * 1e6, algbw, busbw,
+                  o.time_only ? "n/a" : std::to_string(wrong).c_str());
+    }
+    if (bytes > max_bytes / 2) break;  // avoid overflow at the top of the range
+  }
+  if (o.json) {
+    nlohmann::json doc = {
+        {"rows", rows},
+        {"algo", o.algo},
+        {"ranks", ranks},
+        {"op", op_name(op)},
+        {"backend", backend->name()},
+        {"verified", o.time_only ? nlohmann::json(nullptr) : nlohmann::json(all_ok)}};
+    std::cout << doc.dump(2) << "\n";
+  }
+  return all_ok ? kExitOk : kExitFailed;
+}
+
+const RegisterCommand reg{Command{
+    "collective", "time collectives like nccl-tests on real, verified buffers", [](CLI::App& app) {
+      auto o = std::make_shared<Options>();
+      app.add_option("--algo", o->algo, "ring, tree, hd, hier or direct")->capture_default_str();
+      app.add_option("--op", o->op, "allreduce, reducescatter, allgather or broadcast")
+          ->capture_default_str();
+      app.add_option("--ranks", o->ranks, "ranks on a flat alpha-beta network")
+          ->check(CLI::Range(1, 1 << 20))
+          ->capture_default_str();
+      app.add_option("--ranks-per-node", o->ranks_per_node,
+                     "ranks per node for --algo hier (default: from the cluster, else 8)");
+      add_network_flags(app, o->net);
+      app.add_option("--sizes", o->sizes, "MIN:MAX bytes per rank, doubling (K/M/G suffixes)")
+          ->capture_default_str();
+      app.add_option("--skip", o->skip, "SkipReduce: ring reduce-scatter steps to skip")
+          ->check(CLI::NonNegativeNumber);
+      app.add_option("--skip-policy", o->skip_policy, "naive, random or selective")
+          ->capture_default_str();
+      app.add_flag("--unbiased", o->unbiased, "rescale skipped chunks by N/(N-s)");
+      app.add_option("--seed", o->seed, "seed for random skipping")->capture_default_str();
+      app.add_option("--iteration", o->iteration, "iteration number (random skip rotation)");
+      app.add_option("--wire", o->wire, "fp32 or bf16 on the wire")->capture_default_str();
+      app.add_option("--reduce-gbps", o->reduce_gbps,
+                     "GPU memory bandwidth for the reduction, GB/s (0: not charged)")
+          ->check(CLI::NonNegativeNumber);
+      app.add_flag("--time-only", o->time_only,
+                   "skip the data plane (no buffers, no verification)");
+      app.add_flag("--json", o->json, "one JSON document on stdout");
+      return [o] { return run(*o); };
+    }}};
+
+}  // namespace
+}  // namespace commlab::cli

@@ -1,0 +1,37 @@
+#include "cli/network_util.h"
+
+#include <map>
+
+#include "cli/command.h"
+#include "network/analytical.h"
+#include "topology/topology.h"
+
+namespace commlab::cli {
+
+void add_network_flags(CLI::App& app, NetworkFlags& f) {
+  app.add_option("--cluster", f.cluster, "cluster preset, spec or topology JSON file");
+  app.add_option("--backend", f.backend, "analytical or packet")->capture_default_str();
+  app.add_option("--bw", f.bw_gbps, "flat network: GB/s per rank (when no --cluster)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--alpha-us", f.alpha_us, "flat network: latency per step in microseconds")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+}
+
+std::unique_ptr<NetworkBackend> make_backend(const NetworkFlags& f, int ranks) {
+  if (!f.cluster.empty())
+    throw InvalidInput("--cluster: cluster presets are not available in this build yet");
+  Topology topo = make_flat(ranks, f.bw_gbps * 1e9, f.alpha_us * 1e-6);
+  if (f.backend == "analytical") return std::make_unique<AnalyticalBackend>(std::move(topo));
+  throw InvalidInput("--backend: expected analytical or packet, got '" + f.backend + "'");
+}
+
+int backend_ranks_per_node(const NetworkBackend& backend) {
+  const Topology& t = backend.topology();
+  std::map<int, int> per_server;
+  for (int g : t.gpus()) ++per_server[t.nodes()[g].server];
+  return per_server.empty() ? 1 : per_server.begin()->second;
+}
+
+}  // namespace commlab::cli

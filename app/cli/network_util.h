@@ -1,0 +1,24 @@
+#pragma once
+// Flags shared by the subcommands that need a cluster and a network backend.
+#include <CLI/CLI.hpp>
+#include <memory>
+#include <string>
+
+#include "network/backend.h"
+
+namespace commlab::cli {
+
+struct NetworkFlags {
+  std::string cluster;  // preset, spec or topology file; empty: flat alpha-beta network
+  std::string backend = "analytical";
+  double bw_gbps = 25.0;  // GB/s per rank on the flat network (a 200 Gb/s NIC)
+  double alpha_us = 5.0;  // per-step latency on the flat network
+};
+
+void add_network_flags(CLI::App& app, NetworkFlags& flags);
+// `ranks` is used when no cluster is given. Throws InvalidInput on bad values.
+std::unique_ptr<NetworkBackend> make_backend(const NetworkFlags& flags, int ranks);
+// GPUs per server in the backend's topology (1 when every GPU is its own server).
+int backend_ranks_per_node(const NetworkBackend& backend);
+
+}  // namespace commlab::cli

@@ -1,0 +1,93 @@
+#include "collective/algorithms.h"
+
+#include <stdexcept>
+
+namespace commlab {
+
+const std::vector<Algorithm>& algorithms() {
+  static const std::vector<Algorithm> table = {
+      {"ring", "ring reduce-scatter + all-gather, bandwidth-optimal; SkipReduce applies here",
+       &build_ring},
+      {"tree", "double binary tree (NCCL): each tree reduces and broadcasts half the data",
+       &build_tree},
+      {"hd", "recursive halving-doubling (Rabenseifner), 2 log2 N steps", &build_halving_doubling},
+      {"hier", "hierarchical: intra-node reduce-scatter, inter-node ring, intra-node all-gather",
+       &build_hierarchical},
+      {"direct", "one-shot: every rank sends its data straight to every other (small messages)",
+       &build_direct},
+  };
+  return table;
+}
+
+const Algorithm& find_algorithm(const std::string& name) {
+  std::string known;
+  for (const Algorithm& a : algorithms()) {
+    if (a.name == name) return a;
+    known += (known.empty() ? "" : ", ") + a.name;
+  }
+  throw std::invalid_argument("unknown algorithm '" + name + "' (expected " + known + ")");
+}
+
+Plan build_plan(const std::string& algorithm, const PlanRequest& request) {
+  if (request.ranks < 1) throw std::invalid_argument("a collective needs at least one rank");
+  const Algorithm& a = find_algorithm(algorithm);
+  if (request.skip.skip > 0 && a.name != "ring")
+    throw std::invalid_argument("SkipReduce skips ring reduce-scatter steps; algorithm '" + a.name +
+                                "' has none (use --algo ring)");
+  Plan plan = a.build(request);
+  plan.op = request.op;
+  plan.ranks = request.ranks;
+  plan.count = request.count;
+  return plan;
+}
+
+StepList merge_concurrent(const std::vector<StepList>& lists) {
+  StepList merged;
+  for (const StepList& list : lists) {
+    if (merged.size() < list.size()) merged.resize(list.size());
+    for (size_t i = 0; i < list.size(); ++i)
+      merged[i].insert(merged[i].end(), list[i].begin(), list[i].end());
+  }
+  return merged;
+}
+
+void append_steps(Plan& plan, const StepList& steps, const std::string& phase) {
+  for (const auto& transfers : steps) plan.steps.push_back(PlanStep{transfers, 1, phase});
+}
+
+uint64_t Plan::total_steps() const {
+  uint64_t n = 0;
+  for (const PlanStep& s : steps) n += s.repeat;
+  return n;
+}
+
+const char* op_name(CollectiveOp op) {
+  switch (op) {
+    case CollectiveOp::kAllReduce: return "allreduce";
+    case CollectiveOp::kReduceScatter: return "reducescatter";
+    case CollectiveOp::kAllGather: return "allgather";
+    case CollectiveOp::kBroadcast: return "broadcast";
+  }
+  return "?";
+}
+
+CollectiveOp parse_op(const std::string& name) {
+  for (CollectiveOp op : {CollectiveOp::kAllReduce, CollectiveOp::kReduceScatter,
+                          CollectiveOp::kAllGather, CollectiveOp::kBroadcast})
+    if (name == op_name(op)) return op;
+  throw std::invalid_argument("unknown operation '" + name +
+                              "' (expected allreduce, reducescatter, allgather or broadcast)");
+}
+
+double busbw_factor(CollectiveOp op, int ranks) {
+  double n = ranks;
+  switch (op) {
+    case CollectiveOp::kAllReduce: return 2.0 * (n - 1) / n;
+    case CollectiveOp::kReduceScatter:
+    case CollectiveOp::kAllGather: return (n - 1) / n;
+    case CollectiveOp::kBroadcast: return 1.0;
+  }
+  return 1.0;
+}
+
+}  // namespace commlab

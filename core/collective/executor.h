@@ -1,0 +1,52 @@
+#pragma once
+// Runs a Plan: the data plane moves and reduces real buffers step by step through the transfer
+// codec, and the time plane times every step's flows on a network backend, plus the reduction
+// (read two buffers, write one, at the GPU's memory bandwidth).
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "collective/plan.h"
+#include "collective/wire.h"
+#include "network/backend.h"
+
+namespace commlab {
+
+struct ExecutorOptions {
+  NetworkBackend* backend = nullptr;  // null: data plane only, no time
+  TransferCodec* codec = nullptr;     // null: FP32 on the wire
+  // Bytes per second at which a GPU reduces (reads 2, writes 1 FP32 per element); 0 = not charged.
+  double reduce_bandwidth_Bps = 0;
+  bool want_fates = false;  // ask the backend for per-packet fates (trimming)
+  uint64_t iteration = 0;
+  int bucket = 0;
+};
+
+struct StepTiming {
+  std::string phase;
+  uint32_t repeat = 1;
+  double network_s = 0;  // per repetition
+  double reduce_s = 0;   // per repetition
+  double codec_s = 0;    // per repetition
+  uint64_t wire_bytes = 0;
+};
+
+struct CollectiveReport {
+  double time_s = 0;
+  uint64_t steps = 0;
+  uint64_t bytes_on_wire = 0;  // summed over all transfers
+  uint64_t payload_bytes = 0;  // FP32 bytes the transfers carried before encoding
+  uint64_t packets_trimmed = 0;
+  uint64_t packets_dropped = 0;
+  double codec_time_s = 0;
+  std::vector<StepTiming> step_timings;
+};
+
+// buffers[r] is rank r's buffer (plan.count elements), updated in place. Pass an empty vector to
+// time the plan only (no data plane): then every transfer is charged 4 bytes per element, or what
+// the codec's ratio would give is unknown, so codecs need buffers.
+CollectiveReport execute_plan(const Plan& plan, std::vector<std::span<float>> buffers,
+                              const ExecutorOptions& options);
+
+}  // namespace commlab

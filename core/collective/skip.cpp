@@ -1,0 +1,45 @@
+#include "collective/skip.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "numeric/rng.h"
+
+namespace commlab {
+
+const char* skip_policy_name(SkipPolicy policy) {
+  switch (policy) {
+    case SkipPolicy::kNaive: return "naive";
+    case SkipPolicy::kRandom: return "random";
+    case SkipPolicy::kSelective: return "selective";
+  }
+  return "?";
+}
+
+SkipPolicy parse_skip_policy(const std::string& name) {
+  if (name == "naive") return SkipPolicy::kNaive;
+  if (name == "random") return SkipPolicy::kRandom;
+  if (name == "selective") return SkipPolicy::kSelective;
+  throw std::invalid_argument("unknown skip policy '" + name +
+                              "' (expected naive, random or selective)");
+}
+
+SkipDecision decide_skip(const SkipConfig& config, int ranks, int bucket,
+                         const std::string& bucket_name, uint64_t elements, uint64_t iteration,
+                         int segment) {
+  SkipDecision d;
+  if (ranks < 2 || config.skip <= 0) return d;
+  d.skip = std::min(config.skip, ranks - 1);
+  if (config.policy == SkipPolicy::kSelective) {
+    bool is_protected = std::find(config.protected_buckets.begin(), config.protected_buckets.end(),
+                                  bucket_name) != config.protected_buckets.end();
+    if (is_protected || elements < config.min_elements) return SkipDecision{};
+  }
+  if (config.policy != SkipPolicy::kNaive) {
+    CounterRng rng(config.seed, Purpose::kSkipRotation, static_cast<uint64_t>(bucket), iteration);
+    d.rotation = static_cast<int>(rng.below(static_cast<uint64_t>(segment), ranks));
+  }
+  return d;
+}
+
+}  // namespace commlab

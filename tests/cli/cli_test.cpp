@@ -1,0 +1,74 @@
+// The command-line contract (../shared/CLI.md): exit codes, one-line errors, JSON keys.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace {
+
+struct Output {
+  int code;
+  std::string out;
+  std::string err;
+};
+
+Output run_cli(const std::string& args) {
+  const std::string err_file = ::testing::TempDir() + "/cli_stderr.txt";
+  const std::string cmd =
+      std::string(COMMLAB_BINARY_DIR) + "/app/commlab-cli " + args + " 2>" + err_file;
+  Output o{};
+  FILE* pipe = popen(cmd.c_str(), "r");
+  std::array<char, 4096> buf{};
+  while (size_t n = fread(buf.data(), 1, buf.size(), pipe)) o.out.append(buf.data(), n);
+  int status = pclose(pipe);
+  o.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  if (FILE* f = fopen(err_file.c_str(), "r")) {
+    while (size_t n = fread(buf.data(), 1, buf.size(), f)) o.err.append(buf.data(), n);
+    fclose(f);
+  }
+  return o;
+}
+
+int lines(const std::string& s) {
+  return static_cast<int>(std::count(s.begin(), s.end(), '\n'));
+}
+
+TEST(Cli, BadFlagsExitTwoWithOneLine) {
+  for (const char* args :
+       {"collective --ranks -3", "collective --nosuchflag", "collective --sizes 64M:1K",
+        "collective --algo nosuch", "collective --op nosuch", "nosuchcommand"}) {
+    Output o = run_cli(args);
+    EXPECT_EQ(o.code, 2) << args;
+    EXPECT_EQ(lines(o.err), 1) << args << ": " << o.err;
+    EXPECT_TRUE(o.out.empty()) << args;
+  }
+}
+
+TEST(Cli, CollectiveJsonHasTheContractKeysAndVerifies) {
+  Output o = run_cli("collective --algo ring --ranks 5 --sizes 4K:16K --json");
+  ASSERT_EQ(o.code, 0) << o.err;
+  auto doc = nlohmann::json::parse(o.out);
+  EXPECT_EQ(doc["algo"], "ring");
+  EXPECT_EQ(doc["ranks"], 5);
+  EXPECT_EQ(doc["backend"], "analytical");
+  EXPECT_EQ(doc["verified"], true);
+  ASSERT_EQ(doc["rows"].size(), 3u);  // 4K, 8K, 16K
+  for (const auto& row : doc["rows"])
+    for (const char* key : {"size_bytes", "count", "time_us", "algbw_gbps", "busbw_gbps", "steps"})
+      EXPECT_TRUE(row.contains(key)) << key;
+  // 4 KiB = 1024 floats over 5 ranks on 25 GB/s, 5 us: 2(n-1)(alpha + C/B) where C is the largest
+  // chunk, ceil(1024/5) = 205 floats = 820 bytes (a bulk-synchronous step waits for it).
+  EXPECT_NEAR(doc["rows"][0]["time_us"].get<double>(), 8 * (5 + 820.0 / 25e9 * 1e6), 1e-6);
+}
+
+TEST(Cli, TableHasTheNcclTestsColumns) {
+  Output o = run_cli("collective --ranks 4 --sizes 1K:1K");
+  ASSERT_EQ(o.code, 0) << o.err;
+  for (const char* col :
+       {"size", "count", "type", "redop", "time(us)", "algbw(GB/s)", "busbw(GB/s)"})
+    EXPECT_NE(o.out.find(col), std::string::npos) << col;
+}
+
+}  // namespace
