@@ -1,9 +1,18 @@
 #pragma once
 // Shortest-path routing with deterministic ECMP: among the equal-cost next hops a flow picks one by
 // hashing (flow id, node), so a flow always takes the same path and different flows spread out.
+//
+// Scale: the graph splits into network switches (NodeKind::kSwitch) and "boxes", the connected
+// groups of other nodes (a server's GPUs, NVSwitch, PCIe, NICs; a lone host). Boxes are not
+// transit: a path leaves its source box, crosses switches only, and enters the destination box.
+// Distances then decompose as
+//   dist(v, d) = min over the box exits (b'->s') and entries (s->b) of
+//                in_box(v, b') + 1 + switches(s', s) + 1 + in_box(b, d)
+// so the router keeps hop counts between switches (per entry switch) and inside boxes (per node)
+// instead of one vector over all nodes per destination GPU: a few MB at 16,384 GPUs, not GBs.
 #include <cstdint>
 #include <mutex>
-#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "topology/topology.h"
@@ -12,20 +21,41 @@ namespace commlab {
 
 class Router {
  public:
-  explicit Router(const Topology& topology) : topo_(topology) {}
+  explicit Router(const Topology& topology);
 
   // Link ids from GPU src_rank to GPU dst_rank (empty when src == dst). Thread-safe.
   std::vector<int> path(int src_rank, int dst_rank, uint64_t flow_id) const;
-  // Hop count between two nodes (node ids), or -1 when unreachable.
+  // Same, appending to `out` (no allocation when it has capacity).
+  void append_path(int src_rank, int dst_rank, uint64_t flow_id, std::vector<int>& out) const;
+  // Hop count between two nodes (node ids) under the no-transit rule, or -1 when unreachable.
   int distance(int from_node, int to_node) const;
 
  private:
-  // Hops from every node to `to_node` over directed links, computed once per destination.
-  const std::vector<uint16_t>& distances_to(int to_node) const;
+  static constexpr int kInf = 1 << 28;
+  struct Entry {
+    int switch_index;  // entry switch
+    int hops;          // from that switch into the box and on to the destination
+  };
+
+  // All helpers below expect mutex_ held; they fill the caches on first use.
+  int dist(int v, int d) const;
+  int dist_via_exits(int v, int d) const;
+  int switch_dist(int from_switch, int to_switch) const;
+  int in_box(int v, int d) const;
+  const std::vector<Entry>& entries(int d) const;
 
   const Topology& topo_;
+  std::vector<int> box_of_;  // node -> box id, -1 for switches
+  std::vector<int> local_;   // node -> index inside its box / among switches
+  std::vector<std::vector<int>> box_nodes_;
+  std::vector<std::vector<int>> box_exits_;  // per box: links box node -> switch
+  std::vector<int> switches_;                // switch index -> node id
+
   mutable std::mutex mutex_;
-  mutable std::unordered_map<int, std::vector<uint16_t>> dist_to_;
+  mutable std::vector<std::vector<uint16_t>> to_switch_;  // [target switch][from switch]
+  mutable std::vector<std::vector<uint16_t>> in_box_;     // [target node][local index in its box]
+  mutable std::vector<std::vector<Entry>> entries_;       // [destination node]
+  mutable std::vector<char> entries_done_;
 };
 
 }  // namespace commlab
