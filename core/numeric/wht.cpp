@@ -13,8 +13,12 @@ namespace {
 // Stages with stride < kBlock run block by block so the data stays in L1 (16 KiB of floats).
 constexpr size_t kBlock = 4096;
 
+// The kernels are compiled for AVX2 and for the baseline, picked at load time (GCC target_clones),
+// so one binary runs everywhere and uses 8-lane butterflies where it can.
+#define COMMLAB_WHT_CLONES __attribute__((target_clones("avx2", "default")))
+
 // Strides 1 and 2 together: a radix-4 butterfly on each group of four.
-void stage_radix4_small(float* x, size_t n) {
+inline void stage_radix4_small(float* x, size_t n) {
   for (size_t i = 0; i < n; i += 4) {
     float a = x[i], b = x[i + 1], c = x[i + 2], d = x[i + 3];
     float s0 = a + b, d0 = a - b, s1 = c + d, d1 = c - d;
@@ -26,7 +30,7 @@ void stage_radix4_small(float* x, size_t n) {
 }
 
 // One stage of stride h (h >= 4): contiguous runs of h lanes, which GCC vectorises.
-void stage(float* x, size_t n, size_t h) {
+inline void stage(float* x, size_t n, size_t h) {
   for (size_t i = 0; i < n; i += 2 * h) {
     float* __restrict p = x + i;
     float* __restrict q = x + i + h;
@@ -38,8 +42,8 @@ void stage(float* x, size_t n, size_t h) {
   }
 }
 
-// Two stages (strides h and 2h) in one sweep: halves memory traffic for the strides beyond L1.
-void stage_radix4(float* x, size_t n, size_t h) {
+// Two stages (strides h and 2h) in one sweep: half the loads and stores of two single stages.
+inline void stage_radix4(float* x, size_t n, size_t h) {
   for (size_t i = 0; i < n; i += 4 * h) {
     float* __restrict p0 = x + i;
     float* __restrict p1 = x + i + h;
@@ -56,7 +60,53 @@ void stage_radix4(float* x, size_t n, size_t h) {
   }
 }
 
+// All stages of x (n >= 4, a power of two).
+COMMLAB_WHT_CLONES void fwht_kernel(float* x, size_t n) {
+  const size_t block = n < kBlock ? n : kBlock;
+  for (size_t base = 0; base < n; base += block) {
+    float* xb = x + base;
+    stage_radix4_small(xb, block);
+    size_t h = 4;
+    for (; h * 2 < block; h *= 4) stage_radix4(xb, block, h);
+    if (h < block) stage(xb, block, h);
+  }
+  size_t h = block;
+  for (; h * 2 < n; h *= 4) stage_radix4(x, n, h);
+  if (h < n) stage(x, n, h);
+}
+
+COMMLAB_WHT_CLONES void rademacher_kernel(float* x, size_t n, uint64_t key, float factor) {
+  const CounterRng rng(key);
+  size_t i = 0;
+  for (uint64_t word = 0; i + 64 <= n; ++word, i += 64) {
+    const uint64_t bits = rng.draw(word);
+    for (int byte = 0; byte < 8; ++byte) {
+      const uint32_t* mask = kByteSignMasks[(bits >> (8 * byte)) & 0xff].data();
+      float* xi = x + i + 8 * byte;
+      for (int k = 0; k < 8; ++k) {
+        xi[k] = std::bit_cast<float>(std::bit_cast<uint32_t>(xi[k] * factor) ^ mask[k]);
+      }
+    }
+  }
+  if (i < n) {
+    const uint64_t bits = rng.draw(i / 64);
+    for (size_t k = 0; i < n; ++i, ++k) {
+      x[i] = std::bit_cast<float>(std::bit_cast<uint32_t>(x[i] * factor) ^
+                                  (static_cast<uint32_t>((bits >> k) & 1u) << 31));
+    }
+  }
+}
+
 }  // namespace
+
+// Constant-initialised, so static initialisers elsewhere may already use it.
+constinit const std::array<std::array<uint32_t, 8>, 256> kByteSignMasks = [] {
+  std::array<std::array<uint32_t, 8>, 256> t{};
+  for (int b = 0; b < 256; ++b) {
+    for (int k = 0; k < 8; ++k) t[b][k] = ((b >> k) & 1) ? 0x80000000u : 0u;
+  }
+  return t;
+}();
 
 size_t next_pow2(size_t n) {
   return n <= 1 ? 1 : std::bit_ceil(n);
@@ -75,33 +125,11 @@ void fwht(std::span<float> xs) {
     x[1] = a - b;
     return;
   }
-  const size_t block = n < kBlock ? n : kBlock;
-  for (size_t base = 0; base < n; base += block) {
-    float* xb = x + base;
-    stage_radix4_small(xb, block);
-    for (size_t h = 4; h < block; h *= 2) stage(xb, block, h);
-  }
-  size_t h = block;
-  for (; h * 2 < n; h *= 4) stage_radix4(x, n, h);
-  if (h < n) stage(x, n, h);
+  fwht_kernel(x, n);
 }
 
 void apply_rademacher(std::span<float> xs, uint64_t key, float factor) {
-  const CounterRng rng(key);
-  float* x = xs.data();
-  const size_t n = xs.size();
-  const uint32_t factor_bits = std::bit_cast<uint32_t>(factor);
-  size_t i = 0;
-  for (uint64_t word = 0; i < n; ++word) {
-    const uint64_t bits = rng.draw(word);
-    const size_t end = n - i < 64 ? n : i + 64;
-    for (size_t k = 0; i < end; ++i, ++k) {
-      // Flip the sign bit of the factor where the Rademacher bit is set: no branch, no multiply
-      // by a loaded sign table.
-      uint32_t f = factor_bits ^ (static_cast<uint32_t>((bits >> k) & 1u) << 31);
-      x[i] *= std::bit_cast<float>(f);
-    }
-  }
+  rademacher_kernel(xs.data(), xs.size(), key, factor);
 }
 
 uint64_t rademacher_key(uint64_t seed, uint64_t rank, uint64_t iteration) {

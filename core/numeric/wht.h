@@ -2,6 +2,7 @@
 // Fast Walsh-Hadamard transform and the randomized Hadamard transform (RHT) that DRIVE, EDEN and
 // the trimmable packet heads rotate with (research/trimming.md). The signs D come from the
 // counter-based RNG, so sender and receiver derive the same rotation from a shared key.
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -22,6 +23,10 @@ size_t next_pow2(size_t n);
 // Precondition: x.size() is a power of two (checked; throws std::invalid_argument otherwise).
 // O(d log d); blocked so that the first log2(4096) stages run inside L1.
 void fwht(std::span<float> x);
+
+// kByteSignMasks[b][k] = 0x80000000 if bit k of b is set, else 0: XOR into a float's bits flips
+// its sign, eight lanes at a time (Rademacher signs, 1-bit heads).
+extern const std::array<std::array<uint32_t, 8>, 256> kByteSignMasks;
 
 // Multiplies x[i] by sign_i * factor, sign_i = +-1 the i-th Rademacher sign of `key`
 // (bit i%64 of CounterRng(key).draw(i/64)). One pass; its own inverse when factor = 1.
