@@ -50,7 +50,7 @@ CollectiveReport execute_plan(const Plan& plan, std::vector<std::span<float>> bu
     const size_t n = step.transfers.size();
     if (wire.size() < n) wire.resize(n);
     flows.resize(n);
-    StepTiming timing{step.phase, step.repeat};
+    CollectiveStepTime timing{step.phase, step.repeat};
 
     // Encode every transfer from the senders' buffers as they are at the start of the step.
     if (data) {

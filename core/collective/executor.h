@@ -23,7 +23,7 @@ struct ExecutorOptions {
   int bucket = 0;
 };
 
-struct StepTiming {
+struct CollectiveStepTime {
   std::string phase;
   uint32_t repeat = 1;
   double network_s = 0;  // per repetition
@@ -40,7 +40,7 @@ struct CollectiveReport {
   uint64_t packets_trimmed = 0;
   uint64_t packets_dropped = 0;
   double codec_time_s = 0;
-  std::vector<StepTiming> step_timings;
+  std::vector<CollectiveStepTime> step_timings;
 };
 
 // buffers[r] is rank r's buffer (plan.count elements), updated in place. Pass an empty vector to

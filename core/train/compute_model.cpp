@@ -5,18 +5,9 @@
 
 namespace commlab {
 
-GpuPreset gpu_preset(const std::string& name) {
-  if (name == "a100") return {"a100", 312e12, 2.0e12};
-  if (name == "h100") return {"h100", 989e12, 3.35e12};
-  if (name == "b200") return {"b200", 2250e12, 8.0e12};
-  if (name == "v100") return {"v100", 125e12, 0.9e12};
-  throw std::invalid_argument("unknown GPU preset '" + name +
-                              "' (expected a100, h100, b200, v100)");
-}
-
 double ComputeModel::time(double flops, double bytes) const {
-  const double t_flops = gpu.peak_bf16_flops > 0 ? flops / (gpu.peak_bf16_flops * mfu) : 0;
-  const double t_mem = gpu.hbm_bytes_per_s > 0 ? bytes / gpu.hbm_bytes_per_s : 0;
+  const double t_flops = gpu.bf16_flops > 0 ? flops / (gpu.bf16_flops * mfu) : 0;
+  const double t_mem = gpu.hbm_Bps > 0 ? bytes / gpu.hbm_Bps : 0;
   return std::max(t_flops, t_mem);
 }
 

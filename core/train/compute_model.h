@@ -1,24 +1,16 @@
 #pragma once
 // Simulated time of one training step on a GPU: compute from FLOPs (peak BF16 x MFU) or weight
 // traffic (HBM bandwidth), whichever is slower, and DDP-style overlap of bucket communication with
-// the backward pass. A tiny GPU description lives here until topology/ grows shared presets.
+// the backward pass. GPU figures come from the shared presets in topology/gpu_presets.h.
 #include <string>
 #include <vector>
 
+#include "topology/gpu_presets.h"
+
 namespace commlab {
 
-struct GpuPreset {
-  std::string name;
-  double peak_bf16_flops = 0;  // dense, FLOP/s
-  double hbm_bytes_per_s = 0;
-};
-
-// "a100" (312 TFLOP/s, 2.0 TB/s), "h100" (989 TFLOP/s, 3.35 TB/s), "b200" (2250 TFLOP/s, 8 TB/s),
-// "v100" (125 TFLOP/s FP16, 0.9 TB/s). Throws std::invalid_argument for other names.
-GpuPreset gpu_preset(const std::string& name);
-
 struct ComputeModel {
-  GpuPreset gpu = {"a100", 312e12, 2.0e12};
+  GpuPreset gpu = gpu_preset("a100");  // topology/gpu_presets.h: a100, h100, h200, b200
   double mfu = 0.4;
   // Time of a kernel with `flops` FLOPs that streams `bytes` through HBM.
   double time(double flops, double bytes) const;
