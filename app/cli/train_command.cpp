@@ -1,0 +1,198 @@
+// commlab-cli train: data-parallel training with the exact reducer (the reference the lossy
+// techniques are compared against), and --dump-gradients for codec studies on real gradients.
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cli/command.h"
+#include "train/dataset.h"
+#include "train/model.h"
+#include "train/models.h"
+#include "train/reducer.h"
+#include "train/synthetic.h"
+#include "train/trainer.h"
+
+namespace commlab::cli {
+namespace {
+
+struct TrainOptions {
+  std::string model = "mlp";
+  std::string data = "fashion-mnist";
+  std::string hidden = "256";
+  std::string optimizer = "sgd";
+  std::string decay = "constant";
+  std::string gpu = "a100";
+  std::string dump_gradients;
+  std::string text_file;
+  int ranks = 1;
+  int iterations = 200;
+  int batch = 64;
+  int eval_every = 50;
+  int eval_rows = 0;
+  int warmup = 0;
+  int threads = 0;
+  int max_train = 0;
+  double lr = 0.05;
+  double momentum = 0.9;
+  double weight_decay = 0;
+  double mfu = 0.4;
+  double link_gbps = 100;
+  uint64_t seed = 1;
+  bool json = false;
+};
+
+std::vector<int> parse_widths(const std::string& s) {
+  std::vector<int> out;
+  std::stringstream in(s);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    try {
+      size_t used = 0;
+      const int w = std::stoi(item, &used);
+      if (used != item.size() || w <= 0) throw std::invalid_argument("");
+      out.push_back(w);
+    } catch (const std::exception&) {
+      throw InvalidInput("--hidden: expected comma-separated positive widths, got '" + s + "'");
+    }
+  }
+  return out;
+}
+
+TrainTest load_data(const TrainOptions& o) {
+  if (o.data == "fashion-mnist") {
+    auto r = load_fashion_mnist(kFashionMnistDir, o.max_train, 0);
+    if (!r) throw InvalidInput(r.error());
+    return std::move(r).value();
+  }
+  if (o.data == "text") {
+    if (o.text_file.empty()) throw InvalidInput("--data text needs --text FILE");
+    auto r = load_char_text(o.text_file, 32, 0.1);
+    if (!r) throw InvalidInput(r.error());
+    return std::move(r).value();
+  }
+  SyntheticConfig sc;
+  sc.kind = parse_synthetic_kind(o.data);
+  sc.seed = o.seed;
+  return make_synthetic(sc);
+}
+
+int run_train(const TrainOptions& o) {
+  TrainTest data = load_data(o);
+  Model model = make_model(o.model, data.train, parse_widths(o.hidden));
+  TrainerConfig c;
+  c.ranks = o.ranks;
+  c.iterations = o.iterations;
+  c.global_batch = o.batch;
+  c.eval_every = o.eval_every;
+  c.eval_rows = o.eval_rows;
+  c.seed = o.seed;
+  c.threads = o.threads;
+  c.optimizer.kind = parse_optimizer(o.optimizer);
+  c.optimizer.lr = o.lr;
+  c.optimizer.momentum = o.momentum;
+  c.optimizer.weight_decay = o.weight_decay;
+  c.schedule.warmup_iterations = o.warmup;
+  c.schedule.decay = parse_decay(o.decay);
+  c.compute.gpu = gpu_preset(o.gpu);
+  c.compute.mfu = o.mfu;
+  ExactAverageReducer reducer(o.link_gbps, 2e-6);
+  DataParallelTrainer trainer(std::move(model), data.train, data.test, c, reducer);
+  if (!o.json) {
+    std::printf("# model %s, %zu parameters, %zu buckets, %d ranks, batch %d, data %s\n",
+                o.model.c_str(), trainer.replica(0).num_params(), trainer.buckets().size(), o.ranks,
+                o.batch, o.data.c_str());
+    std::printf("%8s %11s %10s %9s %12s %10s\n", "iter", "train_loss", "test_loss", "test_acc",
+                "sim_time_s", "wall_s");
+  }
+  uint64_t bytes = 0;
+  double last_acc = Sample::kNaN, last_test_loss = Sample::kNaN;
+  Sample last = trainer.run([&](const Sample& s) {
+    bytes += s.bytes_on_wire;
+    if (!s.evaluated()) return;
+    last_acc = s.test_accuracy;
+    last_test_loss = s.test_loss;
+    if (!o.json) {
+      std::printf("%8d %11.5f %10.5f %9.4f %12.6f %10.3f\n", s.iteration, s.train_loss, s.test_loss,
+                  s.test_accuracy, s.sim_time_s, s.wall_time_s);
+      std::fflush(stdout);
+    }
+  });
+  if (!o.dump_gradients.empty()) {
+    // Raw little-endian FP32 (x86), all buckets concatenated in forward order.
+    const std::vector<float> g = trainer.replica(0).flat_grads();
+    std::ofstream out(o.dump_gradients, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(g.data()), static_cast<std::streamsize>(g.size() * 4));
+    if (!out) throw std::runtime_error("cannot write " + o.dump_gradients);
+    if (!o.json)
+      std::printf("# wrote %zu FP32 gradients to %s\n", g.size(), o.dump_gradients.c_str());
+  }
+  if (o.json) {
+    nlohmann::json j;
+    j["model"] = o.model;
+    j["data"] = o.data;
+    j["ranks"] = o.ranks;
+    j["params"] = trainer.replica(0).num_params();
+    j["iterations"] = last.iteration;
+    j["final_train_loss"] = last.train_loss;
+    j["final_test_loss"] = last_test_loss;
+    j["final_test_accuracy"] = last_acc;
+    j["sim_time_s"] = last.sim_time_s;
+    j["wall_time_s"] = last.wall_time_s;
+    j["bytes_on_wire"] = bytes;
+    j["divergence"] = last.divergence;
+    std::cout << j.dump() << "\n";
+  }
+  return kExitOk;
+}
+
+Command make_command() {
+  auto opts = std::make_shared<TrainOptions>();
+  return Command{
+      "train", "Data-parallel training of a real model with the exact all-reduce",
+      [opts](CLI::App& app) -> std::function<int()> {
+        app.add_option("--model", opts->model, "mlp | cnn | transformer")
+            ->check(CLI::IsMember({"mlp", "cnn", "transformer"}));
+        app.add_option("--data", opts->data,
+                       "fashion-mnist | spiral | circles | blobs | xor | text (with --text FILE)");
+        app.add_option("--text", opts->text_file, "text file for --data text");
+        app.add_option("--hidden", opts->hidden, "MLP hidden widths, e.g. 256 or 512,256");
+        app.add_option("--ranks", opts->ranks, "data-parallel ranks")->check(CLI::Range(1, 4096));
+        app.add_option("--iterations", opts->iterations, "iterations")
+            ->check(CLI::Range(0, 10000000));
+        app.add_option("--batch", opts->batch, "global batch (a multiple of --ranks)")
+            ->check(CLI::PositiveNumber);
+        app.add_option("--lr", opts->lr, "peak learning rate")->check(CLI::PositiveNumber);
+        app.add_option("--optimizer", opts->optimizer, "sgd | adamw");
+        app.add_option("--momentum", opts->momentum, "SGD momentum");
+        app.add_option("--weight-decay", opts->weight_decay, "weight decay");
+        app.add_option("--warmup", opts->warmup, "linear warm-up iterations");
+        app.add_option("--decay", opts->decay, "constant | cosine | step");
+        app.add_option("--eval-every", opts->eval_every, "test evaluation every k iterations");
+        app.add_option("--eval-rows", opts->eval_rows, "test rows per evaluation (0: all)");
+        app.add_option("--max-train", opts->max_train, "use only the first rows of the train set");
+        app.add_option("--gpu", opts->gpu, "GPU preset for simulated compute: a100|h100|b200|v100");
+        app.add_option("--mfu", opts->mfu, "model FLOPs utilisation")
+            ->check(CLI::Range(0.001, 1.0));
+        app.add_option("--link-gbps", opts->link_gbps, "ring link bandwidth for simulated comm");
+        app.add_option("--seed", opts->seed, "seed (init and data order)");
+        app.add_option("--threads", opts->threads, "OpenMP threads (never changes results)");
+        app.add_option("--dump-gradients", opts->dump_gradients,
+                       "write rank 0's last gradient (raw little-endian FP32, all layers) to FILE");
+        app.add_flag("--json", opts->json, "one JSON summary on stdout");
+        return [opts] {
+          if (opts->batch % opts->ranks != 0) {
+            throw InvalidInput("--batch " + std::to_string(opts->batch) +
+                               " must be a multiple of --ranks " + std::to_string(opts->ranks));
+          }
+          return run_train(*opts);
+        };
+      }};
+}
+
+RegisterCommand reg{make_command()};
+
+}  // namespace
+}  // namespace commlab::cli
