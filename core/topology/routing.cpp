@@ -10,72 +10,109 @@ namespace commlab {
 
 namespace {
 constexpr uint16_t kFar = 0xffff;
-
-bool is_switch(const Topology& t, int node) {
-  return t.nodes()[node].kind == NodeKind::kSwitch;
-}
 }  // namespace
 
 Router::Router(const Topology& topology) : topo_(topology) {
-  const auto& nodes = topo_.nodes();
   const auto& links = topo_.links();
-  const int n = static_cast<int>(nodes.size());
+  const int n = static_cast<int>(topo_.nodes().size());
+  is_switch_.resize(n);
+  for (int v = 0; v < n; ++v) is_switch_[v] = topo_.nodes()[v].kind == NodeKind::kSwitch;
   box_of_.assign(n, -1);
   local_.assign(n, -1);
   // Boxes: connected components of non-switch nodes over links in either direction.
+  std::vector<int> stack;
   for (int s = 0; s < n; ++s) {
-    if (is_switch(topo_, s)) {
+    if (is_switch_[s]) {
       local_[s] = static_cast<int>(switches_.size());
       switches_.push_back(s);
       continue;
     }
     if (box_of_[s] >= 0) continue;
-    int box = static_cast<int>(box_nodes_.size());
+    const int box = static_cast<int>(box_nodes_.size());
     box_nodes_.emplace_back();
-    std::vector<int> stack{s};
+    stack.assign(1, s);
     box_of_[s] = box;
     while (!stack.empty()) {
       int v = stack.back();
       stack.pop_back();
       local_[v] = static_cast<int>(box_nodes_[box].size());
       box_nodes_[box].push_back(v);
-      for (const auto* adj : {&topo_.out_links(v), &topo_.in_links(v)})
-        for (int li : *adj) {
-          int w = links[li].from == v ? links[li].to : links[li].from;
-          if (!is_switch(topo_, w) && box_of_[w] < 0) {
-            box_of_[w] = box;
-            stack.push_back(w);
-          }
-        }
+      for (int li : topo_.out_links(v))
+        if (int w = links[li].to; !is_switch_[w] && box_of_[w] < 0)
+          box_of_[w] = box, stack.push_back(w);
+      for (int li : topo_.in_links(v))
+        if (int w = links[li].from; !is_switch_[w] && box_of_[w] < 0)
+          box_of_[w] = box, stack.push_back(w);
     }
   }
   box_exits_.resize(box_nodes_.size());
-  for (int li = 0; li < static_cast<int>(links.size()); ++li)
-    if (box_of_[links[li].from] >= 0 && is_switch(topo_, links[li].to))
-      box_exits_[box_of_[links[li].from]].push_back(li);
-  to_switch_.resize(switches_.size());
+  const int num_sw = static_cast<int>(switches_.size());
+  sw_in_begin_.assign(num_sw + 1, 0);
+  sw_out_begin_.assign(num_sw + 1, 0);
+  for (int li = 0; li < static_cast<int>(links.size()); ++li) {
+    const Link& l = links[li];
+    if (!is_switch_[l.from] && is_switch_[l.to]) box_exits_[box_of_[l.from]].push_back(li);
+    if (is_switch_[l.from] && is_switch_[l.to]) {
+      ++sw_in_begin_[local_[l.to] + 1];
+      ++sw_out_begin_[local_[l.from] + 1];
+    }
+  }
+  for (int i = 0; i < num_sw; ++i) {
+    sw_in_begin_[i + 1] += sw_in_begin_[i];
+    sw_out_begin_[i + 1] += sw_out_begin_[i];
+  }
+  sw_in_.resize(sw_in_begin_.back());
+  sw_out_link_.resize(sw_out_begin_.back());
+  sw_out_to_.resize(sw_out_begin_.back());
+  std::vector<int> in_fill(sw_in_begin_.begin(), sw_in_begin_.end() - 1);
+  std::vector<int> out_fill(sw_out_begin_.begin(), sw_out_begin_.end() - 1);
+  for (int li = 0; li < static_cast<int>(links.size()); ++li) {
+    const Link& l = links[li];
+    if (!is_switch_[l.from] || !is_switch_[l.to]) continue;
+    sw_in_[in_fill[local_[l.to]]++] = local_[l.from];
+    int k = out_fill[local_[l.from]]++;
+    sw_out_link_[k] = li;
+    sw_out_to_[k] = local_[l.to];
+  }
+  to_switch_.resize(num_sw);
   in_box_.resize(n);
   entries_.resize(n);
+  entry_links_.resize(n);
   entries_done_.assign(n, 0);
 }
 
-int Router::switch_dist(int from_switch, int to_switch) const {
-  std::vector<uint16_t>& dist = to_switch_[to_switch];
-  if (dist.empty()) {  // BFS over reversed switch-to-switch links
-    dist.assign(switches_.size(), kFar);
-    std::vector<int> queue{to_switch};
-    dist[to_switch] = 0;
-    for (size_t head = 0; head < queue.size(); ++head) {
-      int v = queue[head];
-      for (int li : topo_.in_links(switches_[v])) {
-        int u = topo_.links()[li].from;
-        if (!is_switch(topo_, u) || dist[local_[u]] != kFar) continue;
-        dist[local_[u]] = static_cast<uint16_t>(dist[v] + 1);
-        queue.push_back(local_[u]);
+const std::vector<uint16_t>& Router::to_switch(int target) const {
+  if (!to_switch_[target].empty()) return to_switch_[target];
+  // Bit-parallel BFS for the 64 switches of target's block at once: reach[u] holds which of them
+  // u has reached; one sweep over the switch links per hop count serves all 64 (collectives need
+  // most entry switches, which builders number consecutively).
+  const int num_sw = static_cast<int>(switches_.size());
+  const int first = target / 64 * 64, count = std::min(64, num_sw - first);
+  std::vector<uint64_t> reach(num_sw, 0), next(num_sw, 0);
+  for (int i = 0; i < count; ++i) {
+    to_switch_[first + i].assign(num_sw, kFar);
+    to_switch_[first + i][first + i] = 0;
+    reach[first + i] = uint64_t{1} << i;
+  }
+  for (uint16_t hops = 1;; ++hops) {
+    bool changed = false;
+    for (int u = 0; u < num_sw; ++u) {
+      uint64_t r = reach[u];
+      for (int k = sw_out_begin_[u]; k < sw_out_begin_[u + 1]; ++k) r |= reach[sw_out_to_[k]];
+      next[u] = r;
+      for (uint64_t fresh = r & ~reach[u]; fresh; fresh &= fresh - 1) {
+        to_switch_[first + __builtin_ctzll(fresh)][u] = hops;
+        changed = true;
       }
     }
+    reach.swap(next);
+    if (!changed || hops == kFar - 1) break;
   }
-  uint16_t d = dist[from_switch];
+  return to_switch_[target];
+}
+
+int Router::switch_dist(int from_switch, int to_switch_index) const {
+  uint16_t d = to_switch(to_switch_index)[from_switch];
   return d == kFar ? kInf : d;
 }
 
@@ -110,9 +147,10 @@ const std::vector<Router::Entry>& Router::entries(int d) const {
       for (int b : box_nodes_[box_of_[d]])
         for (int li : topo_.in_links(b)) {
           int s = topo_.links()[li].from;
-          if (!is_switch(topo_, s)) continue;
+          if (!is_switch_[s]) continue;
           int h = in_box(b, d);
           if (h >= kInf) continue;
+          entry_links_[d].emplace_back(li, h);
           auto it = std::find_if(out.begin(), out.end(),
                                  [&](const Entry& e) { return e.switch_index == local_[s]; });
           if (it == out.end())
@@ -125,9 +163,14 @@ const std::vector<Router::Entry>& Router::entries(int d) const {
   return entries_[d];
 }
 
+const std::vector<std::pair<int, int>>& Router::entry_links(int d) const {
+  entries(d);
+  return entry_links_[d];
+}
+
 int Router::dist(int v, int d) const {
   if (v == d) return 0;
-  if (box_of_[v] < 0) {  // a switch: cross switches to an entry of d
+  if (is_switch_[v]) {  // cross switches to an entry of d
     int best = kInf;
     for (const Entry& e : entries(d))
       best = std::min(best, switch_dist(local_[v], e.switch_index) + e.hops);
@@ -172,17 +215,38 @@ void Router::append_path(int src_rank, int dst_rank, uint64_t flow_id,
     throw std::invalid_argument("no route from rank " + std::to_string(src_rank) + " to rank " +
                                 std::to_string(dst_rank));
   const int dst_box = box_of_[dst];
+  // Switch-side distances to dst as flat arrays: min over entries e of to_switch(e)[w] + hops.
+  const std::vector<Entry>& ents = entries(dst);
+  const std::vector<std::pair<int, int>>& ent_links = entry_links(dst);
+  const uint16_t* ent_dist[8];
+  const int num_fast = std::min<int>(static_cast<int>(ents.size()), 8);
+  for (int e = 0; e < num_fast; ++e) ent_dist[e] = to_switch(ents[e].switch_index).data();
+  auto switch_to_dst = [&](int w_local) {
+    if (num_fast < static_cast<int>(ents.size())) return dist(switches_[w_local], dst);
+    int best = kInf;
+    for (int e = 0; e < num_fast; ++e)
+      if (ent_dist[e][w_local] != kFar) best = std::min(best, ent_dist[e][w_local] + ents[e].hops);
+    return best;
+  };
   int v = src;
-  int candidates[256];
+  int candidates[512];
   while (v != dst) {
     int count = 0;
-    for (int li : topo_.out_links(v)) {
-      int w = topo_.links()[li].to;
-      // No transit through a third box: from a switch only into the destination's box; from a
-      // box node only within its own box, to a switch, or into the destination's box.
-      bool allowed =
-          box_of_[w] < 0 || box_of_[w] == dst_box || (box_of_[v] >= 0 && box_of_[w] == box_of_[v]);
-      if (allowed && count < 256 && dist(w, dst) == remaining - 1) candidates[count++] = li;
+    if (is_switch_[v]) {
+      // Onward through switches, or into dst's box: never through a third box (not transit).
+      const int lv = local_[v];
+      for (int k = sw_out_begin_[lv]; k < sw_out_begin_[lv + 1] && count < 512; ++k)
+        if (switch_to_dst(sw_out_to_[k]) == remaining - 1) candidates[count++] = sw_out_link_[k];
+      for (const auto& [li, h] : ent_links)
+        if (topo_.links()[li].from == v && h == remaining - 1 && count < 512)
+          candidates[count++] = li;
+    } else {
+      // Within the own box, to a switch, or straight into dst's box.
+      for (int li : topo_.out_links(v)) {
+        int w = topo_.links()[li].to;
+        bool allowed = is_switch_[w] || box_of_[w] == dst_box || box_of_[w] == box_of_[v];
+        if (allowed && count < 512 && dist(w, dst) == remaining - 1) candidates[count++] = li;
+      }
     }
     if (count == 0)  // dist() and the walk disagree: a bug, not a user error
       throw std::logic_error("router: no next hop from node " + std::to_string(v));

@@ -41,20 +41,28 @@ class Router {
   int dist(int v, int d) const;
   int dist_via_exits(int v, int d) const;
   int switch_dist(int from_switch, int to_switch) const;
+  const std::vector<uint16_t>& to_switch(int target_switch) const;
   int in_box(int v, int d) const;
   const std::vector<Entry>& entries(int d) const;
+  // Links from a switch into d's box, with the hops from that link's head to d.
+  const std::vector<std::pair<int, int>>& entry_links(int d) const;
 
   const Topology& topo_;
+  std::vector<char> is_switch_;
   std::vector<int> box_of_;  // node -> box id, -1 for switches
   std::vector<int> local_;   // node -> index inside its box / among switches
   std::vector<std::vector<int>> box_nodes_;
   std::vector<std::vector<int>> box_exits_;  // per box: links box node -> switch
   std::vector<int> switches_;                // switch index -> node id
+  // Switch-to-switch links as CSR over switch indices (the walk's and the BFS's inner loops).
+  std::vector<int> sw_in_begin_, sw_in_;                     // predecessors
+  std::vector<int> sw_out_begin_, sw_out_link_, sw_out_to_;  // successors and their link ids
 
   mutable std::mutex mutex_;
   mutable std::vector<std::vector<uint16_t>> to_switch_;  // [target switch][from switch]
   mutable std::vector<std::vector<uint16_t>> in_box_;     // [target node][local index in its box]
   mutable std::vector<std::vector<Entry>> entries_;       // [destination node]
+  mutable std::vector<std::vector<std::pair<int, int>>> entry_links_;
   mutable std::vector<char> entries_done_;
 };
 
