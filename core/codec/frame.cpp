@@ -1,0 +1,155 @@
+#include "codec/frame.h"
+
+#include <nmmintrin.h>
+
+#include <array>
+#include <string>
+
+#include "codec/framed_codec.h"
+
+namespace commlab::frame {
+namespace {
+
+constexpr uint32_t kPoly = 0x82f63b78u;  // CRC-32C, reflected
+
+std::array<uint32_t, 256> make_table() {
+  std::array<uint32_t, 256> t{};
+  for (uint32_t i = 0; i < 256; ++i) {
+    uint32_t c = i;
+    for (int k = 0; k < 8; ++k) c = (c & 1) ? (c >> 1) ^ kPoly : c >> 1;
+    t[i] = c;
+  }
+  return t;
+}
+
+uint32_t crc32c_soft(uint32_t crc, const std::byte* p, size_t n) {
+  static const std::array<uint32_t, 256> table = make_table();
+  for (size_t i = 0; i < n; ++i) crc = table[(crc ^ uint8_t(p[i])) & 0xff] ^ (crc >> 8);
+  return crc;
+}
+
+__attribute__((target("sse4.2"))) uint32_t crc32c_hw(uint32_t crc, const std::byte* p, size_t n) {
+  uint64_t c = crc;
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) c = _mm_crc32_u64(c, get64(p + i));
+  uint32_t c32 = static_cast<uint32_t>(c);
+  for (; i < n; ++i) c32 = _mm_crc32_u8(c32, uint8_t(p[i]));
+  return c32;
+}
+
+bool valid_codec(uint8_t id) {
+  return id <= static_cast<uint8_t>(CodecId::kNetzipLosslessBits);
+}
+
+}  // namespace
+
+uint32_t crc32c(uint32_t crc, const std::byte* data, size_t size) {
+  static const bool hw = __builtin_cpu_supports("sse4.2");
+  crc = ~crc;
+  crc = hw ? crc32c_hw(crc, data, size) : crc32c_soft(crc, data, size);
+  return ~crc;
+}
+
+size_t finish(std::span<std::byte> out, const Header& h) {
+  std::byte* p = out.data();
+  p[0] = std::byte{0x43};
+  p[1] = std::byte{0x4c};
+  p[2] = std::byte{static_cast<uint8_t>(h.codec)};
+  p[3] = std::byte{kVersion};
+  p[4] = std::byte{static_cast<uint8_t>(h.dtype)};
+  p[5] = std::byte{h.flags};
+  put16(p + 6, 0);
+  put64(p + 8, h.original_size);
+  put32(p + 16, h.payload_size);
+  uint32_t crc = crc32c(0, p, 20);
+  crc = crc32c(crc, p + kHeaderSize, h.payload_size);
+  put32(p + 20, crc);
+  return kHeaderSize + h.payload_size;
+}
+
+Result<Header> parse(std::span<const std::byte> in, CodecId expected) {
+  if (in.size() < kHeaderSize) return make_error("frame truncated: shorter than its header");
+  const std::byte* p = in.data();
+  if (p[0] != std::byte{0x43} || p[1] != std::byte{0x4c}) return make_error("bad frame magic");
+  uint8_t id = uint8_t(p[2]);
+  if (!valid_codec(id)) return make_error("unknown codec id " + std::to_string(id));
+  if (id != static_cast<uint8_t>(expected)) {
+    return make_error("frame of codec id " + std::to_string(id) + " given to codec id " +
+                      std::to_string(static_cast<int>(expected)));
+  }
+  if (uint8_t(p[3]) != kVersion) return make_error("unsupported frame version");
+  uint8_t dtype = uint8_t(p[4]);
+  if (dtype > 2) return make_error("bad dtype in frame header");
+  uint8_t flags = uint8_t(p[5]);
+  if ((flags & ~kFlagStored) != 0 || get16(p + 6) != 0) return make_error("bad frame flags");
+  Header h{static_cast<CodecId>(id), static_cast<DType>(dtype), flags, get64(p + 8), get32(p + 16)};
+  if (h.payload_size > in.size() - kHeaderSize) return make_error("frame truncated: payload");
+  if (h.original_size % dtype_size(h.dtype) != 0) return make_error("bad original size");
+  uint32_t crc = crc32c(0, p, 20);
+  crc = crc32c(crc, p + kHeaderSize, h.payload_size);
+  if (crc != get32(p + 20)) return make_error("frame checksum mismatch (corrupt frame)");
+  if ((h.flags & kFlagStored) && h.payload_size != h.original_size) {
+    return make_error("stored frame size mismatch");
+  }
+  return h;
+}
+
+Result<size_t> store(std::span<const std::byte> in, DType dtype, CodecId codec,
+                     std::span<std::byte> out) {
+  if (out.size() < kHeaderSize + in.size()) return make_error("output buffer too small");
+  if (in.size() > UINT32_MAX) return make_error("input too large for one frame (4 GiB)");
+  if (!in.empty()) std::memcpy(out.data() + kHeaderSize, in.data(), in.size());
+  return finish(out, Header{codec, dtype, kFlagStored, in.size(), uint32_t(in.size())});
+}
+
+}  // namespace commlab::frame
+
+namespace commlab {
+
+size_t FramedCodec::bound(size_t input_bytes) const {
+  if (allow_stored_) return frame::kHeaderSize + input_bytes;
+  return frame::kHeaderSize + payload_bound(input_bytes);
+}
+
+Result<size_t> FramedCodec::encode(std::span<const std::byte> in, DType dtype,
+                                   std::span<std::byte> out) {
+  if (in.size() % dtype_size(dtype) != 0) {
+    return make_error("input size is not a multiple of the " + std::string(dtype_name(dtype)) +
+                      " element size");
+  }
+  if (!supports(dtype)) {
+    return make_error(name_ + " does not support " + std::string(dtype_name(dtype)) + " input");
+  }
+  if (in.size() > UINT32_MAX) return make_error("input too large for one frame (4 GiB)");
+  if (out.size() < bound(in.size())) return make_error("output buffer smaller than bound()");
+  auto body = out.subspan(frame::kHeaderSize);
+  if (allow_stored_) body = body.first(std::min(body.size(), in.size()));
+  Result<size_t> r = encode_payload(in, dtype, body);
+  if (!r.ok() || (allow_stored_ && *r >= in.size())) {
+    if (!allow_stored_) return r;
+    Result<size_t> s = frame::store(in, dtype, id_, out);
+    if (s.ok()) observe_encoded(in, dtype);
+    return s;
+  }
+  observe_encoded(in, dtype);
+  return frame::finish(out, frame::Header{id_, dtype, 0, in.size(), uint32_t(*r)});
+}
+
+Result<size_t> FramedCodec::decode(std::span<const std::byte> in, std::span<std::byte> out) {
+  Result<frame::Header> h = frame::parse(in, id_);
+  if (!h.ok()) return make_error(h.error());
+  if (out.size() < h->original_size) return make_error("output buffer smaller than the frame");
+  auto dst = out.first(h->original_size);
+  auto payload = frame::payload(in, *h);
+  if (h->flags & frame::kFlagStored) {
+    if (!payload.empty()) std::memcpy(dst.data(), payload.data(), payload.size());
+  } else {
+    Result<size_t> r = decode_payload(payload, h->dtype, dst);
+    if (!r.ok()) return r;
+    if (*r != dst.size()) return make_error("payload decoded to the wrong size");
+  }
+  observe_decoded(dst, h->dtype);
+  return dst.size();
+}
+
+}  // namespace commlab
