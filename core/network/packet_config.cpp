@@ -1,0 +1,40 @@
+#include "network/packet_config.h"
+
+#include <stdexcept>
+#include <string>
+
+namespace commlab {
+
+const char* admission_name(Admission admission) {
+  switch (admission) {
+    case Admission::kTailDrop: return "tail-drop";
+    case Admission::kEcn: return "ecn";
+    case Admission::kTrim: return "trim";
+  }
+  return "?";
+}
+
+const char* transport_name(Transport transport) {
+  switch (transport) {
+    case Transport::kReliable: return "reliable";
+    case Transport::kNdp: return "ndp";
+    case Transport::kAcceptTrimmed: return "accept-trimmed";
+  }
+  return "?";
+}
+
+Admission parse_admission(std::string_view text) {
+  for (Admission a : {Admission::kTailDrop, Admission::kEcn, Admission::kTrim})
+    if (text == admission_name(a)) return a;
+  throw std::invalid_argument("admission policy '" + std::string(text) +
+                              "': expected tail-drop, ecn or trim");
+}
+
+Transport parse_transport(std::string_view text) {
+  for (Transport t : {Transport::kReliable, Transport::kNdp, Transport::kAcceptTrimmed})
+    if (text == transport_name(t)) return t;
+  throw std::invalid_argument("transport '" + std::string(text) +
+                              "': expected reliable, ndp or accept-trimmed");
+}
+
+}  // namespace commlab

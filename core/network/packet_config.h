@@ -1,0 +1,124 @@
+#pragma once
+// Settings of the packet-level backend (DESIGN.md, "The network backends"; switch behaviour from
+// research/trimming.md): packet sizes, the admission policy of switch ports, the host transport,
+// background traffic, and the per-port time series kept for the GUI.
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace commlab {
+
+// What a switch port does with a data packet that does not fit its data queue.
+enum class Admission : uint8_t {
+  kTailDrop,  // drop it
+  kEcn,       // drop it; packets admitted above the ECN threshold are marked
+  kTrim,      // cut the payload to trim_bytes and put the header in the high-priority queue (NDP)
+};
+
+enum class Transport : uint8_t {
+  kReliable,       // ACK-clocked window; NACK on a trimmed header or a sequence gap; timeout
+  kNdp,            // initial window, then receiver-paced PULLs; NACK -> retransmit the whole packet
+  kAcceptTrimmed,  // as NDP, but a trimmed packet is kept (just-in-time compression): no retransmit
+};
+
+const char* admission_name(Admission admission);
+const char* transport_name(Transport transport);
+// Throw std::invalid_argument naming the accepted values.
+Admission parse_admission(std::string_view text);  // tail-drop | ecn | trim
+Transport parse_transport(std::string_view text);  // reliable | ndp | accept-trimmed
+
+struct PacketConfig {
+  uint32_t mtu_bytes = 4096;   // payload of a full data packet
+  uint32_t header_bytes = 64;  // added to every data packet; the size of ACK/NACK/PULL packets
+  Admission admission = Admission::kTrim;
+  Transport transport = Transport::kNdp;
+  // Data queue of a switch port in full-size packets; 0 uses the link's buffer_bytes.
+  uint32_t queue_packets = 0;
+  // Paths per flow: 1 is per-flow ECMP (topology/routing.h); k > 1 sprays a flow's packets
+  // round robin over up to k distinct equal-cost paths, as NDP does.
+  uint32_t paths = 1;
+  // High-priority queue (trimmed headers and control packets) of a switch port, in packets.
+  uint32_t header_queue_packets = 1024;
+  uint32_t trim_bytes = 128;    // wire size of a trimmed packet, header included (SAI default)
+  uint32_t header_weight = 10;  // weighted round robin: headers sent per data packet (NDP)
+  // kEcn: mark a data packet admitted while more than this many data packets wait; 0: capacity/4.
+  uint32_t ecn_threshold_packets = 0;
+  // Bernoulli trimming (the trimming paper's emulation): this fraction of data packets is trimmed
+  // at the first switch they cross, whatever the queues, from the seeded counter RNG.
+  double random_trim_fraction = 0;
+  // Packets a flow may have in flight at the start (NDP) or always (reliable); 0: the path's
+  // bandwidth-delay product in packets, plus 2.
+  uint32_t window_packets = 0;
+  double rto_s = 1e-3;  // retransmission timeout for packets that were lost, not trimmed
+  uint64_t seed = 1;
+  double sample_interval_s = 0;  // per-port time series; 0 = off
+  uint32_t max_samples = 512;    // bounded: when full, adjacent samples merge, interval doubles
+  double max_step_s = 10;        // a step that runs longer in simulated time fails (a guard)
+};
+
+// Background traffic shares the network with every step's flows and keeps running between steps.
+enum class Pattern : uint8_t {
+  kPermutation,  // every rank sends to a distinct rank (a random derangement)
+  kIncast,       // `senders` ranks send to `target`
+  kAllToAll,     // every ordered pair
+  kOnOff,        // every rank starts flows to random ranks at Poisson times, offering `load`
+};
+
+struct TrafficSpec {
+  Pattern pattern = Pattern::kPermutation;
+  int senders = 16;  // kIncast
+  int target = 0;    // kIncast
+  uint64_t flow_bytes = 1 << 20;
+  double load = 0.5;   // kOnOff: offered load per sender, a fraction of its NIC bandwidth
+  bool repeat = true;  // background: restart a pair's flow when it completes
+};
+
+// "perm" | "incast:K" | "alltoall" | "onoff:LOAD" (throws std::invalid_argument).
+TrafficSpec parse_pattern(std::string_view text);
+
+// Per-flow packet accounting. Conservation: sent == delivered + trimmed + dropped + in_flight,
+// counted when the flow completed (in_flight: duplicates still travelling then).
+struct PacketFlowStats {
+  uint64_t sent = 0;           // data transmissions, retransmissions included
+  uint64_t retransmitted = 0;  // sent minus the flow's packet count
+  uint64_t delivered = 0;      // arrived whole at the receiver (duplicates included)
+  uint64_t trimmed = 0;        // arrived trimmed
+  uint64_t dropped = 0;        // lost in a switch
+  uint64_t in_flight = 0;
+  uint64_t ecn_marked = 0;  // arrived with an ECN mark
+};
+
+// Running totals of a backend since it was built.
+struct PacketTotals {
+  uint64_t data_packet_hops = 0;     // link traversals of whole data packets
+  uint64_t trimmed_packet_hops = 0;  // of trimmed data packets
+  uint64_t control_packet_hops = 0;  // of ACK / NACK / PULL packets
+  uint64_t events = 0;
+  uint64_t packets_sent = 0;  // data transmissions by hosts
+  uint64_t retransmitted = 0;
+  uint64_t trimmed = 0;  // data packets trimmed in switches
+  uint64_t dropped = 0;  // packets (any kind) dropped in switches
+  uint64_t ecn_marked = 0;
+  uint64_t background_flows_done = 0;
+  uint64_t background_bytes_done = 0;
+  uint64_t peak_packets = 0;  // most packets alive at once (memory is proportional to this)
+};
+
+// One port (directed link) over one sample interval.
+struct PortSample {
+  float utilisation = 0;  // busy fraction of the interval
+  float queue_bytes = 0;  // data + header queue at the sample instant (max when merged)
+  uint32_t drops = 0;     // in the interval
+  uint32_t trims = 0;
+};
+
+struct PortSeries {
+  double start_s = 0;     // time of the first sample's start
+  double interval_s = 0;  // width of each sample
+  int ports = 0;          // = topology links; samples are [sample][port]
+  std::vector<PortSample> samples;
+  size_t count() const { return ports ? samples.size() / ports : 0; }
+  const PortSample& at(size_t sample, int port) const { return samples[sample * ports + port]; }
+};
+
+}  // namespace commlab

@@ -1,0 +1,119 @@
+#pragma once
+// The few containers of the packet DES, all flat and reused so the hot path never allocates once
+// warmed up: a growable FIFO ring, a binary min-heap of 16-byte events, and a packet pool.
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+namespace commlab {
+
+// FIFO over a power-of-two ring; grows by doubling (amortised, capacity is kept).
+template <typename T>
+class RingBuffer {
+ public:
+  bool empty() const { return size_ == 0; }
+  uint32_t size() const { return size_; }
+  T& front() { return buf_[head_]; }
+  void push_back(T value) {
+    if (size_ == buf_.size()) grow();
+    buf_[(head_ + size_) & mask_] = value;
+    ++size_;
+  }
+  T pop_front() {
+    T value = buf_[head_];
+    head_ = (head_ + 1) & mask_;
+    --size_;
+    return value;
+  }
+  void clear() { head_ = size_ = 0; }
+
+ private:
+  void grow() {
+    uint32_t cap = buf_.empty() ? 8 : static_cast<uint32_t>(buf_.size()) * 2;
+    std::vector<T> next(cap);
+    for (uint32_t i = 0; i < size_; ++i) next[i] = buf_[(head_ + i) & mask_];
+    buf_.swap(next);
+    head_ = 0;
+    mask_ = cap - 1;
+  }
+  std::vector<T> buf_;
+  uint32_t head_ = 0, size_ = 0, mask_ = 0;
+};
+
+using SimTime = uint64_t;  // picoseconds: exact, and 2^64 ps is over 200 days
+
+enum class EventKind : uint32_t { kArrive, kTxDone, kTimer, kPull, kSample, kGenerate };
+
+struct Event {
+  SimTime time;
+  uint32_t target;  // packet, port, flow slot, host or generator, by kind
+  EventKind kind;
+};
+
+// Binary min-heap on time (a 4-ary heap measured no faster here). Ties pop in an order fixed by
+// the sequence of pushes and pops, so a run is deterministic; no model decision depends on the
+// order of simultaneous events.
+class EventHeap {
+ public:
+  bool empty() const { return heap_.empty(); }
+  size_t size() const { return heap_.size(); }
+  const Event& top() const { return heap_.front(); }
+  void push(Event e) {
+    size_t i = heap_.size();
+    heap_.push_back(e);
+    while (i > 0) {
+      size_t parent = (i - 1) >> 1;
+      if (heap_[parent].time <= e.time) break;
+      heap_[i] = heap_[parent];
+      i = parent;
+    }
+    heap_[i] = e;
+  }
+  Event pop() {
+    Event top = heap_.front();
+    Event last = heap_.back();
+    heap_.pop_back();
+    size_t n = heap_.size();
+    if (n == 0) return top;
+    size_t i = 0;
+    while (true) {
+      size_t child = 2 * i + 1;
+      if (child >= n) break;
+      if (child + 1 < n && heap_[child + 1].time < heap_[child].time) ++child;
+      if (last.time <= heap_[child].time) break;
+      heap_[i] = heap_[child];
+      i = child;
+    }
+    heap_[i] = last;
+    return top;
+  }
+
+ private:
+  std::vector<Event> heap_;
+};
+
+// Fixed-size records handed out by index, recycled through a free list.
+template <typename T>
+class Pool {
+ public:
+  uint32_t alloc() {
+    if (!free_.empty()) {
+      uint32_t i = free_.back();
+      free_.pop_back();
+      return i;
+    }
+    items_.emplace_back();
+    return static_cast<uint32_t>(items_.size() - 1);
+  }
+  void release(uint32_t i) { free_.push_back(i); }
+  T& operator[](uint32_t i) { return items_[i]; }
+  const T& operator[](uint32_t i) const { return items_[i]; }
+  size_t live() const { return items_.size() - free_.size(); }
+  size_t capacity() const { return items_.size(); }
+
+ private:
+  std::vector<T> items_;
+  std::vector<uint32_t> free_;
+};
+
+}  // namespace commlab

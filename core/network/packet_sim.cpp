@@ -1,0 +1,321 @@
+#include "network/packet_sim.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+namespace commlab {
+
+namespace {
+
+SimTime to_ps(double seconds) {
+  return static_cast<SimTime>(std::llround(seconds * 1e12));
+}
+
+void check_config(const PacketConfig& c) {
+  auto fail = [](const std::string& what) {
+    throw std::invalid_argument("packet backend: " + what);
+  };
+  if (c.mtu_bytes == 0) fail("mtu_bytes must be > 0");
+  if (c.header_bytes == 0) fail("header_bytes must be > 0");
+  if (c.mtu_bytes + c.header_bytes > 65535)
+    fail("mtu_bytes + header_bytes must be <= 65535, got " +
+         std::to_string(c.mtu_bytes + c.header_bytes));
+  if (c.trim_bytes < c.header_bytes || c.trim_bytes >= c.mtu_bytes + c.header_bytes)
+    fail("trim_bytes must be in [header_bytes, mtu_bytes + header_bytes), got " +
+         std::to_string(c.trim_bytes));
+  if (c.header_weight == 0) fail("header_weight must be >= 1");
+  if (c.header_queue_packets == 0) fail("header_queue_packets must be >= 1");
+  if (c.paths < 1 || c.paths > 64) fail("paths must be in [1, 64], got " + std::to_string(c.paths));
+  if (!(c.random_trim_fraction >= 0 && c.random_trim_fraction <= 1))
+    fail("random_trim_fraction must be in [0, 1]");
+  if (!(c.rto_s > 0)) fail("rto_s must be > 0");
+  if (!(c.sample_interval_s >= 0)) fail("sample_interval_s must be >= 0");
+  if (c.sample_interval_s > 0 && c.max_samples < 2) fail("max_samples must be >= 2");
+  if (!(c.max_step_s > 0)) fail("max_step_s must be > 0");
+}
+
+}  // namespace
+
+PacketSim::PacketSim(const Topology& topology, const Router& router, const PacketConfig& config)
+    : topo_(topology),
+      router_(router),
+      config_(config),
+      trim_rng_(config.seed, Purpose::kTrim),
+      traffic_rng_(config.seed, Purpose::kTraffic) {
+  check_config(config_);
+  if (config_.max_samples % 2) ++config_.max_samples;  // compaction merges pairs
+  const uint64_t full = config_.mtu_bytes + config_.header_bytes;
+  ports_.resize(topo_.links().size());
+  for (size_t i = 0; i < ports_.size(); ++i) {
+    const Link& l = topo_.links()[i];
+    Port& p = ports_[i];
+    p.ps_per_byte = 1e12 / l.bandwidth_Bps;
+    p.latency_ps = to_ps(l.latency_s);
+    // Only network switches have finite buffers and an admission policy; hosts, NICs, NVSwitch
+    // and PCIe are lossless here (the transport's window bounds what waits at a host).
+    p.switch_port = topo_.nodes()[l.from].kind == NodeKind::kSwitch;
+    if (p.switch_port) {
+      p.data_cap = config_.queue_packets ? uint64_t{config_.queue_packets} * full : l.buffer_bytes;
+      p.hdr_cap = config_.header_queue_packets;
+      p.ecn_bytes = config_.ecn_threshold_packets ? uint64_t{config_.ecn_threshold_packets} * full
+                                                  : p.data_cap / 4;
+    } else {
+      p.data_cap = std::numeric_limits<uint64_t>::max();
+      p.hdr_cap = std::numeric_limits<uint32_t>::max();
+      p.ecn_bytes = std::numeric_limits<uint64_t>::max();
+    }
+  }
+  hosts_.resize(topo_.ranks());
+  for (int r = 0; r < topo_.ranks(); ++r) {
+    // NDP receivers pull one full packet per packet time of their fastest ingress link.
+    double bw = 0;
+    for (int li : topo_.in_links(topo_.gpus()[r]))
+      bw = std::max(bw, topo_.links()[li].bandwidth_Bps);
+    hosts_[r].pull_interval = bw > 0 ? static_cast<SimTime>(full * 1e12 / bw + 0.5) : 0;
+  }
+  series_.ports = static_cast<int>(ports_.size());
+}
+
+StepResult PacketSim::run_step(std::span<const Flow> flows, bool want_fates,
+                               std::vector<PacketFlowStats>* stats) {
+  StepResult result;
+  result.flows.resize(flows.size());
+  stats->assign(flows.size(), PacketFlowStats{});
+  step_results_ = &result.flows;
+  step_stats_ = stats;
+  step_start_ = now_;
+  step_remaining_ = 0;
+  const int ranks = topo_.ranks();
+  for (size_t i = 0; i < flows.size(); ++i) {
+    const Flow& fl = flows[i];
+    if (fl.src < 0 || fl.src >= ranks || fl.dst < 0 || fl.dst >= ranks)
+      throw std::invalid_argument("packet backend: flow " + std::to_string(i) + " joins ranks " +
+                                  std::to_string(fl.src) + "->" + std::to_string(fl.dst) +
+                                  " but the topology has " + std::to_string(ranks));
+  }
+  for (size_t i = 0; i < flows.size(); ++i) {
+    const Flow& fl = flows[i];
+    if (fl.src == fl.dst) continue;
+    if (fl.bytes == 0) {  // nothing to send: as the analytical backend, the path latency
+      double latency = 0;
+      for (int li : router_.path(fl.src, fl.dst, fl.id)) latency += topo_.links()[li].latency_s;
+      result.flows[i].finish_s = latency;
+      continue;
+    }
+    ++step_remaining_;
+    open_flow(fl.src, fl.dst, fl.bytes, fl.id, static_cast<int>(i), want_fates);
+  }
+  if (config_.sample_interval_s > 0 && !sampling_started_) {
+    sampling_started_ = true;
+    sample_ps_ = std::max<SimTime>(1, to_ps(config_.sample_interval_s));
+    series_.start_s = now_s();
+    series_.interval_s = static_cast<double>(sample_ps_) * 1e-12;
+    last_busy_.assign(ports_.size(), 0);
+    last_drops_.assign(ports_.size(), 0);
+    last_trims_.assign(ports_.size(), 0);
+    schedule(now_ + sample_ps_, EventKind::kSample, 0);
+  }
+  run_until(now_ + to_ps(config_.max_step_s), true);
+  const size_t unfinished = step_remaining_;
+  if (unfinished > 0) {
+    // Orphan the step's flows so a later completion does not write into a dead result.
+    for (FlowState& f : flows_)
+      if (!f.done && f.owner >= 0) f.owner = std::numeric_limits<int>::min();
+    step_results_ = nullptr;
+    step_stats_ = nullptr;
+    step_remaining_ = 0;
+    throw std::runtime_error("packet backend: " + std::to_string(unfinished) +
+                             " flows did not finish within max_step_s = " +
+                             std::to_string(config_.max_step_s) + " s of simulated time");
+  }
+  for (const FlowResult& r : result.flows)
+    result.duration_s = std::max(result.duration_s, r.finish_s);
+  step_results_ = nullptr;
+  step_stats_ = nullptr;
+  return result;
+}
+
+void PacketSim::advance(double seconds) {
+  if (!(seconds >= 0)) throw std::invalid_argument("packet backend: advance() needs seconds >= 0");
+  SimTime deadline = now_ + to_ps(seconds);
+  run_until(deadline, false);
+  now_ = std::max(now_, deadline);
+}
+
+void PacketSim::run_until(SimTime deadline, bool stop_when_step_done) {
+  while (!events_.empty()) {
+    if (stop_when_step_done && step_remaining_ == 0) return;
+    if (events_.top().time > deadline) return;
+    Event e = events_.pop();
+    now_ = e.time;
+    ++totals_.events;
+    switch (e.kind) {
+      case EventKind::kArrive: on_arrive(e.target); break;
+      case EventKind::kTxDone: on_tx_done(e.target); break;
+      case EventKind::kTimer: on_timer(e.target); break;
+      case EventKind::kPull: on_pull_tick(e.target); break;
+      case EventKind::kSample: on_sample(); break;
+      case EventKind::kGenerate: on_generate(e.target); break;
+    }
+  }
+}
+
+uint32_t PacketSim::new_packet(uint32_t flow, uint32_t seq, uint32_t wire, uint8_t bits,
+                               uint8_t path) {
+  uint32_t i = packets_.alloc();
+  packets_[i] = Packet{flow, seq, static_cast<uint16_t>(wire), 0, bits, path};
+  ++flows_[flow].live;
+  totals_.peak_packets = std::max<uint64_t>(totals_.peak_packets, packets_.live());
+  return i;
+}
+
+void PacketSim::free_packet(uint32_t pkt) {
+  uint32_t flow = packets_[pkt].flow;
+  packets_.release(pkt);
+  --flows_[flow].live;
+  maybe_recycle(flow);
+}
+
+void PacketSim::drop(Port& port, uint32_t pkt) {
+  ++port.drops;
+  ++totals_.dropped;
+  const Packet& p = packets_[pkt];
+  if ((p.bits & kKindMask) == kData) ++flows_[p.flow].st.dropped;
+  free_packet(pkt);
+}
+
+void PacketSim::enqueue(uint32_t port_id, uint32_t pkt) {
+  Port& port = ports_[port_id];
+  Packet& p = packets_[pkt];
+  bool to_hdr = (p.bits & kKindMask) != kData || (p.bits & kTrimmed);
+  if (port.switch_port) {
+    if (!to_hdr) {
+      bool trim = false;
+      if ((p.bits & kTrimMe) && !(p.bits & kSwitched)) {
+        trim = true;  // Bernoulli emulation, decided by the sender's draw, done at the first switch
+      } else if (port.data_bytes + p.wire > port.data_cap) {
+        if (config_.admission != Admission::kTrim) {
+          drop(port, pkt);
+          return;
+        }
+        trim = true;
+      } else if (config_.admission == Admission::kEcn && port.data_bytes > port.ecn_bytes) {
+        p.bits |= kEcn;
+        ++totals_.ecn_marked;
+      }
+      if (trim) {
+        p.wire = static_cast<uint16_t>(std::min<uint32_t>(p.wire, config_.trim_bytes));
+        p.bits |= kTrimmed;
+        ++port.trims;
+        ++totals_.trimmed;
+        to_hdr = true;
+      }
+    }
+    p.bits |= kSwitched;
+    if (to_hdr && port.hdr.size() >= port.hdr_cap) {
+      drop(port, pkt);
+      return;
+    }
+  }
+  if (port.busy_until <= now_ && port.data.empty() && port.hdr.empty()) {
+    start_tx(port, pkt);
+    return;
+  }
+  if (to_hdr) {
+    port.hdr.push_back(pkt);
+    port.hdr_bytes += p.wire;
+  } else {
+    port.data.push_back(pkt);
+    port.data_bytes += p.wire;
+  }
+  if (!port.tx_pending) {
+    port.tx_pending = true;
+    schedule(port.busy_until, EventKind::kTxDone, port_id);
+  }
+}
+
+void PacketSim::start_tx(Port& port, uint32_t pkt) {
+  const Packet& p = packets_[pkt];
+  SimTime tx = tx_ps(port, p.wire);
+  port.busy_until = now_ + tx;
+  port.busy_ps += tx;
+  const SimTime arrival = port.busy_until + port.latency_ps;
+  if (port.pipe.empty())
+    schedule(arrival, EventKind::kArrive, static_cast<uint32_t>(&port - ports_.data()));
+  port.pipe.push_back({arrival, pkt});
+  if ((p.bits & kKindMask) != kData)
+    ++totals_.control_packet_hops;
+  else if (p.bits & kTrimmed)
+    ++totals_.trimmed_packet_hops;
+  else
+    ++totals_.data_packet_hops;
+}
+
+void PacketSim::on_tx_done(uint32_t port_id) {
+  Port& port = ports_[port_id];
+  port.tx_pending = false;
+  uint32_t pkt;
+  // Weighted round robin: up to header_weight headers, then one data packet when both wait.
+  if (!port.hdr.empty() && (port.data.empty() || port.wrr < config_.header_weight)) {
+    pkt = port.hdr.pop_front();
+    port.hdr_bytes -= packets_[pkt].wire;
+    ++port.wrr;
+  } else {
+    pkt = port.data.pop_front();
+    port.data_bytes -= packets_[pkt].wire;
+    port.wrr = 0;
+  }
+  start_tx(port, pkt);
+  if (!port.data.empty() || !port.hdr.empty()) {
+    port.tx_pending = true;
+    schedule(port.busy_until, EventKind::kTxDone, port_id);
+  }
+}
+
+void PacketSim::on_arrive(uint32_t port_id) {
+  Port& port = ports_[port_id];
+  const uint32_t pkt = port.pipe.pop_front().second;
+  if (!port.pipe.empty()) schedule(port.pipe.front().first, EventKind::kArrive, port_id);
+  Packet& p = packets_[pkt];
+  const FlowState& f = flows_[p.flow];
+  const bool data = (p.bits & kKindMask) == kData;
+  const uint32_t hops = data ? f.fwd_hops : f.rev_hops;
+  const int32_t* path = (data ? f.fwd.data() : f.rev.data()) + p.path * hops;
+  if (p.hop + 1u == hops) {
+    if (data)
+      on_data_at_receiver(pkt);
+    else
+      on_control_at_sender(pkt);
+    return;
+  }
+  ++p.hop;
+  enqueue(static_cast<uint32_t>(path[p.hop]), pkt);
+}
+
+double PacketSim::ideal_time_s(int src, int dst, uint64_t bytes, uint64_t flow_id) const {
+  if (src == dst || bytes == 0) return 0;
+  std::vector<int> path = router_.path(src, dst, flow_id);
+  // Store-and-forward pipeline of back-to-back packets, exactly as the engine times it:
+  // a packet leaves hop j when it has arrived there and hop j finished the previous packet.
+  std::vector<SimTime> free_at(path.size(), 0);
+  const uint64_t mtu = config_.mtu_bytes;
+  const uint64_t packets = (bytes + mtu - 1) / mtu;
+  SimTime arrival = 0;
+  for (uint64_t i = 0; i < packets; ++i) {
+    uint32_t wire = static_cast<uint32_t>(std::min(mtu, bytes - i * mtu) + config_.header_bytes);
+    SimTime t = 0;
+    for (size_t j = 0; j < path.size(); ++j) {
+      const Port& port = ports_[path[j]];
+      SimTime start = std::max(t, free_at[j]);
+      free_at[j] = start + tx_ps(port, wire);
+      t = free_at[j] + port.latency_ps;
+    }
+    arrival = t;
+  }
+  return static_cast<double>(arrival) * 1e-12;
+}
+
+}  // namespace commlab
