@@ -13,9 +13,9 @@ constexpr size_t kMaxCachedFlows = size_t{1} << 23;
 constexpr size_t kMaxPathLinks = size_t{1} << 26;
 
 uint64_t flow_key(const Flow& f) {
-  return hash_combine(
-      (static_cast<uint64_t>(static_cast<uint32_t>(f.src)) << 32) | static_cast<uint32_t>(f.dst),
-      f.id);
+  return mix64(
+      (static_cast<uint64_t>(static_cast<uint32_t>(f.src)) << 32 | static_cast<uint32_t>(f.dst)) ^
+      (f.id * 0x9e3779b97f4a7c15ull));
 }
 
 bool same_flows(const std::vector<Flow>& key, std::span<const Flow> flows) {
@@ -91,19 +91,22 @@ const StepPattern& AnalyticalBackend::pattern_for(std::span<const Flow> flows, u
 StepResult AnalyticalBackend::time_step(std::span<const Flow> flows, const StepOptions&) {
   ++stats_.steps;
   const size_t n = flows.size();
-  uint64_t key = hash_combine(0x5eed, n), bytes_hash = 0xb17e5;
-  for (const Flow& f : flows) {
-    key = hash_combine(key, flow_key(f));
-    bytes_hash = hash_combine(bytes_hash, f.bytes);
-  }
-  const uint64_t result_key = key ^ mix64(bytes_hash);
+  // One mix per flow: this loop and the result are the whole cost of a step whose pattern is
+  // cached and uncontended (a ring step with uneven chunks, say).
+  uint64_t key = mix64(0x5eed ^ n);
+  for (const Flow& f : flows) key = (key ^ flow_key(f)) * 0x100000001b3ull;
   StepResult result;
   result.flows.resize(n);
   if (caching_) {
-    auto it = results_.find(result_key);
-    if (it != results_.end() && it->second.bytes.size() == n) {
-      auto pattern = patterns_.find(key);
-      bool same = pattern != patterns_.end() && same_flows(pattern->second->key, flows);
+    auto pattern = patterns_.find(key);
+    bool contended = pattern != patterns_.end() && !pattern->second->components.empty();
+    uint64_t bytes_hash = 0xb17e5;
+    if (contended)
+      for (const Flow& f : flows) bytes_hash = (bytes_hash ^ mix64(f.bytes)) * 0x100000001b3ull;
+    auto it = contended ? results_.find(key ^ mix64(bytes_hash)) : results_.end();
+    if (it != results_.end() && it->second.bytes.size() == n &&
+        same_flows(pattern->second->key, flows)) {
+      bool same = true;
       for (size_t i = 0; same && i < n; ++i) same = it->second.bytes[i] == flows[i].bytes;
       if (same) {
         ++stats_.result_hits;
@@ -123,7 +126,9 @@ StepResult AnalyticalBackend::time_step(std::span<const Flow> flows, const StepO
   }
   if (caching_ && !pattern.components.empty()) {
     // Only contended steps are worth remembering: uncontended ones solve in one pass anyway.
-    CachedResult& c = results_[result_key];
+    uint64_t bytes_hash = 0xb17e5;
+    for (const Flow& f : flows) bytes_hash = (bytes_hash ^ mix64(f.bytes)) * 0x100000001b3ull;
+    CachedResult& c = results_[key ^ mix64(bytes_hash)];
     c.bytes.resize(n);
     for (size_t i = 0; i < n; ++i) c.bytes[i] = flows[i].bytes;
     c.finish_s = std::move(finish);
