@@ -71,5 +71,33 @@ TEST(Routing, DistanceMatchesBreadthFirstSearch) {
   EXPECT_EQ(router.distance(t.gpus()[0], t.gpus()[1]), 2);  // through the NVSwitch
 }
 
+// Plain BFS over the whole graph: the router's box/switch decomposition must agree with it on
+// every GPU pair of topologies where no shortest path would cross a third server anyway.
+TEST(Routing, DistancesAgreeWithPlainBreadthFirstSearch) {
+  for (const char* spec : {"fattree:k=4", "leafspine:servers=6,gpus_per_server=4,radix=8,oversub=2",
+                           "rail:servers=5,gpus_per_server=4,radix=8", "flat:9",
+                           "node:gpus=6,fabric=pcie", "torus:dims=3x4"}) {
+    Topology t = cluster_from_spec(spec);
+    Router router(t);
+    for (int s = 0; s < t.ranks(); ++s) {
+      std::vector<int> hops(t.nodes().size(), -1);
+      std::vector<int> queue{t.gpus()[s]};
+      hops[t.gpus()[s]] = 0;
+      for (size_t head = 0; head < queue.size(); ++head)
+        for (int li : t.out_links(queue[head]))
+          if (int w = t.links()[li].to; hops[w] < 0) {
+            hops[w] = hops[queue[head]] + 1;
+            queue.push_back(w);
+          }
+      for (int d = 0; d < t.ranks(); ++d) {
+        ASSERT_EQ(router.distance(t.gpus()[s], t.gpus()[d]), hops[t.gpus()[d]])
+            << spec << " " << s << "->" << d;
+        if (s != d)
+          EXPECT_EQ(router.path(s, d, s * 7 + d).size(), static_cast<size_t>(hops[t.gpus()[d]]));
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace commlab
