@@ -213,7 +213,9 @@ void Router::append_path(int src_rank, int dst_rank, uint64_t flow_id,
   int remaining = dist(src, dst);
   if (remaining >= kInf)
     throw std::invalid_argument("no route from rank " + std::to_string(src_rank) + " to rank " +
-                                std::to_string(dst_rank));
+                                std::to_string(dst_rank) +
+                                " (servers do not forward others' traffic: every path between "
+                                "them crosses a third server)");
   const int dst_box = box_of_[dst];
   // Switch-side distances to dst as flat arrays: min over entries e of to_switch(e)[w] + hops.
   const std::vector<Entry>& ents = entries(dst);

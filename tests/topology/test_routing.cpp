@@ -99,5 +99,28 @@ TEST(Routing, DistancesAgreeWithPlainBreadthFirstSearch) {
   }
 }
 
+TEST(Routing, ServersAreNotTransit) {
+  // a -- s1 -- [b's server: nic1, gpu b, nic2] -- s2 -- c: the graph is connected, but only
+  // through server b, which does not forward a's traffic to c.
+  Topology t("bridged");
+  int a = t.add_node(NodeKind::kGpu, "a"), b = t.add_node(NodeKind::kGpu, "b");
+  int c = t.add_node(NodeKind::kGpu, "c");
+  int nic1 = t.add_node(NodeKind::kNic, "nic1"), nic2 = t.add_node(NodeKind::kNic, "nic2");
+  int s1 = t.add_node(NodeKind::kSwitch, "s1"), s2 = t.add_node(NodeKind::kSwitch, "s2");
+  for (auto [x, y] : {std::pair{a, s1}, {nic1, s1}, {b, nic1}, {b, nic2}, {nic2, s2}, {c, s2}})
+    t.add_duplex(x, y, 1e9, 0);
+  ASSERT_NO_THROW(t.check());
+  Router router(t);
+  EXPECT_EQ(router.path(0, 1, 0).size(), 3u);  // a -> s1 -> nic1 -> b
+  try {
+    router.path(0, 2, 0);
+    FAIL() << "routed through a server";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(),
+                 "no route from rank 0 to rank 2 (servers do not forward others' traffic: every "
+                 "path between them crosses a third server)");
+  }
+}
+
 }  // namespace
 }  // namespace commlab
