@@ -1,6 +1,10 @@
 #include "train/models.h"
 
+#include <cmath>
 #include <stdexcept>
+
+#include "train/conv.h"
+#include "train/transformer.h"
 
 namespace commlab {
 
@@ -12,7 +16,23 @@ Model make_model(const std::string& name, const Dataset& train, const std::vecto
     return make_mlp(static_cast<int>(train.x.cols()),
                     hidden.empty() ? std::vector<int>{256} : hidden, train.num_classes);
   }
-  throw std::invalid_argument("model '" + name + "' is not available yet (expected mlp)");
+  if (name == "cnn") {
+    const int side = static_cast<int>(std::lround(std::sqrt(static_cast<double>(train.x.cols()))));
+    if (train.labels_per_row != 1 || side * side != train.x.cols() || side % 4 != 0) {
+      throw std::invalid_argument(
+          "model cnn needs square single-channel images with a side "
+          "divisible by 4 (e.g. fashion-mnist)");
+    }
+    return make_cnn(ImageShape{side, side, 1}, train.num_classes);
+  }
+  if (name == "transformer") {
+    if (train.labels_per_row <= 1) {
+      throw std::invalid_argument("model transformer needs text data (--data text --text FILE)");
+    }
+    const int dim = hidden.empty() ? 64 : hidden[0];
+    return make_transformer(train.num_classes, static_cast<int>(train.x.cols()), dim, 4, 2);
+  }
+  throw std::invalid_argument("unknown model '" + name + "' (expected mlp, cnn or transformer)");
 }
 
 }  // namespace commlab
