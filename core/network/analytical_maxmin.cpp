@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <limits>
 #include <numeric>
-#include <queue>
 
 namespace commlab {
 
@@ -90,47 +89,121 @@ StepPattern build_step_pattern(const Topology& topo, std::span<const Flow> flows
   return p;
 }
 
+namespace {
+// Binary min-heap of link ids keyed by their fair share, with positions so that a link's key can
+// move either way in O(log L). It never holds more than the component's links (stays in L1),
+// unlike a lazy heap that collects one stale entry per flow-link update.
+class ShareHeap {
+ public:
+  ShareHeap(const std::vector<double>& share, size_t links) : share_(share), pos_(links, -1) {}
+  bool empty() const { return heap_.empty(); }
+  uint32_t top() const { return heap_[0]; }
+  void push(uint32_t l) {
+    pos_[l] = static_cast<int>(heap_.size());
+    heap_.push_back(l);
+    up(pos_[l]);
+  }
+  void remove(uint32_t l) {
+    int i = pos_[l];
+    if (i < 0) return;
+    pos_[l] = -1;
+    uint32_t last = heap_.back();
+    heap_.pop_back();
+    if (i == static_cast<int>(heap_.size())) return;
+    heap_[i] = last;
+    pos_[last] = i;
+    update(last);
+  }
+  void update(uint32_t l) {
+    if (pos_[l] >= 0) down(up(pos_[l]));
+  }
+
+ private:
+  bool less(uint32_t a, uint32_t b) const {
+    return share_[a] != share_[b] ? share_[a] < share_[b] : a < b;
+  }
+  int up(int i) {
+    uint32_t l = heap_[i];
+    while (i > 0) {
+      int parent = (i - 1) / 2;
+      if (!less(l, heap_[parent])) break;
+      heap_[i] = heap_[parent];
+      pos_[heap_[i]] = i;
+      i = parent;
+    }
+    heap_[i] = l;
+    pos_[l] = i;
+    return i;
+  }
+  void down(int i) {
+    uint32_t l = heap_[i];
+    const int n = static_cast<int>(heap_.size());
+    while (true) {
+      int child = 2 * i + 1;
+      if (child >= n) break;
+      if (child + 1 < n && less(heap_[child + 1], heap_[child])) ++child;
+      if (!less(heap_[child], l)) break;
+      heap_[i] = heap_[child];
+      pos_[heap_[i]] = i;
+      i = child;
+    }
+    heap_[i] = l;
+    pos_[l] = i;
+  }
+
+  const std::vector<double>& share_;
+  std::vector<uint32_t> heap_;
+  std::vector<int> pos_;
+};
+}  // namespace
+
 void max_min_rates(const StepPattern::Component& c, std::span<const uint32_t> active,
                    std::span<double> rate) {
   const size_t num_links = c.capacity.size();
-  std::vector<double> cap(c.capacity);
-  std::vector<uint32_t> users(num_links, 0), version(num_links, 0);
-  std::vector<char> live(c.flows.size(), 0);  // active and not yet frozen
+  std::vector<double> cap(c.capacity), share(num_links, 0.0);
+  std::vector<uint32_t> users(num_links, 0), touched;
+  std::vector<char> live(c.flows.size(), 0), mark(num_links, 0);  // live: active, not frozen
   for (uint32_t f : active) {
     live[f] = 1;
     for (uint32_t k = c.flow_begin[f]; k < c.flow_begin[f + 1]; ++k) ++users[c.flow_links[k]];
   }
-  // Min-heap of (fair share, link, version); stale entries are skipped when popped.
-  struct Item {
-    double share;
-    uint32_t link, version;
-    bool operator>(const Item& o) const {
-      return share != o.share ? share > o.share : link > o.link;
-    }
-  };
-  std::priority_queue<Item, std::vector<Item>, std::greater<Item>> heap;
+  ShareHeap heap(share, num_links);
   for (uint32_t l = 0; l < num_links; ++l)
-    if (users[l] > 0) heap.push({cap[l] / users[l], l, 0});
+    if (users[l] > 0) {
+      share[l] = cap[l] / users[l];
+      heap.push(l);
+    }
   size_t unfrozen = active.size();
   while (unfrozen > 0 && !heap.empty()) {
-    Item top = heap.top();
-    heap.pop();
-    if (top.version != version[top.link] || users[top.link] == 0) continue;
     // The most constrained link saturates: every live flow through it gets its fair share.
-    for (uint32_t k = c.link_begin[top.link]; k < c.link_begin[top.link + 1]; ++k) {
+    const uint32_t link = heap.top();
+    const double s = share[link];
+    heap.remove(link);
+    for (uint32_t k = c.link_begin[link]; k < c.link_begin[link + 1]; ++k) {
       uint32_t f = c.link_flows[k];
       if (!live[f]) continue;
       live[f] = 0;
-      rate[f] = top.share;
+      rate[f] = s;
       --unfrozen;
       for (uint32_t j = c.flow_begin[f]; j < c.flow_begin[f + 1]; ++j) {
         uint32_t m = c.flow_links[j];
-        cap[m] -= top.share;
+        cap[m] -= s;
         --users[m];
-        ++version[m];
-        if (users[m] > 0 && m != top.link) heap.push({cap[m] / users[m], m, version[m]});
+        if (!mark[m]) mark[m] = 1, touched.push_back(m);
       }
     }
+    // One heap update per link touched, not per (flow, link).
+    for (uint32_t m : touched) {
+      mark[m] = 0;
+      if (m == link) continue;
+      if (users[m] == 0) {
+        heap.remove(m);
+      } else {
+        share[m] = cap[m] / users[m];
+        heap.update(m);
+      }
+    }
+    touched.clear();
   }
 }
 
