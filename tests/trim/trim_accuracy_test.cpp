@@ -108,9 +108,13 @@ void expect_unbiased(TrimConfig c, size_t d, int keep_bits, int trials) {
 }
 
 TEST(TrimAccuracy, MeanOfManyDecodesConvergesToX) {
-  expect_unbiased(config(TrimEncoding::kDrive, 1, 128), 512, 1, 2000);
-  expect_unbiased(config(TrimEncoding::kEden, 1, 128), 512, 1, 2000);
-  expect_unbiased(config(TrimEncoding::kEden, 2, 128), 512, 2, 2000);
+  // SQ's Bernoulli rounding is exactly unbiased. DRIVE/EDEN are exactly unbiased for a uniformly
+  // random rotation; the RHT is a structured one with a small residual bias that shrinks with the
+  // block (measured at T = 8000: relative squared bias ~4e-5 at d = 128, ~6e-6 at d = 1024), so the
+  // RHT cases use realistic 1024-coordinate packets, where it is ~2 % of vNMSE / T at T = 2000.
+  expect_unbiased(config(TrimEncoding::kDrive, 1, 1024), 2048, 1, 2000);
+  expect_unbiased(config(TrimEncoding::kEden, 1, 1024), 2048, 1, 2000);
+  expect_unbiased(config(TrimEncoding::kEden, 2, 1024), 2048, 2, 2000);
   expect_unbiased(config(TrimEncoding::kSq, 1, 128), 512, 1, 2000);
   expect_unbiased(config(TrimEncoding::kSq, 3, 128), 512, 3, 2000);
 }
