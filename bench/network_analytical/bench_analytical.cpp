@@ -93,6 +93,30 @@ void BM_ReferenceOneStep(benchmark::State& state) {
   state.SetLabel(spec_for(n));
 }
 
+// Contended: one all-to-all step (every host sends 1 MiB to every other) on a k=8 fat-tree, 16,256
+// flows sharing links through ECMP collisions: hundreds of max-min phases. Peer: the plain
+// algorithm.
+void BM_AllToAll(benchmark::State& state, bool reference) {
+  Topology topo = cluster_from_spec("fattree:k=8");
+  const int n = topo.ranks();
+  std::vector<Flow> flows;
+  for (int s = 0; s < n; ++s)
+    for (int d = 0; d < n; ++d)
+      if (s != d) flows.push_back({s, d, 1 << 20, static_cast<uint64_t>(s * n + d)});
+  Router router(topo);
+  for (auto _ : state) {
+    if (reference) {
+      benchmark::DoNotOptimize(time_step_reference(topo, router, flows));
+    } else {
+      AnalyticalBackend backend(topo);  // cold: no cached pattern or result
+      benchmark::DoNotOptimize(backend.time_step(flows));
+    }
+  }
+  state.SetLabel("fattree:k=8 all-to-all, 16256 flows");
+}
+BENCHMARK_CAPTURE(BM_AllToAll, Fast, false)->Unit(benchmark::kMillisecond)->Iterations(2);
+BENCHMARK_CAPTURE(BM_AllToAll, Reference, true)->Unit(benchmark::kMillisecond)->Iterations(1);
+
 BENCHMARK_CAPTURE(BM_Ring, FoldedCold, false, false, true)
     ->Arg(1024)
     ->Arg(16384)
