@@ -9,8 +9,8 @@ namespace commlab {
 namespace {
 // Caches are dropped wholesale past this many cached flows (patterns + results): a schedule
 // cycles through few patterns, so a simple bound beats an LRU here.
-constexpr size_t kMaxCachedFlows = size_t{1} << 23;
-constexpr size_t kMaxPathLinks = size_t{1} << 26;
+constexpr size_t kMaxCachedFlows = size_t{1} << 21;  // ~100 MB of patterns and results
+constexpr size_t kMaxPathLinks = size_t{1} << 24;    // 64 MB of cached path links
 
 uint64_t flow_key(const Flow& f) {
   return mix64(
