@@ -69,6 +69,49 @@ void BM_Eden1EncodeDecodeTrimmed(benchmark::State& state) {
 // 0: as many as fit a 4096-byte payload (983); 2^16: one RHT block for the whole tensor.
 BENCHMARK(BM_Eden1EncodeDecodeTrimmed)->Arg(0)->Arg(1024)->Arg(kD);
 
+// Other heads for reference: encode, then decode every packet trimmed to its whole head.
+void BM_EncodeDecodeHead(benchmark::State& state) {
+  auto x = input();
+  TrimConfig c;
+  c.encoding = static_cast<TrimEncoding>(state.range(0));
+  c.head_bits = static_cast<int>(state.range(1));
+  Packets p(c);
+  std::vector<float> out(kD);
+  for (auto _ : state) {
+    p.encode(x);
+    for (auto& b : p.buffers) {
+      size_t keep = *packet_trim_size(b, c.head_bits);
+      auto r = decode_packet(std::span(b).first(keep), out, nullptr, p.scratch);
+      benchmark::DoNotOptimize(r);
+    }
+    benchmark::DoNotOptimize(out.data());
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * kD * sizeof(float)));
+}
+BENCHMARK(BM_EncodeDecodeHead)
+    ->ArgNames({"enc", "bits"})
+    ->Args({0, 1})
+    ->Args({0, 4})
+    ->Args({2, 2})
+    ->Args({2, 4});
+
+// Untrimmed packets: encode, then the exact decode (tails only).
+void BM_Eden1EncodeDecodeUntrimmed(benchmark::State& state) {
+  auto x = input();
+  Packets p(eden1(0));
+  std::vector<float> out(kD);
+  for (auto _ : state) {
+    p.encode(x);
+    for (auto& b : p.buffers) {
+      auto r = decode_packet(b, out, nullptr, p.scratch);
+      benchmark::DoNotOptimize(r);
+    }
+    benchmark::DoNotOptimize(out.data());
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * kD * sizeof(float)));
+}
+BENCHMARK(BM_Eden1EncodeDecodeUntrimmed);
+
 void BM_Eden1EncodeOnly(benchmark::State& state) {
   auto x = input();
   Packets p(eden1(0));

@@ -121,14 +121,22 @@ bool encode_rotated(std::span<const float> x, const PacketLayout& l, PacketHeade
       idx[i] = static_cast<uint8_t>(c);
     }
   }
+  // Per-cell sums of y and counts: every level's <y, Q_k> and ||Q_k||^2 follow from them, so the
+  // b scales cost one pass instead of b.
+  double cell_sum[16] = {};
+  double cell_count[16] = {};
+  for (size_t i = 0; i < d; ++i) {
+    cell_sum[idx[i]] += y[i];
+    cell_count[idx[i]] += 1.0;
+  }
   for (int k = 1; k <= b; ++k) {
     const auto& c = level_values(h.encoding, b, k);
     const int shift = b - k;
     double ip = 0.0, nq = 0.0;
-    for (size_t i = 0; i < d; ++i) {
-      double q = c[idx[i] >> shift];
-      ip += y[i] * q;
-      nq += q * q;
+    for (int cell = 0; cell < (1 << b); ++cell) {
+      double q = c[cell >> shift];
+      ip += q * cell_sum[cell];
+      nq += q * q * cell_count[cell];
     }
     // Unbiased: S = ||x||^2 / <R(x), Q>; min-MSE: S = <R(x), Q> / ||Q||^2.
     double scale = h.unbiased ? (ip > 0.0 ? norm2 / ip : 0.0) : (nq > 0.0 ? ip / nq : 0.0);
