@@ -176,17 +176,18 @@ int Router::dist(int v, int d) const {
       best = std::min(best, switch_dist(local_[v], e.switch_index) + e.hops);
     return best;
   }
-  int best = dist_via_exits(v, d);
-  if (box_of_[v] == box_of_[d]) best = std::min(best, in_box(v, d));
-  return best;
+  int best = box_of_[v] == box_of_[d] ? in_box(v, d) : kInf;
+  return dist_via_exits(v, d, best);
 }
 
-int Router::dist_via_exits(int v, int d) const {
-  int best = kInf;
+int Router::dist_via_exits(int v, int d, int bound) const {
+  int best = bound;
   for (int li : box_exits_[box_of_[v]]) {
     const Link& l = topo_.links()[li];
     int to_exit = in_box(v, l.from);
-    if (to_exit >= kInf) continue;
+    // Leaving costs the exit link plus at least one more hop: skip exits that cannot beat `best`
+    // (inside a server the NVSwitch path usually wins outright).
+    if (to_exit >= kInf || to_exit + 2 >= best) continue;
     best = std::min(best, to_exit + 1 + dist(l.to, d));
   }
   return best;

@@ -39,7 +39,8 @@ class Router {
 
   // All helpers below expect mutex_ held; they fill the caches on first use.
   int dist(int v, int d) const;
-  int dist_via_exits(int v, int d) const;
+  // The best of `bound` and the paths that leave v's box.
+  int dist_via_exits(int v, int d, int bound) const;
   int switch_dist(int from_switch, int to_switch) const;
   const std::vector<uint16_t>& to_switch(int target_switch) const;
   int in_box(int v, int d) const;
