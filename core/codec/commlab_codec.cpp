@@ -1,7 +1,9 @@
 // commlab: lossless codec for BF16/FP16/FP32 training traffic (docs/formats.md, "CommLab entropy
-// blocks"). Each element is split into its exponent byte and its sign/mantissa bytes; the exponent
-// stream carries zero-run tokens; every stream gets its own per-block Huffman table (or
-// raw/constant mode). 128 KiB blocks: one block covers a 4 KiB packet, and large buffers amortise
+// blocks"). Each nonzero element is split into its exponent byte and its sign/mantissa bytes, each
+// stream with its own per-block Huffman table (or raw/constant mode). Exact zeros are removed and
+// their positions coded as gaps, optionally relative to the zero mask one period P earlier: a
+// layer's dead ReLU units zero the same column of every row of its weight gradient, so with P = row
+// length the mask is almost free. 128 KiB blocks: one covers a 4 KiB packet, large buffers amortise
 // the tables.
 #include <bit>
 #include <cstring>
@@ -20,30 +22,58 @@ using frame::get32;
 using frame::put32;
 
 constexpr size_t kBlockBytes = 128 * 1024;
-constexpr uint32_t kMinRun = 8;  // shorter zero runs are cheaper as single-zero tokens
-constexpr uint16_t kRunToken = 256;
-constexpr uint16_t kZeroToken = 257;
-constexpr int kTokenAlphabet = 258;
 constexpr size_t kBlockHeader = 16;
+constexpr int kGapSymbols = 72;  // 0..15 literal gaps, then two symbols per power of two
 
 template <class W>
-W load(const std::byte* p, size_t i) {
-  W v;
-  std::memcpy(&v, p + i * sizeof(W), sizeof(W));
-  return v;
+using Unaligned [[gnu::aligned(1)]] = W;
+
+// Gap g between consecutive mask flips: symbol and extra bits (docs/formats.md).
+inline uint32_t gap_symbol(uint32_t g, uint32_t& extra, int& extra_bits) {
+  if (g < 16) {
+    extra_bits = 0;
+    return g;
+  }
+  int b = std::bit_width(g) - 1;
+  extra_bits = b - 1;
+  extra = g & ((1u << (b - 1)) - 1);
+  return 16 + 2 * (b - 4) + ((g >> (b - 1)) & 1);
 }
 
-template <class W>
-void store(std::byte* p, size_t i, W v) {
-  std::memcpy(p + i * sizeof(W), &v, sizeof(W));
-}
+struct ExtraWriter {
+  std::vector<uint8_t>& out;
+  uint64_t acc = 0;
+  int n = 0;
+  void put(uint32_t v, int bits) {
+    acc |= uint64_t(v) << n;
+    n += bits;
+    while (n >= 8) {
+      out.push_back(uint8_t(acc));
+      acc >>= 8;
+      n -= 8;
+    }
+  }
+  void finish() {
+    if (n > 0) out.push_back(uint8_t(acc));
+  }
+};
 
-template <class W>
-bool no_zero(const std::byte* p, size_t i) {
-  bool all = true;
-  for (size_t k = 0; k < 16; ++k) all &= load<W>(p, i + k) != 0;
-  return all;
-}
+struct ExtraReader {
+  const std::byte* p;
+  size_t size;
+  size_t bit = 0;
+  bool get(int bits, uint32_t& v) {
+    if (bits == 0) {
+      v = 0;
+      return true;
+    }
+    if (bit + size_t(bits) > 8 * size) return false;
+    v = 0;
+    for (int k = 0; k < bits; ++k, ++bit)
+      v |= uint32_t((uint8_t(p[bit / 8]) >> (bit % 8)) & 1) << k;
+    return true;
+  }
+};
 
 class CommLabCodec final : public FramedCodec {
  public:
@@ -55,6 +85,7 @@ class CommLabCodec final : public FramedCodec {
   Result<size_t> encode_payload(std::span<const std::byte> in, DType dtype,
                                 std::span<std::byte> out) override {
     size_t pos = 0;
+    period_ = 0;
     for (size_t start = 0; start < in.size(); start += kBlockBytes) {
       auto block = in.subspan(start, std::min(kBlockBytes, in.size() - start));
       Result<size_t> r = dtype == DType::kFp32 ? encode_block<uint32_t>(block, out.subspan(pos))
@@ -80,79 +111,86 @@ class CommLabCodec final : public FramedCodec {
   }
 
  private:
+  // Period whose shifted mask predicts the most zeros, judged on up to 256 zeros of the block;
+  // candidates are the distances from the first zero to the next ones, plus the last block's.
+  uint32_t find_period(size_t n) {
+    const uint8_t* mask = mask_.data();
+    std::vector<uint32_t>& z = zeros_;
+    z.clear();
+    for (size_t i = 0; i < n && z.size() < 256; ++i) {
+      if (mask[i]) z.push_back(uint32_t(i));
+    }
+    if (z.size() < 16) return 0;
+    uint32_t best = 0;
+    size_t best_hits = z.size() / 2;  // must beat "no prediction" clearly
+    auto score = [&](uint32_t d) {
+      size_t hits = 0;
+      for (uint32_t p : z) hits += p + d < n && mask[p + d];
+      return hits;
+    };
+    if (period_ && period_ < n) {
+      size_t h = score(period_);
+      if (h > best_hits) best = period_, best_hits = h;
+    }
+    for (size_t j = 1; j < z.size(); ++j) {
+      uint32_t d = z[j] - z[0];
+      if (d < 2 || d == best) continue;
+      size_t h = score(d);
+      if (h > best_hits) best = d, best_hits = h;
+    }
+    return best;
+  }
+
   template <class W>
   Result<size_t> encode_block(std::span<const std::byte> in, std::span<std::byte> out) {
     constexpr int kLits = sizeof(W) - 1;
     const size_t n = in.size() / sizeof(W);
-    tokens_.resize(n);
-    for (int k = 0; k < kLits; ++k) lits_[k].resize(n);
-    runs_.resize(n + 8);
-    uint16_t* tok = tokens_.data();
-    uint8_t* l0 = lits_[0].data();
-    size_t t = 0, m = 0, rb = 0;
-    // Dense blocks (no +0 element, the common case) split in one vectorised pass.
+    const Unaligned<W>* x = reinterpret_cast<const Unaligned<W>*>(in.data());
+    exps_.resize(n + 1);
+    for (int k = 0; k < kLits; ++k) lits_[k].resize(n + 1);
+    mask_.resize(n);
     size_t zeros = 0;
-    for (size_t i = 0; i < n; ++i) zeros += load<W>(in.data(), i) == 0;
+    for (size_t i = 0; i < n; ++i) zeros += (mask_[i] = x[i] == 0);
+    size_t m = n;
+    uint32_t period = 0;
+    gap_syms_.clear();
+    extra_.clear();
     if (zeros == 0) {
-      split_all<W>(in.data(), n);
-      t = m = n;
+      split_all<W>(x, n);
+    } else {
+      m = compact<W>(x, n);
+      period = find_period(n);
+      period_ = period;
+      ExtraWriter ew{extra_};
+      size_t last = size_t(-1);
+      for (size_t i = 0; i < n; ++i) {
+        const uint8_t flip = period && i >= period ? mask_[i] ^ mask_[i - period] : mask_[i];
+        if (!flip) continue;
+        uint32_t extra = 0;
+        int bits = 0;
+        gap_syms_.push_back(uint8_t(gap_symbol(uint32_t(i - last - 1), extra, bits)));
+        ew.put(extra, bits);
+        last = i;
+      }
+      ew.finish();
     }
-    for (size_t i = zeros == 0 ? n : 0; i < n;) {
-      // Fast path: 16 elements without a zero are split without branches (vectorised).
-      if (n - i >= 16 && no_zero<W>(in.data(), i)) {
-        for (size_t k = 0; k < 16; ++k) {
-          W x = load<W>(in.data(), i + k);
-          if constexpr (sizeof(W) == 2) {
-            tok[t + k] = uint16_t((x >> 7) & 0xff);
-            l0[m + k] = uint8_t(((x >> 8) & 0x80) | (x & 0x7f));
-          } else {
-            tok[t + k] = uint16_t((x >> 23) & 0xff);
-            l0[m + k] = uint8_t(((x >> 24) & 0x80) | ((x >> 16) & 0x7f));
-            lits_[1][m + k] = uint8_t(x >> 8);
-            lits_[2][m + k] = uint8_t(x);
-          }
-        }
-        i += 16;
-        t += 16;
-        m += 16;
-        continue;
-      }
-      W x = load<W>(in.data(), i);
-      if (x != 0) {
-        if constexpr (sizeof(W) == 2) {
-          tok[t++] = uint16_t((x >> 7) & 0xff);
-          l0[m++] = uint8_t(((x >> 8) & 0x80) | (x & 0x7f));
-        } else {
-          tok[t++] = uint16_t((x >> 23) & 0xff);
-          l0[m] = uint8_t(((x >> 24) & 0x80) | ((x >> 16) & 0x7f));
-          lits_[1][m] = uint8_t(x >> 8);
-          lits_[2][m++] = uint8_t(x);
-        }
-        ++i;
-        continue;
-      }
-      size_t j = i + 1;
-      while (j < n && load<W>(in.data(), j) == 0) ++j;
-      size_t run = j - i;
-      if (run >= kMinRun) {
-        tok[t++] = kRunToken;
-        for (uint64_t v = run - kMinRun;; v >>= 7) {
-          runs_[rb++] = uint8_t(v < 128 ? v : (v & 127) | 128);
-          if (v < 128) break;
-        }
-      } else {
-        for (size_t k = 0; k < run; ++k) tok[t++] = kZeroToken;
-      }
-      i = j;
-    }
-    if (out.size() < kBlockHeader + rb) return make_error("commlab: does not fit");
+    const size_t flips = gap_syms_.size();
+    if (out.size() < kBlockHeader + 4) return make_error("commlab: does not fit");
     put32(out.data(), uint32_t(n));
-    put32(out.data() + 4, uint32_t(t));
-    put32(out.data() + 8, uint32_t(m));
-    put32(out.data() + 12, uint32_t(rb));
-    if (rb) std::memcpy(out.data() + kBlockHeader, runs_.data(), rb);
-    size_t pos = kBlockHeader + rb;
-    Result<size_t> r = entropy::encode_stream(tok, t, kTokenAlphabet, out.subspan(pos));
+    put32(out.data() + 4, uint32_t(m));
+    put32(out.data() + 8, period);
+    put32(out.data() + 12, uint32_t(flips));
+    size_t pos = kBlockHeader;
+    if (flips) {
+      Result<size_t> r = entropy::encode_stream(gap_syms_.data(), flips, 256, out.subspan(pos));
+      if (!r.ok()) return r;
+      pos += *r;
+      if (out.size() - pos < 4 + extra_.size()) return make_error("commlab: does not fit");
+      put32(out.data() + pos, uint32_t(extra_.size()));
+      if (!extra_.empty()) std::memcpy(out.data() + pos + 4, extra_.data(), extra_.size());
+      pos += 4 + extra_.size();
+    }
+    Result<size_t> r = entropy::encode_stream(exps_.data(), m, 256, out.subspan(pos));
     if (!r.ok()) return r;
     pos += *r;
     for (int k = 0; k < kLits; ++k) {
@@ -163,94 +201,114 @@ class CommLabCodec final : public FramedCodec {
     return pos;
   }
 
+  // Rebuilds the zero mask; returns an error message or nullptr.
+  const char* decode_mask(std::span<const std::byte> in, size_t n, size_t m, uint32_t period,
+                          size_t flips, size_t& pos) {
+    mask_.assign(n, 0);
+    if (flips == 0) return m == n ? nullptr : "commlab: zero count mismatch";
+    gap_syms_.resize(flips + 1);
+    Result<size_t> r = entropy::decode_stream(in.subspan(pos), flips, 256, gap_syms_.data());
+    if (!r.ok()) return "commlab: corrupt gap stream";
+    pos += *r;
+    if (in.size() - pos < 4) return "commlab: truncated extra bits";
+    const size_t extra_size = get32(in.data() + pos);
+    if (extra_size > in.size() - pos - 4) return "commlab: truncated extra bits";
+    ExtraReader er{in.data() + pos + 4, extra_size};
+    pos += 4 + extra_size;
+    size_t at = size_t(-1);
+    for (size_t j = 0; j < flips; ++j) {
+      const uint32_t s = gap_syms_[j];
+      uint32_t g = s;
+      if (s >= 16) {
+        if (s >= uint32_t(kGapSymbols)) return "commlab: bad gap symbol";
+        const int b = 4 + int(s - 16) / 2;
+        uint32_t extra;
+        if (!er.get(b - 1, extra)) return "commlab: truncated extra bits";
+        g = (1u << b) | (((s - 16) & 1) << (b - 1)) | extra;
+      }
+      at += size_t(g) + 1;
+      if (at >= n) return "commlab: zero position past the block";
+      mask_[at] = 1;
+    }
+    if ((er.bit + 7) / 8 != extra_size) return "commlab: extra bits length mismatch";
+    if (period) {
+      if (period >= n) return "commlab: bad period";
+      uint8_t* mk = mask_.data();
+      for (size_t i = period; i < n; ++i) mk[i] ^= mk[i - period];
+    }
+    size_t zeros = 0;
+    for (size_t i = 0; i < n; ++i) zeros += mask_[i];
+    return zeros == n - m ? nullptr : "commlab: zero count mismatch";
+  }
+
   template <class W>
   Result<size_t> decode_block(std::span<const std::byte> in, std::span<std::byte> out) {
     constexpr int kLits = sizeof(W) - 1;
     const size_t n = out.size() / sizeof(W);
     if (in.size() < kBlockHeader) return make_error("commlab: truncated block header");
-    const size_t bn = get32(in.data()), t = get32(in.data() + 4), m = get32(in.data() + 8),
-                 rb = get32(in.data() + 12);
+    const size_t bn = get32(in.data()), m = get32(in.data() + 4), flips = get32(in.data() + 12);
+    const uint32_t period = get32(in.data() + 8);
     if (bn != n) return make_error("commlab: block element count mismatch");
-    if (t > n || m > t) return make_error("commlab: bad token counts");
-    if (rb > in.size() - kBlockHeader) return make_error("commlab: truncated run stream");
-    const std::byte* rp = in.data() + kBlockHeader;
-    const std::byte* re = rp + rb;
-    size_t pos = kBlockHeader + rb;
-    tokens_.resize(t);
-    Result<size_t> r = entropy::decode_stream(in.subspan(pos), t, kTokenAlphabet, tokens_.data());
+    if (m > n || flips > n) return make_error("commlab: bad counts");
+    size_t pos = kBlockHeader;
+    if (const char* err = decode_mask(in, n, m, period, flips, pos)) return make_error(err);
+    exps_.resize(m + 1);
+    Result<size_t> r = entropy::decode_stream(in.subspan(pos), m, 256, exps_.data());
     if (!r.ok()) return r;
     pos += *r;
     for (int k = 0; k < kLits; ++k) {
-      lits_[k].resize(m);
+      lits_[k].resize(m + 1);
       r = entropy::decode_stream(in.subspan(pos), m, 256, lits_[k].data());
       if (!r.ok()) return r;
       pos += *r;
+      lits_[k][m] = 0;
     }
-    const uint16_t* tok = tokens_.data();
-    std::byte* o = out.data();
-    if (t == n && m == n) {  // no zeros: one branch-free, vectorised pass
-      uint32_t high = 0;
-      for (size_t q = 0; q < n; ++q) high |= tok[q] >> 8;
-      if (high) return make_error("commlab: zero token in a block without zeros");
-      join_all<W>(tok, n, o);
-      return pos;
+    exps_[m] = 0;
+    if (m == n) {
+      join_all<W>(n, out.data());
+    } else {
+      expand<W>(n, out.data());
     }
-    size_t j = 0, k = 0;
-    for (size_t q = 0; q < t; ++q) {
-      const uint16_t tk = tok[q];
-      if (tk < 256) {
-        if (j >= n || k >= m) return make_error("commlab: tokens overrun the block");
-        store<W>(o, j++, join<W>(tk, k));
-        ++k;
-      } else if (tk == kZeroToken) {
-        if (j >= n) return make_error("commlab: tokens overrun the block");
-        store<W>(o, j++, 0);
-      } else {
-        uint64_t v = 0;
-        for (int shift = 0;; shift += 7) {
-          if (rp == re || shift > 28) return make_error("commlab: bad run length");
-          uint8_t b = uint8_t(*rp++);
-          v |= uint64_t(b & 127) << shift;
-          if (b < 128) break;
-        }
-        const uint64_t len = v + kMinRun;
-        if (len > n - j) return make_error("commlab: zero run overruns the block");
-        std::memset(o + j * sizeof(W), 0, len * sizeof(W));
-        j += len;
-      }
-    }
-    if (j != n || k != m || rp != re) return make_error("commlab: block does not add up");
     return pos;
   }
 
-  // Element from its exponent token and literal k.
   template <class W>
-  W join(uint32_t tk, size_t k) const {
-    const uint32_t l = lits_[0][k];
+  static W join(uint32_t e, uint32_t l, uint32_t l1, uint32_t l2) {
     if constexpr (sizeof(W) == 2) {
-      return W(((l & 0x80) << 8) | (tk << 7) | (l & 0x7f));
+      return W(((l & 0x80) << 8) | (e << 7) | (l & 0x7f));
     } else {
-      return ((l & 0x80) << 24) | (tk << 23) | ((l & 0x7f) << 16) | (uint32_t(lits_[1][k]) << 8) |
-             lits_[2][k];
+      return ((l & 0x80) << 24) | (e << 23) | ((l & 0x7f) << 16) | (l1 << 8) | l2;
     }
   }
 
   template <class W>
-  void split_all(const std::byte* in, size_t n) {
-    using Unaligned [[gnu::aligned(1)]] = W;
-    const Unaligned* __restrict x = reinterpret_cast<const Unaligned*>(in);
-    uint16_t* __restrict tok = tokens_.data();
+  void split_one(W x, size_t k) {
+    if constexpr (sizeof(W) == 2) {
+      exps_[k] = uint8_t((x >> 7) & 0xff);
+      lits_[0][k] = uint8_t(((x >> 8) & 0x80) | (x & 0x7f));
+    } else {
+      exps_[k] = uint8_t((x >> 23) & 0xff);
+      lits_[0][k] = uint8_t(((x >> 24) & 0x80) | ((x >> 16) & 0x7f));
+      lits_[1][k] = uint8_t(x >> 8);
+      lits_[2][k] = uint8_t(x);
+    }
+  }
+
+  // Dense block: one branch-free, vectorised pass.
+  template <class W>
+  void split_all(const Unaligned<W>* __restrict x, size_t n) {
+    uint8_t* __restrict e = exps_.data();
     uint8_t* __restrict l0 = lits_[0].data();
     if constexpr (sizeof(W) == 2) {
       for (size_t i = 0; i < n; ++i) {
-        tok[i] = uint16_t((x[i] >> 7) & 0xff);
+        e[i] = uint8_t((x[i] >> 7) & 0xff);
         l0[i] = uint8_t(((x[i] >> 8) & 0x80) | (x[i] & 0x7f));
       }
     } else {
       uint8_t* __restrict l1 = lits_[1].data();
       uint8_t* __restrict l2 = lits_[2].data();
       for (size_t i = 0; i < n; ++i) {
-        tok[i] = uint16_t((x[i] >> 23) & 0xff);
+        e[i] = uint8_t((x[i] >> 23) & 0xff);
         l0[i] = uint8_t(((x[i] >> 24) & 0x80) | ((x[i] >> 16) & 0x7f));
         l1[i] = uint8_t(x[i] >> 8);
         l2[i] = uint8_t(x[i]);
@@ -258,31 +316,55 @@ class CommLabCodec final : public FramedCodec {
     }
   }
 
-  // The common case of a block without zeros, written so the compiler vectorises it.
+  // Nonzero elements only, without branches: every element is written, zeros are overwritten.
   template <class W>
-  void join_all(const uint16_t* __restrict tok, size_t n, std::byte* out) const {
-    using Unaligned [[gnu::aligned(1)]] = W;
-    Unaligned* __restrict o = reinterpret_cast<Unaligned*>(out);
+  size_t compact(const Unaligned<W>* x, size_t n) {
+    size_t k = 0;
+    for (size_t i = 0; i < n; ++i) {
+      split_one<W>(x[i], k);
+      k += x[i] != 0;
+    }
+    return k;
+  }
+
+  template <class W>
+  void join_all(size_t n, std::byte* out) const {
+    Unaligned<W>* __restrict o = reinterpret_cast<Unaligned<W>*>(out);
+    const uint8_t* __restrict e = exps_.data();
     const uint8_t* __restrict l0 = lits_[0].data();
     if constexpr (sizeof(W) == 2) {
-      for (size_t q = 0; q < n; ++q) {
-        const uint32_t l = l0[q];
-        o[q] = W(((l & 0x80) << 8) | (uint32_t(tok[q]) << 7) | (l & 0x7f));
-      }
+      for (size_t q = 0; q < n; ++q) o[q] = join<W>(e[q], l0[q], 0, 0);
     } else {
       const uint8_t* __restrict l1 = lits_[1].data();
       const uint8_t* __restrict l2 = lits_[2].data();
-      for (size_t q = 0; q < n; ++q) {
-        const uint32_t l = l0[q];
-        o[q] = ((l & 0x80) << 24) | (uint32_t(tok[q]) << 23) | ((l & 0x7f) << 16) |
-               (uint32_t(l1[q]) << 8) | l2[q];
-      }
+      for (size_t q = 0; q < n; ++q) o[q] = join<W>(e[q], l0[q], l1[q], l2[q]);
     }
   }
 
-  std::vector<uint16_t> tokens_;
+  // Zeros back in place, without branches (the streams have one padding slot for the last zeros).
+  template <class W>
+  void expand(size_t n, std::byte* out) const {
+    Unaligned<W>* __restrict o = reinterpret_cast<Unaligned<W>*>(out);
+    const uint8_t* __restrict mk = mask_.data();
+    const uint8_t* e = exps_.data();
+    const uint8_t* l0 = lits_[0].data();
+    const uint8_t* l1 = sizeof(W) == 4 ? lits_[1].data() : l0;
+    const uint8_t* l2 = sizeof(W) == 4 ? lits_[2].data() : l0;
+    size_t k = 0;
+    for (size_t i = 0; i < n; ++i) {
+      const W v = join<W>(e[k], l0[k], l1[k], l2[k]);
+      o[i] = mk[i] ? W(0) : v;
+      k += 1 - mk[i];
+    }
+  }
+
+  uint32_t period_ = 0;  // the previous block's period, tried first on the next block
+  std::vector<uint8_t> exps_;
   std::vector<uint8_t> lits_[3];
-  std::vector<uint8_t> runs_;
+  std::vector<uint8_t> mask_;
+  std::vector<uint8_t> gap_syms_;
+  std::vector<uint8_t> extra_;
+  std::vector<uint32_t> zeros_;
 };
 
 }  // namespace
