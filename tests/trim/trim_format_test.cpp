@@ -8,6 +8,7 @@
 
 #include "codec/quant_tables.h"
 #include "numeric/float16.h"
+#include "numeric/wht.h"
 #include "trim_test_util.h"
 
 namespace commlab::trim {
@@ -51,6 +52,55 @@ TEST(TrimLayout, InvalidConfigurationsThrow) {
   EXPECT_THROW(validate(tiny), std::invalid_argument);
   std::vector<float> x(10);
   EXPECT_THROW(encode_packets(x, config(TrimEncoding::kEden, 1), 70000, 0), std::invalid_argument);
+}
+
+template <typename T>
+T read_at(const std::vector<std::byte>& p, size_t at) {
+  T v;
+  std::memcpy(&v, p.data() + at, sizeof(T));
+  return v;
+}
+
+TEST(TrimLayout, HeaderFieldsSitAtTheDocumentedOffsets) {
+  // docs/trimming-format.md, "Header": byte offsets of every field, little-endian.
+  std::vector<float> x(5000);  // packet 1 is a full one
+  for (size_t i = 0; i < x.size(); ++i) x[i] = 0.001f * static_cast<float>(i % 17) - 0.008f;
+  TrimConfig c = config(TrimEncoding::kEden, 3, DType::kBf16);
+  c.unbiased = false;
+  auto packets = encode_packets(x, c, 258, 0x1234567890ull);
+  ASSERT_GE(packets.size(), 2u);
+  const auto& p = packets[1];
+  const size_t n = coords_per_packet(c);
+  EXPECT_EQ(read_at<uint8_t>(p, 0), 0x54);
+  EXPECT_EQ(read_at<uint8_t>(p, 1), 2);             // EDEN
+  EXPECT_EQ(read_at<uint8_t>(p, 2), 3);             // head bits
+  EXPECT_EQ(read_at<uint8_t>(p, 3), 0);             // bf16 wire (DType 0), min-MSE scale
+  EXPECT_EQ(read_at<uint16_t>(p, 4), 258);          // sender
+  EXPECT_EQ(read_at<uint32_t>(p, 8), 0x34567890u);  // low 32 bits of the stream id
+  EXPECT_EQ(read_at<uint32_t>(p, 12), n);           // count
+  EXPECT_EQ(read_at<uint64_t>(p, 16), n);           // offset of packet 1
+  EXPECT_EQ(read_at<uint64_t>(p, 24), packet_seed(c.seed, 258, 0x1234567890ull, 1));
+  EXPECT_GT(read_at<float>(p, 32), 0.0f);  // S_1 .. S_3
+  EXPECT_GT(read_at<float>(p, 40), 0.0f);
+  // Tails start after header (32 + 12) and 3 planes of next_pow2(n) / 8 bytes; bf16 of x.
+  const size_t tails = 44 + 3 * next_pow2(n) / 8;
+  EXPECT_EQ(read_at<uint16_t>(p, tails), float_to_bf16(x[n]));
+  EXPECT_EQ(p.size(), tails + 2 * n);
+}
+
+TEST(TrimLayout, GoldenPacketBytesAreStable) {
+  // A format change must be deliberate: update docs/trimming-format.md and this value together.
+  std::vector<float> x(700);
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] = static_cast<float>(static_cast<int>(i * 37 % 101) - 50) / 25.0f;  // no libm
+  uint64_t digest = 0;
+  for (auto [e, b] : {std::pair{TrimEncoding::kSq, 3}, std::pair{TrimEncoding::kDrive, 1},
+                      std::pair{TrimEncoding::kEden, 2}}) {
+    for (const auto& p : encode_packets(x, config(e, b), 1, 2)) {
+      for (std::byte v : p) digest = hash_combine(digest, static_cast<uint64_t>(v));
+    }
+  }
+  EXPECT_EQ(digest, 0x3ee641c78ed88ccfull) << std::hex << digest;
 }
 
 TEST(LloydMax, CentroidsAndDistortionsMatchMaxsTables) {
