@@ -22,8 +22,8 @@ std::vector<Golden> golden_set() {
   for (const auto& name : codec_names()) {
     DType dtype = name.rfind("cast", 0) == 0 ? DType::kFp32 : DType::kBf16;
     // Half gradient-like, half specials with runs: every commlab stream kind is present.
-    auto in = test::make_input("sparse", 300, dtype);
-    auto tail = test::make_input("specials", 200, dtype);
+    auto in = test::make_input("sparse", 200, dtype);
+    auto tail = test::make_input("specials", 120, dtype);
     in.insert(in.end(), tail.begin(), tail.end());
     auto codec = make_codec(name);
     set.push_back({name, dtype, in, test::encode_all(*codec, in, dtype)});

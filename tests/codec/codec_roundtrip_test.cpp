@@ -22,7 +22,10 @@ TEST_P(LosslessRoundTrip, BitExactDeterministicAndWithinBound) {
   // 0, 1, odd, one past a 4 KiB NetZIP block (2049 BF16), one past a 128 KiB commlab block.
   const size_t lengths[] = {0, 1, 3, 2049, 65537};
   const char* patterns[] = {"random-bits", "zeros", "equal", "specials", "gaussian", "sparse"};
+  // zstd -19 is slow and its block logic is libzstd's: the largest length is left to the others.
+  const bool slow = c.codec == "zstd-19" || c.codec == "bytegroup-zstd";
   for (size_t n : lengths) {
+    if (slow && n > 2049) continue;
     for (const char* pattern : patterns) {
       SCOPED_TRACE(std::string(pattern) + " n=" + std::to_string(n));
       auto in = make_input(pattern, n, c.dtype);
