@@ -68,12 +68,18 @@ struct ExtraReader {
       return true;
     }
     if (bit + size_t(bits) > 8 * size) return false;
-    v = 0;
-    for (int k = 0; k < bits; ++k, ++bit)
-      v |= uint32_t((uint8_t(p[bit / 8]) >> (bit % 8)) & 1) << k;
+    uint64_t window = 0;  // up to 5 bytes cover any 31 bits at any offset
+    const size_t first = bit / 8, last = (bit + size_t(bits) - 1) / 8;
+    for (size_t b = first; b <= last; ++b) window |= uint64_t(uint8_t(p[b])) << (8 * (b - first));
+    v = uint32_t((window >> (bit % 8)) & ((uint64_t(1) << bits) - 1));
+    bit += size_t(bits);
     return true;
   }
 };
+
+void xor_into(uint8_t* __restrict dst, const uint8_t* __restrict src, size_t len) {
+  for (size_t i = 0; i < len; ++i) dst[i] ^= src[i];
+}
 
 class CommLabCodec final : public FramedCodec {
  public:
@@ -115,12 +121,12 @@ class CommLabCodec final : public FramedCodec {
   // candidates are the distances from the first zero to the next ones, plus the last block's.
   uint32_t find_period(size_t n) {
     const uint8_t* mask = mask_.data();
-    std::vector<uint32_t>& z = zeros_;
+    std::vector<uint32_t>& z = sample_;
     z.clear();
     for (size_t i = 0; i < n && z.size() < 256; ++i) {
       if (mask[i]) z.push_back(uint32_t(i));
     }
-    if (z.size() < 16) return 0;
+    if (z.size() < 32) return 0;
     uint32_t best = 0;
     size_t best_hits = z.size() / 2;  // must beat "no prediction" clearly
     auto score = [&](uint32_t d) {
@@ -132,9 +138,14 @@ class CommLabCodec final : public FramedCodec {
       size_t h = score(period_);
       if (h > best_hits) best = period_, best_hits = h;
     }
+    if (best && best_hits > z.size() * 7 / 8) return best;  // the last period still fits
+    // Each candidate is first tried on 32 zeros and scored fully only if it predicts 3/4 of them.
     for (size_t j = 1; j < z.size(); ++j) {
       uint32_t d = z[j] - z[0];
       if (d < 2 || d == best) continue;
+      size_t pre = 0;
+      for (size_t q = 0; q < 32; ++q) pre += z[q] + d < n && mask[z[q] + d];
+      if (pre < 24) continue;
       size_t h = score(d);
       if (h > best_hits) best = d, best_hits = h;
     }
@@ -161,16 +172,29 @@ class CommLabCodec final : public FramedCodec {
       m = compact<W>(x, n);
       period = find_period(n);
       period_ = period;
+      // Flip positions first, without branches (random masks would mispredict every other one).
+      zeros_.resize(n + 1);
+      uint32_t* at = zeros_.data();
+      const uint8_t* mk = mask_.data();
+      size_t nflips = 0;
+      const size_t head = period ? std::min<size_t>(period, n) : n;
+      for (size_t i = 0; i < head; ++i) {
+        at[nflips] = uint32_t(i);
+        nflips += mk[i];
+      }
+      for (size_t i = head; i < n; ++i) {
+        at[nflips] = uint32_t(i);
+        nflips += mk[i] ^ mk[i - period];
+      }
       ExtraWriter ew{extra_};
-      size_t last = size_t(-1);
-      for (size_t i = 0; i < n; ++i) {
-        const uint8_t flip = period && i >= period ? mask_[i] ^ mask_[i - period] : mask_[i];
-        if (!flip) continue;
+      gap_syms_.resize(nflips);
+      uint32_t last = uint32_t(-1);
+      for (size_t j = 0; j < nflips; ++j) {
         uint32_t extra = 0;
         int bits = 0;
-        gap_syms_.push_back(uint8_t(gap_symbol(uint32_t(i - last - 1), extra, bits)));
-        ew.put(extra, bits);
-        last = i;
+        gap_syms_[j] = uint8_t(gap_symbol(at[j] - last - 1, extra, bits));
+        if (bits) ew.put(extra, bits);
+        last = at[j];
       }
       ew.finish();
     }
@@ -233,8 +257,10 @@ class CommLabCodec final : public FramedCodec {
     if ((er.bit + 7) / 8 != extra_size) return "commlab: extra bits length mismatch";
     if (period) {
       if (period >= n) return "commlab: bad period";
-      uint8_t* mk = mask_.data();
-      for (size_t i = period; i < n; ++i) mk[i] ^= mk[i - period];
+      // Row by row: within one period the XOR has no dependency, so it vectorises.
+      for (size_t i = period; i < n; i += period) {
+        xor_into(mask_.data() + i, mask_.data() + i - period, std::min<size_t>(period, n - i));
+      }
     }
     size_t zeros = 0;
     for (size_t i = 0; i < n; ++i) zeros += mask_[i];
@@ -267,7 +293,7 @@ class CommLabCodec final : public FramedCodec {
     if (m == n) {
       join_all<W>(n, out.data());
     } else {
-      expand<W>(n, out.data());
+      expand<W>(n, m, out.data());
     }
     return pos;
   }
@@ -341,19 +367,19 @@ class CommLabCodec final : public FramedCodec {
     }
   }
 
-  // Zeros back in place, without branches (the streams have one padding slot for the last zeros).
+  // Zeros back in place: the nonzero elements are joined in one vectorised pass, then spread out
+  // without branches (the joined buffer has one padding slot for trailing zeros).
   template <class W>
-  void expand(size_t n, std::byte* out) const {
+  void expand(size_t n, size_t m, std::byte* out) {
+    joined_.resize((m + 1) * sizeof(W));
+    join_all<W>(m + 1, joined_.data());
+    const Unaligned<W>* __restrict v = reinterpret_cast<const Unaligned<W>*>(joined_.data());
     Unaligned<W>* __restrict o = reinterpret_cast<Unaligned<W>*>(out);
     const uint8_t* __restrict mk = mask_.data();
-    const uint8_t* e = exps_.data();
-    const uint8_t* l0 = lits_[0].data();
-    const uint8_t* l1 = sizeof(W) == 4 ? lits_[1].data() : l0;
-    const uint8_t* l2 = sizeof(W) == 4 ? lits_[2].data() : l0;
     size_t k = 0;
     for (size_t i = 0; i < n; ++i) {
-      const W v = join<W>(e[k], l0[k], l1[k], l2[k]);
-      o[i] = mk[i] ? W(0) : v;
+      const W keep = W(W(mk[i]) - 1);  // all ones for a nonzero element, 0 for a zero
+      o[i] = W(v[k] & keep);
       k += 1 - mk[i];
     }
   }
@@ -364,7 +390,9 @@ class CommLabCodec final : public FramedCodec {
   std::vector<uint8_t> mask_;
   std::vector<uint8_t> gap_syms_;
   std::vector<uint8_t> extra_;
-  std::vector<uint32_t> zeros_;
+  std::vector<std::byte> joined_;
+  std::vector<uint32_t> zeros_;   // flip positions
+  std::vector<uint32_t> sample_;  // the first zeros, for find_period
 };
 
 }  // namespace
