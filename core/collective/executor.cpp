@@ -53,8 +53,13 @@ CollectiveReport execute_plan(const Plan& plan, std::vector<std::span<float>> bu
     CollectiveStepTime timing{step.phase, step.repeat};
 
     // Encode every transfer from the senders' buffers as they are at the start of the step.
+    // Threads only pay off on large steps (a parallel region costs microseconds, more when the
+    // machine is oversubscribed).
+    uint64_t step_elements = 0;
+    for (const Transfer& t : step.transfers) step_elements += t.count;
+    const bool parallel = step_elements >= (1u << 18) && n > 1;
     if (data) {
-#pragma omp parallel for schedule(dynamic, 1)
+#pragma omp parallel for schedule(dynamic, 1) if (parallel)
       for (size_t i = 0; i < n; ++i) {
         const Transfer& t = step.transfers[i];
         WireContext ctx{&t, s, options.iteration, options.bucket};
@@ -93,7 +98,7 @@ CollectiveReport execute_plan(const Plan& plan, std::vector<std::span<float>> bu
       if (step.transfers[i].reduce) reduced_elems[step.transfers[i].dst] += step.transfers[i].count;
     }
     if (data) {
-#pragma omp parallel
+#pragma omp parallel if (parallel)
       {
         std::vector<float> decoded;
 #pragma omp for schedule(dynamic, 1)

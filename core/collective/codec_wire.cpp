@@ -1,0 +1,179 @@
+#include "collective/codec_wire.h"
+
+#include <omp.h>
+
+#include <cstring>
+#include <stdexcept>
+
+#include "numeric/float16.h"
+#include "numeric/rng.h"
+
+namespace commlab {
+
+namespace {
+
+uint64_t stream_of(const WireContext& ctx) {
+  const Transfer& t = *ctx.transfer;
+  uint64_t k = hash_combine(ctx.iteration, static_cast<uint64_t>(ctx.bucket));
+  k = hash_combine(k, ctx.step);
+  k = hash_combine(k, (static_cast<uint64_t>(t.src) << 32) | static_cast<uint32_t>(t.dst));
+  return hash_combine(k, t.offset);
+}
+
+void cast_to(DType dtype, std::span<const float> values, std::vector<std::byte>& out) {
+  out.resize(values.size() * dtype_size(dtype));
+  if (dtype == DType::kFp32) {
+    if (!values.empty()) std::memcpy(out.data(), values.data(), values.size_bytes());
+    return;
+  }
+  auto* dst = reinterpret_cast<uint16_t*>(out.data());
+  for (size_t i = 0; i < values.size(); ++i)
+    dst[i] = dtype == DType::kBf16 ? float_to_bf16(values[i]) : float_to_fp16(values[i]);
+}
+
+void cast_from(DType dtype, std::span<const std::byte> in, std::span<float> out) {
+  if (dtype == DType::kFp32) {
+    if (!out.empty()) std::memcpy(out.data(), in.data(), out.size_bytes());
+    return;
+  }
+  const auto* src = reinterpret_cast<const uint16_t*>(in.data());
+  for (size_t i = 0; i < out.size(); ++i)
+    out[i] = dtype == DType::kBf16 ? bf16_to_float(src[i]) : fp16_to_float(src[i]);
+}
+
+thread_local std::vector<std::byte> tls_values;
+
+}  // namespace
+
+CodecPlacement parse_placement(const std::string& name) {
+  if (name == "nic") return CodecPlacement::kNic;
+  if (name == "gpu") return CodecPlacement::kGpu;
+  if (name == "cpu") return CodecPlacement::kCpu;
+  throw std::invalid_argument("unknown codec placement '" + name + "' (expected nic, gpu or cpu)");
+}
+
+double PlacementModel::time_s(uint64_t input_bytes) const {
+  switch (placement) {
+    case CodecPlacement::kNic: return 2 * nic_latency_s;
+    case CodecPlacement::kGpu: return 2.0 * static_cast<double>(input_bytes) / gpu_Bps;
+    case CodecPlacement::kCpu: return 2.0 * static_cast<double>(input_bytes) / cpu_Bps;
+  }
+  return 0;
+}
+
+CodecWire::CodecWire(const std::string& codec_name, DType dtype, PlacementModel placement)
+    : name_(codec_name), dtype_(dtype), placement_(placement) {
+  auto probe = make_codec(codec_name);
+  if (probe->state_bytes(1 << 20) > 0)
+    throw std::invalid_argument("codec '" + codec_name +
+                                "' keeps state per stream; collectives need a stateless codec");
+  lossless_ = probe->lossless() && dtype == DType::kFp32;
+  name_ = probe->name();
+  const int threads = std::max(1, omp_get_max_threads());
+  for (int i = 0; i < threads; ++i) pool_.push_back(make_codec(codec_name));
+}
+
+Codec& CodecWire::codec_for_thread() {
+  int t = omp_get_thread_num();
+  if (t < 0 || t >= static_cast<int>(pool_.size()))
+    throw std::logic_error("CodecWire used from more threads than it was built for");
+  return *pool_[t];
+}
+
+uint64_t CodecWire::encode(const WireContext&, std::span<const float> values,
+                           std::vector<std::byte>& wire) {
+  cast_to(dtype_, values, tls_values);
+  Codec& codec = codec_for_thread();
+  wire.resize(codec.bound(tls_values.size()));
+  Result<size_t> n = codec.encode(tls_values, dtype_, wire);
+  if (!n) throw std::runtime_error("codec " + name_ + ": encode failed: " + n.error());
+  wire.resize(*n);
+  return wire.size();
+}
+
+void CodecWire::decode(const WireContext&, std::span<const std::byte> wire, const FlowResult*,
+                       std::span<float> out) {
+  tls_values.resize(out.size() * dtype_size(dtype_));
+  Result<size_t> n = codec_for_thread().decode(wire, tls_values);
+  if (!n || *n != tls_values.size())
+    throw std::runtime_error("codec " + name_ +
+                             ": decode failed: " + (n ? "size mismatch" : n.error()));
+  cast_from(dtype_, tls_values, out);
+}
+
+double CodecWire::codec_time_s(uint64_t input_bytes) const {
+  return placement_.time_s(input_bytes / sizeof(float) * dtype_size(dtype_));
+}
+
+TrimWire::TrimWire(trim::TrimConfig config, double bernoulli_rate, uint64_t seed)
+    : config_(config), rate_(bernoulli_rate), seed_(seed) {
+  trim::validate(config_);
+  if (!(rate_ >= 0 && rate_ <= 1))
+    throw std::invalid_argument("trim rate must be in [0, 1], got " + std::to_string(rate_));
+}
+
+std::string TrimWire::name() const {
+  return "trim-" + std::string(trim::encoding_name(config_.encoding)) +
+         std::to_string(config_.head_bits);
+}
+
+uint64_t TrimWire::encode(const WireContext& ctx, std::span<const float> values,
+                          std::vector<std::byte>& wire) {
+  // Every packet but the last occupies one whole network packet (payload_bytes, zero padded), so
+  // packet i of the flow in the packet backend is trimmable packet i here.
+  auto packets = trim::encode_packets(values, config_, ctx.transfer->src % 65536, stream_of(ctx));
+  const size_t slot = config_.payload_bytes;
+  wire.assign(packets.empty() ? 0 : (packets.size() - 1) * slot + packets.back().size(),
+              std::byte{0});
+  for (size_t i = 0; i < packets.size(); ++i)
+    std::memcpy(wire.data() + i * slot, packets[i].data(), packets[i].size());
+  return wire.size();
+}
+
+void TrimWire::decode(const WireContext& ctx, std::span<const std::byte> wire,
+                      const FlowResult* fate, std::span<float> out) {
+  // Split the wire into its packets (their sizes follow from the config), then keep what arrived.
+  const size_t per_packet = trim::coords_per_packet(config_);
+  const CounterRng rng =
+      CounterRng(seed_, Purpose::kTrim, ctx.transfer->src, ctx.iteration).sub(stream_of(ctx));
+  const bool fates = rate_ == 0 && fate && !fate->fates.empty();
+  std::vector<std::span<const std::byte>> received;
+  size_t pos = 0, trimmed = 0;
+  for (size_t index = 0, left = out.size(); left > 0; ++index) {
+    size_t count = std::min(per_packet, left);
+    left -= count;
+    size_t size =
+        trim::packet_layout(config_.encoding, config_.head_bits, config_.wire, count).total();
+    std::span<const std::byte> packet = wire.subspan(pos, size);
+    pos += config_.payload_bytes;
+    size_t keep = size;
+    if (rate_ > 0 && rng.uniform(index) < rate_) {
+      keep = trim::trim_size_for_bits(config_, count, config_.head_bits);
+    } else if (fates && index < fate->fates.size()) {
+      const PacketFate& f = fate->fates[index];
+      if (f.lost) continue;  // decodes as zeros
+      if (f.kept_bytes < f.payload_bytes)
+        keep = std::max(trim::trim_size_for_bits(config_, count, 0),
+                        std::min<size_t>(size, f.kept_bytes));
+    }
+    trimmed += keep < size;
+    received.push_back(packet.first(keep));
+  }
+  trim::DecodeStats stats;
+  Result<size_t> n = trim::decode_packets(received, config_, out, &stats);
+  if (!n) throw std::runtime_error("trimmed packet decode failed: " + n.error());
+  std::lock_guard lock(mutex_);
+  stats_.packets += received.size();
+  stats_.trimmed += trimmed;
+  stats_.bits += stats.precision_bits;
+  stats_.coordinates += stats.coordinates;
+}
+
+TrimWireStats TrimWire::take_stats() {
+  std::lock_guard lock(mutex_);
+  TrimWireStats s = stats_;
+  stats_ = {};
+  return s;
+}
+
+}  // namespace commlab

@@ -1,0 +1,89 @@
+#pragma once
+// Transfer codecs that put a real codec (codec/codec.h) or trimmable packets (codec/trim_packet.h)
+// on every transfer of a collective. Each transfer is encoded by its sender and decoded by its
+// receiver on the real bytes; a ring re-encodes the partial sum at every hop, as NetZIP's
+// bump-in-the-wire NIC does, so errors of lossy codecs compound exactly as they would.
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "codec/codec.h"
+#include "codec/trim_packet.h"
+#include "collective/wire.h"
+
+namespace commlab {
+
+// Where the codec runs, and so what it costs in time (docs/codecs.md, "Placement"):
+// nic: bump in the wire at line rate, a fixed pipeline latency per transfer and end;
+// gpu: a kernel streaming at gpu_Bps; cpu: one core at cpu_Bps.
+enum class CodecPlacement { kNic, kGpu, kCpu };
+CodecPlacement parse_placement(const std::string& name);  // throws std::invalid_argument
+
+struct PlacementModel {
+  CodecPlacement placement = CodecPlacement::kNic;
+  double nic_latency_s = 1e-6;  // per end; NetZIP's FPGA pipeline is in this range
+  double gpu_Bps = 100e9;       // entropy-coding kernels on a modern GPU
+  double cpu_Bps = 1e9;         // one core of this machine (bench/codec measures ours)
+  // Encode + decode time of `input_bytes` on the critical path of one transfer.
+  double time_s(uint64_t input_bytes) const;
+};
+
+class CodecWire : public TransferCodec {
+ public:
+  // `dtype`: the values are cast to it before the codec (bf16 is how gradients travel).
+  // Throws std::invalid_argument for unknown or stateful codecs (their state would follow a
+  // stream, and a collective's transfers are not streams).
+  CodecWire(const std::string& codec_name, DType dtype, PlacementModel placement = {});
+  std::string name() const override { return name_; }
+  bool lossless() const override { return lossless_; }
+  uint64_t encode(const WireContext& ctx, std::span<const float> values,
+                  std::vector<std::byte>& wire) override;
+  void decode(const WireContext& ctx, std::span<const std::byte> wire, const FlowResult* fate,
+              std::span<float> out) override;
+  double codec_time_s(uint64_t input_bytes) const override;
+  DType dtype() const { return dtype_; }
+
+ private:
+  Codec& codec_for_thread();
+
+  std::string name_;
+  DType dtype_;
+  bool lossless_;
+  PlacementModel placement_;
+  std::vector<std::unique_ptr<Codec>> pool_;  // one per OpenMP thread: codecs keep scratch
+};
+
+struct TrimWireStats {
+  uint64_t packets = 0;
+  uint64_t trimmed = 0;
+  double bits = 0;  // information bits received (sum over coordinates)
+  uint64_t coordinates = 0;
+};
+
+// Trimmable packets: the network (fates from the packet backend) or a Bernoulli draw (the paper's
+// emulation) decides which packets arrive trimmed; trimmed ones decode at head precision.
+class TrimWire : public TransferCodec {
+ public:
+  // bernoulli_rate > 0: trim that fraction of packets to `config.head_bits`; otherwise use the
+  // packet backend's fates (kept bytes per packet) when the executor passes them.
+  TrimWire(trim::TrimConfig config, double bernoulli_rate, uint64_t seed);
+  std::string name() const override;
+  bool lossless() const override { return false; }
+  uint64_t encode(const WireContext& ctx, std::span<const float> values,
+                  std::vector<std::byte>& wire) override;
+  void decode(const WireContext& ctx, std::span<const std::byte> wire, const FlowResult* fate,
+              std::span<float> out) override;
+  TrimWireStats take_stats();  // since the last call
+  const trim::TrimConfig& config() const { return config_; }
+
+ private:
+  trim::TrimConfig config_;
+  double rate_;
+  uint64_t seed_;
+  std::mutex mutex_;
+  TrimWireStats stats_;
+};
+
+}  // namespace commlab

@@ -1,0 +1,48 @@
+#pragma once
+// The GradientReducer that runs the configured collective on the trainer's real gradient buckets:
+// the plan (with SkipReduce's decision for this bucket and iteration), the transfer codec (a wire
+// cast, a real codec, or trimmable packets) and the network backend that times every step.
+#include <memory>
+#include <vector>
+
+#include "collective/codec_wire.h"
+#include "collective/skip.h"
+#include "network/backend.h"
+#include "scenario/run_config.h"
+#include "train/reducer.h"
+
+namespace commlab {
+
+struct ReducerTotals {
+  uint64_t bytes_on_wire = 0;
+  uint64_t wire_reference_bytes = 0;  // what the uncompressed wire format would have sent
+  uint64_t trimmed_packets = 0;
+  uint64_t skipped_steps = 0;
+  uint64_t skipped_contributions = 0;
+  double trim_bits = 0;  // information bits received by trimmed-packet decoders
+  uint64_t trim_coordinates = 0;
+};
+
+class CollectiveReducer final : public GradientReducer {
+ public:
+  // `backend` must outlive the reducer. Throws std::invalid_argument for settings the collective
+  // cannot honour (the message names the scenario field).
+  CollectiveReducer(const RunConfig& config, NetworkBackend& backend);
+  ReduceReport reduce(int iteration, const BucketInfo& bucket,
+                      std::vector<std::span<float>>& grads) override;
+  std::string name() const override;
+  const ReducerTotals& totals() const { return totals_; }
+
+ private:
+  RunConfig config_;
+  NetworkBackend& backend_;
+  SkipConfig skip_;
+  std::unique_ptr<TransferCodec> codec_;
+  TrimWire* trim_ = nullptr;  // codec_ when trimming is on
+  double wire_element_bytes_ = 4;
+  int ranks_per_node_ = 1;
+  std::vector<float> exact_;
+  ReducerTotals totals_;
+};
+
+}  // namespace commlab

@@ -1,0 +1,109 @@
+#include "scenario/results_io.h"
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <stdexcept>
+
+namespace commlab {
+
+namespace {
+
+// Shortest text that reads back to the same double (so files are stable and exact).
+std::string number(double v) {
+  if (std::isnan(v)) return "";
+  char buf[32];
+  for (int precision = 6; precision <= 17; ++precision) {
+    std::snprintf(buf, sizeof buf, "%.*g", precision, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
+  return buf;
+}
+
+nlohmann::json finite_or_null(double v) {
+  return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr);
+}
+
+}  // namespace
+
+const std::vector<std::string>& series_columns() {
+  static const std::vector<std::string> columns = {"run",
+                                                   "iteration",
+                                                   "sim_time_s",
+                                                   "wall_time_s",
+                                                   "train_loss",
+                                                   "test_loss",
+                                                   "test_accuracy",
+                                                   "grad_norm",
+                                                   "lr",
+                                                   "bytes_on_wire",
+                                                   "compute_time_s",
+                                                   "comm_time_s",
+                                                   "codec_time_s",
+                                                   "comm_total_s",
+                                                   "codec_total_s",
+                                                   "skipped_contributions",
+                                                   "trimmed_packets",
+                                                   "nmse",
+                                                   "divergence"};
+  return columns;
+}
+
+std::string summary_json(const std::string& experiment, const std::vector<RunResult>& runs) {
+  nlohmann::json doc;
+  doc["experiment"] = experiment;
+  doc["version"] = kCommLabVersion;
+  doc["runs"] = nlohmann::json::array();
+  for (const RunResult& r : runs) {
+    const RunSummary& s = r.summary;
+    doc["runs"].push_back(
+        {{"name", s.name},
+         {"complete", r.complete},
+         {"iterations", s.iterations},
+         {"sim_time_s", finite_or_null(s.sim_time_s)},
+         {"wall_time_s", finite_or_null(s.wall_time_s)},
+         {"final_train_loss", finite_or_null(s.final_train_loss)},
+         {"final_test_accuracy", finite_or_null(s.final_test_accuracy)},
+         {"bytes_on_wire", s.bytes_on_wire},
+         {"mean_ratio", finite_or_null(s.mean_ratio)},
+         {"trimmed_packets", s.trimmed_packets},
+         {"skipped_steps", s.skipped_steps},
+         {"time_to_accuracy_s", s.time_to_accuracy_s >= 0 ? nlohmann::json(s.time_to_accuracy_s)
+                                                          : nlohmann::json(nullptr)}});
+  }
+  return doc.dump(2) + "\n";
+}
+
+std::string series_csv(const std::vector<RunResult>& runs) {
+  std::ostringstream out;
+  const auto& cols = series_columns();
+  for (size_t i = 0; i < cols.size(); ++i) out << (i ? "," : "") << cols[i];
+  out << "\n";
+  for (const RunResult& r : runs) {
+    for (const Sample& s : r.samples) {
+      out << '"' << r.summary.name << '"' << ',' << s.iteration << ',' << number(s.sim_time_s)
+          << ',' << number(s.wall_time_s) << ',' << number(s.train_loss) << ','
+          << number(s.test_loss) << ',' << number(s.test_accuracy) << ',' << number(s.grad_norm)
+          << ',' << number(s.lr) << ',' << s.bytes_on_wire << ',' << number(s.compute_time_s) << ','
+          << number(s.comm_time_s) << ',' << number(s.codec_time_s) << ',' << number(s.comm_total_s)
+          << ',' << number(s.codec_total_s) << ',' << s.skipped_contributions << ','
+          << s.trimmed_packets << ',' << number(s.nmse) << ',' << number(s.divergence) << "\n";
+    }
+  }
+  return out.str();
+}
+
+void write_file(const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    if (!f) throw std::runtime_error("cannot write " + path);
+    f << text;
+    if (!f.flush()) throw std::runtime_error("cannot write " + path);
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) throw std::runtime_error("cannot write " + path);
+}
+
+}  // namespace commlab

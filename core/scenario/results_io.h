@@ -1,0 +1,27 @@
+#pragma once
+// What a run leaves on disk (CLI.md, `run`): summary.json (one object per run), series.csv (one
+// row per sample, one column per metric, a `run` column), the scenario as run, and the version.
+#include <string>
+#include <vector>
+
+#include "scenario/runner.h"
+
+namespace commlab {
+
+inline constexpr const char* kCommLabVersion = "0.1.0";
+
+struct RunResult {
+  RunSummary summary;
+  std::vector<Sample> samples;
+  bool complete = true;  // false when the run was stopped (Ctrl-C) before its last iteration
+};
+
+// Column names of series.csv, in order.
+const std::vector<std::string>& series_columns();
+
+std::string summary_json(const std::string& experiment, const std::vector<RunResult>& runs);
+std::string series_csv(const std::vector<RunResult>& runs);
+// Writes text to path atomically (temp file + rename); throws std::runtime_error naming the path.
+void write_file(const std::string& path, const std::string& text);
+
+}  // namespace commlab

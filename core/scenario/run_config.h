@@ -1,0 +1,98 @@
+#pragma once
+// One run of an experiment, fully resolved: every field has its value (defaults filled). The
+// scenario parser (scenario.h) turns a JSON scenario into one RunConfig per run and sweep point;
+// the runner (runner.h) executes a RunConfig. docs/scenario.md documents every field.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace commlab {
+
+struct ClusterConfig {
+  std::string spec = "flat:8";         // topology/presets.h: builder spec, preset name or JSON file
+  std::string backend = "analytical";  // analytical | packet
+  double reduce_gbps = 2000;  // GPU memory bandwidth charged for reductions, GB/s (0: free)
+  std::string gpu = "h100";   // compute model preset (a100, h100, h200, b200)
+  double mfu = 0.4;           // model FLOPs utilisation of the compute model
+};
+
+struct PacketConfigSpec {
+  uint32_t mtu = 4096;              // payload bytes per packet
+  uint32_t queue_packets = 8;       // data-queue threshold per port before admission acts
+  std::string admission = "trim";   // droptail | ecn | trim
+  uint32_t trim_bytes = 128;        // bytes a trimmed packet keeps (header included)
+  std::string transport = "ndp";    // reliable | ndp | accept-trimmed
+  std::string background = "none";  // none | incast:K | perm | alltoall | onoff
+  double background_load = 0.5;     // fraction of line rate of the background senders
+};
+
+struct WorkloadConfig {
+  std::string kind = "train";       // train | catalog
+  std::string model = "mlp";        // mlp | cnn | transformer
+  std::vector<int> hidden = {256};  // hidden layer widths (mlp)
+  std::string dataset =
+      "fashion-mnist";                // fashion-mnist | spiral | circles | blobs | xor | text:PATH
+  int max_train = 0;                  // 0: the whole training set
+  std::string catalog = "gpt3-175b";  // catalog workload name (kind = catalog)
+  int dp = 0, tp = 1, pp = 1;         // catalog parallelism; dp 0: ranks / (tp * pp)
+  std::string tensor_source = "gaussian";  // where catalog codec ratios are measured
+};
+
+struct TrainingConfig {
+  int ranks = 8;
+  int iterations = 300;
+  int global_batch = 256;
+  int eval_every = 50;
+  int eval_rows = 2000;           // 0: whole test set
+  std::string optimizer = "sgd";  // sgd | adamw
+  double lr = 0.05;
+  double momentum = 0.9;
+  double weight_decay = 0;
+  int warmup = 0;
+  std::string decay = "constant";  // constant | cosine | step
+  double target_accuracy = 0.85;   // for time-to-accuracy
+};
+
+struct CollectiveConfig {
+  std::string algorithm = "ring";  // ring | tree | hd | hier | direct
+  std::string wire = "bf16";       // fp32 | bf16 (when no codec is set)
+  int ranks_per_node = 0;          // hier; 0: from the cluster
+};
+
+struct SkipConfigSpec {
+  int skip = 0;                   // s; or use ratio
+  double ratio = 0;               // s = round(ratio * ranks) when skip is 0
+  std::string policy = "random";  // naive | random | selective
+  bool unbiased = false;
+  std::vector<std::string> protected_buckets;
+  uint64_t min_elements = 100000;
+};
+
+struct TrimConfigSpec {
+  bool enabled = false;
+  std::string encoding = "eden";  // sq | drive | eden
+  int head_bits = 1;
+  double rate = 0;                 // Bernoulli mode: fraction of packets trimmed
+  std::string mode = "bernoulli";  // bernoulli | queue (the packet backend decides)
+};
+
+struct TechniquesConfig {
+  std::string codec =
+      "none";  // none or a codec name from codec/codec.h (netzip-paper, commlab, ...)
+  std::string codec_placement = "nic";  // gpu | cpu | nic (time model)
+  SkipConfigSpec skipreduce;
+  TrimConfigSpec trimming;
+};
+
+struct RunConfig {
+  std::string name = "baseline";
+  uint64_t seed = 1;
+  ClusterConfig cluster;
+  PacketConfigSpec packet;
+  WorkloadConfig workload;
+  TrainingConfig training;
+  CollectiveConfig collective;
+  TechniquesConfig techniques;
+};
+
+}  // namespace commlab

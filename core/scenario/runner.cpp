@@ -1,0 +1,179 @@
+#include "scenario/runner.h"
+
+#include <chrono>
+#include <cmath>
+#include <stdexcept>
+
+#include "network/analytical.h"
+#include "network/packet_backend.h"
+#include "scenario/collective_reducer.h"
+#include "topology/presets.h"
+#include "train/models.h"
+#include "train/synthetic.h"
+
+namespace commlab {
+
+namespace {
+
+std::unique_ptr<NetworkBackend> make_run_backend(const RunConfig& c) {
+  Topology topo = cluster_from_spec(c.cluster.spec);
+  if (topo.ranks() < c.training.ranks)
+    throw std::invalid_argument("cluster.spec: '" + c.cluster.spec + "' has " +
+                                std::to_string(topo.ranks()) + " GPUs, training.ranks asks for " +
+                                std::to_string(c.training.ranks));
+  if (c.cluster.backend == "analytical")
+    return std::make_unique<AnalyticalBackend>(std::move(topo));
+  if (c.cluster.backend != "packet")
+    throw std::invalid_argument("cluster.backend: expected analytical or packet, got '" +
+                                c.cluster.backend + "'");
+  PacketConfig pc;
+  pc.mtu_bytes = c.packet.mtu;
+  pc.queue_packets = c.packet.queue_packets;
+  pc.admission =
+      parse_admission(c.packet.admission == "droptail" ? "tail-drop" : c.packet.admission);
+  pc.transport = parse_transport(c.packet.transport);
+  pc.trim_bytes = c.packet.trim_bytes;
+  pc.seed = c.seed;
+  auto backend = std::make_unique<PacketBackend>(std::move(topo), pc);
+  if (c.packet.background != "none") {
+    TrafficSpec spec = parse_pattern(c.packet.background);
+    spec.load = c.packet.background_load;
+    backend->add_background(spec);
+  }
+  return backend;
+}
+
+TrainTest load_data(const RunConfig& c) {
+  const std::string& d = c.workload.dataset;
+  if (d == "fashion-mnist") {
+    Result<TrainTest> r =
+        load_fashion_mnist(kFashionMnistDir, c.workload.max_train, c.training.eval_rows);
+    if (!r) throw std::invalid_argument("workload.dataset: " + r.error());
+    return std::move(r).value();
+  }
+  if (d.rfind("text:", 0) == 0) {
+    Result<TrainTest> r = load_char_text(d.substr(5), 32, 0.1);
+    if (!r) throw std::invalid_argument("workload.dataset: " + r.error());
+    return std::move(r).value();
+  }
+  SyntheticConfig s;
+  s.kind = parse_synthetic_kind(d);
+  s.seed = c.seed;
+  if (c.workload.max_train > 0) s.train_rows = c.workload.max_train;
+  return make_synthetic(s);
+}
+
+}  // namespace
+
+struct RunSession::Impl {
+  RunConfig config;
+  TrainTest data;
+  std::unique_ptr<NetworkBackend> backend;
+  std::unique_ptr<CollectiveReducer> reducer;
+  std::unique_ptr<DataParallelTrainer> trainer;
+  std::vector<Sample> samples;
+  double time_to_accuracy_s = -1;
+  double wall_s = 0;
+};
+
+RunSession::RunSession(const RunConfig& config) : impl_(std::make_unique<Impl>()) {
+  Impl& m = *impl_;
+  m.config = config;
+  if (config.workload.kind != "train")
+    throw std::invalid_argument(
+        "workload.kind: '" + config.workload.kind +
+        "' runs are time-plane only; RunSession trains models (kind train)");
+  m.backend = make_run_backend(config);
+  m.data = load_data(config);
+  Model model = make_model(config.workload.model, m.data.train, config.workload.hidden);
+  m.reducer = std::make_unique<CollectiveReducer>(config, *m.backend);
+
+  TrainerConfig tc;
+  tc.ranks = config.training.ranks;
+  tc.iterations = config.training.iterations;
+  tc.global_batch = config.training.global_batch;
+  tc.eval_every = config.training.eval_every;
+  tc.eval_rows = config.training.eval_rows;
+  tc.seed = config.seed;
+  tc.optimizer.kind = parse_optimizer(config.training.optimizer);
+  tc.optimizer.lr = config.training.lr;
+  tc.optimizer.momentum = config.training.momentum;
+  tc.optimizer.weight_decay = config.training.weight_decay;
+  tc.schedule.warmup_iterations = config.training.warmup;
+  tc.schedule.decay = parse_decay(config.training.decay);
+  tc.schedule.total_iterations = config.training.iterations;
+  tc.schedule.step_every = std::max(1, config.training.iterations / 3);
+  tc.compute.gpu = gpu_preset(config.cluster.gpu);
+  tc.compute.mfu = config.cluster.mfu;
+  m.trainer = std::make_unique<DataParallelTrainer>(std::move(model), m.data.train, m.data.test, tc,
+                                                    *m.reducer);
+}
+
+RunSession::~RunSession() = default;
+
+const RunConfig& RunSession::config() const {
+  return impl_->config;
+}
+
+bool RunSession::done() const {
+  return impl_->trainer->iteration() >= impl_->config.training.iterations;
+}
+
+const Sample& RunSession::step() {
+  Impl& m = *impl_;
+  if (done()) throw std::logic_error("RunSession::step after the last iteration");
+  auto t0 = std::chrono::steady_clock::now();
+  Sample s = m.trainer->step();
+  m.wall_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  s.wall_time_s = m.wall_s;
+  if (m.time_to_accuracy_s < 0 && s.evaluated() &&
+      s.test_accuracy >= m.config.training.target_accuracy)
+    m.time_to_accuracy_s = s.sim_time_s;
+  m.samples.push_back(s);
+  return m.samples.back();
+}
+
+void RunSession::run(const SampleObserver& observer, const std::atomic<bool>* cancel) {
+  while (!done() && !(cancel && cancel->load())) {
+    const Sample& s = step();
+    if (observer) observer(s);
+  }
+}
+
+const std::vector<Sample>& RunSession::samples() const {
+  return impl_->samples;
+}
+
+RunSummary RunSession::summary() const {
+  const Impl& m = *impl_;
+  RunSummary s;
+  s.name = m.config.name;
+  s.iterations = m.trainer->iteration();
+  s.wall_time_s = m.wall_s;
+  s.time_to_accuracy_s = m.time_to_accuracy_s;
+  const ReducerTotals& t = m.reducer->totals();
+  s.bytes_on_wire = t.bytes_on_wire;
+  s.mean_ratio = t.wire_reference_bytes ? static_cast<double>(t.bytes_on_wire) /
+                                              static_cast<double>(t.wire_reference_bytes)
+                                        : 1.0;
+  s.trimmed_packets = t.trimmed_packets;
+  s.skipped_steps = t.skipped_steps;
+  if (!m.samples.empty()) {
+    s.sim_time_s = m.samples.back().sim_time_s;
+    s.final_train_loss = m.samples.back().train_loss;
+    for (auto it = m.samples.rbegin(); it != m.samples.rend(); ++it)
+      if (it->evaluated()) {
+        s.final_test_accuracy = it->test_accuracy;
+        break;
+      }
+  }
+  return s;
+}
+
+std::vector<std::string> RunSession::bucket_names() const {
+  std::vector<std::string> names;
+  for (const BucketInfo& b : impl_->trainer->buckets()) names.push_back(b.name);
+  return names;
+}
+
+}  // namespace commlab

@@ -1,0 +1,54 @@
+#pragma once
+// Executes one RunConfig: builds the cluster and backend, the workload (a trained model with its
+// data set), the data-parallel trainer, and the gradient reducer that runs the configured
+// collective with its codec / SkipReduce / trimming on the real gradient bytes. Samples go to the
+// caller one iteration at a time, so the CLI writers and the GUI bridge observe the same stream.
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "scenario/run_config.h"
+#include "train/trainer.h"
+
+namespace commlab {
+
+struct RunSummary {
+  std::string name;
+  int iterations = 0;
+  double sim_time_s = 0;
+  double wall_time_s = 0;
+  double final_train_loss = 0;
+  double final_test_accuracy = 0;
+  uint64_t bytes_on_wire = 0;
+  double mean_ratio = 1;  // wire bytes / FP32 payload bytes
+  uint64_t trimmed_packets = 0;
+  uint64_t skipped_steps = 0;
+  double time_to_accuracy_s = -1;  // simulated time when test accuracy first reached the target
+};
+
+class RunSession {
+ public:
+  // Throws std::invalid_argument for a configuration the engine cannot run (with the field named).
+  explicit RunSession(const RunConfig& config);
+  ~RunSession();
+  RunSession(const RunSession&) = delete;
+  RunSession& operator=(const RunSession&) = delete;
+
+  const RunConfig& config() const;
+  bool done() const;
+  // Runs one iteration and returns its sample (also appended to samples()).
+  const Sample& step();
+  // Runs to the end or until *cancel becomes true.
+  void run(const SampleObserver& observer = {}, const std::atomic<bool>* cancel = nullptr);
+  const std::vector<Sample>& samples() const;
+  RunSummary summary() const;
+  // Names of the gradient buckets (layers), in forward order.
+  std::vector<std::string> bucket_names() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace commlab
