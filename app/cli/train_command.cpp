@@ -21,7 +21,7 @@ namespace {
 struct TrainOptions {
   std::string model = "mlp";
   std::string data = "fashion-mnist";
-  std::string hidden = "256";
+  std::string hidden;  // empty: the model's default (mlp 256, transformer width 64)
   std::string optimizer = "sgd";
   std::string decay = "constant";
   std::string gpu = "a100";
@@ -46,6 +46,7 @@ struct TrainOptions {
 
 std::vector<int> parse_widths(const std::string& s) {
   std::vector<int> out;
+  if (s.empty()) return out;
   std::stringstream in(s);
   std::string item;
   while (std::getline(in, item, ',')) {
@@ -158,7 +159,9 @@ Command make_command() {
         app.add_option("--data", opts->data,
                        "fashion-mnist | spiral | circles | blobs | xor | text (with --text FILE)");
         app.add_option("--text", opts->text_file, "text file for --data text");
-        app.add_option("--hidden", opts->hidden, "MLP hidden widths, e.g. 256 or 512,256");
+        app.add_option(
+            "--hidden", opts->hidden,
+            "MLP hidden widths (default 256), e.g. 512,256; transformer: width (default 64)");
         app.add_option("--ranks", opts->ranks, "data-parallel ranks")->check(CLI::Range(1, 4096));
         app.add_option("--iterations", opts->iterations, "iterations")
             ->check(CLI::Range(0, 10000000));
@@ -173,7 +176,7 @@ Command make_command() {
         app.add_option("--eval-every", opts->eval_every, "test evaluation every k iterations");
         app.add_option("--eval-rows", opts->eval_rows, "test rows per evaluation (0: all)");
         app.add_option("--max-train", opts->max_train, "use only the first rows of the train set");
-        app.add_option("--gpu", opts->gpu, "GPU preset for simulated compute: a100|h100|b200|v100");
+        app.add_option("--gpu", opts->gpu, "GPU preset for simulated compute: a100|h100|h200|b200");
         app.add_option("--mfu", opts->mfu, "model FLOPs utilisation")
             ->check(CLI::Range(0.001, 1.0));
         app.add_option("--link-gbps", opts->link_gbps, "ring link bandwidth for simulated comm");
