@@ -6,7 +6,8 @@
 // Speed (collective schedules are regular): a step's pattern (paths, sharing components) is built
 // once per distinct (src, dst, id) list and reused when only the bytes change; a whole step result
 // is reused when the bytes repeat too. Flows alone on their links skip max-min entirely. Results
-// are exact: tests compare with time_step_reference(), the plain algorithm.
+// are exact: tests compare with time_step_reference(), the plain algorithm. The caches make
+// time_step non-const: use one backend per thread (the Router inside is thread-safe).
 #include <cstdint>
 #include <memory>
 #include <unordered_map>
