@@ -1,6 +1,7 @@
 #pragma once
 // The few containers of the packet DES, all flat and reused so the hot path never allocates once
 // warmed up: a growable FIFO ring, a binary min-heap of 16-byte events, and a packet pool.
+#include <array>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -90,6 +91,64 @@ class EventHeap {
 
  private:
   std::vector<Event> heap_;
+};
+
+// Radix heap (Ahuja, Mehlhorn, Orlin, Tarjan 1990) for the DES's monotone clock: event i sits in
+// bucket 1 + (index of the highest bit where its time differs from the last popped time), so a
+// push is O(1) and an element moves down a few buckets over its life; pops need no comparisons
+// in the common case. Events scheduled before the last popped time (only possible after the
+// clock was stopped at a deadline and new work starts at `now`) go to a small binary heap that
+// pops first: every one of them is earlier than everything in the buckets. Ties pop in an order
+// fixed by the sequence of operations, so runs are deterministic.
+class RadixEventQueue {
+ public:
+  bool empty() const { return size_ == 0; }
+  size_t size() const { return size_; }
+  void push(Event e) {
+    ++size_;
+    if (e.time < last_) {
+      early_.push(e);
+      return;
+    }
+    buckets_[bucket_of(e.time)].push_back(e);
+  }
+  // Time of the next event without popping it (does not move the clock forward).
+  SimTime next_time() const {
+    if (!early_.empty()) return early_.top().time;
+    if (!buckets_[0].empty()) return last_;
+    size_t i = 1;
+    while (buckets_[i].empty()) ++i;
+    SimTime m = buckets_[i][0].time;
+    for (const Event& e : buckets_[i]) m = e.time < m ? e.time : m;
+    return m;
+  }
+  Event pop() {
+    --size_;
+    if (!early_.empty()) return early_.pop();
+    if (buckets_[0].empty()) refill();
+    Event e = buckets_[0].back();
+    buckets_[0].pop_back();
+    return e;
+  }
+
+ private:
+  size_t bucket_of(SimTime t) const {
+    return t == last_ ? 0 : 64 - static_cast<size_t>(__builtin_clzll(t ^ last_));
+  }
+  void refill() {
+    size_t i = 1;
+    while (buckets_[i].empty()) ++i;
+    std::vector<Event>& b = buckets_[i];
+    SimTime m = b[0].time;
+    for (const Event& e : b) m = e.time < m ? e.time : m;
+    last_ = m;
+    for (const Event& e : b) buckets_[bucket_of(e.time)].push_back(e);
+    b.clear();
+  }
+  std::array<std::vector<Event>, 65> buckets_;
+  EventHeap early_;
+  SimTime last_ = 0;
+  size_t size_ = 0;
 };
 
 // Fixed-size records handed out by index, recycled through a free list.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -148,8 +149,11 @@ void PacketSim::advance(double seconds) {
 void PacketSim::run_until(SimTime deadline, bool stop_when_step_done) {
   while (!events_.empty()) {
     if (stop_when_step_done && step_remaining_ == 0) return;
-    if (events_.top().time > deadline) return;
     Event e = events_.pop();
+    if (e.time > deadline) {  // put it back: later work may still come before it
+      events_.push(e);
+      return;
+    }
     now_ = e.time;
     ++totals_.events;
     switch (e.kind) {
@@ -298,6 +302,13 @@ void PacketSim::on_arrive(uint32_t port_id) {
 double PacketSim::ideal_time_s(int src, int dst, uint64_t bytes, uint64_t flow_id) const {
   if (src == dst || bytes == 0) return 0;
   std::vector<int> path = router_.path(src, dst, flow_id);
+  uint64_t key = bytes;
+  for (int li : path) {
+    uint64_t rate_bits;
+    std::memcpy(&rate_bits, &ports_[li].ps_per_byte, sizeof rate_bits);
+    key = hash_combine(hash_combine(key, rate_bits), ports_[li].latency_ps);
+  }
+  if (auto it = ideal_cache_.find(key); it != ideal_cache_.end()) return it->second;
   // Store-and-forward pipeline of back-to-back packets, exactly as the engine times it:
   // a packet leaves hop j when it has arrived there and hop j finished the previous packet.
   std::vector<SimTime> free_at(path.size(), 0);
@@ -315,7 +326,7 @@ double PacketSim::ideal_time_s(int src, int dst, uint64_t bytes, uint64_t flow_i
     }
     arrival = t;
   }
-  return static_cast<double>(arrival) * 1e-12;
+  return ideal_cache_[key] = static_cast<double>(arrival) * 1e-12;
 }
 
 }  // namespace commlab

@@ -9,6 +9,7 @@
 // packet_series.cpp (per-port time series).
 #include <deque>
 #include <span>
+#include <unordered_map>
 #include <vector>
 
 #include "network/backend.h"
@@ -171,7 +172,7 @@ class PacketSim {
   CounterRng trim_rng_;
   CounterRng traffic_rng_;
   SimTime now_ = 0;
-  EventHeap events_;
+  RadixEventQueue events_;
   Pool<Packet> packets_;
   std::vector<Port> ports_;
   std::vector<Host> hosts_;
@@ -189,6 +190,8 @@ class PacketSim {
   std::vector<uint64_t> last_busy_, last_drops_, last_trims_;
   SimTime sample_ps_ = 0, next_sample_ = 0;
   bool sampling_started_ = false;
+  // ideal_time_s by (the links' rates and latencies along the path, bytes): few distinct values.
+  mutable std::unordered_map<uint64_t, double> ideal_cache_;
 };
 
 }  // namespace commlab
