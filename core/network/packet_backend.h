@@ -36,7 +36,7 @@ class PacketBackend : public NetworkBackend {
   // packet (whole, or trimmed under accept-trimmed). finish_s is from the step's start.
   StepResult time_step(std::span<const Flow> flows, const StepOptions& options = {}) override;
   // The clock, queues and background traffic persist: repeated steps must all be timed.
-  bool stateful() const { return true; }
+  bool stateful() const override { return true; }
 
   const PacketConfig& config() const { return config_; }
   // Background traffic starts now and runs through every later step until cleared.
