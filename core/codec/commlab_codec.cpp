@@ -161,7 +161,10 @@ class CommLabCodec final : public FramedCodec {
     for (int k = 0; k < kLits; ++k) lits_[k].resize(n + 1);
     mask_.resize(n);
     size_t zeros = 0;
-    for (size_t i = 0; i < n; ++i) zeros += (mask_[i] = x[i] == 0);
+    for (size_t i = 0; i < n; ++i) zeros += x[i] == 0;  // vectorised; the mask only if needed
+    if (zeros) {
+      for (size_t i = 0; i < n; ++i) mask_[i] = x[i] == 0;
+    }
     size_t m = n;
     uint32_t period = 0;
     gap_syms_.clear();
