@@ -3,8 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 
 #include "train/synthetic.h"
+#include "train/transformer.h"
 
 namespace commlab {
 namespace {
@@ -189,6 +192,40 @@ TEST(ComputeModel, ComputeBoundAndMemoryBoundKernels) {
   EXPECT_NEAR(m.time(494.5e9, 0), 1e-3, 1e-12);
   EXPECT_NEAR(m.time(0, 3.35e9), 1e-3, 1e-12);
   EXPECT_THROW(gpu_preset("tpu"), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace commlab
+
+namespace commlab {
+namespace {
+
+// The same equivalence for the transformer, whose loss is a mean over every token of the batch.
+TEST(Trainer, TransformerDataParallelEqualsSingleRank) {
+  const auto path = std::filesystem::temp_directory_path() / "commlab_dp_text.txt";
+  {
+    std::ofstream out(path);
+    for (int i = 0; i < 40; ++i) out << "the quick brown fox jumps over the lazy dog " << i << "\n";
+  }
+  auto data = load_char_text(path.string(), 8, 0.1);
+  ASSERT_TRUE(data.ok()) << data.error();
+  auto c1 = config(1, 8, 6), c4 = config(4, 8, 6);
+  for (auto* c : {&c1, &c4}) {
+    c->optimizer.kind = OptimizerKind::kAdamW;
+    c->optimizer.lr = 3e-3;
+  }
+  const int vocab = data.value().train.num_classes;
+  ExactAverageReducer r1, r4;
+  DataParallelTrainer a(make_transformer(vocab, 8, 16, 2, 1), data.value().train, data.value().test,
+                        c1, r1);
+  DataParallelTrainer b(make_transformer(vocab, 8, 16, 2, 1), data.value().train, data.value().test,
+                        c4, r4);
+  const auto sa = run_all(a), sb = run_all(b);
+  for (size_t i = 0; i < sa.size(); ++i) {
+    EXPECT_NEAR(sa[i].train_loss, sb[i].train_loss, 1e-4 * sa[i].train_loss) << i;
+  }
+  EXPECT_LT(sa.back().train_loss, sa.front().train_loss);  // it learns
+  std::filesystem::remove(path);
 }
 
 }  // namespace
