@@ -67,6 +67,10 @@ TEST(Trainer, DataParallelExactAverageEqualsSingleRankOnConcatenatedBatch) {
     EXPECT_LT(std::sqrt(diff / ref), 1e-4) << "ranks " << ranks;
     // The exact average is identical on every rank: replicas never drift.
     EXPECT_EQ(b.back().divergence, 0.0);
+    // Ring all-reduce of every bucket: 2(N-1) x 4 bytes x parameters per iteration; none for 1
+    // rank.
+    EXPECT_EQ(b.back().bytes_on_wire, 2u * (ranks - 1) * 4 * multi.replica(0).num_params());
+    EXPECT_EQ(a.back().bytes_on_wire, 0u);
   }
 }
 
