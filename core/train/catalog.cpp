@@ -86,6 +86,12 @@ double IterationPlan::bytes_per_gpu(MessageKind k) const {
   return total;
 }
 
+double compute_time_s(const IterationPlan& plan, const Parallelism& p, const ComputeModel& gpu) {
+  const double bubble =
+      plan.micro_batches > 0 ? 1.0 + static_cast<double>(p.pp - 1) / plan.micro_batches : 1.0;
+  return gpu.time(plan.flops_per_gpu, 0) * bubble;
+}
+
 IterationPlan plan_iteration(const TransformerSpec& s, const Parallelism& p) {
   if (p.dp < 1 || p.tp < 1 || p.pp < 1 || p.micro_batch < 1 || p.global_batch < 1) {
     throw std::invalid_argument("parallelism degrees and batch sizes must be >= 1");

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "train/compute_model.h"
+
 namespace commlab {
 
 struct TransformerSpec {
@@ -68,6 +70,10 @@ struct IterationPlan {
   std::vector<Message> messages;  // TP all-reduce, DP reduce-scatter + all-gather, PP send/recv
   double bytes_per_gpu(MessageKind k) const;  // total payload per GPU per iteration of one kind
 };
+
+// Compute time of one iteration on one GPU: flops_per_gpu / (peak BF16 x MFU), stretched by the
+// 1F1B pipeline bubble (1 + (pp - 1) / micro_batches). Communication is the network's part.
+double compute_time_s(const IterationPlan& plan, const Parallelism& p, const ComputeModel& gpu);
 
 // Throws std::invalid_argument when the split does not divide (layers % pp, heads % tp,
 // global_batch % (dp*micro_batch)).

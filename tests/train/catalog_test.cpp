@@ -58,6 +58,11 @@ TEST(Catalog, MessagesOfA3DParallelIteration) {
   EXPECT_EQ(plan.messages[3].kind, MessageKind::kPpSendRecv);
   EXPECT_EQ(plan.messages[3].count, 8);  // forward + backward per micro-batch
   EXPECT_DOUBLE_EQ(plan.flops_per_gpu, training_flops_per_token(s) * 128 * 2048 / 512);
+  // 1F1B bubble with pp=4 and 4 micro-batches: x (1 + 3/4).
+  ComputeModel h100;
+  h100.gpu = gpu_preset("h100");
+  h100.mfu = 0.5;
+  EXPECT_DOUBLE_EQ(compute_time_s(plan, p, h100), plan.flops_per_gpu / (989e12 * 0.5) * 1.75);
 }
 
 TEST(Catalog, InvalidSplitsAreRejected) {
