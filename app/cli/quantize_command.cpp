@@ -23,7 +23,7 @@ struct Options {
   double trim = 1.0;
   std::string dist = "gaussian";
   uint64_t seed = 1;
-  size_t payload = 4096;
+  size_t payload = 0;  // 0: 4096, or exactly one --per-packet packet
   size_t per_packet = 0;
   std::string wire = "fp32";
   bool biased = false;
@@ -41,7 +41,7 @@ trim::TrimConfig make_config(const Options& o) {
   trim::TrimConfig c;
   c.encoding = trim::parse_encoding(o.encoding);
   c.head_bits = o.bits;
-  c.payload_bytes = o.payload;
+  c.payload_bytes = o.payload > 0 ? o.payload : 4096;
   c.coords_per_packet = o.per_packet;
   c.unbiased = !o.biased;
   if (o.wire == "fp32") {
@@ -51,6 +51,7 @@ trim::TrimConfig make_config(const Options& o) {
   } else {
     throw InvalidInput("--wire: expected fp32 or bf16, got '" + o.wire + "'");
   }
+  if (o.payload == 0 && o.per_packet > 0) trim::set_coords_per_packet(c, o.per_packet);
   trim::validate(c);
   return c;
 }
@@ -164,8 +165,9 @@ const RegisterCommand reg{Command{
           ->capture_default_str();
       app.add_option("--seed", o->seed, "seed of the vector, the encodings and the trimming")
           ->capture_default_str();
-      app.add_option("--payload", o->payload, "packet size in bytes (header, heads and tails)")
-          ->capture_default_str();
+      app.add_option("--payload", o->payload,
+                     "packet size in bytes: header, heads and tails (default 4096, or what "
+                     "--per-packet needs)");
       app.add_option("--per-packet", o->per_packet,
                      "coordinates per packet (0: as many as fit --payload)")
           ->capture_default_str();

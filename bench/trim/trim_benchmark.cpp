@@ -46,7 +46,7 @@ TrimConfig eden1(size_t per_packet) {
   TrimConfig c;
   c.encoding = TrimEncoding::kEden;
   c.head_bits = 1;
-  c.coords_per_packet = per_packet;
+  if (per_packet > 0) set_coords_per_packet(c, per_packet);
   return c;
 }
 

@@ -86,11 +86,19 @@ void validate(const TrimConfig& c) {
     throw std::invalid_argument("trim config: at most 2^20 coordinates per packet, got " +
                                 std::to_string(c.coords_per_packet));
   }
-  if (c.coords_per_packet == 0 &&
-      packet_layout(c.encoding, c.head_bits, c.wire, 1).total() > c.payload_bytes) {
-    throw std::invalid_argument("trim config: payload of " + std::to_string(c.payload_bytes) +
-                                " bytes cannot hold one coordinate");
+  const size_t n = c.coords_per_packet > 0 ? c.coords_per_packet : 1;
+  const size_t need = packet_layout(c.encoding, c.head_bits, c.wire, n).total();
+  if (need > c.payload_bytes) {
+    throw std::invalid_argument("trim config: a packet of " + std::to_string(n) +
+                                " coordinates needs " + std::to_string(need) +
+                                " bytes, more than the payload of " +
+                                std::to_string(c.payload_bytes));
   }
+}
+
+void set_coords_per_packet(TrimConfig& c, size_t n) {
+  c.coords_per_packet = n;
+  c.payload_bytes = packet_layout(c.encoding, c.head_bits, c.wire, n).total();
 }
 
 size_t scale_count(TrimEncoding encoding, int head_bits) {

@@ -28,6 +28,8 @@ struct TrimConfig {
   bool unbiased = true;          // DRIVE/EDEN scale: unbiased, else min-MSE
   size_t coords_per_packet = 0;  // 0: as many as fit in payload_bytes; else exactly this many
 };
+// Invariant checked by validate(): every packet of `config` fits in payload_bytes, so transports
+// may lay packets out in payload_bytes slots.
 
 // Throws std::invalid_argument with a precise message for an unusable configuration.
 void validate(const TrimConfig& config);
@@ -76,6 +78,8 @@ PacketLayout packet_layout(TrimEncoding encoding, int head_bits, DType wire, siz
 inline PacketLayout packet_layout(const PacketHeader& h) {
   return packet_layout(h.encoding, h.head_bits, h.wire, h.count);
 }
+// Sets coords_per_packet = n and payload_bytes to the size of such a packet (n > 0).
+void set_coords_per_packet(TrimConfig& config, size_t n);
 // Coordinates per packet under `config` (coords_per_packet, or the most that fit payload_bytes).
 size_t coords_per_packet(const TrimConfig& config);
 // Bytes to keep of a packet of `count` coordinates for `bits` bits per coordinate of head.

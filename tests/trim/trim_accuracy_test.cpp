@@ -33,7 +33,7 @@ TrimConfig config(TrimEncoding e, int bits, size_t per_packet, bool unbiased = t
   TrimConfig c;
   c.encoding = e;
   c.head_bits = bits;
-  c.coords_per_packet = per_packet;
+  set_coords_per_packet(c, per_packet);
   c.unbiased = unbiased;
   return c;
 }

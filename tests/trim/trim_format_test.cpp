@@ -50,6 +50,13 @@ TEST(TrimLayout, InvalidConfigurationsThrow) {
   TrimConfig tiny = config(TrimEncoding::kEden, 1);
   tiny.payload_bytes = 30;
   EXPECT_THROW(validate(tiny), std::invalid_argument);
+  // Every packet must fit the payload (transports lay packets out in payload-sized slots).
+  TrimConfig fixed = config(TrimEncoding::kEden, 1);
+  fixed.coords_per_packet = 2048;
+  EXPECT_THROW(validate(fixed), std::invalid_argument);
+  set_coords_per_packet(fixed, 2048);
+  EXPECT_NO_THROW(validate(fixed));
+  EXPECT_EQ(fixed.payload_bytes, 36u + 256u + 4u * 2048u);
   std::vector<float> x(10);
   EXPECT_THROW(encode_packets(x, config(TrimEncoding::kEden, 1), 70000, 0), std::invalid_argument);
 }
@@ -169,7 +176,7 @@ TEST(TrimPacket, EveryPrefixDecodesAndMoreBytesNeverHurt) {
   for (auto [e, b] : {std::pair{TrimEncoding::kSq, 4}, std::pair{TrimEncoding::kDrive, 1},
                       std::pair{TrimEncoding::kEden, 4}, std::pair{TrimEncoding::kEden, 2}}) {
     TrimConfig c = config(e, b);
-    c.coords_per_packet = d;
+    set_coords_per_packet(c, d);
     // Mean NMSE over seeds: each extra byte refines 8 coordinates, which lowers the expected error
     // (a single draw may move one coordinate's error either way inside the head planes).
     const int seeds = 24;
