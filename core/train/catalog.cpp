@@ -100,7 +100,8 @@ IterationPlan plan_iteration(const TransformerSpec& s, const Parallelism& p) {
     throw std::invalid_argument(s.name + ": " + std::to_string(s.layers) +
                                 " layers do not split into pp=" + std::to_string(p.pp) + " stages");
   }
-  if (s.heads % p.tp != 0 || s.kv_heads % p.tp != 0 && p.tp % s.kv_heads != 0) {
+  // KV heads either split over TP or are replicated (tp a multiple of them), as Megatron does.
+  if (s.heads % p.tp != 0 || (s.kv_heads % p.tp != 0 && p.tp % s.kv_heads != 0)) {
     throw std::invalid_argument(s.name + ": " + std::to_string(s.heads) +
                                 " heads do not split over tp=" + std::to_string(p.tp));
   }
