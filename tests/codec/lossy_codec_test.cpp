@@ -6,6 +6,7 @@
 
 #include "codec/codec.h"
 #include "codec/error_stats.h"
+#include "codec/placement.h"
 #include "codec_test_util.h"
 
 namespace commlab {
@@ -94,6 +95,30 @@ TEST(PowerSgd, RecoversARankOneMatrix) {
   auto out = round_trip(*make_codec("powersgd"), in, DType::kFp32);
   ErrorStats e = compare_values(in, out, DType::kFp32);
   EXPECT_LT(e.max_rel_error, 1e-4);
+}
+
+}  // namespace
+}  // namespace commlab
+
+
+namespace commlab {
+namespace {
+
+TEST(Placement, EveryCodecHasACostAndTheNicRunsAtLineRate) {
+  for (const auto& name : codec_names()) {
+    EXPECT_TRUE(codec_cost(name, Placement::kCpu).supported) << name;
+    EXPECT_TRUE(codec_cost(name, Placement::kGpu).supported) << name;
+  }
+  // 400 Gbit/s = 50 GB/s: 1 MB takes 1 us of pipeline + 1e6 / 50e9 s = 21 us.
+  CodecCost nic = codec_cost("netzip-paper", Placement::kNic, 400.0);
+  EXPECT_NEAR(codec_seconds(nic, 1000000, true), 21e-6, 1e-9);
+  EXPECT_FALSE(codec_cost("zstd-19", Placement::kNic).supported);
+  EXPECT_TRUE(std::isinf(codec_seconds(codec_cost("zstd-19", Placement::kNic), 10, true)));
+  // Cores work on independent blocks: twice the cores, twice the throughput.
+  EXPECT_DOUBLE_EQ(codec_cost("commlab", Placement::kCpu, 400, 2).encode_gbps,
+                   2 * codec_cost("commlab", Placement::kCpu, 400, 1).encode_gbps);
+  EXPECT_THROW(codec_cost("gzip", Placement::kCpu), std::invalid_argument);
+  EXPECT_THROW(parse_placement("fpga"), std::invalid_argument);
 }
 
 }  // namespace
