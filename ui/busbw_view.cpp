@@ -1,44 +1,61 @@
 #include "busbw_view.h"
 
 #include <QApplication>
+#include <QCategoryAxis>
 #include <QChart>
 #include <QChartView>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QLegend>
 #include <QLineSeries>
-#include <QLogValueAxis>
+#include <QPainter>
 #include <QPointer>
 #include <QSpinBox>
 #include <QThreadPool>
+#include <QTimer>
+#include <QVBoxLayout>
 #include <QValueAxis>
+#include <cmath>
 
 #include "collective/algorithms.h"
 #include "collective/executor.h"
+#include "format_util.h"
 #include "network/analytical.h"
 #include "topology/topology.h"
 
 namespace commlab::ui {
 
+namespace {
+
+constexpr int kDebounceMs = 30;
+
+double busbw_of(const char* algo, int ranks, uint64_t bytes, NetworkBackend& backend) {
+  PlanRequest req;
+  req.ranks = ranks;
+  req.count = bytes / sizeof(float);
+  req.time_only = true;
+  Plan plan = build_plan(algo, req);
+  ExecutorOptions options;
+  options.backend = &backend;
+  CollectiveReport rep = execute_plan(plan, {}, options);
+  double algbw = static_cast<double>(bytes) / rep.time_s / 1e9;
+  return algbw * busbw_factor(req.op, ranks);
+}
+
+}  // namespace
+
 std::vector<BusbwSeries> compute_busbw(int ranks, double bw_gbps, double alpha_us,
                                        uint64_t min_bytes, uint64_t max_bytes) {
   AnalyticalBackend backend(make_flat(ranks, bw_gbps * 1e9, alpha_us * 1e-6));
+  AnalyticalBackend no_latency(make_flat(ranks, bw_gbps * 1e9, 0));
   std::vector<BusbwSeries> result;
   for (const char* algo : {"ring", "tree", "hd", "direct"}) {
     BusbwSeries series{algo, {}};
-    for (uint64_t bytes = min_bytes; bytes <= max_bytes; bytes *= 2) {
-      PlanRequest req;
-      req.ranks = ranks;
-      req.count = bytes / sizeof(float);
-      req.time_only = true;
-      Plan plan = build_plan(algo, req);
-      ExecutorOptions options;
-      options.backend = &backend;
-      CollectiveReport rep = execute_plan(plan, {}, options);
-      double algbw = static_cast<double>(bytes) / rep.time_s / 1e9;
-      series.points.push_back({static_cast<double>(bytes), algbw * busbw_factor(req.op, ranks)});
-    }
+    for (uint64_t bytes = min_bytes; bytes <= max_bytes; bytes *= 2)
+      series.points.push_back({static_cast<double>(bytes), busbw_of(algo, ranks, bytes, backend)});
+    series.ceiling_gbps = busbw_of(algo, ranks, 1ull << 30, no_latency);
     result.push_back(std::move(series));
   }
   return result;
@@ -69,16 +86,33 @@ BusbwView::BusbwView(QWidget* parent) : QWidget(parent) {
   status_ = new QLabel;
   status_->setObjectName("status");
   status_->setWordWrap(true);
-  form->addRow(status_);
+  auto* side = new QWidget;
+  auto* column = new QVBoxLayout(side);
+  column->addLayout(form);
+  column->addWidget(status_);
+  column->addStretch(1);
+  side->setFixedWidth(300);
   view_ = new QChartView;
   view_->setRenderHint(QPainter::Antialiasing);
-  layout->addLayout(form, 0);
+  view_->setToolTip("Bus bandwidth per algorithm; dashed lines are each algorithm's ceiling.");
+  layout->addWidget(side, 0);
   layout->addWidget(view_, 1);
-  for (auto* box : {static_cast<QAbstractSpinBox*>(ranks_), static_cast<QAbstractSpinBox*>(bw_),
-                    static_cast<QAbstractSpinBox*>(alpha_)})
-    connect(box, &QAbstractSpinBox::editingFinished, this, &BusbwView::recompute);
-  connect(ranks_, &QSpinBox::valueChanged, this, &BusbwView::recompute);
+  debounce_ = new QTimer(this);
+  debounce_->setSingleShot(true);
+  debounce_->setInterval(kDebounceMs);
+  connect(debounce_, &QTimer::timeout, this, &BusbwView::recompute);
+  connect(ranks_, &QSpinBox::valueChanged, this, &BusbwView::schedule_recompute);
+  connect(bw_, &QDoubleSpinBox::valueChanged, this, &BusbwView::schedule_recompute);
+  connect(alpha_, &QDoubleSpinBox::valueChanged, this, &BusbwView::schedule_recompute);
   recompute();
+}
+
+bool BusbwView::debounce_active() const {
+  return debounce_->isActive();
+}
+
+void BusbwView::schedule_recompute() {
+  debounce_->start();
 }
 
 void BusbwView::recompute() {
@@ -102,39 +136,107 @@ int BusbwView::series_count() const {
   return view_->chart()->series().size();
 }
 
+QChart* BusbwView::chart() const {
+  return view_->chart();
+}
+
 void BusbwView::show_result(const std::vector<BusbwSeries>& result) {
   auto* chart = new QChart;
   chart->setTitle(QString("All-reduce bus bandwidth vs message size, %1 ranks (analytical backend)")
                       .arg(ranks_->value()));
-  auto* x = new QLogValueAxis;
-  x->setBase(2);
-  x->setLabelFormat("%.0g");
+  chart->legend()->setAlignment(Qt::AlignBottom);
+  // x is log2(bytes): a category axis puts readable binary sizes (1K, 4K, ... 256M) on the ticks.
+  auto* x = new QCategoryAxis;
+  x->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
+  double lo = 1e300, hi = 0;
+  for (const BusbwSeries& s : result)
+    for (const BusbwPoint& p : s.points) {
+      lo = std::min(lo, std::log2(p.bytes));
+      hi = std::max(hi, std::log2(p.bytes));
+    }
+  for (int e = static_cast<int>(std::ceil(lo)); e <= static_cast<int>(hi); e += 2)
+    x->append(short_bytes(std::ldexp(1.0, e)), e);
+  x->setRange(lo, hi);
   x->setTitleText("message size per rank (bytes)");
+  x->setGridLineVisible(true);
   auto* y = new QValueAxis;
   y->setTitleText("busbw (GB/s)");
+  y->setLabelFormat("%.0f");
   chart->addAxis(x, Qt::AlignBottom);
   chart->addAxis(y, Qt::AlignLeft);
   double top = 0;
+  std::vector<std::pair<double, QStringList>> ceilings;  // equal ceilings share one line
+  std::vector<QColor> ceiling_colors;
   for (const BusbwSeries& s : result) {
     auto* line = new QLineSeries;
     line->setName(s.algorithm);
     for (const BusbwPoint& p : s.points) {
-      line->append(p.bytes, p.busbw_gbps);
+      line->append(std::log2(p.bytes), p.busbw_gbps);
       top = std::max(top, p.busbw_gbps);
     }
     chart->addSeries(line);
     line->attachAxis(x);
     line->attachAxis(y);
+    QPen pen = line->pen();
+    pen.setWidthF(2.2);
+    line->setPen(pen);
+    top = std::max(top, s.ceiling_gbps);
+    auto same = std::find_if(ceilings.begin(), ceilings.end(), [&](const auto& c) {
+      return std::abs(c.first - s.ceiling_gbps) <= 0.01 * s.ceiling_gbps;
+    });
+    if (same != ceilings.end()) {
+      same->second << s.algorithm;
+    } else {
+      ceilings.push_back({s.ceiling_gbps, {s.algorithm}});
+      ceiling_colors.push_back(line->pen().color());
+    }
+  }
+  for (size_t i = 0; i < ceilings.size(); ++i) {
+    auto* line = new QLineSeries;
+    line->setName(ceilings[i].second.join(", ") + " ceiling");
+    line->append(lo, ceilings[i].first);
+    line->append(hi, ceilings[i].first);
+    chart->addSeries(line);
+    line->attachAxis(x);
+    line->attachAxis(y);
+    line->setPen(QPen(ceiling_colors[i], 1.4, Qt::DashLine));
   }
   y->setRange(0, top * 1.1);
+  y->applyNiceNumbers();
   QChart* old = view_->chart();
   view_->setChart(chart);
   delete old;
-  status_->setText(QString("Link %1 GB/s, alpha %2 us. busbw = algbw x 2(n-1)/n (nccl-tests); "
-                           "the ceiling is the link bandwidth.")
+  status_->setText(QString("Link %1 GB/s, alpha %2 us. busbw = algbw x 2(n-1)/n (nccl-tests). "
+                           "Dashed: each algorithm's ceiling (no latency, 1 GiB); ring and "
+                           "halving-doubling reach the link bandwidth.")
                        .arg(bw_->value())
                        .arg(alpha_->value()));
   emit computed();
+}
+
+QSize BusbwView::export_size() const {
+  return view_->size();
+}
+
+void BusbwView::export_render(QPainter& painter) const {
+  render_widget(view_, painter);
+}
+
+CsvTable BusbwView::export_data() const {
+  CsvTable table{{"algorithm", "bytes", "busbw_gbps"}, {}};
+  for (QAbstractSeries* s : view_->chart()->series()) {
+    auto* xy = qobject_cast<QXYSeries*>(s);
+    if (!xy || xy->name().endsWith("ceiling")) continue;
+    for (const QPointF& p : xy->points())
+      table.rows.push_back(
+          {xy->name(), QString::number(std::exp2(p.x()), 'f', 0), QString::number(p.y(), 'g', 8)});
+  }
+  for (QAbstractSeries* s : view_->chart()->series()) {
+    auto* xy = qobject_cast<QXYSeries*>(s);
+    if (xy && xy->name().endsWith("ceiling") && !xy->points().isEmpty())
+      table.rows.push_back({xy->name(), "", QString::number(xy->points().front().y(), 'g', 8)});
+  }
+  return table;
 }
 
 }  // namespace commlab::ui

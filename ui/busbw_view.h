@@ -4,11 +4,14 @@
 #include <QWidget>
 #include <vector>
 
+#include "chart_export.h"
+
 class QChartView;
 class QChart;
 class QSpinBox;
 class QDoubleSpinBox;
 class QLabel;
+class QTimer;
 
 namespace commlab::ui {
 
@@ -19,24 +22,37 @@ struct BusbwPoint {
 struct BusbwSeries {
   QString algorithm;
   std::vector<BusbwPoint> points;
+  // The algorithm's bandwidth ceiling: its busbw with no latency (alpha = 0) on a 1 GiB message.
+  double ceiling_gbps = 0;
 };
 
 // Pure function of the settings (no Qt in the computation, so tests can call it too).
 std::vector<BusbwSeries> compute_busbw(int ranks, double bw_gbps, double alpha_us,
                                        uint64_t min_bytes, uint64_t max_bytes);
 
-class BusbwView : public QWidget {
+class BusbwView : public QWidget, public Exportable {
   Q_OBJECT
  public:
   explicit BusbwView(QWidget* parent = nullptr);
-  void recompute();
-  bool idle() const { return pending_ == 0; }
+  bool idle() const { return pending_ == 0 && !debounce_active(); }
   int series_count() const;
+  QChart* chart() const;
+
+  QString export_name() const override { return "busbw"; }
+  QSize export_size() const override;
+  void export_render(QPainter& painter) const override;
+  CsvTable export_data() const override;
+
+ public slots:
+  void recompute();
+  // Coalesces bursts of edits (typing, spinning) into one recompute after a short pause.
+  void schedule_recompute();
 
  signals:
   void computed();
 
  private:
+  bool debounce_active() const;
   void show_result(const std::vector<BusbwSeries>& result);
 
   QChartView* view_;
@@ -44,6 +60,7 @@ class BusbwView : public QWidget {
   QDoubleSpinBox* bw_;
   QDoubleSpinBox* alpha_;
   QLabel* status_;
+  QTimer* debounce_;
   int pending_ = 0;
   int generation_ = 0;
 };

@@ -1,0 +1,305 @@
+#include "topology_model.h"
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+#include <stdexcept>
+
+#include "collective/algorithms.h"
+#include "network/analytical.h"
+#include "numeric/rng.h"
+#include "topology/presets.h"
+
+namespace commlab::ui {
+
+namespace {
+
+constexpr double kGpuW = 34, kGpuH = 24, kNicH = 20, kMidH = 20, kGap = 4, kPad = 6, kTitleH = 14;
+constexpr double kServerGap = 14, kTierGap = 120, kSwitchW = 70, kSwitchH = 26, kUnitW = 72,
+                 kUnitH = 38;
+
+// Bytes each directed link carries in step `step` of the collective, and the step's duration.
+double time_step_loads(const Topology& topo, const TopologySettings& s, TopologyPicture& pic,
+                       std::vector<double>& link_bytes) {
+  AnalyticalBackend backend(topo);
+  PlanRequest req;
+  req.ranks = topo.ranks();
+  req.count = std::max<uint64_t>(s.message_bytes / sizeof(float), topo.ranks());
+  req.time_only = true;
+  const Plan plan = build_plan(s.algorithm, req);
+  pic.steps = static_cast<int>(plan.steps.size());
+  link_bytes.assign(topo.links().size(), 0);
+  if (plan.steps.empty()) return 0;
+  pic.step = std::clamp(s.step, 1, pic.steps);
+  const PlanStep& step = plan.steps[pic.step - 1];
+  pic.phase = step.phase;
+  std::vector<Flow> flows;
+  for (const Transfer& t : step.transfers)
+    flows.push_back(Flow{t.src, t.dst, t.count * sizeof(float),
+                         hash_combine(static_cast<uint64_t>(t.src), static_cast<uint64_t>(t.dst))});
+  const StepResult result = backend.time_step(flows);
+  std::vector<int> path;
+  for (const Flow& f : flows) {
+    path.clear();
+    backend.router().append_path(f.src, f.dst, f.id, path);
+    for (int l : path) link_bytes[l] += static_cast<double>(f.bytes);
+  }
+  return result.duration_s;
+}
+
+struct Builder {
+  const Topology& topo;
+  TopologyPicture& pic;
+  std::vector<int> box_of;  // node -> box (-1: not drawn)
+  std::vector<int> rank_of;
+
+  int add_box(TopoBox box) {
+    pic.boxes.push_back(std::move(box));
+    return static_cast<int>(pic.boxes.size()) - 1;
+  }
+
+  std::string gpu_tooltip(int node) const {
+    const Node& n = topo.nodes()[node];
+    return n.name + " (rank " + std::to_string(rank_of[node]) + ")" +
+           (n.server >= 0 ? ", server " + std::to_string(n.server) : "");
+  }
+
+  // One server drawn with its parts: NICs on top, NVSwitch / PCIe in the middle, GPUs below.
+  double place_server(const std::vector<int>& members, int server, double x) {
+    std::vector<int> gpus, mids, nics;
+    for (int v : members) {
+      NodeKind k = topo.nodes()[v].kind;
+      (k == NodeKind::kGpu ? gpus : k == NodeKind::kNic ? nics : mids).push_back(v);
+    }
+    const bool framed = members.size() > 1;
+    auto row_w = [](size_t count, double w) {
+      return count == 0 ? 0.0 : count * (w + kGap) - kGap;
+    };
+    const double gpu_row = row_w(gpus.size(), kGpuW);
+    const double mid_w = mids.size() == 1 ? std::max(gpu_row, 60.0) : 60.0;
+    const double inner =
+        std::max({gpu_row, row_w(nics.size(), kGpuW), row_w(mids.size(), mid_w), 40.0});
+    const double pad = framed ? kPad : 0;
+    double y = framed ? kPad + kTitleH : 0;
+    if (framed) {
+      TopoBox frame{"server " + std::to_string(server), "", NodeKind::kGpu, true,
+                    static_cast<int>(gpus.size())};
+      frame.x = x;
+      frame.w = inner + 2 * pad;
+      pic.boxes.push_back(frame);
+    }
+    const int frame_index = static_cast<int>(pic.boxes.size()) - 1;
+    auto place_row = [&](const std::vector<int>& row, double w, double h) {
+      if (row.empty()) return;
+      double rx = x + pad + (inner - row_w(row.size(), w)) / 2;
+      for (int v : row) {
+        const Node& n = topo.nodes()[v];
+        TopoBox b;
+        b.kind = n.kind;
+        b.x = rx;
+        b.y = y;
+        b.w = w;
+        b.h = h;
+        if (n.kind == NodeKind::kGpu) {
+          b.label = std::to_string(rank_of[v]);
+          b.tooltip = gpu_tooltip(v);
+          b.gpus = 1;
+        } else {
+          b.label = n.kind == NodeKind::kNic        ? "NIC"
+                    : n.kind == NodeKind::kNvSwitch ? "NVSwitch"
+                                                    : "PCIe";
+          b.tooltip = n.name + " (" + node_kind_name(n.kind) + ")";
+        }
+        box_of[v] = add_box(b);
+        rx += w + kGap;
+      }
+      y += h + kGap * 2;
+    };
+    place_row(nics, kGpuW, kNicH);
+    place_row(mids, mid_w, kMidH);
+    place_row(gpus, kGpuW, kGpuH);
+    if (framed) pic.boxes[frame_index].h = y - kGap * 2 + pad;
+    return inner + 2 * pad;
+  }
+};
+
+}  // namespace
+
+TopologyPicture compute_topology_picture(const TopologySettings& s) {
+  const Topology topo = cluster_from_spec(s.spec);
+  TopologyPicture pic;
+  pic.settings = s;
+  pic.name = topo.name();
+  pic.ranks = topo.ranks();
+  std::vector<double> link_bytes;
+  pic.step_time_s = time_step_loads(topo, s, pic, link_bytes);
+
+  const auto& nodes = topo.nodes();
+  Builder b{topo, pic, std::vector<int>(nodes.size(), -1), std::vector<int>(nodes.size(), -1)};
+  for (int r = 0; r < topo.ranks(); ++r) b.rank_of[topo.gpus()[r]] = r;
+
+  // Bottom row units: servers (or, aggregated, leaves' server groups), in server order.
+  std::map<int, std::vector<int>> servers;
+  int lone = -1;
+  int max_tier = 0;
+  for (int v = 0; v < static_cast<int>(nodes.size()); ++v) {
+    max_tier = std::max(max_tier, nodes[v].tier);
+    if (nodes[v].kind != NodeKind::kSwitch)
+      servers[nodes[v].server >= 0 ? nodes[v].server : lone--].push_back(v);
+  }
+  if (pic.ranks > s.max_endpoints) pic.aggregation = 1;
+  if (pic.aggregation == 1 && static_cast<int>(servers.size()) > s.max_servers) pic.aggregation = 2;
+
+  std::vector<std::pair<int, std::vector<int>>> units;  // (key, member nodes)
+  if (pic.aggregation < 2) {
+    for (auto& [server, members] : servers) units.push_back({server, members});
+  } else {
+    // Group servers by the first switch any of their nodes connects to (their leaf).
+    std::map<int, std::vector<int>> by_leaf;
+    for (auto& [server, members] : servers) {
+      int leaf = -1;
+      for (int v : members)
+        for (int l : topo.out_links(v))
+          if (nodes[topo.links()[l].to].kind == NodeKind::kSwitch &&
+              (leaf < 0 || topo.links()[l].to < leaf))
+            leaf = topo.links()[l].to;
+      auto& list = by_leaf[leaf];
+      list.insert(list.end(), members.begin(), members.end());
+    }
+    for (auto& [leaf, members] : by_leaf) units.push_back({leaf, members});
+  }
+
+  double x = 0;
+  for (auto& [key, members] : units) {
+    if (pic.aggregation == 0) {
+      x += b.place_server(members, key, x) + kServerGap;
+      continue;
+    }
+    int gpus = 0, lo = 1 << 30, hi = -1;
+    for (int v : members)
+      if (nodes[v].kind == NodeKind::kGpu) {
+        ++gpus;
+        lo = std::min(lo, b.rank_of[v]);
+        hi = std::max(hi, b.rank_of[v]);
+      }
+    TopoBox box;
+    box.gpus = gpus;
+    box.label = std::to_string(gpus) + " GPUs";
+    box.tooltip = (pic.aggregation == 1 ? "server " + std::to_string(key)
+                                        : "servers under " + nodes[key].name) +
+                  ": " + std::to_string(gpus) + " GPUs, ranks " + std::to_string(lo) + "-" +
+                  std::to_string(hi);
+    box.x = x;
+    box.w = kUnitW;
+    box.h = kUnitH;
+    int index = b.add_box(box);
+    for (int v : members) b.box_of[v] = index;
+    x += kUnitW + kServerGap;
+  }
+  const double bottom_w = std::max(x - kServerGap, kSwitchW);
+
+  // Switch tiers above, each ordered by the mean position of what it connects to below.
+  for (int tier = 1; tier <= max_tier; ++tier) {
+    std::vector<std::pair<double, int>> row;
+    for (int v = 0; v < static_cast<int>(nodes.size()); ++v) {
+      if (nodes[v].kind != NodeKind::kSwitch || nodes[v].tier != tier) continue;
+      double sum = 0;
+      int count = 0;
+      for (int l : topo.out_links(v)) {
+        int to = b.box_of[topo.links()[l].to];
+        if (to < 0) continue;
+        sum += pic.boxes[to].x + pic.boxes[to].w / 2;
+        ++count;
+      }
+      row.push_back({count ? sum / count : 0, v});
+    }
+    std::stable_sort(row.begin(), row.end());
+    if (row.empty()) continue;
+    // A crowded tier (e.g. 32 spines over 4 servers) narrows its boxes instead of stretching the
+    // picture far beyond the servers below.
+    const double natural = row.size() * (kSwitchW + 12.0);
+    const double span = natural <= bottom_w * 1.25 ? std::max(bottom_w, natural) : bottom_w * 1.25;
+    const double box_w = std::clamp(span / row.size() - 6, 24.0, kSwitchW);
+    const double left = (bottom_w - span) / 2;
+    for (size_t i = 0; i < row.size(); ++i) {
+      const Node& n = nodes[row[i].second];
+      TopoBox box;
+      box.kind = NodeKind::kSwitch;
+      box.label = n.name;
+      box.tooltip = n.name + " (switch, tier " + std::to_string(tier) + ")";
+      box.w = box_w;
+      box.h = kSwitchH;
+      box.x = left + (i + 0.5) * span / row.size() - box_w / 2;
+      box.y = -tier * kTierGap - kSwitchH / 2;
+      b.box_of[row[i].second] = b.add_box(box);
+    }
+  }
+
+  // Edges between distinct boxes, both directions folded into one line.
+  std::map<std::pair<int, int>, int> edge_index;
+  const double t = pic.step_time_s;
+  for (size_t l = 0; l < topo.links().size(); ++l) {
+    const Link& link = topo.links()[l];
+    int a = b.box_of[link.from], c = b.box_of[link.to];
+    if (a < 0 || c < 0 || a == c) continue;
+    auto key = std::minmax(a, c);
+    auto [it, fresh] = edge_index.try_emplace({key.first, key.second}, pic.edges.size());
+    if (fresh) pic.edges.push_back(TopoEdge{key.first, key.second});
+    TopoEdge& e = pic.edges[it->second];
+    const int dir = a < c ? 0 : 1;
+    e.links += 1;
+    e.bandwidth_Bps[dir] += link.bandwidth_Bps;
+    e.bytes[dir] += link_bytes[l];
+    e.latency_s = std::max(e.latency_s, link.latency_s);
+    if (t > 0)
+      e.max_link_utilisation =
+          std::max(e.max_link_utilisation, link_bytes[l] / (link.bandwidth_Bps * t));
+  }
+  for (TopoEdge& e : pic.edges)
+    for (int d = 0; d < 2; ++d) {
+      e.utilisation[d] =
+          t > 0 && e.bandwidth_Bps[d] > 0 ? e.bytes[d] / (e.bandwidth_Bps[d] * t) : 0;
+      pic.max_utilisation = std::max(pic.max_utilisation, e.utilisation[d]);
+    }
+
+  // Shift everything to positive coordinates with a margin.
+  double min_x = 0, min_y = 0, max_x = 0, max_y = 0;
+  for (const TopoBox& box : pic.boxes) {
+    min_x = std::min(min_x, box.x);
+    min_y = std::min(min_y, box.y);
+    max_x = std::max(max_x, box.x + box.w);
+    max_y = std::max(max_y, box.y + box.h);
+  }
+  constexpr double kMargin = 20;
+  for (TopoBox& box : pic.boxes) {
+    box.x += kMargin - min_x;
+    box.y += kMargin - min_y;
+  }
+  pic.width = max_x - min_x + 2 * kMargin;
+  pic.height = max_y - min_y + 2 * kMargin;
+  return pic;
+}
+
+std::vector<std::pair<std::string, std::string>> topology_presets() {
+  std::map<std::string, std::string> about;
+  for (const auto& [name, what] : cluster_catalog()) about[name] = what;
+  const std::pair<const char*, const char*> specs[] = {
+      {"fattree:k=4", "fattree"},
+      {"leafspine:servers=8,gpus_per_server=4", "leafspine"},
+      {"rail:servers=4,gpus_per_server=8", "rail"},
+      {"dgx-h100", "dgx-h100"},
+      {"node:gpus=8,fabric=pcie", "node"},
+      {"dgx-h100-pod:nodes=4", "dgx-h100-pod"},
+      {"dgx-b200-pod:nodes=2", "dgx-b200-pod"},
+      {"flat:8", "flat"},
+      {"torus:dims=4x4", "torus"},
+      {"fattree:k=8", "fattree"},
+      {"netzip-512", "netzip-512"},
+      {"dgx-h100-pod:nodes=64", "dgx-h100-pod"},
+  };
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& [spec, name] : specs) out.push_back({spec, about[name]});
+  return out;
+}
+
+}  // namespace commlab::ui

@@ -1,0 +1,67 @@
+#pragma once
+// The data behind the topology view, Qt-free so tests can check it: boxes laid out by tier (GPUs,
+// NVSwitch / PCIe and NICs inside their server's frame at the bottom, switch tiers above), and
+// links coloured by how busy one step of a collective keeps them on the analytical backend:
+// utilisation = bytes the step's flows carry over the link / (bandwidth x step time).
+// Beyond a few hundred GPUs the picture aggregates: one box per server, then one per leaf.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "topology/topology.h"
+
+namespace commlab::ui {
+
+struct TopologySettings {
+  std::string spec = "fattree:k=4";  // topology/presets.h cluster spec
+  std::string algorithm = "ring";
+  uint64_t message_bytes = 64ull << 20;  // all-reduce size per rank
+  int step = 1;                          // 1-based step of the collective to time
+  int max_endpoints = 256;               // more GPUs: one box per server
+  int max_servers = 64;                  // more servers: one box per leaf
+};
+
+struct TopoBox {
+  std::string label;
+  std::string tooltip;
+  NodeKind kind = NodeKind::kGpu;
+  bool frame = false;  // a server's outline, drawn behind its parts
+  int gpus = 0;        // GPUs this box stands for
+  double x = 0, y = 0, w = 0, h = 0;
+};
+
+// One undirected line between two boxes; [0] is a -> b, [1] is b -> a, each summed over the
+// member links when boxes are aggregated.
+struct TopoEdge {
+  int a = 0, b = 0;
+  int links = 0;  // directed links folded into this edge
+  double bandwidth_Bps[2] = {0, 0};
+  double bytes[2] = {0, 0};
+  double latency_s = 0;
+  double utilisation[2] = {0, 0};
+  double max_link_utilisation = 0;  // busiest member link
+  double peak() const { return std::max(utilisation[0], utilisation[1]); }
+};
+
+struct TopologyPicture {
+  TopologySettings settings;
+  std::string name;
+  int ranks = 0;
+  int aggregation = 0;  // 0: every node, 1: per server, 2: per leaf
+  int steps = 0;        // steps of the collective
+  int step = 0;         // the step timed (1-based)
+  std::string phase;
+  double step_time_s = 0;
+  double max_utilisation = 0;
+  std::vector<TopoBox> boxes;
+  std::vector<TopoEdge> edges;
+  double width = 0, height = 0;
+};
+
+// Throws std::invalid_argument for a bad spec or algorithm.
+TopologyPicture compute_topology_picture(const TopologySettings& settings);
+
+// "fattree:k=4", ... : a small, readable default spec for each catalog entry.
+std::vector<std::pair<std::string, std::string>> topology_presets();
+
+}  // namespace commlab::ui
