@@ -15,6 +15,11 @@ struct Case {
   DType dtype;
 };
 
+// Names the case in test listings (ctest shows the parameter).
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.codec << "/" << dtype_name(c.dtype);
+}
+
 class LosslessRoundTrip : public ::testing::TestWithParam<Case> {};
 
 TEST_P(LosslessRoundTrip, BitExactDeterministicAndWithinBound) {
