@@ -238,7 +238,7 @@ Result<size_t> decode_huffman(std::span<const std::byte> in, size_t count, int a
   // Two symbols per lookup pays for building the table only on long streams.
   uint32_t table[kTableSize];
   const bool pairs = count >= 4096;
-  for (uint32_t idx = 0; idx < kTableSize; ++idx) {
+  for (uint32_t idx = 0; pairs && idx < kTableSize; ++idx) {
     uint32_t e1 = single[idx], l1 = e1 & 15;
     uint32_t e = (e1 >> 4) | (l1 << 18) | (l1 << 22);
     if (pairs) {
@@ -283,7 +283,12 @@ Result<size_t> decode_huffman(std::span<const std::byte> in, size_t count, int a
     }
     return true;
   };
-  while (room()) {
+  auto step1 = [&](int k) {
+    uint16_t en = single[r[k].buf & (kTableSize - 1)];
+    *o[k]++ = Sym(en >> 4);
+    r[k].consume(en & 15);
+  };
+  while (pairs && room()) {
     for (int k = 0; k < kBitStreams; ++k) r[k].refill();
     for (int j = 0; j < 5; ++j) {
       step(0);
@@ -292,12 +297,20 @@ Result<size_t> decode_huffman(std::span<const std::byte> in, size_t count, int a
       step(3);
     }
   }
+  // Short streams skip the two-symbol table: building it would cost more than it saves.
+  while (!pairs && room()) {
+    for (int k = 0; k < kBitStreams; ++k) r[k].refill();
+    for (int j = 0; j < 5; ++j) {
+      step1(0);
+      step1(1);
+      step1(2);
+      step1(3);
+    }
+  }
   for (int k = 0; k < kBitStreams; ++k) {
     while (o[k] < e[k]) {
       r[k].refill();
-      uint32_t en = table[r[k].buf & (kTableSize - 1)];
-      *o[k]++ = Sym(Entry::sym1(en));
-      r[k].consume(Entry::len1(en));
+      step1(k);
     }
     if (!r[k].exact()) return make_error("huffman: bit stream length does not match its symbols");
   }
