@@ -1,0 +1,260 @@
+#include "teaching_view.h"
+
+#include <QApplication>
+#include <QComboBox>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPainter>
+#include <QPointer>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QThreadPool>
+#include <QTimer>
+#include <QVBoxLayout>
+#include <stdexcept>
+
+#include "teaching_canvas.h"
+
+namespace commlab::ui {
+
+namespace {
+constexpr int kPlayIntervalMs = 900;
+}
+
+TeachingView::TeachingView(QWidget* parent) : QWidget(parent) {
+  auto* form = new QFormLayout;
+  ranks_ = new QSpinBox;
+  ranks_->setRange(2, kTeachingMaxRanks);
+  ranks_->setValue(4);
+  ranks_->setToolTip("Number of GPUs (ranks) in the collective, 2 to 8.");
+  algorithm_ = new QComboBox;
+  algorithm_->addItems({"ring", "tree", "hd", "direct"});
+  algorithm_->setToolTip(
+      "All-reduce algorithm: ring (NCCL), double binary tree, recursive halving-doubling, or "
+      "direct one-shot.");
+  skip_ = new QSpinBox;
+  skip_->setRange(0, kTeachingMaxRanks - 1);
+  skip_->setToolTip(
+      "SkipReduce s: how many of the ring's N-1 reduce-scatter steps are skipped (ring only).");
+  policy_ = new QComboBox;
+  policy_->addItems({"naive", "random", "selective"});
+  policy_->setToolTip(
+      "SkipReduce policy: naive always drops the same ranks, random rotates the ring per "
+      "iteration, selective skips only large buckets.");
+  iteration_ = new QSpinBox;
+  iteration_->setRange(0, 9999);
+  iteration_->setToolTip(
+      "Training iteration: with the random policy it picks which ranks each chunk drops.");
+  form->addRow("Ranks", ranks_);
+  form->addRow("Algorithm", algorithm_);
+  form->addRow("SkipReduce s", skip_);
+  form->addRow("Skip policy", policy_);
+  form->addRow("Iteration", iteration_);
+
+  reset_ = new QPushButton("Reset");
+  reset_->setToolTip("Go back to the start, before the first step.");
+  back_ = new QPushButton("\u25c0 Back");
+  back_->setToolTip("Show the previous step.");
+  play_ = new QPushButton("\u25b6 Play");
+  play_->setToolTip("Step forward automatically, one step per second; press again to pause.");
+  forward_ = new QPushButton("Forward \u25b6");
+  forward_->setToolTip("Show the next step.");
+  auto* buttons = new QHBoxLayout;
+  for (QPushButton* b : {reset_, back_, play_, forward_}) buttons->addWidget(b);
+  form->addRow(buttons);
+
+  error_ = new QLabel;
+  error_->setObjectName("error");
+  error_->setWordWrap(true);
+  error_->setStyleSheet("color: #b03030;");
+  auto* help = new QLabel(
+      "Each GPU's buffer is cut into chunks (c0, c1, ...). A chunk's stripes show whose gradients "
+      "it already contains: a full column of colours is the complete sum. Arrows are this step's "
+      "transfers: solid adds (reduce), dashed copies; the cells sent are outlined dashed, the "
+      "cells received solid.");
+  help->setWordWrap(true);
+  help->setObjectName("status");
+  auto* side = new QWidget;
+  // Wrapped labels below the form: a form row would squeeze them to one clipped line.
+  auto* column = new QVBoxLayout(side);
+  column->addLayout(form);
+  column->addWidget(error_);
+  column->addWidget(help);
+  column->addStretch(1);
+  side->setFixedWidth(300);
+
+  canvas_ = new TeachingCanvas;
+  caption_ = new QLabel;
+  caption_->setWordWrap(true);
+  caption_->setObjectName("caption");
+  QFont f = caption_->font();
+  f.setPointSizeF(f.pointSizeF() * 1.15);
+  caption_->setFont(f);
+  caption_->setMinimumHeight(48);
+  caption_->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+  auto* right = new QVBoxLayout;
+  right->addWidget(canvas_, 1);
+  right->addWidget(caption_);
+  auto* layout = new QHBoxLayout(this);
+  layout->addWidget(side);
+  layout->addLayout(right, 1);
+
+  timer_ = new QTimer(this);
+  timer_->setInterval(kPlayIntervalMs);
+  connect(timer_, &QTimer::timeout, this, [this] {
+    if (!trace_ || frame_ >= trace_->steps()) {
+      timer_->stop();
+      update_controls();
+      return;
+    }
+    show_frame(frame_ + 1);
+  });
+  connect(reset_, &QPushButton::clicked, this, &TeachingView::reset);
+  connect(back_, &QPushButton::clicked, this, &TeachingView::back);
+  connect(forward_, &QPushButton::clicked, this, &TeachingView::forward);
+  connect(play_, &QPushButton::clicked, this, &TeachingView::toggle_play);
+  connect(ranks_, &QSpinBox::valueChanged, this, &TeachingView::recompute);
+  connect(skip_, &QSpinBox::valueChanged, this, &TeachingView::recompute);
+  connect(iteration_, &QSpinBox::valueChanged, this, &TeachingView::recompute);
+  connect(algorithm_, &QComboBox::currentTextChanged, this, &TeachingView::recompute);
+  connect(policy_, &QComboBox::currentTextChanged, this, &TeachingView::recompute);
+  recompute();
+}
+
+QWidget* TeachingView::canvas() const {
+  return canvas_;
+}
+
+QString TeachingView::error_text() const {
+  return error_->text();
+}
+
+TeachingSettings TeachingView::settings() const {
+  TeachingSettings s;
+  s.ranks = ranks_->value();
+  s.algorithm = algorithm_->currentText().toStdString();
+  // SkipReduce only exists for the ring; other algorithms reject s > 0.
+  s.skip = algorithm_->currentText() == "ring" ? skip_->value() : 0;
+  s.policy = policy_->currentText().toStdString();
+  s.iteration = static_cast<uint64_t>(iteration_->value());
+  return s;
+}
+
+void TeachingView::set_settings(const TeachingSettings& s) {
+  const QSignalBlocker b1(ranks_), b2(algorithm_), b3(skip_), b4(policy_), b5(iteration_);
+  ranks_->setValue(s.ranks);
+  algorithm_->setCurrentText(QString::fromStdString(s.algorithm));
+  skip_->setValue(s.skip);
+  policy_->setCurrentText(QString::fromStdString(s.policy));
+  iteration_->setValue(static_cast<int>(s.iteration));
+  recompute();
+}
+
+void TeachingView::recompute() {
+  const TeachingSettings s = settings();
+  const int generation = ++generation_;
+  ++pending_;
+  timer_->stop();
+  QPointer<TeachingView> self(this);
+  QThreadPool::globalInstance()->start([self, s, generation] {
+    std::shared_ptr<const TeachingTrace> trace;
+    QString error;
+    try {
+      trace = std::make_shared<const TeachingTrace>(compute_teaching_trace(s));
+    } catch (const std::exception& e) {
+      error = QString::fromUtf8(e.what());
+    }
+    QMetaObject::invokeMethod(qApp, [self, trace, error, generation] {
+      if (!self) return;
+      --self->pending_;
+      if (generation != self->generation_) return;
+      // A rejected setting is reported in place; the previous picture stays.
+      self->error_->setText(error);
+      if (trace) {
+        self->trace_ = trace;
+        self->canvas_->set_trace(trace);
+        self->show_frame(0);
+      }
+      emit self->computed();
+    });
+  });
+}
+
+void TeachingView::show_frame(int frame) {
+  if (!trace_) return;
+  frame_ = std::clamp(frame, 0, trace_->steps());
+  canvas_->set_frame(frame_);
+  caption_->setText(QString::fromStdString(trace_->frames[frame_].caption));
+  update_controls();
+}
+
+void TeachingView::forward() {
+  show_frame(frame_ + 1);
+}
+
+void TeachingView::back() {
+  show_frame(frame_ - 1);
+}
+
+void TeachingView::reset() {
+  timer_->stop();
+  show_frame(0);
+}
+
+void TeachingView::toggle_play() {
+  if (timer_->isActive()) {
+    timer_->stop();
+  } else {
+    if (trace_ && frame_ >= trace_->steps()) show_frame(0);
+    timer_->start();
+  }
+  update_controls();
+}
+
+QSize TeachingView::export_size() const {
+  return canvas_->size() + QSize(0, caption_->height() + 8);
+}
+
+void TeachingView::export_render(QPainter& painter) const {
+  painter.fillRect(QRect(QPoint(0, 0), export_size()), Qt::white);
+  render_widget(canvas_, painter);
+  painter.setPen(Qt::black);
+  painter.setFont(caption_->font());
+  painter.drawText(QRect(8, canvas_->height() + 4, canvas_->width() - 16, caption_->height()),
+                   Qt::TextWordWrap, caption_->text());
+}
+
+CsvTable TeachingView::export_data() const {
+  CsvTable table{{"step", "phase", "rank", "chunk", "contributors_mask", "contributors"}, {}};
+  if (!trace_) return table;
+  for (int f = 0; f <= trace_->steps(); ++f)
+    for (int r = 0; r < trace_->ranks; ++r)
+      for (int c = 0; c < trace_->cells(); ++c) {
+        const uint32_t mask = trace_->frames[f].masks[r][c];
+        QStringList who;
+        for (int k = 0; k < trace_->ranks; ++k)
+          if (mask & (1u << k)) who << QString::number(k);
+        table.rows.push_back({QString::number(f), QString::fromStdString(trace_->frames[f].phase),
+                              QString::number(r), QString::number(c), QString::number(mask),
+                              who.join(' ')});
+      }
+  return table;
+}
+
+void TeachingView::update_controls() {
+  const bool ring = algorithm_->currentText() == "ring";
+  {
+    const QSignalBlocker block(skip_);
+    skip_->setMaximum(ranks_->value() - 1);
+  }
+  skip_->setEnabled(ring);
+  policy_->setEnabled(ring);
+  iteration_->setEnabled(ring);
+  const int last = trace_ ? trace_->steps() : 0;
+  back_->setEnabled(frame_ > 0);
+  forward_->setEnabled(frame_ < last);
+  play_->setText(timer_->isActive() ? "\u23f8 Pause" : "\u25b6 Play");
+}
+
+}  // namespace commlab::ui

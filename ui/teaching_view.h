@@ -1,0 +1,73 @@
+#pragma once
+// Teaching mode: step through a small collective (ring all-reduce on 4 GPUs by default) and watch
+// each rank's buffer fill with the other ranks' contributions. The trace is computed by the real
+// executor on a worker thread; stepping and playing only change which frame is painted.
+#include <QWidget>
+#include <memory>
+
+#include "chart_export.h"
+#include "teaching_model.h"
+
+class QComboBox;
+class QLabel;
+class QPushButton;
+class QSpinBox;
+class QTimer;
+
+namespace commlab::ui {
+
+class TeachingCanvas;
+
+class TeachingView : public QWidget, public Exportable {
+  Q_OBJECT
+ public:
+  explicit TeachingView(QWidget* parent = nullptr);
+  bool idle() const { return pending_ == 0; }
+  // The trace on screen (null before the first one arrives) and the frame shown.
+  std::shared_ptr<const TeachingTrace> trace() const { return trace_; }
+  int frame() const { return frame_; }
+  QString error_text() const;
+  void set_settings(const TeachingSettings& settings);  // updates the controls and recomputes
+  void show_frame(int frame);
+  QWidget* canvas() const;
+
+  QString export_name() const override { return "teaching"; }
+  QSize export_size() const override;
+  void export_render(QPainter& painter) const override;
+  // One row per (frame, rank, cell): which ranks' contributions the cell holds.
+  CsvTable export_data() const override;
+
+ public slots:
+  void recompute();
+  void forward();
+  void back();
+  void reset();
+  void toggle_play();
+
+ signals:
+  void computed();
+
+ private:
+  TeachingSettings settings() const;
+  void update_controls();
+
+  QSpinBox* ranks_;
+  QComboBox* algorithm_;
+  QSpinBox* skip_;
+  QComboBox* policy_;
+  QSpinBox* iteration_;
+  QPushButton* reset_;
+  QPushButton* back_;
+  QPushButton* play_;
+  QPushButton* forward_;
+  QLabel* caption_;
+  QLabel* error_;
+  TeachingCanvas* canvas_;
+  QTimer* timer_;
+  std::shared_ptr<const TeachingTrace> trace_;
+  int frame_ = 0;
+  int pending_ = 0;
+  int generation_ = 0;
+};
+
+}  // namespace commlab::ui

@@ -1,0 +1,74 @@
+#pragma once
+// Topology tab: the cluster as a QGraphicsView (zoom with the wheel, pan by dragging), links
+// coloured by how busy one step of an all-reduce keeps them, hover for a link's numbers. The
+// picture (layout and utilisation) is computed on a worker thread; the GUI only builds items.
+#include <QGraphicsView>
+#include <QWidget>
+#include <memory>
+
+#include "chart_export.h"
+#include "topology_model.h"
+
+class QComboBox;
+class QLabel;
+class QSpinBox;
+class QGraphicsScene;
+
+namespace commlab::ui {
+
+// Blue (idle) -> green -> yellow -> red (saturated).
+QColor utilisation_color(double utilisation);
+
+class ZoomView : public QGraphicsView {
+  Q_OBJECT
+ public:
+  explicit ZoomView(QGraphicsScene* scene, QWidget* parent = nullptr);
+
+ protected:
+  void wheelEvent(QWheelEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
+
+ public:
+  // Fits the scene (never magnifying past 1.6x) until the user zooms.
+  void fit();
+  bool user_zoomed_ = false;
+};
+
+class TopologyView : public QWidget, public Exportable {
+  Q_OBJECT
+ public:
+  explicit TopologyView(QWidget* parent = nullptr);
+  bool idle() const { return pending_ == 0; }
+  std::shared_ptr<const TopologyPicture> picture() const { return picture_; }
+  QGraphicsScene* scene() const { return scene_; }
+  QString error_text() const;
+  void set_spec(const QString& spec);  // e.g. "fattree:k=4"; recomputes
+
+  QString export_name() const override { return "topology"; }
+  QSize export_size() const override;  // the whole scene, not just what is scrolled into view
+  void export_render(QPainter& painter) const override;
+  CsvTable export_data() const override;  // one row per drawn link
+
+ public slots:
+  void recompute();
+
+ signals:
+  void computed();
+
+ private:
+  void show_picture(std::shared_ptr<const TopologyPicture> picture);
+
+  QComboBox* cluster_;
+  QComboBox* algorithm_;
+  QComboBox* size_;
+  QSpinBox* step_;
+  QLabel* summary_;
+  QLabel* error_;
+  QGraphicsScene* scene_;
+  ZoomView* view_;
+  std::shared_ptr<const TopologyPicture> picture_;
+  int pending_ = 0;
+  int generation_ = 0;
+};
+
+}  // namespace commlab::ui
