@@ -1,0 +1,45 @@
+#pragma once
+// Scenario files: a base configuration, named runs that merge-patch it, and grid sweeps; parsed and
+// validated into one RunConfig per run and sweep point. docs/scenario.md is the reference.
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "scenario/run_config.h"
+
+namespace commlab {
+
+struct Experiment {
+  std::string name, description;
+  std::vector<RunConfig> runs;
+  // The scenario as run: the base with every default filled, and every run (sweeps expanded) as a
+  // merge patch of the base. parse_scenario(resolved) gives the same runs.
+  nlohmann::json resolved;
+};
+
+// Every problem of a scenario, each one line "FILE:JSON.PATH: message" (or "FILE:LINE:COL: ..."
+// for JSON syntax errors); what() is all of them joined by newlines.
+struct ScenarioError : std::invalid_argument {
+  explicit ScenarioError(std::vector<std::string> problems);
+  std::vector<std::string> problems;
+};
+
+// Reads the file (at most kMaxScenarioBytes), parses it, applies the --set overrides ("PATH=VALUE",
+// VALUE as JSON when it parses, else as a string) and validates. Throws ScenarioError.
+Experiment load_scenario(const std::string& path, const std::vector<std::string>& sets = {});
+
+// Parses text already read; `file_label` starts every message and names relative cluster files.
+Experiment parse_scenario_text(const std::string& text, const std::string& file_label,
+                               const std::vector<std::string>& sets = {});
+
+// Validates and expands a parsed document. Throws ScenarioError.
+Experiment parse_scenario(const nlohmann::json& doc, const std::string& file_label,
+                          const std::vector<std::string>& sets = {});
+
+// Cross-field checks of one resolved run (skip needs ring, queue trimming needs the packet backend,
+// batch divisible by ranks, cluster GPUs == training.ranks, ...), each "JSON.PATH: message".
+// Exposed for the runner and the GUI, which may edit RunConfigs directly.
+std::vector<std::string> check_run_config(const RunConfig& config);
+
+}  // namespace commlab

@@ -1,0 +1,154 @@
+// Cross-field checks of one resolved run: combinations each field allows on its own but the engine
+// cannot run (SkipReduce on a tree, queue trimming without queues, a batch that does not split).
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <map>
+
+#include "scenario/scenario.h"
+#include "scenario/scenario_internal.h"
+#include "scenario/schema.h"
+#include "topology/builders.h"
+#include "topology/params.h"
+#include "topology/presets.h"
+
+namespace commlab {
+namespace {
+
+std::string str(long long v) {
+  return std::to_string(v);
+}
+
+constexpr long long kMaxClusterFileBytes = 64 << 20;
+
+// GPU count a builder spec asks for, read without building it, so that "flat:1000000" is refused
+// before a million-GPU graph is allocated. 0 when the spec is not a builder this knows.
+long long requested_gpus(const std::string& spec) {
+  std::string name = spec.substr(0, spec.find(':'));
+  std::transform(name.begin(), name.end(), name.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
+  std::string args = spec.find(':') == std::string::npos ? "" : spec.substr(spec.find(':') + 1);
+  try {
+    Params p = Params::parse("", args, name == "flat" ? "ranks" : "");
+    if (name == "flat") return p.get_int("ranks", 8, 1, 1 << 20);
+    if (name == "leafspine" || name == "leaf-spine" || name == "rail" || name == "rail-optimized") {
+      LeafSpineParams l;
+      return static_cast<long long>(p.get_int("servers", l.servers, 1, 1 << 20)) *
+             p.get_int("gpus_per_server", l.gpus_per_server, 1, 64);
+    }
+  } catch (const std::invalid_argument&) {
+    // cluster_from_spec reports it with the full message.
+  }
+  return 0;
+}
+
+}  // namespace
+
+ClusterInfo ClusterCache::lookup(const std::string& spec) {
+  auto it = cache_.find(spec);
+  if (it != cache_.end()) return it->second;
+  ClusterInfo info;
+  long long want = requested_gpus(spec);
+  std::error_code ec;
+  std::string lower = spec;
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char ch) { return std::tolower(ch); });
+  const bool is_file = lower.ends_with(".json") || spec.find('/') != std::string::npos;
+  if (is_file && (!std::filesystem::is_regular_file(spec, ec) ||
+                  std::filesystem::file_size(spec, ec) > kMaxClusterFileBytes)) {
+    // A FIFO or device would block or never end; a huge file would be read whole.
+    info.error =
+        std::filesystem::is_regular_file(spec, ec)
+            ? "cluster file '" + spec + "' is larger than " + str(kMaxClusterFileBytes) + " bytes"
+            : "cluster file '" + spec + "' does not exist or is not a regular file";
+  } else if (want > kMaxRanks) {
+    info.error = "cluster has " + str(want) + " GPUs, at most " + str(kMaxRanks);
+  } else {
+    try {
+      Topology t = cluster_from_spec(spec);
+      info.gpus = t.ranks();
+      if (info.gpus > kMaxRanks)
+        info.error = "cluster has " + str(info.gpus) + " GPUs, at most " + str(kMaxRanks);
+    } catch (const std::exception& e) {
+      info.error = e.what();
+    }
+  }
+  if (cache_.size() < 64) cache_.emplace(spec, info);
+  return info;
+}
+
+std::vector<std::pair<std::string, std::string>> check_run(const RunConfig& c,
+                                                           ClusterCache& cache) {
+  std::vector<std::pair<std::string, std::string>> out;
+  auto add = [&](const char* path, std::string msg) { out.emplace_back(path, std::move(msg)); };
+  const auto& t = c.training;
+  const auto& tech = c.techniques;
+  const bool train = c.workload.kind == "train";
+
+  ClusterInfo cluster = cache.lookup(c.cluster.spec);
+  if (!cluster.error.empty())
+    add("cluster.spec", cluster.error);
+  else if (cluster.gpus != t.ranks)
+    add("training.ranks", "is " + str(t.ranks) + " but cluster.spec '" + c.cluster.spec + "' has " +
+                              str(cluster.gpus) + " GPUs (omit one of them to take the other's)");
+
+  if (train && t.ranks > kMaxTrainingRanks)
+    add("training.ranks", "training runs (workload.kind train) support at most " +
+                              str(kMaxTrainingRanks) + " ranks, got " + str(t.ranks));
+  if (train && t.global_batch % t.ranks != 0)
+    add("training.global_batch",
+        "must be a multiple of training.ranks (" + str(t.ranks) + "), got " + str(t.global_batch));
+  if (train && c.workload.dataset.rfind("text:", 0) == 0 && c.workload.model != "transformer")
+    add("workload.dataset",
+        "a text data set needs workload.model transformer, got " + c.workload.model);
+  if (!train) {
+    const auto& w = c.workload;
+    long long tp_pp = static_cast<long long>(w.tp) * w.pp;
+    if (w.dp > 0 && w.dp * tp_pp != t.ranks)
+      add("workload.dp", "dp * tp * pp = " + str(w.dp * tp_pp) + " must equal training.ranks (" +
+                             str(t.ranks) + ")");
+    else if (w.dp == 0 && t.ranks % tp_pp != 0)
+      add("workload.tp", "training.ranks (" + str(t.ranks) + ") is not a multiple of tp * pp (" +
+                             str(tp_pp) + ")");
+  }
+
+  const bool skipping = tech.skipreduce.skip > 0 || tech.skipreduce.ratio > 0;
+  const char* skip_path =
+      tech.skipreduce.skip > 0 ? "techniques.skipreduce.skip" : "techniques.skipreduce.ratio";
+  if (skipping && c.collective.algorithm != "ring")
+    add(skip_path, "SkipReduce needs collective.algorithm ring, got " + c.collective.algorithm);
+  if (tech.skipreduce.skip >= t.ranks && tech.skipreduce.skip > 0)
+    add("techniques.skipreduce.skip", "must be less than training.ranks (" + str(t.ranks) +
+                                          "), got " + str(tech.skipreduce.skip));
+  if (c.collective.algorithm == "hier" && c.collective.ranks_per_node > 0 &&
+      t.ranks % c.collective.ranks_per_node != 0)
+    add("collective.ranks_per_node", "training.ranks (" + str(t.ranks) +
+                                         ") is not a multiple of ranks_per_node (" +
+                                         str(c.collective.ranks_per_node) + ")");
+
+  const auto& trim = tech.trimming;
+  if (trim.enabled && trim.mode == "queue" && c.cluster.backend != "packet")
+    add("techniques.trimming.mode",
+        "queue trimming needs cluster.backend packet (the analytical backend has no queues), got " +
+            c.cluster.backend);
+  if (trim.enabled && trim.mode == "queue" && c.packet.admission != "trim")
+    add("techniques.trimming.mode",
+        "queue trimming needs packet.admission trim, got " + c.packet.admission);
+  int max_bits = trim.encoding == "sq" ? 8 : trim.encoding == "eden" ? 4 : 1;
+  if (trim.head_bits > max_bits)
+    add("techniques.trimming.head_bits", "encoding " + trim.encoding + " supports 1 to " +
+                                             str(max_bits) + " bits, got " + str(trim.head_bits));
+  if (c.packet.trim_bytes > c.packet.mtu)
+    add("packet.trim_bytes",
+        "must be at most packet.mtu (" + str(c.packet.mtu) + "), got " + str(c.packet.trim_bytes));
+  return out;
+}
+
+std::vector<std::string> check_run_config(const RunConfig& config) {
+  ClusterCache cache;
+  std::vector<std::string> lines;
+  for (auto& [path, msg] : check_run(config, cache)) lines.push_back(path + ": " + msg);
+  return lines;
+}
+
+}  // namespace commlab

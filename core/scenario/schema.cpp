@@ -1,0 +1,296 @@
+// The field table: one row per RunConfig field. Adding a field to RunConfig means adding a row
+// here; the docs and the JSON Schema are regenerated from it (commlab-cli validate --write-docs
+// docs).
+#include "scenario/schema.h"
+
+#include <algorithm>
+#include <cmath>
+#include <type_traits>
+#include <utility>
+
+#include "codec/codec.h"
+#include "numeric/tensor_gen.h"
+#include "train/catalog.h"
+
+namespace commlab {
+namespace {
+
+using nlohmann::json;
+using Check = std::function<std::optional<std::string>(const json&)>;
+
+// Binds a row to a RunConfig member through an accessor lambda.
+template <class F>
+Field bind(Field f, F acc) {
+  using T = std::remove_reference_t<decltype(acc(std::declval<RunConfig&>()))>;
+  f.set = [acc](RunConfig& c, const json& v) { acc(c) = v.get<T>(); };
+  f.get = [acc](const RunConfig& c) { return json(acc(const_cast<RunConfig&>(c))); };
+  return f;
+}
+
+Field row(std::string path, FieldType type) {
+  Field f;
+  f.path = std::move(path);
+  f.type = type;
+  return f;
+}
+
+#define ACC(member)            \
+  [](RunConfig & c) -> auto& { \
+    return c.member;           \
+  }
+
+template <class F>
+Field int_field(std::string path, F acc, double min, double max, std::string desc) {
+  Field f = row(std::move(path), FieldType::kInt);
+  f.min = min, f.max = max;
+  f.description = std::move(desc);
+  return bind(std::move(f), acc);
+}
+
+template <class F>
+Field num_field(std::string path, F acc, double min, double max, std::string desc,
+                bool min_exclusive = false) {
+  Field f = row(std::move(path), FieldType::kNumber);
+  f.min = min, f.max = max;
+  f.min_exclusive = min_exclusive;
+  f.description = std::move(desc);
+  return bind(std::move(f), acc);
+}
+
+template <class F>
+Field bool_field(std::string path, F acc, std::string desc) {
+  Field f = row(std::move(path), FieldType::kBool);
+  f.description = std::move(desc);
+  return bind(std::move(f), acc);
+}
+
+template <class F>
+Field enum_field(std::string path, F acc, std::vector<std::string> choices, std::string desc) {
+  Field f = row(std::move(path), FieldType::kEnum);
+  f.choices = std::move(choices);
+  f.description = std::move(desc);
+  return bind(std::move(f), acc);
+}
+
+template <class F>
+Field str_field(std::string path, F acc, size_t max_len, std::string desc, Check check = {}) {
+  Field f = row(std::move(path), FieldType::kString);
+  f.max_items = max_len;
+  f.description = std::move(desc);
+  f.check = std::move(check);
+  return bind(std::move(f), acc);
+}
+
+template <class F>
+Field list_field(std::string path, F acc, FieldType type, double min, double max, size_t max_items,
+                 std::string desc) {
+  Field f = row(std::move(path), type);
+  f.min = min, f.max = max, f.max_items = max_items;
+  f.description = std::move(desc);
+  return bind(std::move(f), acc);
+}
+
+std::string join(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+std::optional<std::string> one_of(const std::string& v, const std::vector<std::string>& names,
+                                  const std::string& what) {
+  if (std::find(names.begin(), names.end(), v) != names.end()) return std::nullopt;
+  std::string hint = did_you_mean(v, names);
+  return "unknown " + what + " '" + v + "'" +
+         (hint.empty() ? "" : " (did you mean '" + hint + "'?)") + " (expected one of " +
+         join(names) + ")";
+}
+
+Check codec_check() {
+  return [](const json& v) -> std::optional<std::string> {
+    std::vector<std::string> names = codec_names();
+    names.insert(names.begin(), "none");
+    return one_of(v.get<std::string>(), names, "codec");
+  };
+}
+
+Check catalog_check() {
+  return [](const json& v) -> std::optional<std::string> {
+    std::vector<std::string> names;
+    for (const auto& spec : workload_catalog()) names.push_back(spec.name);
+    return one_of(v.get<std::string>(), names, "catalog workload");
+  };
+}
+
+// "name" or "name:ARG" with ARG non-empty, for the fields that take a parameter after a colon.
+bool has_arg(const std::string& v, const std::string& prefix) {
+  return v.size() > prefix.size() && v.compare(0, prefix.size(), prefix) == 0;
+}
+
+Check dataset_check() {
+  return [](const json& j) -> std::optional<std::string> {
+    const std::string v = j.get<std::string>();
+    for (const char* name : {"fashion-mnist", "spiral", "circles", "blobs", "xor"})
+      if (v == name) return std::nullopt;
+    if (has_arg(v, "text:")) return std::nullopt;
+    return "expected one of fashion-mnist, spiral, circles, blobs, xor, text:PATH, got \"" + v +
+           "\"";
+  };
+}
+
+Check background_check() {
+  return [](const json& j) -> std::optional<std::string> {
+    const std::string v = j.get<std::string>();
+    for (const char* name : {"none", "perm", "alltoall", "onoff"})
+      if (v == name) return std::nullopt;
+    if (has_arg(v, "incast:")) {
+      const std::string k = v.substr(7);
+      if (k.size() <= 5 && std::all_of(k.begin(), k.end(), ::isdigit) && std::stoi(k) >= 1 &&
+          std::stoi(k) <= kMaxRanks)
+        return std::nullopt;
+      return "incast:K needs K in [1, 65536], got \"" + v + "\"";
+    }
+    return "expected one of none, incast:K, perm, alltoall, onoff, got \"" + v + "\"";
+  };
+}
+
+Check distribution_check() {
+  return [](const json& j) -> std::optional<std::string> {
+    const std::string v = j.get<std::string>();
+    if (has_arg(v, "model:")) return std::nullopt;
+    try {
+      validate_distribution(v);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::nullopt;
+  };
+}
+
+std::vector<Field> make_table() {
+  constexpr double kBig = 1e7;  // iterations, batches, rows: at most ten million
+  const std::vector<std::string> gpus = {"a100", "h100", "h200", "b200"};
+  return {
+      int_field("seed", ACC(seed), 0, 9007199254740992.0,
+                "Seed of every random choice (data order, init, SkipReduce rotation, trimming)."),
+      // cluster
+      str_field("cluster.spec", ACC(cluster.spec), 1024,
+                "Cluster: a builder spec (flat:8, fattree:k=8), a preset (dgx-h100-pod) or a "
+                "topology JSON file relative to the scenario; default flat:<training.ranks>."),
+      enum_field("cluster.backend", ACC(cluster.backend), {"analytical", "packet"},
+                 "Network timing backend: analytical max-min sharing or packet-level simulation."),
+      num_field("cluster.reduce_gbps", ACC(cluster.reduce_gbps), 0, 1e6,
+                "GPU memory bandwidth charged for reductions, GB/s (0: reductions are free)."),
+      enum_field("cluster.gpu", ACC(cluster.gpu), gpus, "GPU of the compute-time model."),
+      num_field("cluster.mfu", ACC(cluster.mfu), 0, 1,
+                "Model FLOPs utilisation of the compute-time model.", true),
+      // packet
+      int_field("packet.mtu", ACC(packet.mtu), 64, 65536, "Payload bytes per data packet."),
+      int_field("packet.queue_packets", ACC(packet.queue_packets), 1, 1 << 20,
+                "Data-queue length per switch port at which admission acts, in packets."),
+      enum_field("packet.admission", ACC(packet.admission), {"droptail", "ecn", "trim"},
+                 "What a full switch queue does to an arriving packet."),
+      int_field("packet.trim_bytes", ACC(packet.trim_bytes), 1, 65536,
+                "Bytes a trimmed packet keeps on the wire, header included (at most packet.mtu)."),
+      enum_field("packet.transport", ACC(packet.transport), {"reliable", "ndp", "accept-trimmed"},
+                 "Transport: go-back-N, NDP-like NACK and retransmit, or accept trimmed payloads."),
+      str_field("packet.background", ACC(packet.background), 64,
+                "Background traffic: none, incast:K, perm, alltoall or onoff.", background_check()),
+      num_field("packet.background_load", ACC(packet.background_load), 0, 1,
+                "Fraction of line rate the background senders offer."),
+      // workload
+      enum_field("workload.kind", ACC(workload.kind), {"train", "catalog"},
+                 "train: a real model trained on real data; catalog: a large model's time plane."),
+      enum_field("workload.model", ACC(workload.model), {"mlp", "cnn", "transformer"},
+                 "Trained model architecture (kind train)."),
+      list_field("workload.hidden", ACC(workload.hidden), FieldType::kIntList, 1, 65536, 64,
+                 "Hidden layer widths of the MLP."),
+      str_field("workload.dataset", ACC(workload.dataset), 1024,
+                "Data set: fashion-mnist, spiral, circles, blobs, xor or text:PATH.",
+                dataset_check()),
+      int_field("workload.max_train", ACC(workload.max_train), 0, 1e8,
+                "Training rows used (0: the whole training set)."),
+      str_field("workload.catalog", ACC(workload.catalog), 256,
+                "Catalog workload (kind catalog), e.g. gpt3-175b, llama3-70b.", catalog_check()),
+      int_field("workload.dp", ACC(workload.dp), 0, kMaxRanks,
+                "Catalog data parallelism (0: training.ranks / (tp * pp))."),
+      int_field("workload.tp", ACC(workload.tp), 1, 1024, "Catalog tensor parallelism."),
+      int_field("workload.pp", ACC(workload.pp), 1, 1024, "Catalog pipeline parallelism."),
+      str_field("workload.tensor_source", ACC(workload.tensor_source), 256,
+                "Tensors whose codec ratios the catalog uses: gaussian, laplace, student-t, "
+                "sparse:F or model:NAME.",
+                distribution_check()),
+      // training
+      int_field("training.ranks", ACC(training.ranks), 1, kMaxRanks,
+                "Data-parallel ranks (at most 256 for kind train); default: the cluster's GPUs."),
+      int_field("training.iterations", ACC(training.iterations), 1, kBig,
+                "Training iterations (optimizer steps)."),
+      int_field("training.global_batch", ACC(training.global_batch), 1, kBig,
+                "Rows per iteration over all ranks (a multiple of training.ranks)."),
+      int_field("training.eval_every", ACC(training.eval_every), 0, kBig,
+                "Iterations between test evaluations (0: only at the end)."),
+      int_field("training.eval_rows", ACC(training.eval_rows), 0, kBig,
+                "Test rows per evaluation (0: the whole test set)."),
+      enum_field("training.optimizer", ACC(training.optimizer), {"sgd", "adamw"}, "Optimizer."),
+      num_field("training.lr", ACC(training.lr), 0, 100, "Peak learning rate.", true),
+      num_field("training.momentum", ACC(training.momentum), 0, 1, "SGD momentum, or AdamW beta1."),
+      num_field("training.weight_decay", ACC(training.weight_decay), 0, 10, "Weight decay."),
+      int_field("training.warmup", ACC(training.warmup), 0, kBig,
+                "Iterations of linear learning-rate warm-up."),
+      enum_field("training.decay", ACC(training.decay), {"constant", "cosine", "step"},
+                 "Learning-rate schedule after warm-up."),
+      num_field("training.target_accuracy", ACC(training.target_accuracy), 0, 1,
+                "Test accuracy that defines time-to-accuracy."),
+      // collective
+      enum_field("collective.algorithm", ACC(collective.algorithm),
+                 {"ring", "tree", "hd", "hier", "direct"}, "All-reduce algorithm."),
+      enum_field("collective.wire", ACC(collective.wire), {"fp32", "bf16"},
+                 "Wire format of gradients when no codec is set."),
+      int_field("collective.ranks_per_node", ACC(collective.ranks_per_node), 0, kMaxRanks,
+                "Ranks per node for hier (0: from the cluster)."),
+      // techniques
+      str_field("techniques.codec", ACC(techniques.codec), 256,
+                "none, or a codec name from the registry (commlab-cli codec --codecs all).",
+                codec_check()),
+      enum_field("techniques.codec_placement", ACC(techniques.codec_placement),
+                 {"gpu", "cpu", "nic"}, "Where codec time is charged."),
+      int_field("techniques.skipreduce.skip", ACC(techniques.skipreduce.skip), 0, kMaxRanks - 1,
+                "SkipReduce: reduce-scatter steps skipped per all-reduce (ring only; < ranks)."),
+      num_field("techniques.skipreduce.ratio", ACC(techniques.skipreduce.ratio), 0, 1,
+                "SkipReduce: skip = round(ratio * ranks) when skip is 0."),
+      enum_field("techniques.skipreduce.policy", ACC(techniques.skipreduce.policy),
+                 {"naive", "random", "selective"}, "Which steps SkipReduce skips."),
+      bool_field("techniques.skipreduce.unbiased", ACC(techniques.skipreduce.unbiased),
+                 "Rescale the partial sums so the reduced gradient stays unbiased."),
+      list_field("techniques.skipreduce.protected_buckets",
+                 ACC(techniques.skipreduce.protected_buckets), FieldType::kStringList, 0, 0, 1024,
+                 "Bucket (layer) names never skipped (selective policy)."),
+      int_field("techniques.skipreduce.min_elements", ACC(techniques.skipreduce.min_elements), 0,
+                1e12, "Buckets smaller than this are never skipped."),
+      bool_field("techniques.trimming.enabled", ACC(techniques.trimming.enabled),
+                 "Send gradients as trimmable packets."),
+      enum_field("techniques.trimming.encoding", ACC(techniques.trimming.encoding),
+                 {"sq", "drive", "eden"}, "Head encoding of trimmable packets."),
+      int_field("techniques.trimming.head_bits", ACC(techniques.trimming.head_bits), 1, 8,
+                "Bits per coordinate kept by a trimmed packet (sq 1-8, drive 1, eden 1-4)."),
+      num_field("techniques.trimming.rate", ACC(techniques.trimming.rate), 0, 1,
+                "Fraction of packets trimmed (mode bernoulli)."),
+      enum_field("techniques.trimming.mode", ACC(techniques.trimming.mode), {"bernoulli", "queue"},
+                 "bernoulli: trim at random at the given rate; queue: switch queues decide "
+                 "(cluster.backend packet)."),
+  };
+}
+
+}  // namespace
+
+const std::vector<Field>& scenario_fields() {
+  static const std::vector<Field> table = make_table();
+  return table;
+}
+
+const Field* find_field(const std::string& path) {
+  for (const Field& f : scenario_fields())
+    if (f.path == path) return &f;
+  return nullptr;
+}
+
+}  // namespace commlab

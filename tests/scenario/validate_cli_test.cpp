@@ -1,0 +1,82 @@
+// commlab-cli validate: exit codes and one line per problem on stderr (CLI.md).
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace {
+
+struct Output {
+  int code;
+  std::string out;
+  std::string err;
+};
+
+Output run_cli(const std::string& args) {
+  const std::string err_file = ::testing::TempDir() + "/validate_stderr.txt";
+  const std::string cmd =
+      std::string(COMMLAB_BINARY_DIR) + "/app/commlab-cli " + args + " 2>" + err_file;
+  Output o{};
+  FILE* pipe = popen(cmd.c_str(), "r");
+  std::array<char, 4096> buf{};
+  while (size_t n = fread(buf.data(), 1, buf.size(), pipe)) o.out.append(buf.data(), n);
+  int status = pclose(pipe);
+  o.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  if (FILE* f = fopen(err_file.c_str(), "r")) {
+    while (size_t n = fread(buf.data(), 1, buf.size(), f)) o.err.append(buf.data(), n);
+    fclose(f);
+  }
+  return o;
+}
+
+std::string write_temp(const std::string& name, const std::string& text) {
+  const std::string path = ::testing::TempDir() + "/" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+TEST(ValidateCli, ValidScenarioPrintsNothingAndExitsZero) {
+  const std::string path = write_temp("ok_scenario.json", R"({"name": "ok",
+    "runs": [{"name": "a"}, {"name": "b", "set": {"techniques": {"skipreduce": {"skip": 2}}}}]})");
+  Output o = run_cli("validate " + path);
+  EXPECT_EQ(o.code, 0) << o.err;
+  EXPECT_TRUE(o.out.empty());
+  EXPECT_TRUE(o.err.empty());
+}
+
+TEST(ValidateCli, EveryProblemOnItsOwnLineExitTwo) {
+  const std::string path = write_temp(
+      "bad_scenario.json",
+      R"({"training": {"ranks": -4}, "techniques": {"skipreduce": {"polcy": "random"}}})");
+  Output o = run_cli("validate " + path + " --set training.lr=0");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_TRUE(o.out.empty());
+  EXPECT_EQ(o.err, path + ":training.ranks: expected a positive integer, got -4\n" + path +
+                       ":techniques.skipreduce.polcy: unknown field (did you mean 'policy'?)\n" +
+                       path + ":training.lr: expected a number in (0, 100], got 0 (from --set)\n");
+}
+
+TEST(ValidateCli, MissingFileIsInvalidInput) {
+  Output o = run_cli("validate /nonexistent/scenario.json");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_EQ(o.err, "/nonexistent/scenario.json: cannot open: No such file or directory\n");
+}
+
+TEST(ValidateCli, PrintShowsTheScenarioAsRunWithDefaults) {
+  const std::string path = write_temp("print_scenario.json", R"({"training": {"ranks": 4}})");
+  Output o = run_cli("validate " + path + " --print --set training.iterations=7");
+  ASSERT_EQ(o.code, 0) << o.err;
+  auto doc = nlohmann::json::parse(o.out);
+  EXPECT_EQ(doc["name"], "print_scenario");
+  EXPECT_EQ(doc["training"]["ranks"], 4);
+  EXPECT_EQ(doc["training"]["iterations"], 7);
+  EXPECT_EQ(doc["cluster"]["spec"], "flat:4");  // only ranks given: a flat cluster of that size
+  EXPECT_EQ(doc["techniques"]["skipreduce"]["policy"], "random");  // a default, filled
+  ASSERT_EQ(doc["runs"].size(), 1u);
+  EXPECT_EQ(doc["runs"][0]["name"], "print_scenario");
+}
+
+}  // namespace
