@@ -4,6 +4,8 @@
 
 #include "cli/command.h"
 #include "network/analytical.h"
+#include "network/packet_backend.h"
+#include "topology/presets.h"
 #include "topology/topology.h"
 
 namespace commlab::cli {
@@ -20,10 +22,11 @@ void add_network_flags(CLI::App& app, NetworkFlags& f) {
 }
 
 std::unique_ptr<NetworkBackend> make_backend(const NetworkFlags& f, int ranks) {
-  if (!f.cluster.empty())
-    throw InvalidInput("--cluster: cluster presets are not available in this build yet");
-  Topology topo = make_flat(ranks, f.bw_gbps * 1e9, f.alpha_us * 1e-6);
+  Topology topo = f.cluster.empty() ? make_flat(ranks, f.bw_gbps * 1e9, f.alpha_us * 1e-6)
+                                    : cluster_from_spec(f.cluster);
   if (f.backend == "analytical") return std::make_unique<AnalyticalBackend>(std::move(topo));
+  if (f.backend == "packet")
+    return std::make_unique<PacketBackend>(std::move(topo), PacketConfig{});
   throw InvalidInput("--backend: expected analytical or packet, got '" + f.backend + "'");
 }
 
