@@ -54,9 +54,10 @@ TEST(ValidateCli, EveryProblemOnItsOwnLineExitTwo) {
   Output o = run_cli("validate " + path + " --set training.lr=0");
   EXPECT_EQ(o.code, 2);
   EXPECT_TRUE(o.out.empty());
-  EXPECT_EQ(o.err, path + ":training.ranks: expected a positive integer, got -4\n" + path +
-                       ":techniques.skipreduce.polcy: unknown field (did you mean 'policy'?)\n" +
-                       path + ":training.lr: expected a number in (0, 100], got 0 (from --set)\n");
+  // Keys are checked in sorted order (nlohmann::json objects are sorted), then the --set values.
+  EXPECT_EQ(o.err, path + ":techniques.skipreduce.polcy: unknown field (did you mean 'policy'?)\n" +
+                       path + ":training.ranks: expected a positive integer, got -4\n" + path +
+                       ":training.lr: expected a number in (0, 100], got 0 (from --set)\n");
 }
 
 TEST(ValidateCli, MissingFileIsInvalidInput) {
