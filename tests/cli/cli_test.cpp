@@ -3,6 +3,7 @@
 
 #include <array>
 #include <cstdio>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -69,6 +70,62 @@ TEST(Cli, TableHasTheNcclTestsColumns) {
   for (const char* col :
        {"size", "count", "type", "redop", "time(us)", "algbw(GB/s)", "busbw(GB/s)"})
     EXPECT_NE(o.out.find(col), std::string::npos) << col;
+}
+
+}  // namespace
+
+namespace {
+
+// summary.json without the one field that measures the host (wall time).
+nlohmann::json deterministic_summary(const std::string& path) {
+  std::ifstream f(path);
+  nlohmann::json doc = nlohmann::json::parse(f);
+  for (auto& run : doc["runs"]) run.erase("wall_time_s");
+  return doc;
+}
+
+TEST(Cli, GoldenScenarioSummaryMatchesTheCommittedFile) {
+  const std::string src = COMMLAB_SOURCE_DIR;
+  const std::string out = ::testing::TempDir() + "/golden_run";
+  Output o = run_cli("run " + src + "/tests/data/golden/tiny.json --out " + out + " --quiet");
+  ASSERT_EQ(o.code, 0) << o.err;
+  // Regenerate after an intended change with:
+  //   build/app/commlab-cli run tests/data/golden/tiny.json --out /tmp/g --quiet &&
+  //   cp /tmp/g/summary.json tests/data/golden/tiny.summary.json
+  EXPECT_EQ(deterministic_summary(out + "/summary.json"),
+            deterministic_summary(src + "/tests/data/golden/tiny.summary.json"));
+}
+
+TEST(Cli, RunResultsDoNotDependOnThreadCount) {
+  const std::string src = COMMLAB_SOURCE_DIR;
+  const std::string a = ::testing::TempDir() + "/threads1", b = ::testing::TempDir() + "/threads2";
+  ASSERT_EQ(
+      run_cli("run " + src + "/tests/data/golden/tiny.json --threads 1 --quiet --out " + a).code,
+      0);
+  ASSERT_EQ(
+      run_cli("run " + src + "/tests/data/golden/tiny.json --threads 2 --quiet --out " + b).code,
+      0);
+  EXPECT_EQ(deterministic_summary(a + "/summary.json"), deterministic_summary(b + "/summary.json"));
+  std::ifstream sa(a + "/series.csv"), sb(b + "/series.csv");
+  std::string la, lb;
+  int rows = 0;
+  while (std::getline(sa, la) && std::getline(sb, lb)) {
+    // Drop the wall_time_s column (4th) and compare the rest of the row exactly.
+    auto strip = [](std::string s) {
+      size_t p = 0;
+      for (int i = 0; i < 3; ++i) p = s.find(',', p) + 1;
+      return s.erase(p, s.find(',', p) - p);
+    };
+    EXPECT_EQ(strip(la), strip(lb));
+    ++rows;
+  }
+  EXPECT_GT(rows, 100);  // 5 runs x 30 iterations + header
+}
+
+TEST(Cli, RunRejectsABadScenarioWithExitTwo) {
+  Output o = run_cli("run /nonexistent/scenario.json");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_FALSE(o.err.empty());
 }
 
 }  // namespace
