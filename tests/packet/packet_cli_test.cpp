@@ -1,0 +1,75 @@
+// `commlab-cli traffic` against its contract (../shared/CLI.md): JSON keys, exit codes.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace {
+
+struct Output {
+  int code;
+  std::string out;
+  std::string err;
+};
+
+Output traffic(const std::string& args) {
+  const std::string err_file = ::testing::TempDir() + "/traffic_stderr.txt";
+  const std::string cmd =
+      std::string(COMMLAB_BINARY_DIR) + "/app/commlab-cli traffic " + args + " 2>" + err_file;
+  Output o{};
+  FILE* pipe = popen(cmd.c_str(), "r");
+  std::array<char, 4096> buf{};
+  while (size_t n = fread(buf.data(), 1, buf.size(), pipe)) o.out.append(buf.data(), n);
+  int status = pclose(pipe);
+  o.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  if (FILE* f = fopen(err_file.c_str(), "r")) {
+    while (size_t n = fread(buf.data(), 1, buf.size(), f)) o.err.append(buf.data(), n);
+    fclose(f);
+  }
+  return o;
+}
+
+TEST(TrafficCli, JsonHasTheContractKeys) {
+  Output o = traffic("--cluster fattree:k=4 --pattern incast:8 --flow-size 256K --json");
+  ASSERT_EQ(o.code, 0) << o.err;
+  auto j = nlohmann::json::parse(o.out);
+  for (const char* key : {"pattern", "flows", "fct_us", "packets_sent", "retransmitted", "trimmed",
+                          "dropped", "data_packet_hops", "wall_s", "packet_hops_per_s"})
+    EXPECT_TRUE(j.contains(key)) << key;
+  for (const char* key : {"first", "median", "last", "ideal"})
+    EXPECT_TRUE(j["fct_us"].contains(key));
+  EXPECT_EQ(j["pattern"], "incast:8");
+  EXPECT_EQ(j["flows"], 8);
+  // 8 x 256 KB = 512 packets of 4 KB, each sent once plus once per trim (NDP).
+  EXPECT_EQ(j["packets_sent"].get<uint64_t>(), 512 + j["retransmitted"].get<uint64_t>());
+  EXPECT_GT(j["trimmed"].get<uint64_t>(), 0u);
+  EXPECT_GE(j["fct_us"]["last"].get<double>(), j["fct_us"]["ideal"].get<double>());
+}
+
+TEST(TrafficCli, AcceptTrimmedRetransmitsNothing) {
+  Output o = traffic(
+      "--cluster fattree:k=4 --pattern incast:8 --flow-size 256K --transport accept-trimmed "
+      "--json");
+  ASSERT_EQ(o.code, 0) << o.err;
+  auto j = nlohmann::json::parse(o.out);
+  EXPECT_EQ(j["retransmitted"], 0);
+  EXPECT_EQ(j["packets_sent"], 512);
+}
+
+TEST(TrafficCli, BadInputExitsTwoWithOneLine) {
+  for (const char* args :
+       {"--cluster fattree:k=4 --pattern ring", "--cluster fattree:k=4",
+        "--cluster fattree:k=4 --pattern perm --transport tcp",
+        "--cluster fattree:k=4 --pattern perm --flow-size 0",
+        "--cluster fattree:k=4 --pattern incast:99", "--cluster nope --pattern perm",
+        "--cluster fattree:k=4 --pattern perm --mtu 0"}) {
+    Output o = traffic(args);
+    EXPECT_EQ(o.code, 2) << args;
+    EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << args << ": " << o.err;
+    EXPECT_TRUE(o.out.empty()) << args;
+  }
+}
+
+}  // namespace
