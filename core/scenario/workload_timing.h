@@ -1,0 +1,41 @@
+#pragma once
+// Iteration time of a catalog workload (GPT-3 175B, Llama-3, ...) at real scale: every message the
+// parallelism sends (train/catalog.h) is timed as a collective on the cluster's network, with all
+// groups of one kind running concurrently so they share links as they would. Ranks are laid out
+// tp-innermost (a TP group sits in one server, on NVLink), then pp, then dp.
+#include <string>
+#include <vector>
+
+#include "network/backend.h"
+#include "train/catalog.h"
+#include "train/compute_model.h"
+
+namespace commlab {
+
+struct WorkloadTechniques {
+  double tp_ratio = 1.0;  // wire bytes / payload bytes of TP activations (a codec's ratio)
+  double dp_ratio = 1.0;  // same for DP gradients
+  int dp_skip = 0;        // SkipReduce: DP reduce-scatter steps skipped
+  std::string algorithm = "ring";
+};
+
+struct MessageTiming {
+  MessageKind kind;
+  uint64_t bytes = 0;      // payload per message per GPU group
+  int64_t count = 0;       // per iteration
+  double time_each_s = 0;  // one message, all groups concurrently
+};
+
+struct WorkloadTiming {
+  double compute_s = 0;
+  double tp_s = 0, dp_s = 0, pp_s = 0;  // per iteration, on the critical path
+  double iteration_s = 0;
+  std::vector<MessageTiming> messages;
+};
+
+// Throws std::invalid_argument when the cluster has fewer GPUs than dp * tp * pp.
+WorkloadTiming time_workload(const TransformerSpec& spec, const Parallelism& p,
+                             NetworkBackend& backend, const ComputeModel& compute,
+                             const WorkloadTechniques& techniques = {});
+
+}  // namespace commlab
