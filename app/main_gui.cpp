@@ -7,6 +7,11 @@
 #include <cstdio>
 
 #include "main_window.h"
+#include "scenario/scenario.h"
+#include "teaching_view.h"
+#include "topology_view.h"
+#include "training_panel.h"
+#include "training_view.h"
 
 int main(int argc, char** argv) {
   QApplication app(argc, argv);
@@ -24,13 +29,46 @@ int main(int argc, char** argv) {
   QCommandLineOption shot("screenshot", "render the main window to FILE.png and exit", "FILE");
   QCommandLineOption iterations("iterations", "iterations to run before the screenshot", "N");
   QCommandLineOption tab("tab", "tab to show in the screenshot", "NAME");
-  parser.addOptions({shot, iterations, tab});
+  QCommandLineOption exp(
+      "export", "with --screenshot: also export the shown tab to FILE (.png, .svg, .csv)", "FILE");
+  QCommandLineOption step("step", "teaching tab: show step N of the collective", "N");
+  QCommandLineOption skip("skip", "teaching tab: SkipReduce s", "S");
+  QCommandLineOption cluster("cluster", "topology tab: cluster preset or spec", "SPEC");
+  QCommandLineOption size("size", "window size for the screenshot, WxH", "WxH");
+  parser.addOptions({shot, iterations, tab, exp, step, skip, cluster, size});
   parser.process(app);
 
   commlab::ui::MainWindow window;
   if (parser.isSet(tab) && !window.select_tab(parser.value(tab))) {
-    std::fprintf(stderr, "commlab: --tab: no tab named '%s'\n", qPrintable(parser.value(tab)));
+    std::fprintf(stderr, "commlab: --tab: no tab named '%s' (tabs: %s)\n",
+                 qPrintable(parser.value(tab)), qPrintable(window.tab_names().join(", ")));
     return 2;
+  }
+  if (parser.isSet(size)) {
+    const QStringList wh = parser.value(size).split('x');
+    if (wh.size() == 2) window.resize(wh[0].toInt(), wh[1].toInt());
+  }
+  if (parser.isSet(skip)) {
+    commlab::ui::TeachingSettings s;
+    s.skip = parser.value(skip).toInt();
+    window.teaching_view()->set_settings(s);
+  }
+  if (parser.isSet(cluster)) window.topology_view()->set_spec(parser.value(cluster));
+  const QStringList args = parser.positionalArguments();
+  if (!args.isEmpty()) {
+    // The scenario's first run fills the Training tab (sweeps: their first point).
+    try {
+      commlab::Experiment experiment = commlab::load_scenario(args.front().toStdString());
+      if (!experiment.runs.empty())
+        window.training_view()->panel()->set_config(experiment.runs.front());
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "commlab: %s\n", e.what());
+      return 2;
+    }
+  }
+  // With --screenshot, a scenario (or --iterations on the training tab) runs before the grab.
+  if (parser.isSet(shot) && (!args.isEmpty() || parser.isSet(iterations))) {
+    window.training_view()->run(parser.isSet(iterations) ? parser.value(iterations).toInt() : 0);
   }
   if (!parser.isSet(shot)) {
     window.show();
@@ -40,12 +78,23 @@ int main(int argc, char** argv) {
   window.show();
   auto* poll = new QTimer(&window);
   int waited_ms = 0;
+  bool stepped = false;
   QObject::connect(poll, &QTimer::timeout, [&] {
     waited_ms += 50;
     if (!window.idle() && waited_ms < 120000) return;
+    if (parser.isSet(step) && !stepped) {  // frames change only after the trace has arrived
+      window.teaching_view()->show_frame(parser.value(step).toInt());
+      stepped = true;
+      return;
+    }
     poll->stop();
     bool ok = window.grab().save(file);
     if (!ok) std::fprintf(stderr, "commlab: could not write %s\n", qPrintable(file));
+    if (ok && parser.isSet(exp)) {
+      const QString error = window.export_current(parser.value(exp));
+      if (!error.isEmpty()) std::fprintf(stderr, "commlab: --export: %s\n", qPrintable(error));
+      ok = error.isEmpty();
+    }
     app.exit(ok ? 0 : 1);
   });
   poll->start(50);

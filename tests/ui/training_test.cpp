@@ -1,0 +1,108 @@
+#include <gtest/gtest.h>
+
+#include "scenario/runner.h"
+#include "training_bridge.h"
+#include "training_panel.h"
+#include "training_view.h"
+#include "ui_test_util.h"
+
+namespace commlab::ui {
+namespace {
+
+using test::app;
+using test::wait_for;
+
+// Small and fast: 4 ranks learn the spiral data set over a flat network.
+RunConfig small_config(int iterations) {
+  RunConfig c;
+  c.cluster.spec = "flat:4";
+  c.workload.dataset = "spiral";
+  c.workload.hidden = {32};
+  c.training.ranks = 4;
+  c.training.iterations = iterations;
+  c.training.global_batch = 64;
+  c.training.eval_every = 5;
+  c.training.eval_rows = 200;
+  return c;
+}
+
+TEST(TrainingView, AFewIterationsFillTheChartsWithTheEnginesNumbers) {
+  app();
+  TrainingView view;
+  view.show();
+  view.panel()->set_config(small_config(12));
+  ASSERT_TRUE(view.run());
+  ASSERT_TRUE(wait_for([&] { return view.idle(); }));
+  ASSERT_EQ(view.samples().size(), 12u);
+  EXPECT_EQ(view.drawn_points(), 12);
+  // The same configuration and seed through RunSession directly (what commlab-cli run does)
+  // gives bit-identical numbers: the GUI adds no randomness of its own.
+  RunSession session(small_config(12));
+  while (!session.done()) session.step();
+  for (size_t i = 0; i < 12; ++i) {
+    EXPECT_EQ(view.samples()[i].train_loss, session.samples()[i].train_loss) << i;
+    EXPECT_EQ(view.samples()[i].sim_time_s, session.samples()[i].sim_time_s) << i;
+  }
+  view.pin();
+  EXPECT_EQ(view.pinned_count(), 1);
+  EXPECT_GT(view.export_data().rows.size(), 12u);
+}
+
+TEST(TrainingView, AnInvalidValueIsMarkedInPlaceAndTheEditKept) {
+  app();
+  TrainingView view;
+  RunConfig c = small_config(5);
+  c.training.global_batch = 66;  // not divisible by 4 ranks
+  view.panel()->set_config(c);
+  EXPECT_FALSE(view.run());
+  EXPECT_FALSE(view.panel()->problems_text().isEmpty());
+  EXPECT_TRUE(view.panel()->marked_fields().contains("training.global_batch"))
+      << view.panel()->marked_fields().join(",").toStdString() << " / "
+      << view.panel()->problems_text().toStdString();
+  EXPECT_EQ(view.panel()->config().training.global_batch, 66);
+  EXPECT_TRUE(view.samples().empty());
+  // Fixing it clears the marks.
+  c.training.global_batch = 64;
+  view.panel()->set_config(c);
+  EXPECT_TRUE(view.run());
+  EXPECT_TRUE(view.panel()->marked_fields().isEmpty());
+  ASSERT_TRUE(wait_for([&] { return view.idle(); }));
+}
+
+TEST(TrainingBridge, PauseStopsBetweenIterationsAndResetDropsTheRun) {
+  app();
+  TrainingBridge bridge;
+  bridge.start(small_config(100000));
+  ASSERT_TRUE(wait_for([&] { return bridge.completed() >= 2; }));
+  bridge.pause();
+  // At most the iteration in flight finishes after pause().
+  const int at_pause = bridge.completed();
+  QTest::qWait(300);
+  const int later = bridge.completed();
+  EXPECT_LE(later, at_pause + 1);
+  QTest::qWait(300);
+  EXPECT_EQ(bridge.completed(), later);
+  bridge.step();
+  ASSERT_TRUE(wait_for([&] { return bridge.completed() == later + 1; }));
+  QTest::qWait(200);
+  EXPECT_EQ(bridge.completed(), later + 1);  // exactly one
+  EXPECT_EQ(bridge.take_samples().size(), static_cast<size_t>(later + 1));
+  bridge.reset();
+  EXPECT_FALSE(bridge.active());
+  EXPECT_EQ(bridge.completed(), 0);
+}
+
+TEST(TrainingBridge, ARejectedConfigurationIsReported) {
+  app();
+  TrainingBridge bridge;
+  QString message;
+  QObject::connect(&bridge, &TrainingBridge::failed, [&](const QString& m) { message = m; });
+  RunConfig c = small_config(5);
+  c.collective.algorithm = "no-such-algorithm";
+  bridge.start(c);
+  ASSERT_TRUE(wait_for([&] { return !message.isEmpty(); }));
+  EXPECT_TRUE(message.contains("no-such-algorithm")) << message.toStdString();
+}
+
+}  // namespace
+}  // namespace commlab::ui

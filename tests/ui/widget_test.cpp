@@ -1,0 +1,137 @@
+#include <gtest/gtest.h>
+
+#include <QAbstractButton>
+#include <QAbstractSpinBox>
+#include <QCategoryAxis>
+#include <QChart>
+#include <QComboBox>
+#include <QGraphicsItem>
+#include <QGraphicsScene>
+#include <QToolTip>
+
+#include "busbw_view.h"
+#include "main_window.h"
+#include "teaching_view.h"
+#include "topology_view.h"
+#include "ui_test_util.h"
+
+namespace commlab::ui {
+namespace {
+
+using test::app;
+using test::wait_for;
+
+TEST(MainWindow, OpensWithItsTabsAndEveryViewComputes) {
+  app();
+  MainWindow window;
+  window.show();
+  EXPECT_EQ(window.tab_names(), (QStringList{"Teaching", "Topology", "Throughput", "Training"}));
+  ASSERT_TRUE(wait_for([&] { return window.idle(); }));
+  EXPECT_TRUE(window.select_tab("topology"));
+  EXPECT_FALSE(window.select_tab("no such tab"));
+  ASSERT_NE(window.teaching_view()->trace(), nullptr);
+  ASSERT_NE(window.topology_view()->picture(), nullptr);
+  // 4 algorithms plus at least one ceiling line.
+  EXPECT_GE(window.busbw_view()->series_count(), 5);
+}
+
+TEST(MainWindow, EveryControlHasATooltip) {
+  app();
+  MainWindow window;
+  for (QWidget* w : window.findChildren<QWidget*>()) {
+    const bool control = qobject_cast<QAbstractSpinBox*>(w) || qobject_cast<QComboBox*>(w) ||
+                         qobject_cast<QAbstractButton*>(w);
+    // Skip Qt's internal children (tab scroll arrows, line edits inside spin boxes).
+    if (!control || w->objectName().startsWith("qt_") || !w->parentWidget() ||
+        qobject_cast<QAbstractSpinBox*>(w->parentWidget()) || w->inherits("QToolButton"))
+      continue;
+    EXPECT_FALSE(w->toolTip().isEmpty())
+        << w->metaObject()->className() << " " << w->objectName().toStdString();
+  }
+}
+
+TEST(TeachingView, StepsForwardToTheCompleteSum) {
+  app();
+  TeachingView view;
+  view.resize(1000, 700);
+  view.show();
+  ASSERT_TRUE(wait_for([&] { return view.idle() && view.trace(); }));
+  auto trace = view.trace();
+  EXPECT_EQ(view.frame(), 0);
+  for (int i = 0; i < 10; ++i) view.forward();  // clamps at the last step
+  EXPECT_EQ(view.frame(), trace->steps());
+  for (const auto& rank : trace->frames[view.frame()].masks)
+    for (uint32_t mask : rank) EXPECT_EQ(mask, 0xFu);
+  view.back();
+  EXPECT_EQ(view.frame(), trace->steps() - 1);
+  view.reset();
+  EXPECT_EQ(view.frame(), 0);
+
+  TeachingSettings s;
+  s.ranks = 6;
+  s.skip = 2;
+  view.set_settings(s);
+  ASSERT_TRUE(wait_for([&] { return view.idle() && view.trace() != trace; }));
+  // 6 ranks, s = 2: 5 - 2 reduce-scatter steps + 5 all-gather steps.
+  EXPECT_EQ(view.trace()->steps(), 8);
+  EXPECT_TRUE(view.error_text().isEmpty());
+}
+
+TEST(TeachingView, PlayAdvancesOnItsTimer) {
+  app();
+  TeachingView view;
+  view.show();
+  ASSERT_TRUE(wait_for([&] { return view.idle() && view.trace(); }));
+  view.toggle_play();
+  ASSERT_TRUE(wait_for([&] { return view.frame() >= 2; }, 5000));
+  view.toggle_play();  // pause
+  const int paused_at = view.frame();
+  QTest::qWait(1200);
+  EXPECT_EQ(view.frame(), paused_at);
+}
+
+TEST(TopologyView, BuildsItemsForASmallFatTree) {
+  app();
+  TopologyView view;
+  view.resize(1000, 700);
+  view.show();
+  ASSERT_TRUE(wait_for([&] { return view.idle() && view.picture(); }));
+  auto pic = view.picture();
+  EXPECT_EQ(pic->settings.spec, "fattree:k=4");
+  int rects = 0, paths = 0, tips = 0;
+  for (QGraphicsItem* item : view.scene()->items()) {
+    rects += item->type() == QGraphicsRectItem::Type;
+    paths += item->type() == QGraphicsPathItem::Type;
+    tips += item->type() == QGraphicsPathItem::Type && item->toolTip().contains("busy");
+  }
+  EXPECT_EQ(rects, 36);  // 16 hosts + 20 switches
+  EXPECT_EQ(paths, 48);  // one line per cable
+  EXPECT_EQ(tips, 48);   // every line explains its numbers on hover
+
+  view.set_spec("fattree:k=5x");  // invalid: reported in place, the picture stays
+  ASSERT_TRUE(wait_for([&] { return view.idle(); }));
+  EXPECT_FALSE(view.error_text().isEmpty());
+  EXPECT_EQ(view.picture(), pic);
+}
+
+TEST(BusbwView, AxisShowsBinarySizesAndCeilingsMatchTheLink) {
+  app();
+  BusbwView view;
+  view.show();
+  ASSERT_TRUE(wait_for([&] { return view.idle() && view.series_count() > 0; }));
+  auto axes = view.chart()->axes(Qt::Horizontal);
+  ASSERT_EQ(axes.size(), 1);
+  auto* x = qobject_cast<QCategoryAxis*>(axes.front());
+  ASSERT_NE(x, nullptr);
+  EXPECT_EQ(x->categoriesLabels().front(), "1K");
+  EXPECT_TRUE(x->categoriesLabels().contains("1M"));
+  EXPECT_EQ(x->categoriesLabels().back(), "256M");
+  // Ring's ceiling is the link bandwidth (25 GB/s default): busbw = B when alpha = 0.
+  auto result = compute_busbw(8, 25, 5, 1024, 4096);
+  EXPECT_NEAR(result.front().ceiling_gbps, 25.0, 0.25);
+  // Latency makes small messages far slower than the ceiling.
+  EXPECT_LT(result.front().points.front().busbw_gbps, 0.5 * result.front().ceiling_gbps);
+}
+
+}  // namespace
+}  // namespace commlab::ui

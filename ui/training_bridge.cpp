@@ -1,0 +1,158 @@
+#include "training_bridge.h"
+
+#include <atomic>
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+
+#include "scenario/runner.h"
+
+namespace commlab::ui {
+
+struct TrainingBridge::Run {
+  std::mutex mutex;
+  std::condition_variable wake;
+  bool paused = false;
+  int step_requests = 0;
+  bool cancel = false;
+  std::vector<Sample> queue;
+  std::atomic<int> completed{0};
+  std::atomic<bool> ended{false};
+};
+
+TrainingBridge::TrainingBridge(QObject* parent) : QObject(parent) {}
+
+TrainingBridge::~TrainingBridge() {
+  for (auto& [run, thread] : threads_) {
+    {
+      std::lock_guard lock(run->mutex);
+      run->cancel = true;
+    }
+    run->wake.notify_all();
+  }
+  for (auto& [run, thread] : threads_) thread.join();
+}
+
+void TrainingBridge::start(const RunConfig& config, bool paused) {
+  reset();
+  // Join the threads of runs that already ended (never blocks: they are past their last step).
+  for (auto it = threads_.begin(); it != threads_.end();) {
+    if (it->first->ended) {
+      it->second.join();
+      it = threads_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  run_ = std::make_shared<Run>();
+  run_->paused = paused;
+  threads_.emplace_back(run_, std::thread(&TrainingBridge::worker, this, run_, config));
+}
+
+void TrainingBridge::worker(std::shared_ptr<Run> run, RunConfig config) {
+  // Messages go back as queued calls; the bridge outlives this thread (its destructor joins).
+  auto report = [this, run](QString error) {
+    QMetaObject::invokeMethod(
+        this,
+        [this, run, error] {
+          if (run != run_) return;  // a dropped run's news is stale
+          if (error.isEmpty())
+            emit finished();
+          else
+            emit failed(error);
+        },
+        Qt::QueuedConnection);
+  };
+  std::unique_ptr<RunSession> session;
+  try {
+    session = std::make_unique<RunSession>(config);
+  } catch (const std::exception& e) {
+    run->ended = true;
+    report(QString::fromUtf8(e.what()));
+    return;
+  }
+  QString error;
+  while (!session->done()) {
+    {
+      std::unique_lock lock(run->mutex);
+      run->wake.wait(lock, [&] { return run->cancel || !run->paused || run->step_requests > 0; });
+      if (run->cancel) break;
+      if (run->paused) --run->step_requests;
+    }
+    try {
+      Sample sample = session->step();
+      std::lock_guard lock(run->mutex);
+      run->queue.push_back(sample);
+    } catch (const std::exception& e) {
+      error = QString::fromUtf8(e.what());
+      break;
+    }
+    ++run->completed;
+  }
+  bool cancelled;
+  {
+    std::lock_guard lock(run->mutex);
+    cancelled = run->cancel;
+  }
+  run->ended = true;
+  if (!cancelled) report(error);
+}
+
+void TrainingBridge::pause() {
+  if (!run_) return;
+  std::lock_guard lock(run_->mutex);
+  run_->paused = true;
+}
+
+void TrainingBridge::resume() {
+  if (!run_) return;
+  {
+    std::lock_guard lock(run_->mutex);
+    run_->paused = false;
+  }
+  run_->wake.notify_all();
+}
+
+void TrainingBridge::step() {
+  if (!run_) return;
+  {
+    std::lock_guard lock(run_->mutex);
+    run_->paused = true;
+    ++run_->step_requests;
+  }
+  run_->wake.notify_all();
+}
+
+void TrainingBridge::reset() {
+  if (!run_) return;
+  {
+    std::lock_guard lock(run_->mutex);
+    run_->cancel = true;
+  }
+  run_->wake.notify_all();
+  run_.reset();
+}
+
+bool TrainingBridge::active() const {
+  return run_ && !run_->ended;
+}
+
+bool TrainingBridge::paused() const {
+  if (!run_) return false;
+  std::lock_guard lock(run_->mutex);
+  return run_->paused;
+}
+
+int TrainingBridge::completed() const {
+  return run_ ? run_->completed.load() : 0;
+}
+
+std::vector<Sample> TrainingBridge::take_samples() {
+  std::vector<Sample> out;
+  if (!run_) return out;
+  std::lock_guard lock(run_->mutex);
+  out.swap(run_->queue);
+  return out;
+}
+
+}  // namespace commlab::ui

@@ -1,0 +1,48 @@
+#pragma once
+// Engine bridge of the Training tab (DESIGN.md, "Threading and the GUI"): a worker thread builds a
+// RunSession and calls step() one iteration at a time, queueing the Samples; the GUI takes them
+// from its redraw timer, never per sample. Pause, step and reset are cooperative: the worker looks
+// at them between iterations, and reset never waits for it (the old run winds down on its own).
+#include <QObject>
+#include <QString>
+#include <memory>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "scenario/run_config.h"
+#include "train/trainer.h"
+
+namespace commlab::ui {
+
+class TrainingBridge : public QObject {
+  Q_OBJECT
+ public:
+  explicit TrainingBridge(QObject* parent = nullptr);
+  ~TrainingBridge() override;  // cancels every run and joins its thread
+
+  // Starts a fresh run (any current one is dropped). `paused`: wait for resume() or step().
+  void start(const RunConfig& config, bool paused = false);
+  void pause();
+  void resume();
+  void step();          // one iteration, then paused
+  void reset();         // drop the current run
+  bool active() const;  // a run exists and has not ended
+  bool paused() const;
+  int completed() const;  // iterations done by the current run
+  // Samples of the current run that arrived since the last call.
+  std::vector<Sample> take_samples();
+
+ signals:
+  void failed(const QString& message);  // the engine rejected the configuration or failed
+  void finished();                      // the current run did all its iterations
+
+ private:
+  struct Run;
+  void worker(std::shared_ptr<Run> run, RunConfig config);
+
+  std::shared_ptr<Run> run_;
+  std::vector<std::pair<std::shared_ptr<Run>, std::thread>> threads_;
+};
+
+}  // namespace commlab::ui
