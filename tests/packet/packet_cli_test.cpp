@@ -6,29 +6,14 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "../support/cli_runner.h"
+
 namespace {
 
-struct Output {
-  int code;
-  std::string out;
-  std::string err;
-};
+using Output = commlab::testing::CliOutput;
 
 Output traffic(const std::string& args) {
-  const std::string err_file = ::testing::TempDir() + "/traffic_stderr.txt";
-  const std::string cmd =
-      std::string(COMMLAB_BINARY_DIR) + "/app/commlab-cli traffic " + args + " 2>" + err_file;
-  Output o{};
-  FILE* pipe = popen(cmd.c_str(), "r");
-  std::array<char, 4096> buf{};
-  while (size_t n = fread(buf.data(), 1, buf.size(), pipe)) o.out.append(buf.data(), n);
-  int status = pclose(pipe);
-  o.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  if (FILE* f = fopen(err_file.c_str(), "r")) {
-    while (size_t n = fread(buf.data(), 1, buf.size(), f)) o.err.append(buf.data(), n);
-    fclose(f);
-  }
-  return o;
+  return commlab::testing::run_cli("traffic " + args);
 }
 
 TEST(TrafficCli, JsonHasTheContractKeys) {
