@@ -1,5 +1,5 @@
 // commlab-cli quantize: vNMSE and bias of a trimmable gradient encoding (SQ, DRIVE, EDEN) when a
-// fraction of its packets is trimmed to the head (docs/trimming-format.md, research/trimming.md).
+// fraction of its packets is trimmed to the head (docs/formats.md ("Trimmable packets"), research/trimming.md).
 #include <cmath>
 #include <cstdio>
 #include <iostream>

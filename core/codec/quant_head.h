@@ -2,7 +2,7 @@
 // Head encodings of the trimmable packet: stochastic quantization (SQ), DRIVE and EDEN. A head is
 // `head_bits` bit-planes of a per-coordinate cell index, most significant plane first; a decoder
 // holding only the top k planes of a coordinate reconstructs the coarser cell it knows.
-// Formulas: docs/trimming-format.md.
+// Formulas: docs/formats.md ("Trimmable packets").
 #include <cstddef>
 #include <cstdint>
 #include <span>

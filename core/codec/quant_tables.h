@@ -1,7 +1,7 @@
 #pragma once
 // Lloyd-Max quantizers of the standard normal (EDEN's head alphabet) and their nested coarser
 // reconstructions, so a head trimmed to its top k bit-planes still decodes to the best value the
-// remaining bits allow (docs/trimming-format.md).
+// remaining bits allow (docs/formats.md ("Trimmable packets")).
 #include <array>
 #include <vector>
 

@@ -1,7 +1,7 @@
 #pragma once
 // The trimmable packet: a header, then the head bit-planes (most significant first), then the exact
 // tails, so that every byte prefix that keeps the header decodes, at the best precision that fits.
-// Byte layout and formulas: docs/trimming-format.md.
+// Byte layout and formulas: docs/formats.md ("Trimmable packets").
 #include <array>
 #include <cstddef>
 #include <cstdint>

@@ -1,7 +1,7 @@
 #pragma once
 // Packetizer of the just-in-time compression scheme (research/trimming.md): a sender's tensor is
 // cut into self-contained trimmable packets; a switch may cut any packet after any byte; the
-// receiver decodes whatever prefix arrived. Format and formulas: docs/trimming-format.md.
+// receiver decodes whatever prefix arrived. Format and formulas: docs/formats.md ("Trimmable packets").
 #include <cstddef>
 #include <cstdint>
 #include <span>

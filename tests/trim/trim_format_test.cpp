@@ -69,7 +69,7 @@ T read_at(const std::vector<std::byte>& p, size_t at) {
 }
 
 TEST(TrimLayout, HeaderFieldsSitAtTheDocumentedOffsets) {
-  // docs/trimming-format.md, "Header": byte offsets of every field, little-endian.
+  // docs/formats.md ("Trimmable packets"), "Header": byte offsets of every field, little-endian.
   std::vector<float> x(5000);  // packet 1 is a full one
   for (size_t i = 0; i < x.size(); ++i) x[i] = 0.001f * static_cast<float>(i % 17) - 0.008f;
   TrimConfig c = config(TrimEncoding::kEden, 3, DType::kBf16);
@@ -96,7 +96,7 @@ TEST(TrimLayout, HeaderFieldsSitAtTheDocumentedOffsets) {
 }
 
 TEST(TrimLayout, GoldenPacketBytesAreStable) {
-  // A format change must be deliberate: update docs/trimming-format.md and this value together.
+  // A format change must be deliberate: update docs/formats.md ("Trimmable packets") and this value together.
   std::vector<float> x(700);
   for (size_t i = 0; i < x.size(); ++i)
     x[i] = static_cast<float>(static_cast<int>(i * 37 % 101) - 50) / 25.0f;  // no libm
