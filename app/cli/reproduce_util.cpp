@@ -31,6 +31,7 @@ void Report::row(const std::string& quantity, const std::string& paper, const st
 
 nlohmann::json Report::run(const std::string& args) {
   const std::string log = out_ + "/commands.log";
+  self_exe();
   {
     std::ofstream l(log, std::ios::app);
     l << "$ commlab-cli " << args << "\n";
