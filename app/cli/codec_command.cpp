@@ -13,6 +13,7 @@
 #include "cli/command.h"
 #include "codec/codec.h"
 #include "codec/error_stats.h"
+#include "codec/value_cast.h"
 #include "numeric/float16.h"
 #include "numeric/tensor_gen.h"
 
@@ -58,16 +59,7 @@ std::vector<std::byte> load_input(const Options& o, DType dtype) {
     throw InvalidInput(std::string("--generate: ") + e.what());
   }
   std::vector<float> v = generate_tensor(dist, o.count, o.seed);
-  std::vector<std::byte> out(v.size() * dtype_size(dtype));
-  for (size_t i = 0; i < v.size(); ++i) {
-    if (dtype == DType::kFp32) {
-      std::memcpy(out.data() + 4 * i, &v[i], 4);
-    } else {
-      uint16_t h = dtype == DType::kBf16 ? float_to_bf16(v[i]) : float_to_fp16(v[i]);
-      std::memcpy(out.data() + 2 * i, &h, 2);
-    }
-  }
-  return out;
+  return to_dtype_bytes(v, dtype);
 }
 
 std::vector<std::string> codec_list(const std::string& spec) {

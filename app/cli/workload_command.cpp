@@ -8,7 +8,7 @@
 #include "cli/command.h"
 #include "cli/network_util.h"
 #include "codec/codec.h"
-#include "numeric/float16.h"
+#include "codec/value_cast.h"
 #include "numeric/tensor_gen.h"
 #include "scenario/workload_timing.h"
 #include "topology/gpu_presets.h"
@@ -34,10 +34,8 @@ struct Options {
 double measure_ratio(const std::string& codec_name, const std::string& source) {
   if (codec_name == "none") return 1.0;
   std::vector<float> x = generate_tensor(source, 1 << 20, 1);
-  std::vector<uint16_t> bf(x.size());
-  for (size_t i = 0; i < x.size(); ++i) bf[i] = float_to_bf16(x[i]);
+  const std::vector<std::byte> in = to_dtype_bytes(x, DType::kBf16);
   auto codec = make_codec(codec_name);
-  std::span<const std::byte> in(reinterpret_cast<const std::byte*>(bf.data()), bf.size() * 2);
   std::vector<std::byte> out(codec->bound(in.size()));
   Result<size_t> n = codec->encode(in, DType::kBf16, out);
   if (!n) throw std::runtime_error("codec " + codec_name + ": " + n.error());

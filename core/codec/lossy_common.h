@@ -5,33 +5,17 @@
 #include <vector>
 
 #include "codec/codec.h"
-#include "numeric/float16.h"
+#include "codec/value_cast.h"
 
 namespace commlab {
 
 inline void to_float(std::span<const std::byte> in, DType dtype, std::vector<float>& out) {
-  const size_t n = in.size() / dtype_size(dtype);
-  out.resize(n);
-  for (size_t i = 0; i < n; ++i) {
-    if (dtype == DType::kFp32) {
-      std::memcpy(&out[i], in.data() + 4 * i, 4);
-    } else {
-      uint16_t h;
-      std::memcpy(&h, in.data() + 2 * i, 2);
-      out[i] = dtype == DType::kBf16 ? bf16_to_float(h) : fp16_to_float(h);
-    }
-  }
+  out.resize(in.size() / dtype_size(dtype));
+  cast_to_float(in, dtype, out);
 }
 
 inline void from_float(const std::vector<float>& v, DType dtype, std::span<std::byte> out) {
-  for (size_t i = 0; i < v.size(); ++i) {
-    if (dtype == DType::kFp32) {
-      std::memcpy(out.data() + 4 * i, &v[i], 4);
-    } else {
-      uint16_t h = dtype == DType::kBf16 ? float_to_bf16(v[i]) : float_to_fp16(v[i]);
-      std::memcpy(out.data() + 2 * i, &h, 2);
-    }
-  }
+  cast_from_float(v, dtype, out);
 }
 
 }  // namespace commlab

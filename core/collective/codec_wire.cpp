@@ -5,7 +5,7 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "numeric/float16.h"
+#include "codec/value_cast.h"
 #include "numeric/rng.h"
 
 namespace commlab {
@@ -18,27 +18,6 @@ uint64_t stream_of(const WireContext& ctx) {
   k = hash_combine(k, ctx.step);
   k = hash_combine(k, (static_cast<uint64_t>(t.src) << 32) | static_cast<uint32_t>(t.dst));
   return hash_combine(k, t.offset);
-}
-
-void cast_to(DType dtype, std::span<const float> values, std::vector<std::byte>& out) {
-  out.resize(values.size() * dtype_size(dtype));
-  if (dtype == DType::kFp32) {
-    if (!values.empty()) std::memcpy(out.data(), values.data(), values.size_bytes());
-    return;
-  }
-  auto* dst = reinterpret_cast<uint16_t*>(out.data());
-  for (size_t i = 0; i < values.size(); ++i)
-    dst[i] = dtype == DType::kBf16 ? float_to_bf16(values[i]) : float_to_fp16(values[i]);
-}
-
-void cast_from(DType dtype, std::span<const std::byte> in, std::span<float> out) {
-  if (dtype == DType::kFp32) {
-    if (!out.empty()) std::memcpy(out.data(), in.data(), out.size_bytes());
-    return;
-  }
-  const auto* src = reinterpret_cast<const uint16_t*>(in.data());
-  for (size_t i = 0; i < out.size(); ++i)
-    out[i] = dtype == DType::kBf16 ? bf16_to_float(src[i]) : fp16_to_float(src[i]);
 }
 
 thread_local std::vector<std::byte> tls_values;
@@ -82,7 +61,8 @@ Codec& CodecWire::codec_for_thread() {
 
 uint64_t CodecWire::encode(const WireContext&, std::span<const float> values,
                            std::vector<std::byte>& wire) {
-  cast_to(dtype_, values, tls_values);
+  tls_values.resize(values.size() * dtype_size(dtype_));
+  cast_from_float(values, dtype_, tls_values);
   Codec& codec = codec_for_thread();
   wire.resize(codec.bound(tls_values.size()));
   Result<size_t> n = codec.encode(tls_values, dtype_, wire);
@@ -98,7 +78,7 @@ void CodecWire::decode(const WireContext&, std::span<const std::byte> wire, cons
   if (!n || *n != tls_values.size())
     throw std::runtime_error("codec " + name_ +
                              ": decode failed: " + (n ? "size mismatch" : n.error()));
-  cast_from(dtype_, tls_values, out);
+  cast_to_float(tls_values, dtype_, out);
 }
 
 double CodecWire::codec_time_s(uint64_t input_bytes) const {

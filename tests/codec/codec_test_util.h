@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "codec/codec.h"
+#include "codec/value_cast.h"
 #include "numeric/float16.h"
 #include "numeric/rng.h"
 #include "numeric/tensor_gen.h"
@@ -14,16 +15,7 @@
 namespace commlab::test {
 
 inline std::vector<std::byte> to_dtype(const std::vector<float>& v, DType dtype) {
-  std::vector<std::byte> out(v.size() * dtype_size(dtype));
-  for (size_t i = 0; i < v.size(); ++i) {
-    if (dtype == DType::kFp32) {
-      std::memcpy(out.data() + 4 * i, &v[i], 4);
-    } else {
-      uint16_t h = dtype == DType::kBf16 ? float_to_bf16(v[i]) : float_to_fp16(v[i]);
-      std::memcpy(out.data() + 2 * i, &h, 2);
-    }
-  }
-  return out;
+  return to_dtype_bytes(v, dtype);
 }
 
 // Named input patterns of `count` elements.
