@@ -50,7 +50,14 @@ int run(const Options& o) {
   std::unique_ptr<NetworkBackend> backend = make_backend(o.net, o.ranks);
   const int ranks = backend->topology().ranks();
   CollectiveOp op = parse_op(o.op);
-  find_algorithm(o.algo);  // fail early on a bad name
+  // Fail on a bad name or an oversized plan before printing anything.
+  for (uint64_t bytes = min_bytes; bytes <= max_bytes && bytes > 0; bytes *= 2) {
+    PlanRequest probe{op, ranks, std::max<uint64_t>(bytes / sizeof(float), 1), o.time_only};
+    probe.ranks_per_node = std::max(o.ranks_per_node, 1);
+    if (estimated_transfers(find_algorithm(o.algo).name, probe) > kMaxPlanTransfers)
+      build_plan(o.algo, probe);  // throws with the message
+    if (bytes > max_bytes / 2) break;
+  }
   SkipConfig skip{o.skip, parse_skip_policy(o.skip_policy), o.seed, o.unbiased};
   std::unique_ptr<TransferCodec> codec;
   if (o.wire == "bf16")

@@ -1,5 +1,6 @@
 #include "collective/algorithms.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace commlab {
@@ -28,9 +29,29 @@ const Algorithm& find_algorithm(const std::string& name) {
   throw std::invalid_argument("unknown algorithm '" + name + "' (expected " + known + ")");
 }
 
+// Upper bound of the transfers a plan materialises (time-only rings of equal chunks fold to 2n).
+uint64_t estimated_transfers(const std::string& algorithm, const PlanRequest& r) {
+  const uint64_t n = static_cast<uint64_t>(r.ranks);
+  uint64_t log_n = 1;
+  while ((1ull << log_n) < n) ++log_n;
+  if (algorithm == "direct") return n * n;
+  if (algorithm == "ring") return r.time_only && r.count % n == 0 ? 2 * n : 2 * n * n;
+  if (algorithm == "hier") {
+    const uint64_t g = static_cast<uint64_t>(std::max(r.ranks_per_node, 1));
+    return 2 * n * (g + n / g);
+  }
+  return 2 * n * (log_n + 2);  // tree, hd
+}
+
 Plan build_plan(const std::string& algorithm, const PlanRequest& request) {
   if (request.ranks < 1) throw std::invalid_argument("a collective needs at least one rank");
   const Algorithm& a = find_algorithm(algorithm);
+  if (estimated_transfers(a.name, request) > kMaxPlanTransfers)
+    throw std::invalid_argument(
+        "algorithm '" + a.name + "' on " + std::to_string(request.ranks) + " ranks needs about " +
+        std::to_string(estimated_transfers(a.name, request)) + " transfers, over the limit of " +
+        std::to_string(kMaxPlanTransfers) +
+        " (fewer ranks; for ring, a size divisible by the ranks with --time-only folds the plan)");
   if (request.skip.skip > 0 && a.name != "ring")
     throw std::invalid_argument("SkipReduce skips ring reduce-scatter steps; algorithm '" + a.name +
                                 "' has none (use --algo ring)");

@@ -26,6 +26,10 @@ struct Algorithm {
 };
 
 const std::vector<Algorithm>& algorithms();
+// Plans are materialised; beyond this many transfers build_plan refuses instead of exhausting
+// memory (a 200,000-rank direct all-reduce would need 4e10).
+inline constexpr uint64_t kMaxPlanTransfers = 50'000'000;
+uint64_t estimated_transfers(const std::string& algorithm, const PlanRequest& request);
 // Throws std::invalid_argument listing the known names.
 const Algorithm& find_algorithm(const std::string& name);
 Plan build_plan(const std::string& algorithm, const PlanRequest& request);

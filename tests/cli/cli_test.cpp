@@ -22,7 +22,8 @@ int lines(const std::string& s) {
 TEST(Cli, BadFlagsExitTwoWithOneLine) {
   for (const char* args :
        {"collective --ranks -3", "collective --nosuchflag", "collective --sizes 64M:1K",
-        "collective --algo nosuch", "collective --op nosuch", "nosuchcommand"}) {
+        "collective --algo nosuch", "collective --op nosuch", "nosuchcommand",
+        "collective --algo direct --ranks 200000 --sizes 1K:1K --time-only"}) {
     Output o = run_cli(args);
     EXPECT_EQ(o.code, 2) << args;
     EXPECT_EQ(lines(o.err), 1) << args << ": " << o.err;

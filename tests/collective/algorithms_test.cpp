@@ -58,6 +58,20 @@ TEST(Collectives, UnsupportedCombinationsAreRejectedWithTheirName) {
   EXPECT_THROW(build_plan("hier", req), std::invalid_argument);
 }
 
+TEST(Collectives, OversizedPlansAreRefusedNotBuilt) {
+  PlanRequest req;
+  req.ranks = 200000;  // direct: n^2 = 4e10 transfers
+  req.count = 256;
+  req.time_only = true;
+  EXPECT_THROW(build_plan("direct", req), std::invalid_argument);
+  // Ring with unequal chunks cannot fold: 2 n^2 = 8e10 transfers.
+  req.count = 200001;
+  EXPECT_THROW(build_plan("ring", req), std::invalid_argument);
+  // Equal chunks fold to 2 steps of n transfers: built, and it has 2(n-1) steps.
+  req.count = 200000;
+  EXPECT_EQ(build_plan("ring", req).total_steps(), 2u * (200000 - 1));
+}
+
 TEST(Collectives, RingSendsTwoNMinusOneOverNOfTheBufferPerRank) {
   for (int n : {2, 5, 8}) {
     PlanRequest req;
