@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstring>
 
 #include "codec/frame.h"
@@ -137,28 +138,6 @@ Result<size_t> read_lengths(std::span<const std::byte> in, int alphabet, uint8_t
   return nib_pos / 2;
 }
 
-// Branch-free writer: put() up to 4 codes (44 bits), then flush() stores 8 bytes and keeps the
-// partial byte. The output needs 8 bytes of slack.
-struct BitWriter {
-  std::byte* p;
-  uint64_t acc = 0;
-  int n = 0;
-  void put(uint32_t code, int len) {
-    acc |= uint64_t(code) << n;
-    n += len;
-  }
-  void flush() {
-    frame::put64(p, acc);
-    p += n >> 3;
-    acc = (n & ~7) == 64 ? 0 : acc >> (n & ~7);
-    n &= 7;
-  }
-  std::byte* finish() {
-    flush();
-    return p + (n ? 1 : 0);
-  }
-};
-
 struct BitReader {
   const std::byte* start;
   const std::byte* p;
@@ -214,6 +193,36 @@ size_t segment_length(size_t count, int k) {
   return std::min(q, count - begin);
 }
 
+// Two-symbol entries (Entry) from the single-symbol table (symbol << 4 | length).
+void build_pair_table(const uint16_t* single, uint32_t* table) {
+  for (uint32_t idx = 0; idx < kTableSize; ++idx) {
+    uint32_t e1 = single[idx], l1 = e1 & 15;
+    uint32_t e = (e1 >> 4) | (l1 << 18) | (l1 << 22);
+    uint32_t e2 = single[idx >> l1], l2 = e2 & 15;
+    if (l1 + l2 <= uint32_t(kMaxCodeBits))
+      e = (e1 >> 4) | ((e2 >> 4) << 9) | ((l1 + l2) << 18) | (l1 << 22) | (1u << 26);
+    table[idx] = e;
+  }
+}
+
+// Up to four byte symbols per entry: bits consumed in [0,8), the symbols in bytes 1..4, the symbol
+// count in byte 5. The decoder stores all four bytes and advances by the count. A code is known
+// from the index only if it fits in the bits the earlier codes left (its low bits are the index's).
+void build_quad_table(const uint16_t* single, uint64_t* quad) {
+  for (uint32_t idx = 0; idx < kTableSize; ++idx) {
+    uint64_t syms = 0;
+    uint32_t used = 0, n = 0;
+    while (n < 4) {
+      const uint32_t en = single[idx >> used], len = en & 15;
+      if (used + len > uint32_t(kMaxCodeBits)) break;
+      syms |= uint64_t(en >> 4) << (8 * n);
+      used += len;
+      ++n;
+    }
+    quad[idx] = uint64_t(used) | (syms << 8) | (uint64_t(n) << 40);
+  }
+}
+
 template <class Sym>
 Result<size_t> decode_huffman(std::span<const std::byte> in, size_t count, int alphabet, Sym* out) {
   if (in.size() < 5) return make_error("huffman: truncated stream header");
@@ -235,18 +244,16 @@ Result<size_t> decode_huffman(std::span<const std::byte> in, size_t count, int a
       single[j] = uint16_t((s << 4) | len[s]);
     }
   }
-  // Two symbols per lookup pays for building the table only on long streams.
+  // Several symbols per lookup pays for building the bigger table only on long streams.
+  const bool multi = count >= 4096;
   uint32_t table[kTableSize];
-  const bool pairs = count >= 4096;
-  for (uint32_t idx = 0; pairs && idx < kTableSize; ++idx) {
-    uint32_t e1 = single[idx], l1 = e1 & 15;
-    uint32_t e = (e1 >> 4) | (l1 << 18) | (l1 << 22);
-    if (pairs) {
-      uint32_t e2 = single[idx >> l1], l2 = e2 & 15;
-      if (l1 + l2 <= uint32_t(kMaxCodeBits))
-        e = (e1 >> 4) | ((e2 >> 4) << 9) | ((l1 + l2) << 18) | (l1 << 22) | (1u << 26);
+  uint64_t quad[sizeof(Sym) == 1 ? kTableSize : 1];
+  if (multi) {
+    if constexpr (sizeof(Sym) == 1) {
+      build_quad_table(single, quad);
+    } else {
+      build_pair_table(single, table);
     }
-    table[idx] = e;
   }
   size_t pos = *tl;
   if (body.size() - pos < 6) return make_error("huffman: truncated bit stream sizes");
@@ -268,37 +275,58 @@ Result<size_t> decode_huffman(std::span<const std::byte> in, size_t count, int a
     o[k] = out + std::min(count, k * q);
     e[k] = o[k] + segment_length(count, k);
   }
-  auto step = [&](int k) {
-    uint32_t en = table[r[k].buf & (kTableSize - 1)];
-    o[k][0] = Sym(Entry::sym1(en));
-    o[k][1] = Sym(Entry::sym2(en));
-    o[k] += Entry::count(en);
-    r[k].consume(Entry::total(en));
-  };
-  // Five lookups per stream per refill (5 * 11 bits <= 56), at most 10 symbols written, so each
-  // segment needs 11 slots left (the second store of a lookup may land one past its symbols).
-  auto room = [&]() {
-    for (int k = 0; k < kBitStreams; ++k) {
-      if (e[k] - o[k] < 11) return false;
-    }
-    return true;
-  };
   auto step1 = [&](int k) {
     uint16_t en = single[r[k].buf & (kTableSize - 1)];
     *o[k]++ = Sym(en >> 4);
     r[k].consume(en & 15);
   };
-  while (pairs && room()) {
-    for (int k = 0; k < kBitStreams; ++k) r[k].refill();
-    for (int j = 0; j < 5; ++j) {
-      step(0);
-      step(1);
-      step(2);
-      step(3);
+  // Five lookups per stream per refill (5 * 11 bits <= 56). A round writes at most 5 *
+  // kMaxPerLookup symbols plus the unused tail of the last store, so it runs only while every
+  // segment has that much room (a store past a segment's end would clobber the next segment's first
+  // symbols).
+  auto room = [&](ptrdiff_t need) {
+    for (int k = 0; k < kBitStreams; ++k) {
+      if (e[k] - o[k] < need) return false;
+    }
+    return true;
+  };
+  if constexpr (sizeof(Sym) == 1) {
+    auto step4 = [&](int k) {
+      const uint64_t en = quad[r[k].buf & (kTableSize - 1)];
+      std::memcpy(o[k], reinterpret_cast<const char*>(&en) + 1, 4);
+      o[k] += en >> 40;
+      r[k].buf >>= (en & 63);
+      r[k].bits -= int(en & 63);
+    };
+    while (multi && room(5 * 4 + 4)) {
+      for (int k = 0; k < kBitStreams; ++k) r[k].refill();
+      for (int j = 0; j < 5; ++j) {
+        step4(0);
+        step4(1);
+        step4(2);
+        step4(3);
+      }
+    }
+  } else {
+    auto step = [&](int k) {
+      uint32_t en = table[r[k].buf & (kTableSize - 1)];
+      o[k][0] = Sym(Entry::sym1(en));
+      o[k][1] = Sym(Entry::sym2(en));
+      o[k] += Entry::count(en);
+      r[k].consume(Entry::total(en));
+    };
+    while (multi && room(11)) {
+      for (int k = 0; k < kBitStreams; ++k) r[k].refill();
+      for (int j = 0; j < 5; ++j) {
+        step(0);
+        step(1);
+        step(2);
+        step(3);
+      }
     }
   }
-  // Short streams skip the two-symbol table: building it would cost more than it saves.
-  while (!pairs && room()) {
+  // Short streams skip the multi-symbol tables: building them would cost more than they save.
+  while (room(6)) {
     for (int k = 0; k < kBitStreams; ++k) r[k].refill();
     for (int j = 0; j < 5; ++j) {
       step1(0);
@@ -319,20 +347,53 @@ Result<size_t> decode_huffman(std::span<const std::byte> in, size_t count, int a
 
 }  // namespace
 
-// Whether Huffman would save less than 1% on a byte stream, judged on every 8th symbol.
+// Whether Huffman would save less than 1% on a byte stream, judged on every 8th symbol: the
+// sample's entropy (a lower bound on any prefix code's length) is above 0.99 * 8 bits.
 template <class Sym>
 bool raw_gain_is_small(const Sym* s, size_t count) {
-  uint32_t freq[256] = {};
-  size_t samples = 0;
-  for (size_t i = 0; i < count; i += 8, ++samples) freq[s[i]]++;
-  int used = 0;
-  for (uint32_t f : freq) used += f != 0;
-  if (used < 2) return false;
-  uint8_t len[256];
-  huffman_lengths(freq, 256, len);
-  uint64_t bits = 0;
-  for (int k = 0; k < 256; ++k) bits += uint64_t(freq[k]) * len[k];
-  return double(bits) > 0.99 * 8.0 * double(samples);
+  uint32_t freq[2][256] = {};
+  size_t samples = 0, i = 0;
+  for (; i + 8 < count; i += 16, samples += 2) {
+    freq[0][s[i]]++;
+    freq[1][s[i + 8]]++;
+  }
+  for (; i < count; i += 8, ++samples) freq[0][s[i]]++;
+  double sum_flogf = 0;  // entropy = log2(N) - sum f log2 f / N
+  for (int k = 0; k < 256; ++k) {
+    const uint32_t f = freq[0][k] + freq[1][k];
+    if (f) sum_flogf += double(f) * std::log2(double(f));
+  }
+  const double entropy = std::log2(double(samples)) - sum_flogf / double(samples);
+  return entropy > 0.99 * 8.0;
+}
+
+// Symbol counts. Eight sub-histograms: the same symbol in a row would otherwise wait on its own
+// counter's store (gradient exponents repeat a lot).
+template <class Sym>
+void histogram(const Sym* s, size_t count, int alphabet, uint32_t* freq) {
+  uint32_t hist[8][kMaxAlphabet];
+  std::memset(hist, 0, sizeof(hist));
+  size_t i = 0;
+  if constexpr (sizeof(Sym) == 1) {
+    for (; i + 8 <= count; i += 8) {
+      uint64_t v;
+      std::memcpy(&v, s + i, 8);
+      hist[0][v & 255]++;
+      hist[1][(v >> 8) & 255]++;
+      hist[2][(v >> 16) & 255]++;
+      hist[3][(v >> 24) & 255]++;
+      hist[4][(v >> 32) & 255]++;
+      hist[5][(v >> 40) & 255]++;
+      hist[6][(v >> 48) & 255]++;
+      hist[7][v >> 56]++;
+    }
+  }
+  for (; i < count; ++i) hist[i & 7][s[i]]++;
+  for (int k = 0; k < alphabet; ++k) {
+    uint32_t f = 0;
+    for (int t = 0; t < 8; ++t) f += hist[t][k];
+    freq[k] = f;
+  }
 }
 
 void huffman_lengths(const uint32_t* freq, int alphabet, uint8_t* lengths) {
@@ -358,31 +419,94 @@ size_t stream_bound(size_t count, int alphabet) {
   return 1 + count * sym_bytes(alphabet);
 }
 
+// Writes one segment's codes, LSB first, with a 64-bit accumulator flushed every 4 codes (at most
+// 4 * 11 + 7 bits pending). Byte symbols with a small alphabet go two per lookup through a pair
+// table (code of s0 then s1, up to 22 bits), filled only for the symbols present.
+class SegmentCoder {
+ public:
+  SegmentCoder(const uint16_t* codes, const uint8_t* len, int alphabet, int used, size_t count) {
+    for (int k = 0; k < alphabet; ++k) single_[k] = codes[k] | (uint32_t(len[k]) << 27);
+    pairs_ = alphabet <= 256 && used <= 48 && size_t(used) * size_t(used) <= count;
+    if (!pairs_) return;
+    int present[256], n = 0;
+    for (int k = 0; k < alphabet; ++k) {
+      if (len[k]) present[n++] = k;
+    }
+    if (pair_.empty()) pair_.resize(1u << 16);
+    for (int i = 0; i < n; ++i) {
+      for (int j = 0; j < n; ++j) {
+        const int a = present[i], b = present[j];
+        pair_[a | (b << 8)] =
+            (codes[a] | (uint32_t(codes[b]) << len[a])) | (uint32_t(len[a] + len[b]) << 27);
+      }
+    }
+  }
+
+  template <class Sym>
+  std::byte* encode(const Sym* s, size_t n, std::byte* p) const {
+    uint64_t acc = 0;
+    uint32_t bits = 0;
+    auto put = [&](uint32_t e) {
+      acc |= uint64_t(e & ((1u << 27) - 1)) << bits;
+      bits += e >> 27;
+    };
+    auto flush = [&]() {
+      frame::put64(p, acc);
+      p += bits >> 3;
+      acc >>= bits & ~7u;  // at most 56: bits <= 4 * 11 + 7
+      bits &= 7;
+    };
+    size_t i = 0;
+    if constexpr (sizeof(Sym) == 1) {
+      if (pairs_) {
+        const uint32_t* pt = pair_.data();
+        for (; i + 4 <= n; i += 4) {
+          uint32_t w;
+          std::memcpy(&w, s + i, 4);
+          put(pt[w & 0xffff]);
+          put(pt[w >> 16]);
+          flush();
+        }
+      }
+    }
+    for (; i + 4 <= n; i += 4) {
+      put(single_[s[i]]);
+      put(single_[s[i + 1]]);
+      put(single_[s[i + 2]]);
+      put(single_[s[i + 3]]);
+      flush();
+    }
+    for (; i < n; ++i) {
+      put(single_[s[i]]);
+      flush();
+    }
+    flush();
+    return p + (bits ? 1 : 0);
+  }
+
+ private:
+  uint32_t single_[kMaxAlphabet];
+  bool pairs_ = false;
+  static thread_local std::vector<uint32_t> pair_;
+};
+thread_local std::vector<uint32_t> SegmentCoder::pair_;
+
 template <class Sym>
 Result<size_t> encode_stream(const Sym* s, size_t count, int alphabet, std::span<std::byte> out) {
   const size_t sb = sym_bytes(alphabet);
-  uint32_t hist[4][kMaxAlphabet] = {};
-  size_t i = 0;
-  for (; i + 4 <= count; i += 4) {
-    hist[0][s[i]]++;
-    hist[1][s[i + 1]]++;
-    hist[2][s[i + 2]]++;
-    hist[3][s[i + 3]]++;
-  }
-  for (; i < count; ++i) hist[0][s[i]]++;
-  uint32_t freq[kMaxAlphabet];
-  int used = 0, last = 0;
-  for (int k = 0; k < alphabet; ++k) {
-    freq[k] = hist[0][k] + hist[1][k] + hist[2][k] + hist[3][k];
-    if (freq[k]) ++used, last = k;
-  }
   // Byte streams of near-uniform bytes (sign and mantissa) are common: a histogram of every 8th
-  // symbol decides "raw" without counting them all.
+  // symbol decides "raw" before counting them all.
   if (alphabet == 256 && count >= 16384 && raw_gain_is_small(s, count)) {
     if (out.size() < 1 + count) return make_error("entropy: does not fit");
     out[0] = std::byte(Mode::kRaw);
     std::memcpy(out.data() + 1, s, count);
     return 1 + count;
+  }
+  uint32_t freq[kMaxAlphabet];
+  histogram(s, count, alphabet, freq);
+  int used = 0, last = 0;
+  for (int k = 0; k < alphabet; ++k) {
+    if (freq[k]) ++used, last = k;
   }
   auto put_sym = [&](std::byte* p, uint32_t v) {
     if (sb == 2)
@@ -406,39 +530,27 @@ Result<size_t> encode_stream(const Sym* s, size_t count, int alphabet, std::span
     size_t tl = write_lengths(len, alphabet, table_bytes);
     size_t estimate = 5 + tl + 6 + bits / 8 + kBitStreams;
     if (estimate < raw_size && out.size() >= estimate) {
-      uint16_t codes[kMaxAlphabet];
+      uint16_t codes[kMaxAlphabet] = {};
       canonical_codes(len, alphabet, codes);
-      uint32_t entry[kMaxAlphabet];
-      for (int k = 0; k < alphabet; ++k) entry[k] = codes[k] | (uint32_t(len[k]) << 16);
+      const size_t q = segment_size(count);
+      // Worst case of the four segments, plus the writer's 8 bytes of slack.
+      const size_t worst = kBitStreams * ((q * kMaxCodeBits + 7) / 8 + 8);
+      const size_t head = 5 + tl + 6;
+      // Segments go straight to `out` when it has room for the worst case, else via scratch.
       thread_local std::vector<std::byte> scratch;
-      const size_t per = (count / kBitStreams + 1) * kMaxCodeBits / 8 + 8;
-      scratch.resize(kBitStreams * per);
-      BitWriter w[kBitStreams];
-      for (int k = 0; k < kBitStreams; ++k) w[k].p = scratch.data() + k * per;
-      const size_t q = segment_size(count), tail = segment_length(count, kBitStreams - 1);
-      auto put = [&](int k, size_t j) {
-        uint32_t e = entry[s[k * q + j]];
-        w[k].put(e & 0xffff, int(e >> 16));
-      };
-      size_t j = 0;
-      for (; j + 4 <= tail; j += 4) {
-        for (int k = 0; k < kBitStreams; ++k) {
-          put(k, j);
-          put(k, j + 1);
-          put(k, j + 2);
-          put(k, j + 3);
-          w[k].flush();
-        }
+      std::byte* base;
+      if (out.size() >= head + worst) {
+        base = out.data() + head;
+      } else {
+        scratch.resize(worst);
+        base = scratch.data();
       }
-      for (int k = 0; k < kBitStreams; ++k) {
-        for (size_t i = j; i < segment_length(count, k); ++i) {
-          put(k, i);
-          w[k].flush();
-        }
-      }
+      SegmentCoder coder(codes, len, alphabet, used, count);
       size_t sizes[kBitStreams], sum = 0;
       for (int k = 0; k < kBitStreams; ++k) {
-        sizes[k] = size_t(w[k].finish() - (scratch.data() + k * per));
+        const size_t begin = std::min(count, k * q);
+        std::byte* end = coder.encode(s + begin, segment_length(count, k), base + sum);
+        sizes[k] = size_t(end - (base + sum));
         sum += sizes[k];
       }
       const size_t total = tl + 6 + sum;
@@ -452,10 +564,7 @@ Result<size_t> encode_stream(const Sym* s, size_t count, int alphabet, std::span
         p += 5 + tl;
         for (int k = 0; k < kBitStreams - 1; ++k) put16(p + 2 * k, uint16_t(sizes[k]));
         p += 6;
-        for (int k = 0; k < kBitStreams; ++k) {
-          std::memcpy(p, scratch.data() + k * per, sizes[k]);
-          p += sizes[k];
-        }
+        if (base != p) std::memcpy(p, base, sum);
         return 5 + total;
       }
     }
