@@ -52,13 +52,26 @@ Plan build_plan(const std::string& algorithm, const PlanRequest& request) {
         std::to_string(estimated_transfers(a.name, request)) + " transfers, over the limit of " +
         std::to_string(kMaxPlanTransfers) +
         " (fewer ranks; for ring, a size divisible by the ranks with --time-only folds the plan)");
-  if (request.skip.skip > 0 && a.name != "ring")
-    throw std::invalid_argument("SkipReduce skips ring reduce-scatter steps; algorithm '" + a.name +
-                                "' has none (use --algo ring)");
+  if (request.skip.skip > 0 && (a.name == "hier" || a.name == "direct"))
+    throw std::invalid_argument("SkipReduce skips steps of ring, tree or hd; algorithm '" + a.name +
+                                "' has none to skip");
+  if (request.skip.skip > 0 && request.op == CollectiveOp::kBroadcast)
+    throw std::invalid_argument("SkipReduce does not apply to broadcast");
   Plan plan = a.build(request);
   plan.op = request.op;
   plan.ranks = request.ranks;
   plan.count = request.count;
+  plan.pipeline = request.pipeline;
+  // Unbiased SkipReduce: each reduced chunk is rescaled by ranks / (ranks whose data it holds).
+  const bool reducing =
+      request.op == CollectiveOp::kAllReduce || request.op == CollectiveOp::kReduceScatter;
+  if (request.unbiased_skip && reducing && !plan.dropped.empty()) {
+    std::vector<int> missing(plan.chunk_owner.size(), 0);
+    for (const DroppedContribution& d : plan.dropped) ++missing[d.chunk];
+    plan.chunk_scale.resize(missing.size());
+    for (size_t c = 0; c < missing.size(); ++c)
+      plan.chunk_scale[c] = static_cast<double>(request.ranks) / (request.ranks - missing[c]);
+  }
   return plan;
 }
 

@@ -14,9 +14,12 @@ struct PlanRequest {
   int ranks = 2;
   uint64_t count = 0;      // elements per rank
   bool time_only = false;  // allow folding identical steps (no data plane will run)
-  SkipDecision skip;       // ring reduce-scatter skipping (SkipReduce); others reject s > 0
-  bool unbiased_skip = false;
-  int ranks_per_node = 1;  // hierarchical: consecutive ranks share a node
+  // SkipReduce: ring (paper rule; all-gather: beyond the paper), tree and hd (analogues,
+  // docs/collectives.md); hier and direct reject s > 0.
+  SkipDecision skip;
+  bool unbiased_skip = false;  // reducing ops: rescale chunk c by ranks / contributors(c)
+  int ranks_per_node = 1;      // hierarchical: consecutive ranks share a node
+  PipelineConfig pipeline;     // ring slicing in the time plane
 };
 
 struct Algorithm {
@@ -44,7 +47,8 @@ struct RingRegion {
 };
 // Chunk c (local index) ends at group[(c + rotation) % n] after n-1-skip reduce steps.
 StepList ring_reduce_scatter(const RingRegion& region, int skip = 0, int rotation = 0);
-StepList ring_all_gather(const RingRegion& region, int rotation = 0);
+// All-gather; with skip > 0 only n-1-skip steps run.
+StepList ring_all_gather(const RingRegion& region, int rotation = 0, int skip = 0);
 // Run step lists side by side (concurrently): step i of the result holds step i of each.
 StepList merge_concurrent(const std::vector<StepList>& lists);
 void append_steps(Plan& plan, const StepList& steps, const std::string& phase);

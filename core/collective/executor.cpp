@@ -1,5 +1,7 @@
 #include "collective/executor.h"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <stdexcept>
 
@@ -26,7 +28,74 @@ void apply_chunk_scale(const Plan& plan, std::vector<std::span<float>>& buffers)
   }
 }
 
+// True when no transfer of the step reads a region another transfer of the step writes: then
+// receivers can read straight from the senders' buffers (no wire copy) and get what the start of
+// the step held. Rings, trees and halving-doubling qualify; direct all-reduce does not.
+bool reads_untouched(const PlanStep& step, int ranks, std::vector<std::vector<Transfer>>& written) {
+  for (auto& w : written) w.clear();
+  for (const Transfer& t : step.transfers) written[t.dst].push_back(t);
+  for (auto& w : written)
+    std::sort(w.begin(), w.end(),
+              [](const Transfer& a, const Transfer& b) { return a.offset < b.offset; });
+  for (const Transfer& t : step.transfers) {
+    if (t.src < 0 || t.src >= ranks) return false;
+    const auto& w = written[t.src];
+    // Any written region that starts before t's end and ends after its start overlaps it.
+    auto end = std::lower_bound(w.begin(), w.end(), t.offset + t.count,
+                                [](const Transfer& a, uint64_t v) { return a.offset < v; });
+    for (auto it = w.begin(); it != end; ++it)
+      if (it->offset + it->count > t.offset && it->count > 0 && t.count > 0) return false;
+  }
+  return true;
+}
+
+// Pipelining parameters of a chain of pipelined steps: `loops` loops of `slices` slices each.
+struct Slicing {
+  uint64_t loops = 1;
+  uint64_t slices = 1;
+};
+
+Slicing slicing_for(const PipelineConfig& cfg, uint64_t chunk_bytes) {
+  Slicing s;
+  if (cfg.slice_bytes == 0 || chunk_bytes == 0) return s;
+  const uint64_t loop_chunk = cfg.chunk_bytes == 0 ? chunk_bytes : cfg.chunk_bytes;
+  s.loops = (chunk_bytes + loop_chunk - 1) / loop_chunk;
+  const uint64_t per_loop = std::min(chunk_bytes, loop_chunk);
+  s.slices = std::max<uint64_t>(1, (per_loop + cfg.slice_bytes - 1) / cfg.slice_bytes);
+  return s;
+}
+
 }  // namespace
+
+double pipeline_time(std::span<const SliceCost> steps, uint64_t loops, uint64_t slices) {
+  if (steps.empty() || loops == 0 || slices == 0) return 0;
+  bool uniform = true;
+  uint64_t depth = 0;
+  for (const SliceCost& s : steps) {
+    uniform &= s.link_s == steps[0].link_s && s.arrive_s == steps[0].arrive_s;
+    depth += s.repeat;
+  }
+  const double k = static_cast<double>(slices);
+  if (uniform) {  // the closed form (longest path: all program order, or all arrivals)
+    const double b = steps[0].link_s, a = steps[0].arrive_s, d = static_cast<double>(depth);
+    return static_cast<double>(loops) * std::max(d * k * b + a - b, d * a + (k - 1) * b);
+  }
+  // Loops are identical and each starts when the previous one's last slice arrived.
+  std::vector<double> arrive(slices, 0.0);
+  double busy = 0;  // when the sender finishes its previous slice
+  bool first = true;
+  for (const SliceCost& s : steps) {
+    for (uint32_t rep = 0; rep < s.repeat; ++rep) {
+      for (uint64_t i = 0; i < slices; ++i) {
+        double start = first ? busy : std::max(busy, arrive[i]);
+        busy = start + s.link_s;
+        arrive[i] = start + s.arrive_s;
+      }
+      first = false;
+    }
+  }
+  return static_cast<double>(loops) * arrive.back();
+}
 
 CollectiveReport execute_plan(const Plan& plan, std::vector<std::span<float>> buffers,
                               const ExecutorOptions& options) {
@@ -39,37 +108,56 @@ CollectiveReport execute_plan(const Plan& plan, std::vector<std::span<float>> bu
   }
   Fp32Wire fp32;
   TransferCodec& codec = options.codec ? *options.codec : fp32;
+  const bool identity = codec.identity();
+  const int threads = options.threads > 0 ? options.threads : std::max(1, omp_get_max_threads());
   CollectiveReport report;
   std::vector<std::vector<std::byte>> wire;
   std::vector<Flow> flows;
   std::vector<std::vector<size_t>> by_dst(plan.ranks);
+  std::vector<std::vector<Transfer>> written(plan.ranks);
   std::vector<uint64_t> reduced_elems(plan.ranks);
+  std::vector<std::vector<float>> decoded(threads);
+  // A stateful backend is timed step after step as it runs; pipelining needs extra probes.
+  const bool can_pipeline = options.backend && !options.backend->stateful();
+  std::vector<SliceCost> chain;
+  Slicing chain_slicing;
+  auto close_chain = [&] {
+    if (chain.empty()) return;
+    report.time_s += pipeline_time(chain, chain_slicing.loops, chain_slicing.slices);
+    report.pipeline_loops = chain_slicing.loops;
+    report.pipeline_slices = chain_slicing.slices;
+    chain.clear();
+  };
 
   for (size_t s = 0; s < plan.steps.size(); ++s) {
     const PlanStep& step = plan.steps[s];
     const size_t n = step.transfers.size();
-    if (wire.size() < n) wire.resize(n);
     flows.resize(n);
     CollectiveStepTime timing{step.phase, step.repeat};
-
-    // Encode every transfer from the senders' buffers as they are at the start of the step.
     // Threads only pay off on large steps (a parallel region costs microseconds, more when the
     // machine is oversubscribed).
     uint64_t step_elements = 0;
     for (const Transfer& t : step.transfers) step_elements += t.count;
-    const bool parallel = step_elements >= (1u << 18) && n > 1;
-    if (data) {
-#pragma omp parallel for schedule(dynamic, 1) if (parallel)
+    const bool parallel = step_elements >= (1u << 18) && n > 1 && threads > 1;
+    // Identity wire and no transfer reading what another writes: receivers read the senders'
+    // buffers directly (the same bytes the wire would carry, without the copy).
+    const bool direct = data && identity && reads_untouched(step, plan.ranks, written);
+    if (data && !direct) {
+      if (wire.size() < n) wire.resize(n);
+        // Encode every transfer from the senders' buffers as they are at the start of the step.
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (parallel)
       for (size_t i = 0; i < n; ++i) {
         const Transfer& t = step.transfers[i];
         WireContext ctx{&t, s, options.iteration, options.bucket};
         codec.encode(ctx, buffers[t.src].subspan(t.offset, t.count), wire[i]);
       }
     }
+    uint64_t largest = 0;
     for (size_t i = 0; i < n; ++i) {
       const Transfer& t = step.transfers[i];
-      uint64_t bytes = data ? wire[i].size() : t.count * sizeof(float);
+      uint64_t bytes = data && !direct ? wire[i].size() : t.count * sizeof(float);
       flows[i] = Flow{t.src, t.dst, bytes, flow_id(t)};
+      largest = std::max(largest, t.count * sizeof(float));
       timing.wire_bytes += bytes;
       timing.codec_s = std::max(timing.codec_s, codec.codec_time_s(t.count * sizeof(float)));
       report.payload_bytes += t.count * sizeof(float) * step.repeat;
@@ -90,7 +178,8 @@ CollectiveReport execute_plan(const Plan& plan, std::vector<std::span<float>> bu
       }
     }
 
-    // Decode and reduce, grouped by receiver so every rank applies its transfers in plan order.
+    // Decode and reduce, grouped by receiver so every rank applies its transfers in plan order
+    // (one thread per receiver: the result does not depend on the thread count).
     std::fill(reduced_elems.begin(), reduced_elems.end(), 0);
     for (auto& list : by_dst) list.clear();
     for (size_t i = 0; i < n; ++i) {
@@ -98,26 +187,31 @@ CollectiveReport execute_plan(const Plan& plan, std::vector<std::span<float>> bu
       if (step.transfers[i].reduce) reduced_elems[step.transfers[i].dst] += step.transfers[i].count;
     }
     if (data) {
-#pragma omp parallel if (parallel)
-      {
-        std::vector<float> decoded;
-#pragma omp for schedule(dynamic, 1)
-        for (int r = 0; r < plan.ranks; ++r) {
-          for (size_t i : by_dst[r]) {
-            const Transfer& t = step.transfers[i];
-            WireContext ctx{&t, s, options.iteration, options.bucket};
-            const FlowResult* fate = i < timed.flows.size() ? &timed.flows[i] : nullptr;
-            std::span<float> target = buffers[r].subspan(t.offset, t.count);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (parallel)
+      for (int r = 0; r < plan.ranks; ++r) {
+        std::vector<float>& scratch = decoded[omp_get_thread_num()];
+        for (size_t i : by_dst[r]) {
+          const Transfer& t = step.transfers[i];
+          float* dst = buffers[r].data() + t.offset;
+          const float* src;
+          if (direct) {
+            src = buffers[t.src].data() + t.offset;
             if (!t.reduce) {
-              codec.decode(ctx, wire[i], fate, target);
+              std::copy(src, src + t.count, dst);
               continue;
             }
-            decoded.resize(t.count);
-            codec.decode(ctx, wire[i], fate, decoded);
-            float* dst = target.data();
-            const float* src = decoded.data();
-            for (uint64_t k = 0; k < t.count; ++k) dst[k] += src[k];
+          } else {
+            WireContext ctx{&t, s, options.iteration, options.bucket};
+            const FlowResult* fate = i < timed.flows.size() ? &timed.flows[i] : nullptr;
+            if (!t.reduce) {
+              codec.decode(ctx, wire[i], fate, buffers[r].subspan(t.offset, t.count));
+              continue;
+            }
+            scratch.resize(t.count);
+            codec.decode(ctx, wire[i], fate, scratch);
+            src = scratch.data();
           }
+          for (uint64_t k = 0; k < t.count; ++k) dst[k] += src[k];
         }
       }
     }
@@ -126,12 +220,40 @@ CollectiveReport execute_plan(const Plan& plan, std::vector<std::span<float>> bu
       timing.reduce_s =
           3.0 * sizeof(float) * static_cast<double>(most) / options.reduce_bandwidth_Bps;
     }
-    report.time_s += step.repeat * (timing.network_s + timing.reduce_s + timing.codec_s);
+
+    // Time plane: pipelined steps join the current chain; the others run after it, in bulk.
+    const double bulk_s = timing.network_s + timing.reduce_s + timing.codec_s;
+    if (step.pipelined && can_pipeline) {
+      if (chain.empty()) {
+        uint64_t widest = 0;  // the chain's largest transfer fixes its loops and slices
+        for (size_t j = s; j < plan.steps.size() && plan.steps[j].pipelined; ++j)
+          for (const Transfer& t : plan.steps[j].transfers)
+            widest = std::max(widest, t.count * sizeof(float));
+        chain_slicing = slicing_for(plan.pipeline, widest);
+      }
+      const uint64_t m = chain_slicing.loops * chain_slicing.slices;
+      SliceCost cost{0, bulk_s, step.repeat};
+      if (m > 1) {
+        // Probe one slice: the latency part stays, the bandwidth part shrinks m-fold.
+        std::vector<Flow> slice = flows;
+        for (Flow& f : slice) f.bytes = (f.bytes + m - 1) / m;
+        const double slice_s = options.backend->time_step(slice).duration_s;
+        cost.link_s = std::max(0.0, (timing.network_s - slice_s) / static_cast<double>(m - 1));
+        cost.arrive_s = slice_s + timing.reduce_s / m + codec.codec_time_s(largest / m);
+      } else {
+        cost.link_s = 0;  // one slice: the bulk step (arrival) is all there is
+      }
+      chain.push_back(cost);
+    } else {
+      close_chain();
+      report.time_s += step.repeat * bulk_s;
+    }
     report.codec_time_s += step.repeat * timing.codec_s;
     report.steps += step.repeat;
     report.bytes_on_wire += timing.wire_bytes * step.repeat;
     report.step_timings.push_back(std::move(timing));
   }
+  close_chain();
   if (data) apply_chunk_scale(plan, buffers);
   return report;
 }

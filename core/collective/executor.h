@@ -1,7 +1,9 @@
 #pragma once
 // Runs a Plan: the data plane moves and reduces real buffers step by step through the transfer
 // codec, and the time plane times every step's flows on a network backend, plus the reduction
-// (read two buffers, write one, at the GPU's memory bandwidth).
+// (read two buffers, write one, at the GPU's memory bandwidth). Steps marked pipelined are timed
+// as NCCL's sliced pipeline (pipeline_time below); the others bulk-synchronously, one after the
+// other.
 #include <cstdint>
 #include <span>
 #include <string>
@@ -21,6 +23,7 @@ struct ExecutorOptions {
   bool want_fates = false;  // ask the backend for per-packet fates (trimming)
   uint64_t iteration = 0;
   int bucket = 0;
+  int threads = 0;  // OpenMP threads for the data plane (0: OpenMP's default); results identical
 };
 
 struct CollectiveStepTime {
@@ -40,6 +43,11 @@ struct CollectiveReport {
   uint64_t packets_trimmed = 0;
   uint64_t packets_dropped = 0;
   double codec_time_s = 0;
+  // Steps timed as NCCL pipelines (docs/collectives.md): loops per message and slices per loop
+  // chunk of the last pipelined phase (0 when none).
+  uint64_t pipeline_loops = 0;
+  uint64_t pipeline_slices = 0;
+  // Per step, bulk-synchronous figures (a pipelined phase's total is less than their sum).
   std::vector<CollectiveStepTime> step_timings;
 };
 
@@ -48,5 +56,19 @@ struct CollectiveReport {
 // the codec's ratio would give is unknown, so codecs need buffers.
 CollectiveReport execute_plan(const Plan& plan, std::vector<std::span<float>> buffers,
                               const ExecutorOptions& options);
+
+// One pipelined step as the pipeline sees a slice of it: `link_s` is how long the slice occupies
+// the sender (bytes / bandwidth), `arrive_s` how long after its start it has arrived and been
+// reduced at the receiver (latency + link_s + reduction + codec).
+struct SliceCost {
+  double link_s = 0;
+  double arrive_s = 0;
+  uint32_t repeat = 1;
+};
+// Completion time of `loops` loops, each running the steps in order on `slices` slices: slice k
+// of step j starts when the sender has finished slice k-1 (program order) and slice k of step j-1
+// has arrived; a loop starts when the previous loop's last slice has arrived. For identical steps
+// (D in all, link b, arrival a = alpha + b) this is loops * max(D K b + alpha, D a + (K-1) b).
+double pipeline_time(std::span<const SliceCost> steps, uint64_t loops, uint64_t slices);
 
 }  // namespace commlab

@@ -28,9 +28,24 @@ struct PlanStep {
   std::vector<Transfer> transfers;
   uint32_t repeat = 1;  // time-only plans fold identical consecutive steps into one
   std::string phase;    // "reduce-scatter", "all-gather", ... (for display and reports)
+  // Consecutive pipelined steps form one NCCL-style pipeline in the time plane: slice k of step
+  // j+1 may start once slice k of step j has arrived (and the sender's link is free).
+  bool pipelined = false;
 };
 
-// A (chunk, rank) contribution SkipReduce left out of a reduced chunk.
+// NCCL's ring protocol (Simple) as the time plane models it: the message is processed in loops of
+// ranks * chunk_bytes; in each loop a rank's chunk is sent in slices of slice_bytes, and slices
+// pipeline across the ring's steps. Defaults follow NCCL: a 4 MiB buffer in NCCL_STEPS = 8 step
+// slots gives 512 KiB slices; a chunk is ALLREDUCE_CHUNKSTEPS = 4 slots (2 MiB). slice_bytes = 0
+// turns pipelining off (bulk-synchronous steps). The data plane ignores this: slicing only
+// regroups element-wise sums that are the same either way.
+struct PipelineConfig {
+  uint64_t slice_bytes = 512ull << 10;
+  uint64_t chunk_bytes = 2ull << 20;
+};
+
+// A (chunk, rank) pair SkipReduce left out: for reducing operations rank's contribution is missing
+// from chunk's sum; for all-gather rank never received chunk (it keeps its own copy there).
 struct DroppedContribution {
   int chunk = 0;
   int rank = 0;
@@ -47,6 +62,7 @@ struct Plan {
   std::vector<DroppedContribution> dropped;
   // Chunks whose reduced value is rescaled by ranks / contributors (unbiased SkipReduce).
   std::vector<double> chunk_scale;  // empty, or one per chunk
+  PipelineConfig pipeline;          // for steps marked pipelined
   uint64_t total_steps() const;
 };
 

@@ -14,7 +14,7 @@ Verification verify_collective(const Plan& plan, const std::vector<std::vector<f
   Verification v;
   const int n = plan.ranks;
   const size_t chunks = plan.chunk_owner.size();
-  // contributes[c][r]: does rank r's input reach chunk c's sum?
+  // contributes[c][r]: does rank r's input reach chunk c's sum (all-gather: does r receive c)?
   std::vector<std::vector<char>> contributes(chunks, std::vector<char>(n, 1));
   for (const DroppedContribution& d : plan.dropped) contributes[d.chunk][d.rank] = 0;
 
@@ -43,8 +43,9 @@ Verification verify_collective(const Plan& plan, const std::vector<std::vector<f
           for (int r = 0; r < n; ++r) check(r, i, sum * scale);
           break;
         case CollectiveOp::kReduceScatter: check(plan.chunk_owner[c], i, sum * scale); break;
-        case CollectiveOp::kAllGather:
-          for (int r = 0; r < n; ++r) check(r, i, inputs[plan.chunk_owner[c]][i]);
+        case CollectiveOp::kAllGather:  // a rank that never received chunk c keeps its own copy
+          for (int r = 0; r < n; ++r)
+            check(r, i, contributes[c][r] ? inputs[plan.chunk_owner[c]][i] : inputs[r][i]);
           break;
         case CollectiveOp::kBroadcast:
           for (int r = 0; r < n; ++r) check(r, i, inputs[0][i]);

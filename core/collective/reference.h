@@ -1,7 +1,8 @@
 #pragma once
 // The obviously-correct answer a collective must produce, computed straight from the inputs in
 // FP64: used by the CLI's verification and by the tests. It honours SkipReduce's dropped
-// contributions (a separate statement of the rule, not the ring's own code).
+// contributions as the plan reports them (reduce: left out of the sum; all-gather: the rank keeps
+// its own value); tests check the reported pairs against separate statements of each rule.
 #include <span>
 #include <string>
 #include <vector>

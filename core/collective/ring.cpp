@@ -1,6 +1,10 @@
 // Ring all-reduce as NCCL runs it: reduce-scatter (n-1 steps) then all-gather (n-1 steps), each
 // step moving one chunk of count/n elements from every rank to its successor. SkipReduce runs only
-// n-1-s reduce-scatter steps (research/skipreduce.md).
+// n-1-s reduce-scatter steps (research/skipreduce.md); the same rule applies to a standalone
+// reduce-scatter. Beyond the paper, a standalone all-gather with skip s runs n-1-s steps: the s
+// ranks just before a chunk's owner never receive it and keep their own copy of that region.
+// The ring's steps are marked pipelined: the executor's time plane splits every chunk into NCCL
+// slices and loops (docs/collectives.md); the data plane is the same either way.
 #include <algorithm>
 #include <numeric>
 #include <stdexcept>
@@ -35,7 +39,9 @@ Plan folded_ring(const PlanRequest& req, int skip) {
   if (rs && n - 1 - skip > 0)
     plan.steps.push_back(PlanStep{step, static_cast<uint32_t>(n - 1 - skip), "reduce-scatter"});
   for (Transfer& t : step) t.reduce = false;
-  if (ag && n > 1) plan.steps.push_back(PlanStep{step, static_cast<uint32_t>(n - 1), "all-gather"});
+  const int ag_steps = req.op == CollectiveOp::kAllGather ? n - 1 - skip : n - 1;
+  if (ag && ag_steps > 0)
+    plan.steps.push_back(PlanStep{step, static_cast<uint32_t>(ag_steps), "all-gather"});
   return plan;
 }
 
@@ -71,10 +77,10 @@ StepList ring_reduce_scatter(const RingRegion& region, int skip, int rotation) {
   return steps;
 }
 
-StepList ring_all_gather(const RingRegion& region, int rotation) {
+StepList ring_all_gather(const RingRegion& region, int rotation, int skip) {
   int n = static_cast<int>(region.group.size());
   StepList steps;
-  for (int k = 0; k < n - 1; ++k) {
+  for (int k = 0; k < n - 1 - skip; ++k) {
     std::vector<Transfer> step;
     step.reserve(n);
     for (int i = 0; i < n; ++i)
@@ -97,16 +103,20 @@ Plan build_ring(const PlanRequest& req) {
     std::iota(region.group.begin(), region.group.end(), 0);
     if (req.op == CollectiveOp::kAllReduce || req.op == CollectiveOp::kReduceScatter)
       append_steps(plan, ring_reduce_scatter(region, skip, rotation), "reduce-scatter");
-    if (req.op == CollectiveOp::kAllReduce || req.op == CollectiveOp::kAllGather)
+    if (req.op == CollectiveOp::kAllReduce)
       append_steps(plan, ring_all_gather(region, rotation), "all-gather");
+    if (req.op == CollectiveOp::kAllGather)
+      append_steps(plan, ring_all_gather(region, rotation, skip), "all-gather");
   }
+  for (PlanStep& step : plan.steps) step.pipelined = true;
   for (int c = 0; c <= n; ++c) plan.chunk_begin.push_back(chunk_start(req.count, n, c));
   for (int c = 0; c < n; ++c) plan.chunk_owner.push_back((c + rotation) % n);
-  if (req.op != CollectiveOp::kAllGather && skip > 0) {
-    for (int c = 0; c < n; ++c)
-      for (int j = 1; j <= skip; ++j) plan.dropped.push_back({c, (plan.chunk_owner[c] + j) % n});
-    if (req.unbiased_skip) plan.chunk_scale.assign(n, static_cast<double>(n) / (n - skip));
-  }
+  // Reduce: the s ring-successors of the owner are missing from its sum. All-gather: the s ranks
+  // before the owner never receive the chunk.
+  const int sign = req.op == CollectiveOp::kAllGather ? -1 : 1;
+  for (int c = 0; c < n; ++c)
+    for (int j = 1; j <= skip; ++j)
+      plan.dropped.push_back({c, mod(plan.chunk_owner[c] + sign * j, n)});
   return plan;
 }
 

@@ -26,6 +26,9 @@ class TransferCodec {
   virtual ~TransferCodec() = default;
   virtual std::string name() const = 0;
   virtual bool lossless() const = 0;
+  // True when decode(encode(x)) is x as FP32 with the FP32 byte count: the executor may then read
+  // the sender's buffer directly instead of copying through the wire.
+  virtual bool identity() const { return false; }
   // Encodes `values` into `wire` (resized by the codec); returns bytes on the wire.
   virtual uint64_t encode(const WireContext& ctx, std::span<const float> values,
                           std::vector<std::byte>& wire) = 0;
@@ -42,6 +45,7 @@ class Fp32Wire : public TransferCodec {
  public:
   std::string name() const override { return "fp32"; }
   bool lossless() const override { return true; }
+  bool identity() const override { return true; }
   uint64_t encode(const WireContext&, std::span<const float> values,
                   std::vector<std::byte>& wire) override;
   void decode(const WireContext&, std::span<const std::byte> wire, const FlowResult*,

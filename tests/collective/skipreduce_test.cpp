@@ -100,12 +100,149 @@ TEST(SkipReduce, SelectiveProtectsNamedAndSmallBuckets) {
   EXPECT_EQ(decide_skip(cfg, 8, 1, "fc", 100000, 5).skip, 4);
 }
 
-TEST(SkipReduce, OtherAlgorithmsRefuseASkip) {
+TEST(SkipReduce, HierAndDirectRefuseASkip) {
   PlanRequest req;
   req.ranks = 8;
   req.count = 64;
   req.skip = SkipDecision{2, 0};
-  EXPECT_THROW(build_plan("tree", req), std::invalid_argument);
+  EXPECT_THROW(build_plan("hier", req), std::invalid_argument);
+  EXPECT_THROW(build_plan("direct", req), std::invalid_argument);
+}
+
+// Rank r holds 2^r everywhere: after the collective each element's value is the bit set of the
+// ranks whose data reached it, so the data itself says which (chunk, rank) pairs were dropped.
+std::set<std::pair<int, int>> dropped_seen_in_data(const Plan& plan) {
+  std::vector<std::vector<float>> data(plan.ranks, std::vector<float>(plan.count));
+  std::vector<std::span<float>> views;
+  for (int r = 0; r < plan.ranks; ++r) {
+    std::fill(data[r].begin(), data[r].end(), static_cast<float>(1u << r));
+    views.emplace_back(data[r]);
+  }
+  execute_plan(plan, views, {});
+  std::set<std::pair<int, int>> seen;
+  const bool gather = plan.op == CollectiveOp::kAllGather;
+  for (size_t c = 0; c < plan.chunk_owner.size(); ++c) {
+    const int owner = plan.chunk_owner[c];
+    for (uint64_t i = plan.chunk_begin[c]; i < plan.chunk_begin[c + 1]; ++i) {
+      for (int holder = 0; holder < plan.ranks; ++holder) {
+        if (plan.op == CollectiveOp::kReduceScatter && holder != owner) continue;
+        auto bits = static_cast<uint32_t>(data[holder][i]);
+        if (gather) {  // holder either received the owner's value or kept its own
+          if (bits != (1u << owner)) seen.insert({static_cast<int>(c), holder});
+        } else {
+          for (int r = 0; r < plan.ranks; ++r)
+            if (!(bits >> r & 1)) seen.insert({static_cast<int>(c), r});
+        }
+      }
+    }
+  }
+  return seen;
+}
+
+TEST(SkipReduce, ReportedDroppedPairsAreWhatTheDataShows) {
+  for (const char* algo : {"ring", "tree", "hd"})
+    for (CollectiveOp op :
+         {CollectiveOp::kAllReduce, CollectiveOp::kReduceScatter, CollectiveOp::kAllGather})
+      for (int n : {2, 3, 4, 8, 13})
+        for (int s : {0, 1, 2, 3, 12}) {
+          PlanRequest req;
+          req.op = op;
+          req.ranks = n;
+          req.count = 3 * n + 2;
+          req.skip = SkipDecision{s, n > 2 ? 1 : 0};
+          Plan plan = build_plan(algo, req);
+          std::set<std::pair<int, int>> reported;
+          for (const DroppedContribution& d : plan.dropped) reported.insert({d.chunk, d.rank});
+          EXPECT_EQ(reported.size(), plan.dropped.size()) << "duplicates";
+          EXPECT_EQ(dropped_seen_in_data(plan), reported)
+              << algo << " " << op_name(op) << " n=" << n << " s=" << s;
+          if (s == 0) EXPECT_TRUE(reported.empty());
+        }
+}
+
+TEST(SkipReduce, StandaloneRingAllGatherSkipsItsLastSteps) {
+  const int n = 8, s = 3;
+  PlanRequest req;
+  req.op = CollectiveOp::kAllGather;
+  req.ranks = n;
+  req.count = 80;
+  req.skip = SkipDecision{s, 0};
+  Plan plan = build_plan("ring", req);
+  // n-1-s steps; chunk c (owner c) never reaches the s ranks before its owner: c-1 .. c-s.
+  EXPECT_EQ(plan.total_steps(), static_cast<uint64_t>(n - 1 - s));
+  std::set<std::pair<int, int>> expected;
+  for (int c = 0; c < n; ++c)
+    for (int j = 1; j <= s; ++j) expected.insert({c, (c - j + n) % n});
+  std::set<std::pair<int, int>> reported;
+  for (const DroppedContribution& d : plan.dropped) reported.insert({d.chunk, d.rank});
+  EXPECT_EQ(reported, expected);
+}
+
+TEST(SkipReduce, StandaloneRingReduceScatterFollowsTheAllReduceRule) {
+  for (int n : {3, 8, 13})
+    for (int s = 1; s < n; s += 2) {
+      PlanRequest req;
+      req.op = CollectiveOp::kReduceScatter;
+      req.ranks = n;
+      req.count = 5 * n + 1;
+      req.skip = SkipDecision{s, 2};
+      Plan plan = build_plan("ring", req);
+      auto run = testing::run_on_test_data(plan);
+      for (int c = 0; c < n; ++c) {
+        std::set<int> kept = kept_ranks(n, s, 2, c);
+        for (uint64_t i = plan.chunk_begin[c]; i < plan.chunk_begin[c + 1]; ++i) {
+          float expected = 0;
+          for (int r : kept) expected += run.inputs[r][i];
+          ASSERT_EQ(run.outputs[plan.chunk_owner[c]][i], expected) << "n=" << n << " s=" << s;
+        }
+      }
+      // n-1-s steps.
+      EXPECT_EQ(plan.total_steps(), static_cast<uint64_t>(n - 1 - s));
+    }
+}
+
+TEST(SkipReduce, TreeDropsTheDeepestLevelsAndHdTheLastHalvingRounds) {
+  // Tree over 13 ranks (depth 3), s = 1: the 6 ranks at depth 3 (positions 7..12) of each tree are
+  // missing from that tree's half; 2 x 3 - 1 = 5 steps.
+  PlanRequest req;
+  req.ranks = 13;
+  req.count = 130;
+  req.skip = SkipDecision{1, 0};
+  Plan tree = build_plan("tree", req);
+  EXPECT_EQ(tree.total_steps(), 5u);
+  EXPECT_EQ(tree.dropped.size(), 2u * 6);
+  for (const DroppedContribution& d : tree.dropped) {
+    int position = d.chunk == 0 ? d.rank : 12 - d.rank;
+    EXPECT_GE(position, 7) << "chunk " << d.chunk << " rank " << d.rank;
+  }
+  // hd over 8 ranks, s = 2: chunk c keeps only the ranks agreeing with c on the low 2 bits
+  // (8 / 2^2 = 2 of 8), so 6 of 8 contributions per chunk are dropped; 2 log2(8) - 2 = 4 steps.
+  req.ranks = 8;
+  req.skip = SkipDecision{2, 0};
+  Plan hd = build_plan("hd", req);
+  EXPECT_EQ(hd.total_steps(), 4u);
+  EXPECT_EQ(hd.dropped.size(), 8u * 6);
+  for (const DroppedContribution& d : hd.dropped) EXPECT_NE((d.chunk ^ d.rank) & 3, 0);
+}
+
+TEST(SkipReduce, UnbiasedRescalesEveryAlgorithmByRanksOverContributors) {
+  for (const char* algo : {"ring", "tree", "hd"}) {
+    PlanRequest req;
+    req.ranks = 8;
+    req.count = 64;
+    req.skip = SkipDecision{1, 0};
+    req.unbiased_skip = true;
+    Plan plan = build_plan(algo, req);
+    std::vector<int> missing(plan.chunk_owner.size(), 0);
+    for (const DroppedContribution& d : plan.dropped) ++missing[d.chunk];
+    ASSERT_EQ(plan.chunk_scale.size(), missing.size()) << algo;
+    // Scale of chunk c = n / (n - dropped(c)).
+    for (size_t c = 0; c < missing.size(); ++c)
+      EXPECT_DOUBLE_EQ(plan.chunk_scale[c], 8.0 / (8 - missing[c])) << algo << " chunk " << c;
+    auto run = testing::run_on_test_data(plan);
+    Verification v = verify_collective(plan, run.inputs, run.views(), 1e-4);
+    EXPECT_TRUE(v.ok) << algo << ": " << v.first_mismatch;
+  }
 }
 
 }  // namespace

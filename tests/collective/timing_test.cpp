@@ -1,6 +1,8 @@
 // The time plane of a collective on the flat alpha-beta network, against closed forms.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "collective/algorithms.h"
 #include "network/analytical.h"
 #include "test_util.h"
@@ -41,14 +43,84 @@ TEST(CollectiveTiming, RingAllReduceIsTwoNMinusOneAlphaPlusSOverNB) {
 
 TEST(CollectiveTiming, SkipReduceSpeedupIsTwoNMinusOneOverTwoNMinusOneMinusS) {
   const int n = 8;
-  const uint64_t count = 8 << 20;  // 32 MiB: bandwidth-bound, alpha is 0.1% of a step
+  const uint64_t count = 8 << 20;    // 32 MiB: bandwidth-bound, alpha is 0.1% of a step
+  const double C = 4.0 * count / n;  // 4 MiB chunk: 2 loops of 2 MiB, 4 slices of 512 KiB each
   ExecutorOptions opts;
   for (int s : {1, 4, 7}) {
     double base = ring_time(n, count, opts, 0, true);
     double skipped = ring_time(n, count, opts, s, true);
-    // Every step costs the same, so T(0)/T(s) = 2(n-1) / (2(n-1) - s): n=8, s=4 -> 1.4.
-    EXPECT_NEAR(base / skipped, 2.0 * (n - 1) / (2.0 * (n - 1) - s), 1e-9) << "s=" << s;
+    // Pipelined and bandwidth-bound (alpha < (K-1) b), a ring of D steps takes D C/B + L alpha
+    // (docs/collectives.md), so T(0)/T(s) = (2(n-1) C/B + 2 alpha) / ((2(n-1)-s) C/B + 2 alpha).
+    const double exact =
+        (2 * (n - 1) * C / kB + 2 * kAlpha) / ((2 * (n - 1) - s) * C / kB + 2 * kAlpha);
+    EXPECT_NEAR(base / skipped, exact, 1e-9) << "s=" << s;
+    // ... which is the paper's 2(n-1) / (2(n-1) - s) (n=8, s=4 -> 1.4) up to the alpha terms,
+    // 2 alpha / ((2(n-1)-s) C/B) < 0.5% here.
+    const double paper = 2.0 * (n - 1) / (2.0 * (n - 1) - s);
+    EXPECT_NEAR(base / skipped, paper, paper * 5e-3) << "s=" << s;
   }
+}
+
+TEST(CollectiveTiming, PipelinedRingFollowsTheSlicedPipelineFormula) {
+  // D = 2(n-1) steps, per-rank chunk C = S/n, L = ceil(C / chunk_bytes) loops of K slices; with
+  // M = L K slices of C/M bytes, b = C/(M B) and a = alpha + b (per slice):
+  //   T = L * max(D K b + alpha, D a + (K-1) b).
+  struct Case {
+    int n;
+    uint64_t count;
+    PipelineConfig pipe;
+  };
+  const std::vector<Case> cases = {
+      {8, 8u << 20, {}},                // C = 4 MiB: L = 2, K = 4, bandwidth-bound
+      {4, 1u << 20, {}},                // C = 1 MiB: L = 1, K = 2
+      {8, 1u << 20, {1024, 2048}},      // C = 512 KiB in 2 KiB loops of 1 KiB: latency-bound
+      {13, 13u << 16, {64u << 10, 0}},  // no loops: K = ceil(256 KiB / 64 KiB) = 4
+      {5, 5u << 18, {0, 0}},            // slicing off: the bulk-synchronous 2(n-1)(alpha + C/B)
+  };
+  for (const Case& c : cases) {
+    AnalyticalBackend backend(make_flat(c.n, kB, kAlpha));
+    PlanRequest req;
+    req.ranks = c.n;
+    req.count = c.count;
+    req.time_only = true;
+    req.pipeline = c.pipe;
+    Plan plan = build_plan("ring", req);
+    ExecutorOptions opts;
+    opts.backend = &backend;
+    CollectiveReport rep = execute_plan(plan, {}, opts);
+    const double C = 4.0 * c.count / c.n, D = 2.0 * (c.n - 1);
+    double L = 1, K = 1;
+    if (c.pipe.slice_bytes > 0) {
+      const double chunk = c.pipe.chunk_bytes ? static_cast<double>(c.pipe.chunk_bytes) : C;
+      L = std::ceil(C / chunk);
+      K = std::ceil(std::min(C, chunk) / c.pipe.slice_bytes);
+    }
+    const double b = C / (L * K) / kB, a = kAlpha + b;
+    const double expected = L * std::max(D * K * b + kAlpha, D * a + (K - 1) * b);
+    EXPECT_NEAR(rep.time_s, expected, expected * 1e-9) << "n=" << c.n << " count=" << c.count;
+    EXPECT_EQ(rep.pipeline_loops, c.pipe.slice_bytes ? L : 1) << "n=" << c.n;
+    EXPECT_EQ(rep.pipeline_slices, c.pipe.slice_bytes ? K : 1) << "n=" << c.n;
+  }
+}
+
+TEST(CollectiveTiming, PipeliningNeverChangesTheData) {
+  PlanRequest req;
+  req.ranks = 5;
+  req.count = 5000;
+  Plan sliced = build_plan("ring", req);
+  sliced.pipeline = {256, 1024};
+  Plan bulk = sliced;
+  bulk.pipeline = {0, 0};
+  AnalyticalBackend backend(make_flat(5, kB, kAlpha));
+  ExecutorOptions opts;
+  opts.backend = &backend;
+  auto a = testing::run_on_test_data(sliced, opts);
+  auto b = testing::run_on_test_data(bulk, opts);
+  EXPECT_EQ(a.outputs, b.outputs);
+  EXPECT_EQ(a.report.bytes_on_wire, b.report.bytes_on_wire);
+  // C = 4000 bytes per rank: 4 loops of 1024-byte chunks, each in 4 slices of 256 bytes.
+  EXPECT_EQ(a.report.pipeline_loops, 4u);
+  EXPECT_EQ(a.report.pipeline_slices, 4u);
 }
 
 TEST(CollectiveTiming, ReductionIsChargedAtMemoryBandwidth) {
