@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "test_util.h"
 
 namespace commlab {
@@ -236,6 +238,50 @@ TEST(Collectives, Bf16WireRoundsEachHopButStaysClose) {
   EXPECT_TRUE(v.ok) << v.first_mismatch;
   // Half the bytes of FP32 on the wire: 2(n-1) chunks of ~count/n values at 2 bytes each.
   EXPECT_EQ(run.report.bytes_on_wire, run.report.payload_bytes / 2);
+}
+
+}  // namespace
+}  // namespace commlab
+
+namespace commlab {
+namespace {
+
+// Non-integer data, so a different summation order would change the bits.
+std::vector<std::vector<float>> awkward_data(int ranks, uint64_t count) {
+  std::vector<std::vector<float>> data(ranks, std::vector<float>(count));
+  for (int r = 0; r < ranks; ++r)
+    for (uint64_t i = 0; i < count; ++i)
+      data[r][i] = static_cast<float>(std::sin(0.37 * static_cast<double>(i) + r) * (r + 1) / 3.0);
+  return data;
+}
+
+TEST(Collectives, ResultsAreBitIdenticalForOneAndTwoThreads) {
+  // Steps of at least 2^18 elements run in parallel: a ring step moves all 2^18 + 8 elements.
+  const int n = 8;
+  const uint64_t count = (1u << 18) + 8;
+  const std::vector<std::vector<float>> input = awkward_data(n, count);
+  Bf16Wire bf16;
+  struct Case {
+    const char* algo;
+    TransferCodec* codec;  // fp32 reads senders directly; bf16 goes through the wire
+  };
+  for (Case c : {Case{"ring", nullptr}, Case{"ring", &bf16}, Case{"hd", nullptr}}) {
+    PlanRequest req;
+    req.ranks = n;
+    req.count = count;
+    Plan plan = build_plan(c.algo, req);
+    std::vector<std::vector<float>> out[2];
+    for (int threads : {1, 2}) {
+      auto& bufs = out[threads - 1];
+      bufs = input;
+      std::vector<std::span<float>> views(bufs.begin(), bufs.end());
+      ExecutorOptions opts;
+      opts.codec = c.codec;
+      opts.threads = threads;
+      execute_plan(plan, views, opts);
+    }
+    EXPECT_TRUE(out[0] == out[1]) << c.algo << (c.codec ? " bf16" : " fp32");
+  }
 }
 
 }  // namespace
