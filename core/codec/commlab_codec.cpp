@@ -12,6 +12,7 @@
 #include "codec/codec_factories.h"
 #include "codec/framed_codec.h"
 #include "codec/huffman.h"
+#include "codec/zero_mask.h"
 
 namespace commlab {
 namespace {
@@ -23,7 +24,9 @@ using frame::put32;
 
 constexpr size_t kBlockBytes = 128 * 1024;
 constexpr size_t kBlockHeader = 16;
-constexpr int kGapSymbols = 72;  // 0..15 literal gaps, then two symbols per power of two
+constexpr int kGapSymbols = 72;
+constexpr uint32_t kBitmapFlag = 1u << 31;  // in the period word: the flips are a bitmap  // 0..15
+                                            // literal gaps, then two symbols per power of two
 
 template <class W>
 using Unaligned [[gnu::aligned(1)]] = W;
@@ -77,10 +80,6 @@ struct ExtraReader {
   }
 };
 
-void xor_into(uint8_t* __restrict dst, const uint8_t* __restrict src, size_t len) {
-  for (size_t i = 0; i < len; ++i) dst[i] ^= src[i];
-}
-
 class CommLabCodec final : public FramedCodec {
  public:
   CommLabCodec() : FramedCodec("commlab", frame::CodecId::kCommLab, true, true) {}
@@ -120,18 +119,21 @@ class CommLabCodec final : public FramedCodec {
   // Period whose shifted mask predicts the most zeros, judged on up to 256 zeros of the block;
   // candidates are the distances from the first zero to the next ones, plus the last block's.
   uint32_t find_period(size_t n) {
-    const uint8_t* mask = mask_.data();
+    const uint64_t* mask = zbits_.data();
     std::vector<uint32_t>& z = sample_;
     z.clear();
-    for (size_t i = 0; i < n && z.size() < 256; ++i) {
-      if (mask[i]) z.push_back(uint32_t(i));
+    for (size_t w = 0; w < zmask::words(n) && z.size() < 256; ++w) {
+      for (uint64_t b = mask[w]; b && z.size() < 256; b &= b - 1) {
+        z.push_back(uint32_t(64 * w + size_t(std::countr_zero(b))));
+      }
     }
     if (z.size() < 32) return 0;
     uint32_t best = 0;
     size_t best_hits = z.size() / 2;  // must beat "no prediction" clearly
+    auto hit = [&](size_t i) { return i < n && zmask::test(mask, i); };
     auto score = [&](uint32_t d) {
       size_t hits = 0;
-      for (uint32_t p : z) hits += p + d < n && mask[p + d];
+      for (uint32_t p : z) hits += hit(p + d);
       return hits;
     };
     if (period_ && period_ < n) {
@@ -144,12 +146,29 @@ class CommLabCodec final : public FramedCodec {
       uint32_t d = z[j] - z[0];
       if (d < 2 || d == best) continue;
       size_t pre = 0;
-      for (size_t q = 0; q < 32; ++q) pre += z[q] + d < n && mask[z[q] + d];
+      for (size_t q = 0; q < 32; ++q) pre += hit(z[q] + d);
       if (pre < 24) continue;
       size_t h = score(d);
       if (h > best_hits) best = d, best_hits = h;
     }
     return best;
+  }
+
+  // Codes the ones of r (the flip vector) as gaps into gap_syms_ and extra_.
+  void gap_code(const uint64_t* r, size_t n) {
+    ExtraWriter ew{extra_};
+    uint32_t last = uint32_t(-1);
+    for (size_t w = 0; w < zmask::words(n); ++w) {
+      for (uint64_t b = r[w]; b; b &= b - 1) {
+        const uint32_t at = uint32_t(64 * w + size_t(std::countr_zero(b)));
+        uint32_t extra = 0;
+        int bits = 0;
+        gap_syms_.push_back(uint8_t(gap_symbol(at - last - 1, extra, bits)));
+        if (bits) ew.put(extra, bits);
+        last = at;
+      }
+    }
+    ew.finish();
   }
 
   template <class W>
@@ -159,56 +178,50 @@ class CommLabCodec final : public FramedCodec {
     const Unaligned<W>* x = reinterpret_cast<const Unaligned<W>*>(in.data());
     exps_.resize(n + 1);
     for (int k = 0; k < kLits; ++k) lits_[k].resize(n + 1);
-    mask_.resize(n);
     size_t zeros = 0;
     for (size_t i = 0; i < n; ++i) zeros += x[i] == 0;  // vectorised; the mask only if needed
-    if (zeros) {
-      for (size_t i = 0; i < n; ++i) mask_[i] = x[i] == 0;
-    }
     size_t m = n;
     uint32_t period = 0;
     gap_syms_.clear();
     extra_.clear();
+    size_t flips = 0;
+    bool bitmap = false;
+    const uint64_t* flip_bits = nullptr;
     if (zeros == 0) {
       split_all<W>(x, n);
     } else {
-      m = compact<W>(x, n);
+      const size_t nw = zmask::words(n);
+      zbits_.resize(nw + 1);
+      joined_.resize((n + 8) * sizeof(W));
+      W* nz = reinterpret_cast<W*>(joined_.data());
+      m = zmask::compact<W>(in.data(), n, nz, zbits_.data());
+      split_all<W>(nz, m);
       period = find_period(n);
       period_ = period;
-      // Flip positions first, without branches (random masks would mispredict every other one).
-      zeros_.resize(n + 1);
-      uint32_t* at = zeros_.data();
-      const uint8_t* mk = mask_.data();
-      size_t nflips = 0;
-      const size_t head = period ? std::min<size_t>(period, n) : n;
-      for (size_t i = 0; i < head; ++i) {
-        at[nflips] = uint32_t(i);
-        nflips += mk[i];
+      flip_bits = zbits_.data();
+      if (period) {
+        fbits_.resize(nw + 1);
+        zmask::diff_period(zbits_.data(), n, period, fbits_.data());
+        flip_bits = fbits_.data();
       }
-      for (size_t i = head; i < n; ++i) {
-        at[nflips] = uint32_t(i);
-        nflips += mk[i] ^ mk[i - period];
-      }
-      ExtraWriter ew{extra_};
-      gap_syms_.resize(nflips);
-      uint32_t last = uint32_t(-1);
-      for (size_t j = 0; j < nflips; ++j) {
-        uint32_t extra = 0;
-        int bits = 0;
-        gap_syms_[j] = uint8_t(gap_symbol(at[j] - last - 1, extra, bits));
-        if (bits) ew.put(extra, bits);
-        last = at[j];
-      }
-      ew.finish();
+      flips = zmask::count(flip_bits, n);
+      // Dense flips (random zeros) go as a bitmap: 8 positions per byte symbol. Sparse ones
+      // (dead columns, predicted by the period) go as gaps, far below a bit per position.
+      bitmap = flips * 8 >= n;
+      if (!bitmap) gap_code(flip_bits, n);
     }
-    const size_t flips = gap_syms_.size();
     if (out.size() < kBlockHeader + 4) return make_error("commlab: does not fit");
     put32(out.data(), uint32_t(n));
     put32(out.data() + 4, uint32_t(m));
-    put32(out.data() + 8, period);
+    put32(out.data() + 8, period | (bitmap ? kBitmapFlag : 0));
     put32(out.data() + 12, uint32_t(flips));
     size_t pos = kBlockHeader;
-    if (flips) {
+    if (bitmap) {
+      Result<size_t> r = entropy::encode_stream(reinterpret_cast<const uint8_t*>(flip_bits),
+                                                (n + 7) / 8, 256, out.subspan(pos));
+      if (!r.ok()) return r;
+      pos += *r;
+    } else if (flips) {
       Result<size_t> r = entropy::encode_stream(gap_syms_.data(), flips, 256, out.subspan(pos));
       if (!r.ok()) return r;
       pos += *r;
@@ -228,46 +241,54 @@ class CommLabCodec final : public FramedCodec {
     return pos;
   }
 
-  // Rebuilds the zero mask; returns an error message or nullptr.
-  const char* decode_mask(std::span<const std::byte> in, size_t n, size_t m, uint32_t period,
+  // Rebuilds the zero mask in zbits_; returns an error message or nullptr.
+  const char* decode_mask(std::span<const std::byte> in, size_t n, size_t m, uint32_t period_word,
                           size_t flips, size_t& pos) {
-    mask_.assign(n, 0);
-    if (flips == 0) return m == n ? nullptr : "commlab: zero count mismatch";
-    gap_syms_.resize(flips + 1);
-    Result<size_t> r = entropy::decode_stream(in.subspan(pos), flips, 256, gap_syms_.data());
-    if (!r.ok()) return "commlab: corrupt gap stream";
-    pos += *r;
-    if (in.size() - pos < 4) return "commlab: truncated extra bits";
-    const size_t extra_size = get32(in.data() + pos);
-    if (extra_size > in.size() - pos - 4) return "commlab: truncated extra bits";
-    ExtraReader er{in.data() + pos + 4, extra_size};
-    pos += 4 + extra_size;
-    size_t at = size_t(-1);
-    for (size_t j = 0; j < flips; ++j) {
-      const uint32_t s = gap_syms_[j];
-      uint32_t g = s;
-      if (s >= 16) {
-        if (s >= uint32_t(kGapSymbols)) return "commlab: bad gap symbol";
-        const int b = 4 + int(s - 16) / 2;
-        uint32_t extra;
-        if (!er.get(b - 1, extra)) return "commlab: truncated extra bits";
-        g = (1u << b) | (((s - 16) & 1) << (b - 1)) | extra;
+    const bool bitmap = period_word & kBitmapFlag;
+    const size_t period = period_word & ~kBitmapFlag;
+    if (flips == 0 && !bitmap) return m == n && period == 0 ? nullptr : "commlab: bad zero mask";
+    if (m == n) return "commlab: zero mask without zeros";
+    if (period >= n) return "commlab: bad period";
+    const size_t nw = zmask::words(n);
+    zbits_.assign(nw + 1, 0);
+    uint64_t* bits = zbits_.data();
+    if (bitmap) {
+      Result<size_t> r = entropy::decode_stream(in.subspan(pos), (n + 7) / 8, 256,
+                                                reinterpret_cast<uint8_t*>(bits));
+      if (!r.ok()) return "commlab: corrupt zero bitmap";
+      pos += *r;
+      // Bits past n must be clear (the last byte's padding).
+      if ((n & 63) && (bits[nw - 1] >> (n & 63)) != 0) return "commlab: bad zero bitmap padding";
+      if (zmask::count(bits, n) != flips) return "commlab: zero bitmap count mismatch";
+    } else {
+      gap_syms_.resize(flips + 1);
+      Result<size_t> r = entropy::decode_stream(in.subspan(pos), flips, 256, gap_syms_.data());
+      if (!r.ok()) return "commlab: corrupt gap stream";
+      pos += *r;
+      if (in.size() - pos < 4) return "commlab: truncated extra bits";
+      const size_t extra_size = get32(in.data() + pos);
+      if (extra_size > in.size() - pos - 4) return "commlab: truncated extra bits";
+      ExtraReader er{in.data() + pos + 4, extra_size};
+      pos += 4 + extra_size;
+      size_t at = size_t(-1);
+      for (size_t j = 0; j < flips; ++j) {
+        const uint32_t s = gap_syms_[j];
+        uint32_t g = s;
+        if (s >= 16) {
+          if (s >= uint32_t(kGapSymbols)) return "commlab: bad gap symbol";
+          const int b = 4 + int(s - 16) / 2;
+          uint32_t extra;
+          if (!er.get(b - 1, extra)) return "commlab: truncated extra bits";
+          g = (1u << b) | (((s - 16) & 1) << (b - 1)) | extra;
+        }
+        at += size_t(g) + 1;
+        if (at >= n) return "commlab: zero position past the block";
+        bits[at >> 6] |= uint64_t(1) << (at & 63);
       }
-      at += size_t(g) + 1;
-      if (at >= n) return "commlab: zero position past the block";
-      mask_[at] = 1;
+      if ((er.bit + 7) / 8 != extra_size) return "commlab: extra bits length mismatch";
     }
-    if ((er.bit + 7) / 8 != extra_size) return "commlab: extra bits length mismatch";
-    if (period) {
-      if (period >= n) return "commlab: bad period";
-      // Row by row: within one period the XOR has no dependency, so it vectorises.
-      for (size_t i = period; i < n; i += period) {
-        xor_into(mask_.data() + i, mask_.data() + i - period, std::min<size_t>(period, n - i));
-      }
-    }
-    size_t zeros = 0;
-    for (size_t i = 0; i < n; ++i) zeros += mask_[i];
-    return zeros == n - m ? nullptr : "commlab: zero count mismatch";
+    if (period) zmask::undiff_period(bits, n, period);
+    return zmask::count(bits, n) == n - m ? nullptr : "commlab: zero count mismatch";
   }
 
   template <class W>
@@ -296,7 +317,11 @@ class CommLabCodec final : public FramedCodec {
     if (m == n) {
       join_all<W>(n, out.data());
     } else {
-      expand<W>(n, m, out.data());
+      // Nonzero elements joined in one vectorised pass, then spread out by the mask (8 slots of
+      // padding: the SIMD expansion reads a full vector past the last one).
+      joined_.resize((m + 8) * sizeof(W));
+      join_all<W>(m, joined_.data());
+      zmask::expand<W>(reinterpret_cast<const W*>(joined_.data()), zbits_.data(), n, out.data());
     }
     return pos;
   }
@@ -307,19 +332,6 @@ class CommLabCodec final : public FramedCodec {
       return W(((l & 0x80) << 8) | (e << 7) | (l & 0x7f));
     } else {
       return ((l & 0x80) << 24) | (e << 23) | ((l & 0x7f) << 16) | (l1 << 8) | l2;
-    }
-  }
-
-  template <class W>
-  void split_one(W x, size_t k) {
-    if constexpr (sizeof(W) == 2) {
-      exps_[k] = uint8_t((x >> 7) & 0xff);
-      lits_[0][k] = uint8_t(((x >> 8) & 0x80) | (x & 0x7f));
-    } else {
-      exps_[k] = uint8_t((x >> 23) & 0xff);
-      lits_[0][k] = uint8_t(((x >> 24) & 0x80) | ((x >> 16) & 0x7f));
-      lits_[1][k] = uint8_t(x >> 8);
-      lits_[2][k] = uint8_t(x);
     }
   }
 
@@ -345,17 +357,6 @@ class CommLabCodec final : public FramedCodec {
     }
   }
 
-  // Nonzero elements only, without branches: every element is written, zeros are overwritten.
-  template <class W>
-  size_t compact(const Unaligned<W>* x, size_t n) {
-    size_t k = 0;
-    for (size_t i = 0; i < n; ++i) {
-      split_one<W>(x[i], k);
-      k += x[i] != 0;
-    }
-    return k;
-  }
-
   template <class W>
   void join_all(size_t n, std::byte* out) const {
     Unaligned<W>* __restrict o = reinterpret_cast<Unaligned<W>*>(out);
@@ -370,31 +371,14 @@ class CommLabCodec final : public FramedCodec {
     }
   }
 
-  // Zeros back in place: the nonzero elements are joined in one vectorised pass, then spread out
-  // without branches (the joined buffer has one padding slot for trailing zeros).
-  template <class W>
-  void expand(size_t n, size_t m, std::byte* out) {
-    joined_.resize((m + 1) * sizeof(W));
-    join_all<W>(m + 1, joined_.data());
-    const Unaligned<W>* __restrict v = reinterpret_cast<const Unaligned<W>*>(joined_.data());
-    Unaligned<W>* __restrict o = reinterpret_cast<Unaligned<W>*>(out);
-    const uint8_t* __restrict mk = mask_.data();
-    size_t k = 0;
-    for (size_t i = 0; i < n; ++i) {
-      const W keep = W(W(mk[i]) - 1);  // all ones for a nonzero element, 0 for a zero
-      o[i] = W(v[k] & keep);
-      k += 1 - mk[i];
-    }
-  }
-
   uint32_t period_ = 0;  // the previous block's period, tried first on the next block
   std::vector<uint8_t> exps_;
   std::vector<uint8_t> lits_[3];
-  std::vector<uint8_t> mask_;
+  std::vector<uint64_t> zbits_;  // zero mask, bit i = element i is +0
+  std::vector<uint64_t> fbits_;  // flip vector (mask XOR mask one period earlier)
   std::vector<uint8_t> gap_syms_;
   std::vector<uint8_t> extra_;
   std::vector<std::byte> joined_;
-  std::vector<uint32_t> zeros_;   // flip positions
   std::vector<uint32_t> sample_;  // the first zeros, for find_period
 };
 

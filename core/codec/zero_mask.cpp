@@ -1,0 +1,239 @@
+#include "codec/zero_mask.h"
+
+#include <tmmintrin.h>
+
+#include <array>
+#include <bit>
+#include <cstring>
+
+namespace commlab::zmask {
+namespace {
+
+// Shuffle controls, one 16-byte row per mask pattern z (bit t set = slot t is a zero):
+// expand moves the next nonzero into every clear slot and zeros the set ones (0x80), compact
+// moves the clear slots to the front. 16-bit elements take 8 slots per row, 32-bit ones 4.
+struct Tables {
+  alignas(16) uint8_t expand16[256][16];
+  alignas(16) uint8_t compact16[256][16];
+  alignas(16) uint8_t expand32[16][16];
+  alignas(16) uint8_t compact32[16][16];
+  uint8_t ones[256];
+};
+
+void fill(uint8_t (*expand)[16], uint8_t (*compact)[16], int slots, int width) {
+  for (int z = 0; z < (1 << slots); ++z) {
+    std::memset(expand[z], 0x80, 16);
+    std::memset(compact[z], 0x80, 16);
+    int r = 0;
+    for (int t = 0; t < slots; ++t) {
+      if ((z >> t) & 1) continue;
+      for (int b = 0; b < width; ++b) {
+        expand[z][t * width + b] = uint8_t(r * width + b);
+        compact[z][r * width + b] = uint8_t(t * width + b);
+      }
+      ++r;
+    }
+  }
+}
+
+const Tables& tables() {
+  static const Tables t = [] {
+    Tables u;
+    fill(u.expand16, u.compact16, 8, 2);
+    fill(u.expand32, u.compact32, 4, 4);
+    for (int z = 0; z < 256; ++z) u.ones[z] = uint8_t(std::popcount(unsigned(z)));
+    return u;
+  }();
+  return t;
+}
+
+const bool kSsse3 = __builtin_cpu_supports("ssse3");
+
+template <class W>
+W load(const std::byte* p) {
+  W w;
+  std::memcpy(&w, p, sizeof(W));
+  return w;
+}
+
+// Scalar tails and the fallback for CPUs without SSSE3, from element `i` and nonzero index `k`.
+template <class W>
+size_t compact_scalar(const std::byte* x, size_t i, size_t n, W* out, size_t k, uint64_t* bits) {
+  for (; i < n; ++i) {
+    const W w = load<W>(x + i * sizeof(W));
+    out[k] = w;
+    k += w != 0;
+    bits[i >> 6] |= uint64_t(w == 0) << (i & 63);
+  }
+  return k;
+}
+
+template <class W>
+void expand_scalar(const W* v, const uint64_t* bits, size_t i, size_t n, std::byte* out, size_t k) {
+  for (; i < n; ++i) {
+    const bool zero = test(bits, i);
+    const W w = zero ? W(0) : v[k];
+    std::memcpy(out + i * sizeof(W), &w, sizeof(W));
+    k += !zero;
+  }
+}
+
+__attribute__((target("ssse3"))) size_t compact16_ssse3(const std::byte* x, size_t n, uint16_t* out,
+                                                        uint64_t* bits) {
+  const Tables& t = tables();
+  uint8_t* mb = reinterpret_cast<uint8_t*>(bits);
+  const __m128i zero = _mm_setzero_si128();
+  size_t k = 0, i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(x + 2 * i));
+    const __m128i eq = _mm_packs_epi16(_mm_cmpeq_epi16(v, zero), zero);
+    const unsigned z = unsigned(_mm_movemask_epi8(eq)) & 0xff;
+    mb[i / 8] = uint8_t(z);
+    const __m128i c =
+        _mm_shuffle_epi8(v, _mm_load_si128(reinterpret_cast<const __m128i*>(t.compact16[z])));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + k), c);
+    k += 8 - t.ones[z];
+  }
+  return compact_scalar<uint16_t>(x, i, n, out, k, bits);
+}
+
+__attribute__((target("ssse3"))) size_t compact32_ssse3(const std::byte* x, size_t n, uint32_t* out,
+                                                        uint64_t* bits) {
+  const Tables& t = tables();
+  const __m128i zero = _mm_setzero_si128();
+  size_t k = 0, i = 0;
+  for (; i + 4 <= n; i += 4) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(x + 4 * i));
+    const unsigned z = unsigned(_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(v, zero))));
+    bits[i >> 6] |= uint64_t(z) << (i & 63);
+    const __m128i c =
+        _mm_shuffle_epi8(v, _mm_load_si128(reinterpret_cast<const __m128i*>(t.compact32[z])));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + k), c);
+    k += 4 - t.ones[z];
+  }
+  return compact_scalar<uint32_t>(x, i, n, out, k, bits);
+}
+
+__attribute__((target("ssse3"))) void expand16_ssse3(const uint16_t* v, const uint64_t* bits,
+                                                     size_t n, std::byte* out) {
+  const Tables& t = tables();
+  const uint8_t* mb = reinterpret_cast<const uint8_t*>(bits);
+  size_t k = 0, i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const unsigned z = mb[i / 8];
+    const __m128i s = _mm_loadu_si128(reinterpret_cast<const __m128i*>(v + k));
+    const __m128i c =
+        _mm_shuffle_epi8(s, _mm_load_si128(reinterpret_cast<const __m128i*>(t.expand16[z])));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 2 * i), c);
+    k += 8 - t.ones[z];
+  }
+  expand_scalar<uint16_t>(v, bits, i, n, out, k);
+}
+
+__attribute__((target("ssse3"))) void expand32_ssse3(const uint32_t* v, const uint64_t* bits,
+                                                     size_t n, std::byte* out) {
+  const Tables& t = tables();
+  size_t k = 0, i = 0;
+  for (; i + 4 <= n; i += 4) {
+    const unsigned z = unsigned(bits[i >> 6] >> (i & 63)) & 15;
+    const __m128i s = _mm_loadu_si128(reinterpret_cast<const __m128i*>(v + k));
+    const __m128i c =
+        _mm_shuffle_epi8(s, _mm_load_si128(reinterpret_cast<const __m128i*>(t.expand32[z])));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 4 * i), c);
+    k += 4 - t.ones[z];
+  }
+  expand_scalar<uint32_t>(v, bits, i, n, out, k);
+}
+
+// 64 bits of b starting at bit s (s + 64 <= 64 * words available, or the high part is zero-read
+// from the next word only when s is not word aligned).
+uint64_t bits_at(const uint64_t* b, size_t s) {
+  const size_t w = s >> 6, o = s & 63;
+  return o ? (b[w] >> o) | (b[w + 1] << (64 - o)) : b[w];
+}
+
+uint64_t low_mask(size_t n) {
+  return n >= 64 ? ~uint64_t(0) : (uint64_t(1) << n) - 1;
+}
+
+}  // namespace
+
+template <class W>
+size_t compact(const std::byte* x, size_t n, W* out, uint64_t* bits) {
+  std::memset(bits, 0, 8 * words(n));
+  if (kSsse3) {
+    if constexpr (sizeof(W) == 2) return compact16_ssse3(x, n, out, bits);
+    if constexpr (sizeof(W) == 4) return compact32_ssse3(x, n, out, bits);
+  }
+  return compact_scalar<W>(x, 0, n, out, 0, bits);
+}
+
+template <class W>
+void expand(const W* v, const uint64_t* bits, size_t n, std::byte* out) {
+  if (kSsse3) {
+    if constexpr (sizeof(W) == 2) return expand16_ssse3(v, bits, n, out);
+    if constexpr (sizeof(W) == 4) return expand32_ssse3(v, bits, n, out);
+  }
+  expand_scalar<W>(v, bits, 0, n, out, 0);
+}
+
+void diff_period(const uint64_t* b, size_t n, size_t p, uint64_t* r) {
+  const size_t nw = words(n);
+  for (size_t w = 0; w < nw; ++w) {
+    const size_t first = 64 * w;
+    if (first >= p) {
+      r[w] = b[w] ^ bits_at(b, first - p);
+    } else if (first + 64 <= p) {
+      r[w] = b[w];
+    } else {  // the word holding bit p: only bits >= p see a predecessor
+      const size_t o = p - first;
+      r[w] = b[w] ^ (b[0] << o);  // bit i gets bit i - p of b, which is bit i - first - o of b[0]
+    }
+  }
+  if (n & 63) r[nw - 1] &= low_mask(n & 63);
+}
+
+void undiff_period(uint64_t* b, size_t n, size_t p) {
+  const size_t nw = words(n);
+  if (p >= 64) {
+    // Each word's predecessors lie at least 64 bits back, so they are final when it is updated.
+    for (size_t w = 0; w < nw; ++w) {
+      const size_t first = 64 * w;
+      if (first >= p) {
+        b[w] ^= bits_at(b, first - p);
+      } else if (first + 64 > p) {
+        b[w] ^= b[0] << (p - first);
+      }
+    }
+  } else {
+    // Short periods: the previous word's top p bits (final) seed bits 0..p-1, then the in-word
+    // recurrence x[j] ^= x[j - p] is a prefix XOR with stride p, done by doubling the shift.
+    uint64_t prev = 0;
+    for (size_t w = 0; w < nw; ++w) {
+      uint64_t x = b[w] ^ (w ? prev >> (64 - p) : 0);
+      for (size_t s = p; s < 64; s *= 2) x ^= x << s;
+      b[w] = prev = x;
+    }
+  }
+  if (n & 63) b[nw - 1] &= low_mask(n & 63);
+}
+
+size_t count(const uint64_t* b, size_t n) {
+  // SWAR popcount: without -mpopcnt, std::popcount is a libgcc call per word.
+  size_t c = 0;
+  for (size_t w = 0; w < words(n); ++w) {
+    uint64_t x = b[w];
+    x -= (x >> 1) & 0x5555555555555555ull;
+    x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+    x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+    c += size_t((x * 0x0101010101010101ull) >> 56);
+  }
+  return c;
+}
+
+template size_t compact<uint16_t>(const std::byte*, size_t, uint16_t*, uint64_t*);
+template size_t compact<uint32_t>(const std::byte*, size_t, uint32_t*, uint64_t*);
+template void expand<uint16_t>(const uint16_t*, const uint64_t*, size_t, std::byte*);
+template void expand<uint32_t>(const uint32_t*, const uint64_t*, size_t, std::byte*);
+
+}  // namespace commlab::zmask
