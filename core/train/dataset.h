@@ -2,6 +2,7 @@
 // Datasets for the trained workloads: Fashion-MNIST (real, from Debian's dataset-fashion-mnist),
 // synthetic 2-D sets for teaching, and character-level text.
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,10 @@ struct IdxArray {
   std::vector<uint8_t> data;
 };
 Result<IdxArray> read_idx_gz(const std::string& path, int expected_rank, uint64_t max_items = 0);
+// The same reader over a gzip file already in memory (fuzzing, embedded data); `name` starts every
+// message in place of the path.
+Result<IdxArray> read_idx_gz_bytes(std::span<const uint8_t> gz, const std::string& name,
+                                   int expected_rank, uint64_t max_items = 0);
 
 // Gathers rows `index` of a dataset into a batch (x rows and their labels).
 void gather_batch(const Dataset& d, std::span<const int32_t> index, Matrix& x,

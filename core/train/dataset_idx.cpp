@@ -4,7 +4,9 @@
 #include <zlib.h>
 
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
+#include <functional>
 #include <memory>
 
 #include "train/dataset.h"
@@ -37,17 +39,17 @@ bool read_exact(gzFile f, uint8_t* out, uint64_t n) {
 
 }  // namespace
 
-Result<IdxArray> read_idx_gz(const std::string& path, int expected_rank, uint64_t max_items) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) {
-    return make_error(path + ": missing" + kPackageHint);
-  }
-  const uint64_t file_size = std::filesystem::file_size(path, ec);
-  if (ec || file_size < 20) return make_error(path + ": corrupt: file too small" + kPackageHint);
-  std::unique_ptr<gzFile_s, GzCloser> f(gzopen(path.c_str(), "rb"));
-  if (!f) return make_error(path + ": cannot open" + kPackageHint);
+namespace {
+
+// Reads exactly n bytes of decompressed data into out, or returns false.
+using ReadExact = std::function<bool(uint8_t* out, uint64_t n)>;
+
+// The IDX checks shared by the file and the in-memory readers; `gz_size` is the compressed size.
+Result<IdxArray> parse_idx(const ReadExact& read, uint64_t gz_size, const std::string& path,
+                           int expected_rank, uint64_t max_items) {
+  if (gz_size < 20) return make_error(path + ": corrupt: file too small" + kPackageHint);
   uint8_t head[4];
-  if (!read_exact(f.get(), head, 4)) return make_error(path + ": corrupt: truncated header");
+  if (!read(head, 4)) return make_error(path + ": corrupt: truncated header");
   if (head[0] != 0 || head[1] != 0 || head[2] != 0x08 || head[3] != expected_rank) {
     return make_error(path + ": corrupt: bad magic (expected unsigned-byte IDX of rank " +
                       std::to_string(expected_rank) + ")" + kPackageHint);
@@ -56,16 +58,16 @@ Result<IdxArray> read_idx_gz(const std::string& path, int expected_rank, uint64_
   uint64_t items = 1;
   for (int i = 0; i < expected_rank; ++i) {
     uint8_t d[4];
-    if (!read_exact(f.get(), d, 4)) return make_error(path + ": corrupt: truncated header");
+    if (!read(d, 4)) return make_error(path + ": corrupt: truncated header");
     out.dims.push_back(big_endian(d));
     items *= out.dims.back();
     if (items > (uint64_t{1} << 40)) return make_error(path + ": corrupt: absurd dimensions");
   }
-  const uint64_t capacity = file_size * kMaxDeflateRatio;
+  const uint64_t capacity = gz_size * kMaxDeflateRatio;
   if (items > capacity) {
     return make_error(path + ": corrupt: header declares " + std::to_string(items) +
-                      " bytes but a " + std::to_string(file_size) +
-                      "-byte gzip file holds at most " + std::to_string(capacity) + kPackageHint);
+                      " bytes but a " + std::to_string(gz_size) + "-byte gzip file holds at most " +
+                      std::to_string(capacity) + kPackageHint);
   }
   uint64_t keep = items;
   if (max_items > 0 && max_items < items) keep = max_items;
@@ -75,12 +77,64 @@ Result<IdxArray> read_idx_gz(const std::string& path, int expected_rank, uint64_
     uint64_t old = out.data.size();
     uint64_t n = std::min(kChunk, keep - old);
     out.data.resize(old + n);
-    if (!read_exact(f.get(), out.data.data() + old, n)) {
+    if (!read(out.data.data() + old, n)) {
       return make_error(path + ": corrupt: truncated (header declares " + std::to_string(items) +
                         " bytes of data)" + kPackageHint);
     }
   }
   return out;
+}
+
+}  // namespace
+
+Result<IdxArray> read_idx_gz(const std::string& path, int expected_rank, uint64_t max_items) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    return make_error(path + ": missing" + kPackageHint);
+  }
+  const uint64_t file_size = std::filesystem::file_size(path, ec);
+  if (ec || file_size < 20) return make_error(path + ": corrupt: file too small" + kPackageHint);
+  std::unique_ptr<gzFile_s, GzCloser> f(gzopen(path.c_str(), "rb"));
+  if (!f) return make_error(path + ": cannot open" + kPackageHint);
+  return parse_idx([&](uint8_t* out, uint64_t n) { return read_exact(f.get(), out, n); }, file_size,
+                   path, expected_rank, max_items);
+}
+
+Result<IdxArray> read_idx_gz_bytes(std::span<const uint8_t> gz, const std::string& name,
+                                   int expected_rank, uint64_t max_items) {
+  if (gz.size() < 2 || gz[0] != 0x1f || gz[1] != 0x8b) {
+    // Like gzread, bytes without the gzip magic are read as they are.
+    size_t at = 0;
+    auto raw = [&](uint8_t* out, uint64_t n) {
+      if (n > gz.size() - at) return false;
+      std::memcpy(out, gz.data() + at, n);
+      at += n;
+      return true;
+    };
+    return parse_idx(raw, gz.size(), name, expected_rank, max_items);
+  }
+  z_stream z{};
+  // 16 + MAX_WBITS: gzip framing, as gzread expects of the Debian files.
+  if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) return make_error(name + ": zlib init failed");
+  std::unique_ptr<z_stream, void (*)(z_stream*)> guard(&z, [](z_stream* s) { inflateEnd(s); });
+  z.next_in = const_cast<Bytef*>(gz.data());
+  z.avail_in = static_cast<uInt>(std::min<size_t>(gz.size(), UINT32_MAX));
+  auto read = [&](uint8_t* out, uint64_t n) {
+    while (n > 0) {
+      z.next_out = out;
+      z.avail_out = static_cast<uInt>(std::min<uint64_t>(n, 1u << 20));
+      const uInt asked = z.avail_out;
+      int rc = inflate(&z, Z_NO_FLUSH);
+      const uInt got = asked - z.avail_out;
+      out += got;
+      n -= got;
+      // Concatenated gzip members read as one stream, as with gzread.
+      if (rc == Z_STREAM_END && z.avail_in > 0 && inflateReset(&z) == Z_OK) continue;
+      if (n > 0 && (rc != Z_OK || got == 0)) return false;
+    }
+    return true;
+  };
+  return parse_idx(read, gz.size(), name, expected_rank, max_items);
 }
 
 Result<TrainTest> load_fashion_mnist(const std::string& dir, int max_train, int max_test) {
