@@ -1,0 +1,358 @@
+#include "run_charts.h"
+
+#include <QBarCategoryAxis>
+#include <QBarSeries>
+#include <QBarSet>
+#include <QChart>
+#include <QLegend>
+#include <QLineSeries>
+#include <QLogValueAxis>
+#include <QPen>
+#include <QStackedBarSeries>
+#include <QValueAxis>
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace commlab::ui {
+
+namespace {
+
+// Sample grows per-iteration codec fields (effective_bits, ratio, buckets); these read them when
+// the engine has them and report "absent" otherwise, so the charts compile against either.
+template <class S>
+double effective_bits_of(const S& s) {
+  if constexpr (requires { s.effective_bits; })
+    return s.effective_bits;
+  else
+    return -1;
+}
+
+struct BucketValues {
+  std::string name;
+  double ratio = 0;
+  uint64_t dropped = 0;
+};
+
+template <class S, class F>
+void for_each_bucket(const S& s, F&& f) {
+  if constexpr (requires { s.buckets; })
+    for (const auto& b : s.buckets) f(BucketValues{b.name, b.ratio, b.dropped_contributions});
+}
+
+// Per-bucket aggregate of one run: names in first-seen order, mean ratio, total dropped.
+struct BucketTotals {
+  std::vector<std::string> names;
+  std::map<std::string, double> ratio_sum;
+  std::map<std::string, int> count;
+  std::map<std::string, uint64_t> dropped;
+};
+
+BucketTotals bucket_totals(const std::vector<Sample>& samples) {
+  BucketTotals t;
+  for (const Sample& s : samples)
+    for_each_bucket(s, [&](const BucketValues& b) {
+      if (!t.count.count(b.name)) t.names.push_back(b.name);
+      t.ratio_sum[b.name] += b.ratio;
+      ++t.count[b.name];
+      t.dropped[b.name] += b.dropped;
+    });
+  return t;
+}
+
+const std::vector<Sample>& samples_of(const RunSeries& r) {
+  static const std::vector<Sample> none;
+  return r.samples ? *r.samples : none;
+}
+
+bool any_sample(const std::vector<RunSeries>& runs, const auto& pred) {
+  for (const RunSeries& r : runs)
+    for (const Sample& s : samples_of(r))
+      if (pred(s)) return true;
+  return false;
+}
+
+QChart* new_chart(const QString& title) {
+  auto* chart = new QChart;
+  chart->setTitle(title);
+  chart->legend()->setAlignment(Qt::AlignBottom);
+  chart->setMargins(QMargins(4, 4, 4, 4));
+  return chart;
+}
+
+QPen run_pen(const RunSeries& r, int i) {
+  QPen pen(run_color(i), r.dashed ? 1.6 : 2.2);
+  if (r.dashed) pen.setStyle(Qt::DashLine);
+  return pen;
+}
+
+struct LineSpec {
+  QString title, x_title, y_title;
+  bool by_time = false;
+  bool log_y = false;
+  bool zero_floor = true;
+};
+
+// One line per run; `value` returns NaN for iterations without a value (not evaluated).
+template <class Value>
+QChart* line_chart(const LineSpec& spec, const std::vector<RunSeries>& runs, Value value) {
+  QChart* chart = new_chart(spec.title);
+  auto* x = new QValueAxis;
+  QAbstractAxis* y_axis;
+  if (spec.log_y) {
+    auto* log = new QLogValueAxis;
+    log->setLabelFormat("%.0e");
+    y_axis = log;
+  } else {
+    y_axis = new QValueAxis;
+  }
+  x->setTitleText(spec.x_title);
+  y_axis->setTitleText(spec.y_title);
+  chart->addAxis(x, Qt::AlignBottom);
+  chart->addAxis(y_axis, Qt::AlignLeft);
+  double x_hi = 1e-12, y_lo = 1e300, y_hi = -1e300;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const std::vector<Sample>& samples = samples_of(runs[i]);
+    auto* line = new QLineSeries;
+    line->setName(QString::fromStdString(runs[i].name));
+    QList<QPointF> points;
+    // At most ~2000 points per line: a chart is ~1000 px wide.
+    const size_t stride = std::max<size_t>(1, samples.size() / 2000);
+    for (size_t k = 0; k < samples.size(); ++k) {
+      const Sample& s = samples[k];
+      if (k % stride != 0 && k + 1 != samples.size() && !s.evaluated()) continue;
+      const double v = value(s);
+      if (!std::isfinite(v) || (spec.log_y && v <= 0)) continue;
+      const double xv = spec.by_time ? s.sim_time_s : static_cast<double>(s.iteration);
+      points.append({xv, v});
+      x_hi = std::max(x_hi, xv);
+      y_lo = std::min(y_lo, v);
+      y_hi = std::max(y_hi, v);
+    }
+    line->replace(points);
+    chart->addSeries(line);
+    line->attachAxis(x);
+    line->attachAxis(y_axis);
+    line->setPen(run_pen(runs[i], static_cast<int>(i)));
+  }
+  if (y_hi < y_lo) y_lo = 0, y_hi = 1;
+  x->setLabelFormat("%g");
+  x->setRange(0, x_hi);
+  x->applyNiceNumbers();
+  if (spec.log_y) {
+    y_axis->setRange(y_lo / 2, y_hi * 2);
+  } else {
+    auto* y = static_cast<QValueAxis*>(y_axis);
+    const double lo = spec.zero_floor ? std::min(0.0, y_lo) : y_lo;
+    y->setRange(lo, y_hi > lo ? y_hi + 0.05 * (y_hi - lo) : lo + 1);
+    y->setLabelFormat("%g");
+    y->applyNiceNumbers();
+  }
+  return chart;
+}
+
+// Bars: one category per label, one bar set per name (grouped) or stacked parts.
+QChart* bar_chart(const QString& title, const QString& y_title, const QStringList& categories,
+                  QAbstractBarSeries* series, double top) {
+  QChart* chart = new_chart(title);
+  chart->addSeries(series);
+  auto* x = new QBarCategoryAxis;
+  x->append(categories);
+  auto* y = new QValueAxis;
+  y->setTitleText(y_title);
+  y->setRange(0, top > 0 ? top * 1.1 : 1);
+  y->setLabelFormat("%g");
+  y->applyNiceNumbers();
+  chart->addAxis(x, Qt::AlignBottom);
+  chart->addAxis(y, Qt::AlignLeft);
+  series->attachAxis(x);
+  series->attachAxis(y);
+  return chart;
+}
+
+QChart* time_split_chart(const std::vector<RunSeries>& runs) {
+  static const char* names[] = {"compute", "exposed communication", "codec"};
+  static const QColor colors[] = {QColor(0x59, 0xa1, 0x4f), QColor(0xf2, 0x8e, 0x2b),
+                                  QColor(0xb0, 0x7a, 0xa1)};
+  QBarSet* sets[3];
+  for (int k = 0; k < 3; ++k) {
+    sets[k] = new QBarSet(names[k]);
+    sets[k]->setColor(colors[k]);
+    sets[k]->setBorderColor(colors[k].darker(130));
+  }
+  QStringList categories;
+  double top = 0;
+  for (const RunSeries& r : runs) {
+    const std::vector<Sample>& samples = samples_of(r);
+    double sum[3] = {0, 0, 0};
+    for (const Sample& s : samples) {
+      sum[0] += s.compute_time_s;
+      sum[1] += s.comm_time_s;
+      sum[2] += s.codec_time_s;
+    }
+    const double n = std::max<double>(1, samples.size());
+    for (int k = 0; k < 3; ++k) sets[k]->append(sum[k] / n * 1e3);
+    top = std::max(top, (sum[0] + sum[1] + sum[2]) / n * 1e3);
+    categories << QString::fromStdString(r.name);
+  }
+  auto* series = new QStackedBarSeries;
+  for (QBarSet* s : sets) series->append(s);
+  return bar_chart(run_chart_info(RunChart::kTimeSplit).title, "ms per iteration (mean)",
+                   categories, series, top);
+}
+
+// Grouped bars per bucket (one set per run) of a per-bucket value, or per run when no run
+// reports buckets (`per_run` gives the value then; negative = unknown).
+template <class PerBucket, class PerRun>
+QChart* bucket_chart(RunChart kind, const QString& y_title, const std::vector<RunSeries>& runs,
+                     PerBucket per_bucket, PerRun per_run) {
+  std::vector<BucketTotals> totals;
+  QStringList categories;
+  for (const RunSeries& r : runs) {
+    totals.push_back(bucket_totals(samples_of(r)));
+    for (const std::string& n : totals.back().names)
+      if (!categories.contains(QString::fromStdString(n))) categories << QString::fromStdString(n);
+  }
+  auto* series = new QBarSeries;
+  double top = 0;
+  if (!categories.isEmpty()) {
+    for (size_t i = 0; i < runs.size(); ++i) {
+      auto* set = new QBarSet(QString::fromStdString(runs[i].name));
+      set->setColor(run_color(static_cast<int>(i)));
+      for (const QString& c : categories) {
+        const double v = per_bucket(totals[i], c.toStdString());
+        set->append(v);
+        top = std::max(top, v);
+      }
+      series->append(set);
+    }
+  } else {
+    auto* set = new QBarSet(run_chart_info(kind).title);
+    for (size_t i = 0; i < runs.size(); ++i) {
+      const double v = std::max(0.0, per_run(runs[i]));
+      set->append(v);
+      top = std::max(top, v);
+      categories << QString::fromStdString(runs[i].name);
+    }
+    series->append(set);
+  }
+  return bar_chart(run_chart_info(kind).title, y_title, categories, series, top);
+}
+
+}  // namespace
+
+const std::vector<RunChartInfo>& run_chart_infos() {
+  static const std::vector<RunChartInfo> infos{
+      {RunChart::kLossIteration, "loss_iteration", "Training loss"},
+      {RunChart::kLossTime, "loss_time", "Training loss vs simulated time"},
+      {RunChart::kAccuracyIteration, "accuracy_iteration", "Test accuracy"},
+      {RunChart::kAccuracyTime, "accuracy_time", "Test accuracy vs simulated time"},
+      {RunChart::kTimeSplit, "time_split",
+       "Iteration time: compute / exposed communication / codec"},
+      {RunChart::kCodec, "codec", "Codec: wire bytes / uncompressed bytes per bucket"},
+      {RunChart::kEffectiveBits, "effective_bits", "Bits per gradient coordinate on the wire"},
+      {RunChart::kSkipReduce, "skipreduce", "SkipReduce: dropped contributions per iteration"},
+      {RunChart::kSkipBuckets, "skipreduce_buckets",
+       "SkipReduce: dropped contributions per bucket"},
+      {RunChart::kTrimmed, "trimmed_packets", "Trimming: trimmed packets per iteration"},
+      {RunChart::kNmse, "nmse", "NMSE of the reduced gradient (worst bucket)"},
+  };
+  return infos;
+}
+
+const RunChartInfo& run_chart_info(RunChart kind) {
+  for (const RunChartInfo& info : run_chart_infos())
+    if (info.kind == kind) return info;
+  return run_chart_infos().front();
+}
+
+QColor run_color(int i) {
+  static const QColor colors[] = {QColor(0x4e, 0x79, 0xa7), QColor(0xe1, 0x57, 0x59),
+                                  QColor(0x59, 0xa1, 0x4f), QColor(0xb0, 0x7a, 0xa1),
+                                  QColor(0xf2, 0x8e, 0x2b), QColor(0x76, 0xb7, 0xb2),
+                                  QColor(0xed, 0xc9, 0x48), QColor(0x9c, 0x75, 0x5f)};
+  return colors[i % 8];
+}
+
+bool run_chart_has_data(RunChart kind, const std::vector<RunSeries>& runs) {
+  switch (kind) {
+    case RunChart::kLossIteration:
+    case RunChart::kLossTime:
+    case RunChart::kTimeSplit: return any_sample(runs, [](const Sample&) { return true; });
+    case RunChart::kAccuracyIteration:
+    case RunChart::kAccuracyTime:
+      return any_sample(runs, [](const Sample& s) { return s.evaluated(); });
+    case RunChart::kCodec:
+      return any_sample(runs,
+                        [](const Sample& s) {
+                          bool any = false;
+                          for_each_bucket(s, [&](const BucketValues&) { any = true; });
+                          return any;
+                        }) ||
+             std::any_of(runs.begin(), runs.end(),
+                         [](const RunSeries& r) { return r.summary_ratio >= 0; });
+    case RunChart::kEffectiveBits:
+      return any_sample(runs, [](const Sample& s) { return effective_bits_of(s) > 0; });
+    case RunChart::kSkipReduce:
+      return any_sample(runs, [](const Sample& s) { return s.skipped_contributions > 0; });
+    case RunChart::kSkipBuckets:
+      return any_sample(runs, [](const Sample& s) {
+        bool any = false;
+        for_each_bucket(s, [&](const BucketValues& b) { any = any || b.dropped > 0; });
+        return any;
+      });
+    case RunChart::kTrimmed:
+      return any_sample(runs, [](const Sample& s) { return s.trimmed_packets > 0; });
+    case RunChart::kNmse: return any_sample(runs, [](const Sample& s) { return s.nmse > 0; });
+  }
+  return false;
+}
+
+QChart* build_run_chart(RunChart kind, const std::vector<RunSeries>& runs) {
+  const QString title = run_chart_info(kind).title;
+  const QString iteration = "iteration", time = "simulated time (s)";
+  switch (kind) {
+    case RunChart::kLossIteration:
+    case RunChart::kLossTime:
+      return line_chart({title, kind == RunChart::kLossTime ? time : iteration, "loss",
+                         kind == RunChart::kLossTime},
+                        runs, [](const Sample& s) { return s.train_loss; });
+    case RunChart::kAccuracyIteration:
+    case RunChart::kAccuracyTime:
+      return line_chart({title, kind == RunChart::kAccuracyTime ? time : iteration, "accuracy",
+                         kind == RunChart::kAccuracyTime, false, false},
+                        runs, [](const Sample& s) { return s.test_accuracy; });
+    case RunChart::kTimeSplit: return time_split_chart(runs);
+    case RunChart::kCodec:
+      return bucket_chart(
+          kind, "compressed / uncompressed (mean)", runs,
+          [](const BucketTotals& t, const std::string& n) {
+            auto c = t.count.find(n);
+            return c == t.count.end() ? 0.0 : t.ratio_sum.at(n) / c->second;
+          },
+          [](const RunSeries& r) { return r.summary_ratio; });
+    case RunChart::kEffectiveBits:
+      return line_chart({title, iteration, "bits per coordinate"}, runs,
+                        [](const Sample& s) { return effective_bits_of(s); });
+    case RunChart::kSkipReduce:
+      return line_chart({title, iteration, "dropped contributions"}, runs,
+                        [](const Sample& s) { return double(s.skipped_contributions); });
+    case RunChart::kSkipBuckets:
+      return bucket_chart(
+          kind, "dropped contributions (total)", runs,
+          [](const BucketTotals& t, const std::string& n) {
+            auto d = t.dropped.find(n);
+            return d == t.dropped.end() ? 0.0 : double(d->second);
+          },
+          [](const RunSeries&) { return 0.0; });
+    case RunChart::kTrimmed:
+      return line_chart({title, iteration, "trimmed packets"}, runs,
+                        [](const Sample& s) { return double(s.trimmed_packets); });
+    case RunChart::kNmse:
+      return line_chart({title, iteration, "NMSE", false, true}, runs,
+                        [](const Sample& s) { return s.nmse; });
+  }
+  return new_chart(title);
+}
+
+}  // namespace commlab::ui

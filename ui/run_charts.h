@@ -1,0 +1,57 @@
+#pragma once
+// The charts of training runs, built from (name, samples) lists: the GUI's Training tab draws them
+// live and commlab-cli writes them as PNG / SVG (chart_files.h), so both show the same pictures.
+// Builders only read the samples; they return a fresh QChart the caller owns.
+#include <QColor>
+#include <QString>
+#include <string>
+#include <vector>
+
+#include "train/trainer.h"
+
+class QChart;
+
+namespace commlab::ui {
+
+enum class RunChart {
+  kLossIteration,      // training loss vs iteration, every run overlaid
+  kLossTime,           // training loss vs simulated time
+  kAccuracyIteration,  // test accuracy vs iteration
+  kAccuracyTime,       // test accuracy vs simulated time
+  kTimeSplit,          // mean iteration time per run: compute / exposed comm / codec (stacked)
+  kCodec,              // wire / uncompressed bytes per bucket (per run without bucket data)
+  kEffectiveBits,      // bits per gradient coordinate on the wire per iteration (32 = FP32)
+  kSkipReduce,         // dropped contributions per iteration
+  kSkipBuckets,        // dropped contributions per bucket, summed over the run
+  kTrimmed,            // trimmed packets per iteration
+  kNmse,               // NMSE of the reduced gradient per iteration (worst bucket)
+};
+
+struct RunChartInfo {
+  RunChart kind;
+  const char* file;   // file stem, e.g. "loss_iteration"
+  const char* title;  // chart title
+};
+
+// Every chart in the order the files are written and the GUI tabs list them.
+const std::vector<RunChartInfo>& run_chart_infos();
+const RunChartInfo& run_chart_info(RunChart kind);
+
+struct RunSeries {
+  std::string name;
+  const std::vector<Sample>* samples = nullptr;
+  double summary_ratio = -1;  // RunSummary::mean_ratio when known (codec chart before buckets)
+  bool dashed = false;        // pinned runs in the GUI
+};
+
+// True when some run has something to show in this chart (e.g. a dropped contribution for
+// SkipReduce). Convergence and time split have data as soon as one sample exists.
+bool run_chart_has_data(RunChart kind, const std::vector<RunSeries>& runs);
+
+// A new chart (title, axes, legend with the run names); never null.
+QChart* build_run_chart(RunChart kind, const std::vector<RunSeries>& runs);
+
+// Colour of the i-th run (the same in the GUI and in the files).
+QColor run_color(int i);
+
+}  // namespace commlab::ui
