@@ -23,6 +23,8 @@ using frame::get32;
 using frame::put32;
 
 constexpr size_t kBlockBytes = 128 * 1024;
+// Payload byte 0. Version 2 added this byte and the bitmap zero-mask mode (period word bit 31).
+constexpr uint8_t kFormatVersion = 2;
 constexpr size_t kBlockHeader = 16;
 constexpr int kGapSymbols = 72;
 constexpr uint32_t kBitmapFlag = 1u << 31;  // in the period word: the flips are a bitmap  // 0..15
@@ -85,11 +87,13 @@ class CommLabCodec final : public FramedCodec {
   CommLabCodec() : FramedCodec("commlab", frame::CodecId::kCommLab, true, true) {}
 
  protected:
-  size_t payload_bound(size_t n) const override { return n + (n / kBlockBytes + 1) * 64; }
+  size_t payload_bound(size_t n) const override { return 1 + n + (n / kBlockBytes + 1) * 64; }
 
   Result<size_t> encode_payload(std::span<const std::byte> in, DType dtype,
                                 std::span<std::byte> out) override {
-    size_t pos = 0;
+    if (out.empty()) return make_error("commlab: does not fit");
+    out[0] = std::byte{kFormatVersion};
+    size_t pos = 1;
     period_ = 0;
     for (size_t start = 0; start < in.size(); start += kBlockBytes) {
       auto block = in.subspan(start, std::min(kBlockBytes, in.size() - start));
@@ -103,7 +107,10 @@ class CommLabCodec final : public FramedCodec {
 
   Result<size_t> decode_payload(std::span<const std::byte> in, DType dtype,
                                 std::span<std::byte> out) override {
-    size_t pos = 0;
+    if (in.empty() || uint8_t(in[0]) != kFormatVersion) {
+      return make_error("commlab: unknown block format version");
+    }
+    size_t pos = 1;
     for (size_t start = 0; start < out.size(); start += kBlockBytes) {
       auto block = out.subspan(start, std::min(kBlockBytes, out.size() - start));
       Result<size_t> r = dtype == DType::kFp32 ? decode_block<uint32_t>(in.subspan(pos), block)

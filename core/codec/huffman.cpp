@@ -209,17 +209,27 @@ void build_pair_table(const uint16_t* single, uint32_t* table) {
 // count in byte 5. The decoder stores all four bytes and advances by the count. A code is known
 // from the index only if it fits in the bits the earlier codes left (its low bits are the index's).
 void build_quad_table(const uint16_t* single, uint64_t* quad) {
+  // Two passes of two lookups each (short dependency chains, no data-dependent branches): first
+  // every index's first two symbols, then each index joins its pair with the pair that follows.
+  // pair: symbols [0,16), bits used [16,21), count - 1 [21], length of the first symbol [24,28).
+  uint32_t pair[kTableSize];
   for (uint32_t idx = 0; idx < kTableSize; ++idx) {
-    uint64_t syms = 0;
-    uint32_t used = 0, n = 0;
-    while (n < 4) {
-      const uint32_t en = single[idx >> used], len = en & 15;
-      if (used + len > uint32_t(kMaxCodeBits)) break;
-      syms |= uint64_t(en >> 4) << (8 * n);
-      used += len;
-      ++n;
-    }
-    quad[idx] = uint64_t(used) | (syms << 8) | (uint64_t(n) << 40);
+    const uint32_t e1 = single[idx], l1 = e1 & 15;
+    const uint32_t e2 = single[idx >> l1], l2 = e2 & 15;
+    const uint32_t ok = l1 + l2 <= uint32_t(kMaxCodeBits);
+    pair[idx] =
+        (e1 >> 4) | ((e2 >> 4) << 8) | ((l1 + (ok ? l2 : 0)) << 16) | (ok << 21) | (l1 << 24);
+  }
+  for (uint32_t idx = 0; idx < kTableSize; ++idx) {
+    const uint32_t p1 = pair[idx], used1 = (p1 >> 16) & 31, two = (p1 >> 21) & 1;
+    const uint32_t p2 = pair[idx >> used1], used2 = (p2 >> 16) & 31;
+    const uint32_t room = uint32_t(kMaxCodeBits) - used1;
+    // The next pair's symbols count only if the first one had a second and they fit.
+    const uint32_t add1 = two & (((p2 >> 24) & 15) <= room);
+    const uint32_t add2 = add1 & ((p2 >> 21) & 1) & (used2 <= room);
+    const uint32_t used = used1 + (add2 ? used2 : add1 ? (p2 >> 24) & 15 : 0);
+    const uint64_t syms = (p1 & 0xffff) | (uint64_t(p2 & 0xffff) << 16);
+    quad[idx] = uint64_t(used) | (syms << 8) | (uint64_t(1 + two + add1 + add2) << 40);
   }
 }
 
