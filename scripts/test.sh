@@ -6,3 +6,10 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh build
 export QT_QPA_PLATFORM=offscreen
 ctest --test-dir build --output-on-failure -j2 --timeout 900
+
+# Sanitizers (docs/hardening.md): one clang build with ASan + UBSan (-O1, no GUI, no benchmarks)
+# builds the unit tests and the libFuzzer targets; its ctest runs the unit tests under the
+# sanitizers plus a 10-second run of each fuzz target over its committed seed corpus.
+cmake --preset asan >/dev/null
+cmake --build build-asan -j2
+ctest --test-dir build-asan --output-on-failure -j2 --timeout 900
