@@ -42,6 +42,26 @@ long long requested_gpus(const std::string& spec) {
   return 0;
 }
 
+// Input width of a trained data set (fashion-mnist images, 2-D synthetic points, text windows).
+long long input_width(const std::string& dataset) {
+  if (dataset == "fashion-mnist") return 28 * 28;
+  return dataset.rfind("text:", 0) == 0 ? 32 : 2;
+}
+
+// Parameters of one replica, from the shapes alone (a hidden list of 65536-wide layers must be
+// refused before make_model allocates terabytes). CNN shapes are fixed and small.
+long long model_params(const RunConfig& c) {
+  const auto& h = c.workload.hidden;
+  if (c.workload.model == "transformer") {
+    const long long dim = h.empty() ? 64 : h[0];
+    return 2 * 12 * dim * dim + 2 * 256 * dim;  // two blocks of ~12 d^2, embedding and head
+  }
+  if (c.workload.model != "mlp") return 0;
+  long long params = 0, in = input_width(c.workload.dataset);
+  for (int width : h.empty() ? std::vector<int>{256} : h) params += (in + 1) * width, in = width;
+  return params + (in + 1) * 10;
+}
+
 }  // namespace
 
 ClusterInfo ClusterCache::lookup(const std::string& spec) {
@@ -98,6 +118,25 @@ std::vector<std::pair<std::string, std::string>> check_run(const RunConfig& c,
   if (train && t.global_batch % t.ranks != 0)
     add("training.global_batch",
         "must be a multiple of training.ranks (" + str(t.ranks) + "), got " + str(t.global_batch));
+  if (train && t.ranks <= kMaxTrainingRanks) {
+    const long long params = model_params(c);
+    if (params * t.ranks > kMaxTrainingFloats)
+      add("workload.hidden", "the model has " + str(params) + " parameters per replica; times " +
+                                 str(t.ranks) + " ranks that is more than " +
+                                 str(kMaxTrainingFloats) + " floats");
+    long long widest = input_width(c.workload.dataset);
+    for (int width : c.workload.hidden) widest = std::max<long long>(widest, width);
+    const long long rows = (t.global_batch + t.ranks - 1) / t.ranks;
+    if (rows * widest * t.ranks > kMaxTrainingFloats)
+      add("training.global_batch", "batches of " + str(t.global_batch) + " rows of up to " +
+                                       str(widest) + " values are more than " +
+                                       str(kMaxTrainingFloats) + " floats");
+    if (static_cast<long long>(c.workload.max_train) * input_width(c.workload.dataset) >
+        kMaxTrainingFloats)
+      add("workload.max_train", str(c.workload.max_train) + " rows of " +
+                                    str(input_width(c.workload.dataset)) +
+                                    " values are more than " + str(kMaxTrainingFloats) + " floats");
+  }
   if (train && c.workload.dataset.rfind("text:", 0) == 0 && c.workload.model != "transformer")
     add("workload.dataset",
         "a text data set needs workload.model transformer, got " + c.workload.model);

@@ -59,6 +59,9 @@ inline constexpr int kMaxRanks = 65536;
 inline constexpr int kMaxTrainingRanks = 256;
 inline constexpr size_t kMaxRuns = 1000;
 inline constexpr size_t kMaxProblems = 100;
+// Floats a trained run may hold, estimated before anything is allocated: model parameters times
+// ranks (replicas), batch rows per rank times the widest layer, training rows times input width.
+inline constexpr long long kMaxTrainingFloats = 1LL << 27;
 
 // The generated field reference (the part of docs/scenario.md between the markers below) and the
 // JSON Schema (docs/scenario.schema.json).
