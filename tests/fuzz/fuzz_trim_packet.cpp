@@ -50,7 +50,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   PacketHeader h;
   const uint8_t enc = in.take<uint8_t>();
   h.encoding = static_cast<TrimEncoding>(enc % 3);
-  h.head_bits = 1 + in.take<uint8_t>() % 8;
+  // write_header is an encoder: it takes only head bits the encoding has (SQ 8, DRIVE 1, EDEN 4)
+  // and its scale slots; out-of-range values are the raw mode's job.
+  constexpr int kMaxBits[] = {8, 1, 4};
+  h.head_bits = 1 + in.take<uint8_t>() % kMaxBits[enc % 3];
   const uint8_t flags = in.take<uint8_t>();
   h.wire = static_cast<DType>(flags % 3);
   h.unbiased = flags & 0x10;
