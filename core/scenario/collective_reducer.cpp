@@ -109,19 +109,25 @@ ReduceReport CollectiveReducer::reduce(int iteration, const BucketInfo& bucket,
   report.comm_time_s = rep.time_s - rep.codec_time_s;
   report.skipped_contributions = plan.dropped.size();
   report.trimmed_packets = rep.packets_trimmed;
+  report.payload_bytes = rep.payload_bytes;
+  report.reference_bytes =
+      static_cast<uint64_t>(static_cast<double>(rep.payload_bytes) / 4.0 * wire_element_bytes_);
+  report.info_bits = 8.0 * static_cast<double>(rep.bytes_on_wire);
   if (trim_) {
     TrimWireStats ts = trim_->take_stats();
     report.trimmed_packets += ts.trimmed;
-    totals_.trim_bits += ts.bits;
-    totals_.trim_coordinates += ts.coordinates;
+    // What the decoders received: heads of trimmed packets, full precision of the rest.
+    report.info_bits = ts.bits;
+    report.payload_bytes = ts.coordinates * sizeof(float);
   }
   double worst = 0;
   for (int r = 0; r < n; ++r) worst = std::max(worst, nmse(grads[r], exact_));
   report.nmse = worst;
 
   totals_.bytes_on_wire += rep.bytes_on_wire;
-  totals_.wire_reference_bytes +=
-      static_cast<uint64_t>(static_cast<double>(rep.payload_bytes) / 4.0 * wire_element_bytes_);
+  totals_.wire_reference_bytes += report.reference_bytes;
+  totals_.info_bits += report.info_bits;
+  totals_.coordinates += report.payload_bytes / sizeof(float);
   totals_.trimmed_packets += report.trimmed_packets;
   totals_.skipped_steps += static_cast<uint64_t>(req.skip.skip);
   totals_.skipped_contributions += plan.dropped.size();

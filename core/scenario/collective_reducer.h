@@ -19,8 +19,8 @@ struct ReducerTotals {
   uint64_t trimmed_packets = 0;
   uint64_t skipped_steps = 0;
   uint64_t skipped_contributions = 0;
-  double trim_bits = 0;  // information bits received by trimmed-packet decoders
-  uint64_t trim_coordinates = 0;
+  double info_bits = 0;      // bits that reached the receivers (see ReduceReport)
+  uint64_t coordinates = 0;  // coordinates the transfers carried
 };
 
 class CollectiveReducer final : public GradientReducer {

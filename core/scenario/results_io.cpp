@@ -47,7 +47,9 @@ const std::vector<std::string>& series_columns() {
                                                    "skipped_contributions",
                                                    "trimmed_packets",
                                                    "nmse",
-                                                   "divergence"};
+                                                   "divergence",
+                                                   "ratio",
+                                                   "effective_bits"};
   return columns;
 }
 
@@ -68,6 +70,7 @@ std::string summary_json(const std::string& experiment, const std::vector<RunRes
          {"final_test_accuracy", finite_or_null(s.final_test_accuracy)},
          {"bytes_on_wire", s.bytes_on_wire},
          {"mean_ratio", finite_or_null(s.mean_ratio)},
+         {"effective_bits", finite_or_null(s.effective_bits)},
          {"trimmed_packets", s.trimmed_packets},
          {"skipped_steps", s.skipped_steps},
          {"time_to_accuracy_s", s.time_to_accuracy_s >= 0 ? nlohmann::json(s.time_to_accuracy_s)
@@ -89,7 +92,8 @@ std::string series_csv(const std::vector<RunResult>& runs) {
           << ',' << number(s.lr) << ',' << s.bytes_on_wire << ',' << number(s.compute_time_s) << ','
           << number(s.comm_time_s) << ',' << number(s.codec_time_s) << ',' << number(s.comm_total_s)
           << ',' << number(s.codec_total_s) << ',' << s.skipped_contributions << ','
-          << s.trimmed_packets << ',' << number(s.nmse) << ',' << number(s.divergence) << "\n";
+          << s.trimmed_packets << ',' << number(s.nmse) << ',' << number(s.divergence) << ','
+          << number(s.ratio) << ',' << number(s.effective_bits) << "\n";
     }
   }
   return out.str();

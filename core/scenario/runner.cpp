@@ -156,6 +156,7 @@ RunSummary RunSession::summary() const {
   s.mean_ratio = t.wire_reference_bytes ? static_cast<double>(t.bytes_on_wire) /
                                               static_cast<double>(t.wire_reference_bytes)
                                         : 1.0;
+  s.effective_bits = t.coordinates ? t.info_bits / static_cast<double>(t.coordinates) : 0.0;
   s.trimmed_packets = t.trimmed_packets;
   s.skipped_steps = t.skipped_steps;
   if (!m.samples.empty()) {

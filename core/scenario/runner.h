@@ -21,7 +21,8 @@ struct RunSummary {
   double final_train_loss = 0;
   double final_test_accuracy = 0;
   uint64_t bytes_on_wire = 0;
-  double mean_ratio = 1;  // wire bytes / FP32 payload bytes
+  double mean_ratio = 1;      // wire bytes / bytes of the uncompressed wire format
+  double effective_bits = 0;  // information bits per carried coordinate that reached receivers
   uint64_t trimmed_packets = 0;
   uint64_t skipped_steps = 0;
   double time_to_accuracy_s = -1;  // simulated time when test accuracy first reached the target

@@ -47,6 +47,8 @@ class Model {
   size_t num_params() const;
   std::vector<float> flat_params() const;
   std::vector<float> flat_grads() const;
+  // Output of layer i from the last forward pass (what pipeline or tensor parallelism would send).
+  const Matrix& activation(size_t i) const { return acts_.at(i); }
   double forward_flops(int rows) const;
   double backward_flops(int rows) const;
 

@@ -11,6 +11,9 @@ ReduceReport& ReduceReport::operator+=(const ReduceReport& o) {
   skipped_contributions += o.skipped_contributions;
   trimmed_packets += o.trimmed_packets;
   nmse = std::max(nmse, o.nmse);  // worst bucket
+  payload_bytes += o.payload_bytes;
+  reference_bytes += o.reference_bytes;
+  info_bits += o.info_bits;
   return *this;
 }
 
@@ -31,6 +34,9 @@ ReduceReport ExactAverageReducer::reduce(int, const BucketInfo&,
   // Ring all-reduce: 2(N-1) steps, each rank sends S/N bytes per step -> 2(N-1)*S bytes in all.
   const double bytes = static_cast<double>(len) * sizeof(float);
   report.bytes_on_wire = static_cast<uint64_t>(2.0 * (n - 1) * bytes);
+  report.payload_bytes = report.bytes_on_wire;  // FP32 on the wire, nothing lost
+  report.reference_bytes = report.bytes_on_wire;
+  report.info_bits = 8.0 * static_cast<double>(report.bytes_on_wire);
   if (link_gbps_ > 0) {
     report.comm_time_s = 2.0 * (n - 1) * (alpha_s_ + bytes / n / (link_gbps_ * 1e9 / 8));
   }

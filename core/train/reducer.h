@@ -26,6 +26,15 @@ struct ReduceReport {
   uint64_t skipped_contributions = 0;  // SkipReduce: contributions dropped
   uint64_t trimmed_packets = 0;        // trimming: packets that arrived trimmed
   double nmse = 0;                     // ||received - exact average||^2 / ||exact average||^2
+  // Coordinates the transfers carried and the information bits that reached the receivers for
+  // them (wire bits, or what survived trimming): bits / coordinates = effective bits per
+  // coordinate.
+  uint64_t payload_bytes = 0;    // FP32 bytes of those coordinates (4 per coordinate)
+  uint64_t reference_bytes = 0;  // what the uncompressed wire format (FP32 or BF16) would send
+  double info_bits = 0;
+  double effective_bits() const {
+    return payload_bytes ? info_bits / (static_cast<double>(payload_bytes) / 4.0) : 0.0;
+  }
   ReduceReport& operator+=(const ReduceReport& o);
 };
 

@@ -99,12 +99,22 @@ Sample DataParallelTrainer::step() {
   ReduceReport total;
   std::vector<double> comm(buckets_.size()), codec(buckets_.size());
   std::vector<std::span<float>> grads(ranks);
+  s.buckets.resize(buckets_.size());
   for (size_t bi = buckets_.size(); bi-- > 0;) {
     const BucketInfo& b = buckets_[bi];
     for (int r = 0; r < ranks; ++r) grads[r] = replicas_[r].layer(b.layer).grads();
     ReduceReport rep = reducer_.reduce(iteration_, b, grads);
     comm[bi] = rep.comm_time_s;
     codec[bi] = rep.codec_time_s;
+    BucketSample& bs = s.buckets[bi];
+    bs.name = b.name;
+    bs.elements = b.size;
+    bs.ratio =
+        rep.reference_bytes ? static_cast<double>(rep.bytes_on_wire) / rep.reference_bytes : 1.0;
+    bs.effective_bits = rep.effective_bits();
+    bs.dropped_contributions = rep.skipped_contributions;
+    bs.trimmed_packets = rep.trimmed_packets;
+    bs.nmse = rep.nmse;
     total += rep;
   }
   double norm2 = 0;
@@ -130,6 +140,9 @@ Sample DataParallelTrainer::step() {
   s.skipped_contributions = total.skipped_contributions;
   s.trimmed_packets = total.trimmed_packets;
   s.nmse = total.nmse;
+  s.ratio = total.reference_bytes ? static_cast<double>(total.bytes_on_wire) / total.reference_bytes
+                                  : 1.0;
+  s.effective_bits = total.effective_bits();
   s.divergence = divergence();
   const bool due = (config_.eval_every > 0 && iteration_ % config_.eval_every == 0) ||
                    iteration_ == config_.iterations;

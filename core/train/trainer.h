@@ -29,6 +29,17 @@ struct TrainerConfig {
   ComputeModel compute;
 };
 
+// One gradient bucket (layer) of one iteration, as its collective reported it.
+struct BucketSample {
+  std::string name;
+  uint64_t elements = 0;
+  double ratio = 1;           // wire bytes / bytes of the uncompressed wire format (FP32 or BF16)
+  double effective_bits = 0;  // information bits per carried coordinate that reached receivers
+  uint64_t dropped_contributions = 0;  // SkipReduce (chunk, rank) pairs left out
+  uint64_t trimmed_packets = 0;
+  double nmse = 0;  // worst rank
+};
+
 struct Sample {
   static constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
   int iteration = 0;        // 1-based: iterations completed
@@ -45,6 +56,9 @@ struct Sample {
   uint64_t skipped_contributions = 0, trimmed_packets = 0;
   double nmse = 0;        // worst bucket of this iteration
   double divergence = 0;  // max over ranks of ||p_r - p_0|| / ||p_0||
+  double ratio = 1;  // wire bytes / uncompressed wire-format bytes, all buckets, this iteration
+  double effective_bits = 0;  // information bits per carried coordinate (32 = FP32, no loss)
+  std::vector<BucketSample> buckets;  // forward (layer) order
   bool evaluated() const { return test_accuracy == test_accuracy; }
 };
 
