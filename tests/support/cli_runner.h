@@ -2,6 +2,7 @@
 // Runs the built commlab-cli for the contract tests: exit code, stdout and stderr.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
 #include <atomic>
@@ -18,8 +19,9 @@ struct CliOutput {
 
 inline CliOutput run_cli(const std::string& args) {
   static std::atomic<int> counter{0};
-  const std::string err_file =
-      ::testing::TempDir() + "/cli_stderr_" + std::to_string(counter++) + ".txt";
+  // The pid keeps test processes that ctest runs in parallel from sharing a file.
+  const std::string err_file = ::testing::TempDir() + "/cli_stderr_" + std::to_string(getpid()) +
+                               "_" + std::to_string(counter++) + ".txt";
   const std::string cmd =
       std::string(COMMLAB_BINARY_DIR) + "/app/commlab-cli " + args + " 2>" + err_file;
   CliOutput o;
