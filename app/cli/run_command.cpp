@@ -1,14 +1,20 @@
 // commlab-cli run: runs every run of an experiment and writes summary.json, series.csv, the
-// scenario as run and the version into --out. Ctrl-C stops cleanly and keeps what finished.
+// scenario as run and the version into --out. Independent runs execute in parallel (--jobs); each
+// run's numbers do not depend on it (every run owns its engine; OpenMP reductions use fixed
+// chunks). Ctrl-C stops cleanly and keeps what finished.
 #include <omp.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <exception>
 #include <filesystem>
 #include <iostream>
+#include <mutex>
+#include <thread>
 
 #include "cli/command.h"
 #include "scenario/results_io.h"
@@ -28,12 +34,19 @@ struct Options {
   std::vector<std::string> sets;
   int64_t seed = -1;
   int threads = 0;
+  int jobs = 0;  // 0: as many as threads allow
   bool quiet = false;
+  bool reproducible = false;  // leave wall-clock times out so files are bit-identical
 };
 
 class Progress {
  public:
   Progress(int64_t total, bool quiet) : total_(total), quiet_(quiet), tty_(isatty(2)) {}
+  // Thread-safe: one more iteration of `run` finished.
+  void advance(const std::string& run) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    update(run, ++done_);
+  }
   void update(const std::string& run, int64_t done) {
     if (quiet_) return;
     const double frac = total_ ? static_cast<double>(done) / total_ : 1.0;
@@ -59,6 +72,8 @@ class Progress {
   int64_t total_;
   bool quiet_, tty_;
   int last_decile_ = -1;
+  int64_t done_ = 0;
+  std::mutex mutex_;
   clock::time_point start_ = clock::now();
 };
 
@@ -72,24 +87,54 @@ int run(const Options& o) {
   }
   if (o.seed >= 0)
     for (RunConfig& r : exp.runs) r.seed = static_cast<uint64_t>(o.seed);
-  if (o.threads > 0) omp_set_num_threads(o.threads);
+  const int threads = o.threads > 0 ? o.threads : std::max(1, omp_get_max_threads());
+  const int runs = static_cast<int>(exp.runs.size());
+  const int jobs = std::clamp(o.jobs > 0 ? o.jobs : threads, 1, std::max(runs, 1));
+  const int threads_per_job = std::max(1, threads / jobs);
   const std::string out = o.out.empty() ? "results/" + exp.name : o.out;
   std::filesystem::create_directories(out);
 
-  int64_t total = 0, done = 0;
+  int64_t total = 0;
   for (const RunConfig& r : exp.runs) total += r.training.iterations;
   Progress progress(total, o.quiet);
   g_stop.store(false);
   auto previous = std::signal(SIGINT, on_sigint);
-  std::vector<RunResult> results;
-  for (const RunConfig& config : exp.runs) {
-    if (g_stop.load()) break;
-    RunSession session(config);
-    session.run([&](const Sample&) { progress.update(config.name, ++done); }, &g_stop);
-    results.push_back({session.summary(), session.samples(), session.done()});
-  }
+  // Workers take runs in scenario order; results keep that order whatever finishes first.
+  std::vector<RunResult> slots(runs);
+  std::vector<char> started(runs, 0);
+  std::vector<std::exception_ptr> errors(runs);
+  std::atomic<int> next{0};
+  auto worker = [&] {
+    omp_set_num_threads(threads_per_job);
+    for (int i = next++; i < runs && !g_stop.load(); i = next++) {
+      const RunConfig& config = exp.runs[i];
+      started[i] = 1;
+      try {
+        RunSession session(config);
+        session.run([&](const Sample&) { progress.advance(config.name); }, &g_stop);
+        slots[i] = {session.summary(), session.samples(), session.done()};
+      } catch (...) {  // rethrown below, in scenario order, so the exit code keeps its kind
+        errors[i] = std::current_exception();
+        g_stop.store(true);
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int j = 1; j < jobs; ++j) pool.emplace_back(worker);
+  worker();
+  for (std::thread& t : pool) t.join();
   std::signal(SIGINT, previous);
   progress.finish();
+  std::vector<RunResult> results;
+  for (int i = 0; i < runs; ++i) {
+    if (errors[i]) std::rethrow_exception(errors[i]);
+    if (!started[i]) continue;
+    results.push_back(std::move(slots[i]));
+    if (o.reproducible) {  // wall-clock time is the one number that varies between runs
+      results.back().summary.wall_time_s = Sample::kNaN;
+      for (Sample& s : results.back().samples) s.wall_time_s = Sample::kNaN;
+    }
+  }
 
   write_file(out + "/summary.json", summary_json(exp.name, results));
   write_file(out + "/series.csv", series_csv(results));
@@ -117,7 +162,13 @@ const RegisterCommand reg{Command{
       app.add_option("--seed", o->seed, "seed for every run (overrides the scenario)");
       app.add_option("--threads", o->threads, "worker threads (results never depend on it)")
           ->check(CLI::Range(1, 256));
+      app.add_option("--jobs", o->jobs,
+                     "runs executed at once (default: --threads; results never depend on it)")
+          ->check(CLI::Range(1, 256));
       app.add_flag("--quiet", o->quiet, "no progress output");
+      app.add_flag("--reproducible", o->reproducible,
+                   "write wall_time_s as null (empty in series.csv): bit-identical files for the "
+                   "same scenario and seed, whatever --threads and --jobs");
       return [o] { return run(*o); };
     }}};
 
