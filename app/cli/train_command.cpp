@@ -1,10 +1,12 @@
 // commlab-cli train: data-parallel training with the exact reducer (the reference the lossy
 // techniques are compared against), and --dump-gradients for codec studies on real gradients.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <numeric>
 #include <sstream>
 
 #include "cli/command.h"
@@ -26,6 +28,7 @@ struct TrainOptions {
   std::string decay = "constant";
   std::string gpu = "a100";
   std::string dump_gradients;
+  std::string dump_activations;
   std::string text_file;
   int ranks = 1;
   int iterations = 200;
@@ -130,6 +133,30 @@ int run_train(const TrainOptions& o) {
     if (!o.json)
       std::printf("# wrote %zu FP32 gradients to %s\n", g.size(), o.dump_gradients.c_str());
   }
+  if (!o.dump_activations.empty()) {
+    // The trained replica's forward pass over `batch` test rows. Dumped: the input of every layer
+    // with parameters but the first (post-ReLU for the MLP): the tensors a pipeline-parallel
+    // stage boundary would carry, concatenated in layer order, raw little-endian FP32.
+    Model& m = trainer.replica(0);
+    const int rows = std::min(o.batch, data.test.rows());
+    std::vector<int32_t> index(rows), labels;
+    std::iota(index.begin(), index.end(), 0);
+    Matrix x;
+    gather_batch(data.test, index, x, labels);
+    m.forward(x);
+    std::ofstream out(o.dump_activations, std::ios::binary);
+    size_t values = 0;
+    const std::vector<int> with_params = m.bucket_layers();
+    for (size_t k = 1; k < with_params.size(); ++k) {
+      const Matrix& a = m.activation(static_cast<size_t>(with_params[k] - 1));
+      out.write(reinterpret_cast<const char*>(a.data()),
+                static_cast<std::streamsize>(a.size() * sizeof(float)));
+      values += static_cast<size_t>(a.size());
+    }
+    if (!out) throw std::runtime_error("cannot write " + o.dump_activations);
+    if (!o.json)
+      std::printf("# wrote %zu FP32 activations to %s\n", values, o.dump_activations.c_str());
+  }
   if (o.json) {
     nlohmann::json j;
     j["model"] = o.model;
@@ -182,6 +209,9 @@ Command make_command() {
         app.add_option("--link-gbps", opts->link_gbps, "ring link bandwidth for simulated comm");
         app.add_option("--seed", opts->seed, "seed (init and data order)");
         app.add_option("--threads", opts->threads, "OpenMP threads (never changes results)");
+        app.add_option("--dump-activations", opts->dump_activations,
+                       "after training, write the activations entering each parametrised layer "
+                       "but the first, on --batch test rows (raw FP32), to this file");
         app.add_option("--dump-gradients", opts->dump_gradients,
                        "write rank 0's last gradient (raw little-endian FP32, all layers) to FILE");
         app.add_flag("--json", opts->json, "one JSON summary on stdout");
