@@ -3,6 +3,8 @@
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <tuple>
 
 #include "cli/command.h"
 #include "cli/network_util.h"
@@ -29,6 +31,8 @@ struct Options {
   uint64_t iteration = 0;
   std::string wire = "fp32";
   double reduce_gbps = 0;
+  std::string slice_bytes = "512K";
+  std::string chunk_bytes = "2M";
   bool time_only = false;
   bool json = false;
 };
@@ -59,6 +63,24 @@ int run(const Options& o) {
     if (bytes > max_bytes / 2) break;
   }
   SkipConfig skip{o.skip, parse_skip_policy(o.skip_policy), o.seed, o.unbiased};
+  PipelineConfig pipeline;
+  for (auto [flag, text, field] :
+       {std::tuple{"--slice-bytes", &o.slice_bytes, &pipeline.slice_bytes},
+        std::tuple{"--chunk-bytes", &o.chunk_bytes, &pipeline.chunk_bytes}}) {
+    auto v = *text == "0" ? std::optional<uint64_t>(0) : parse_size(*text);
+    if (!v)
+      throw InvalidInput(std::string(flag) + ": expected a byte size such as 512K or 0, got '" +
+                         *text + "'");
+    *field = *v;
+  }
+  const int ranks_per_node =
+      o.ranks_per_node > 0 ? o.ranks_per_node : backend_ranks_per_node(*backend);
+  {  // A skip or node size the algorithm refuses fails here, before the table's header.
+    PlanRequest probe{op, ranks, std::max<uint64_t>(min_bytes / sizeof(float), 1), o.time_only};
+    probe.ranks_per_node = ranks_per_node;
+    probe.skip = decide_skip(skip, ranks, 0, "bucket0", probe.count, o.iteration);
+    build_plan(o.algo, probe);
+  }
   std::unique_ptr<TransferCodec> codec;
   if (o.wire == "bf16")
     codec = std::make_unique<Bf16Wire>();
@@ -83,14 +105,9 @@ int run(const Options& o) {
   }
   for (uint64_t bytes = min_bytes; bytes <= max_bytes; bytes *= 2) {
     uint64_t count = std::max<uint64_t>(bytes / sizeof(float), 1);
-    PlanRequest req{op,
-                    ranks,
-                    count,
-                    o.time_only,
-                    {},
-                    o.unbiased,
-                    o.ranks_per_node > 0 ? o.ranks_per_node : backend_ranks_per_node(*backend)};
+    PlanRequest req{op, ranks, count, o.time_only, {}, o.unbiased, ranks_per_node};
     req.skip = decide_skip(skip, ranks, 0, "bucket0", count, o.iteration);
+    req.pipeline = pipeline;
     Plan plan = build_plan(o.algo, req);
     ExecutorOptions ex{backend.get(), codec.get(), o.reduce_gbps * 1e9};
     ex.iteration = o.iteration;
@@ -162,7 +179,8 @@ const RegisterCommand reg{Command{
       add_network_flags(app, o->net);
       app.add_option("--sizes", o->sizes, "MIN:MAX bytes per rank, doubling (K/M/G suffixes)")
           ->capture_default_str();
-      app.add_option("--skip", o->skip, "SkipReduce: ring reduce-scatter steps to skip")
+      app.add_option("--skip", o->skip,
+                     "SkipReduce: steps to skip (ring; tree and hd analogues, docs/collectives.md)")
           ->check(CLI::NonNegativeNumber);
       app.add_option("--skip-policy", o->skip_policy, "naive, random or selective")
           ->capture_default_str();
@@ -173,6 +191,12 @@ const RegisterCommand reg{Command{
       app.add_option("--reduce-gbps", o->reduce_gbps,
                      "GPU memory bandwidth for the reduction, GB/s (0: not charged)")
           ->check(CLI::NonNegativeNumber);
+      app.add_option("--slice-bytes", o->slice_bytes,
+                     "ring time plane: NCCL slice size (0: bulk-synchronous steps)")
+          ->capture_default_str();
+      app.add_option("--chunk-bytes", o->chunk_bytes,
+                     "ring time plane: per-rank chunk of one loop (0: one loop)")
+          ->capture_default_str();
       app.add_flag("--time-only", o->time_only,
                    "skip the data plane (no buffers, no verification)");
       app.add_flag("--json", o->json, "one JSON document on stdout");
