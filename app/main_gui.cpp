@@ -7,7 +7,7 @@
 #include <cstdio>
 
 #include "main_window.h"
-#include "scenario/scenario.h"
+#include "run_chart_pages.h"
 #include "teaching_view.h"
 #include "topology_view.h"
 #include "training_panel.h"
@@ -35,7 +35,14 @@ int main(int argc, char** argv) {
   QCommandLineOption skip("skip", "teaching tab: SkipReduce s", "S");
   QCommandLineOption cluster("cluster", "topology tab: cluster preset or spec", "SPEC");
   QCommandLineOption size("size", "window size for the screenshot, WxH", "WxH");
-  parser.addOptions({shot, iterations, tab, exp, step, skip, cluster, size});
+  QCommandLineOption chart("chart",
+                           "training tab: chart page to show (convergence, codec, skipreduce, "
+                           "trimming)",
+                           "PAGE");
+  QCommandLineOption run_all("run-all", "with --screenshot: run every run of the scenario, pinned");
+  QCommandLineOption run_index("run", "training tab: the scenario's run to show (0-based)", "I");
+  parser.addOptions(
+      {shot, iterations, tab, exp, step, skip, cluster, size, chart, run_all, run_index});
   parser.process(app);
 
   commlab::ui::MainWindow window;
@@ -56,19 +63,27 @@ int main(int argc, char** argv) {
   if (parser.isSet(cluster)) window.topology_view()->set_spec(parser.value(cluster));
   const QStringList args = parser.positionalArguments();
   if (!args.isEmpty()) {
-    // The scenario's first run fills the Training tab (sweeps: their first point).
-    try {
-      commlab::Experiment experiment = commlab::load_scenario(args.front().toStdString());
-      if (!experiment.runs.empty())
-        window.training_view()->panel()->set_config(experiment.runs.front());
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "commlab: %s\n", e.what());
-      return 2;
-    }
+    // The scenario's runs fill the Training tab's chooser; the first is shown.
+    const QStringList problems = window.open_scenario(args.front());
+    for (const QString& p : problems) std::fprintf(stderr, "%s\n", qPrintable(p));
+    if (!problems.isEmpty()) return 2;
+    if (parser.isSet(tab) && !window.select_tab(parser.value(tab))) return 2;
+    if (parser.isSet(run_index))
+      window.training_view()->choose_run(parser.value(run_index).toInt());
+  }
+  if (parser.isSet(chart) && !window.training_view()->charts()->select_page(parser.value(chart))) {
+    std::fprintf(stderr, "commlab: --chart: no chart page named '%s' (pages: %s)\n",
+                 qPrintable(parser.value(chart)),
+                 qPrintable(window.training_view()->charts()->page_names().join(", ")));
+    return 2;
   }
   // With --screenshot, a scenario (or --iterations on the training tab) runs before the grab.
   if (parser.isSet(shot) && (!args.isEmpty() || parser.isSet(iterations))) {
-    window.training_view()->run(parser.isSet(iterations) ? parser.value(iterations).toInt() : 0);
+    const int n = parser.isSet(iterations) ? parser.value(iterations).toInt() : 0;
+    if (parser.isSet(run_all))
+      window.training_view()->run_all(n);
+    else
+      window.training_view()->run(n);
   }
   if (!parser.isSet(shot)) {
     window.show();

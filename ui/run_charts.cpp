@@ -325,7 +325,7 @@ QChart* build_run_chart(RunChart kind, const std::vector<RunSeries>& runs) {
     case RunChart::kTimeSplit: return time_split_chart(runs);
     case RunChart::kCodec:
       return bucket_chart(
-          kind, "compressed / uncompressed (mean)", runs,
+          kind, "wire / uncompressed", runs,
           [](const BucketTotals& t, const std::string& n) {
             auto c = t.count.find(n);
             return c == t.count.end() ? 0.0 : t.ratio_sum.at(n) / c->second;

@@ -16,6 +16,7 @@ struct TrainingBridge::Run {
   int step_requests = 0;
   bool cancel = false;
   std::vector<Sample> queue;
+  std::optional<RunSummary> summary;  // set when the run completed
   std::atomic<int> completed{0};
   std::atomic<bool> ended{false};
 };
@@ -93,6 +94,7 @@ void TrainingBridge::worker(std::shared_ptr<Run> run, RunConfig config) {
   {
     std::lock_guard lock(run->mutex);
     cancelled = run->cancel;
+    if (error.isEmpty() && session->done()) run->summary = session->summary();
   }
   run->ended = true;
   if (!cancelled) report(error);
@@ -145,6 +147,12 @@ bool TrainingBridge::paused() const {
 
 int TrainingBridge::completed() const {
   return run_ ? run_->completed.load() : 0;
+}
+
+std::optional<RunSummary> TrainingBridge::summary() const {
+  if (!run_) return std::nullopt;
+  std::lock_guard lock(run_->mutex);
+  return run_->summary;
 }
 
 std::vector<Sample> TrainingBridge::take_samples() {

@@ -6,11 +6,13 @@
 #include <QObject>
 #include <QString>
 #include <memory>
+#include <optional>
 #include <thread>
 #include <utility>
 #include <vector>
 
 #include "scenario/run_config.h"
+#include "scenario/runner.h"
 #include "train/trainer.h"
 
 namespace commlab::ui {
@@ -32,6 +34,9 @@ class TrainingBridge : public QObject {
   int completed() const;  // iterations done by the current run
   // Samples of the current run that arrived since the last call.
   std::vector<Sample> take_samples();
+  // The engine's summary of the current run once it has done all its iterations (the numbers
+  // commlab-cli writes to summary.json), else nothing.
+  std::optional<RunSummary> summary() const;
 
  signals:
   void failed(const QString& message);  // the engine rejected the configuration or failed

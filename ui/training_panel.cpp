@@ -11,15 +11,19 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
+#include "cluster_editor.h"
 #include "codec/codec.h"
+#include "scenario/scenario.h"
+#include "scenario/schema.h"
 
 namespace commlab::ui {
 
 namespace {
 
-QComboBox* combo(const QStringList& items) {
+QComboBox* combo(const QStringList& items, bool editable = false) {
   auto* c = new QComboBox;
   c->addItems(items);
+  c->setEditable(editable);
   return c;
 }
 
@@ -28,6 +32,21 @@ QSpinBox* spin(int lo, int hi, int value) {
   s->setRange(lo, hi);
   s->setValue(value);
   return s;
+}
+
+QDoubleSpinBox* dspin(double lo, double hi, double step, int decimals) {
+  auto* d = new QDoubleSpinBox;
+  d->setRange(lo, hi);
+  d->setSingleStep(step);
+  d->setDecimals(decimals);
+  return d;
+}
+
+QStringList split_list(const QString& text) {
+  QStringList out;
+  for (const QString& s : text.split(',', Qt::SkipEmptyParts))
+    if (!s.trimmed().isEmpty()) out << s.trimmed();
+  return out;
 }
 
 }  // namespace
@@ -53,13 +72,37 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
   cluster_ = new QLineEdit;
   f->addRow("Cluster", add("cluster.spec", cluster_,
                            "Cluster preset or builder spec; its GPU count must equal the ranks."));
+  custom_ = new ClusterEditor;
+  f->addRow(custom_);
   backend_ = combo({"analytical", "packet"});
   f->addRow("Backend",
             add("cluster.backend", backend_,
                 "Network model: analytical (flow-level, fast) or packet (queues, trims)."));
-  f = group("Training");
+  transport_ = combo({"ndp", "reliable", "accept-trimmed"});
+  f->addRow("Transport", add("packet.transport", transport_,
+                             "Packet backend: how hosts treat trimmed packets (retransmit the "
+                             "payload, NDP pull, or accept the head)."));
+  background_ = combo({"none", "incast:4", "perm", "alltoall", "onoff"}, true);
+  f->addRow("Background", add("packet.background", background_,
+                              "Packet backend: competing traffic sharing the network (incast:K, "
+                              "permutation, all-to-all, on-off)."));
+  background_load_ = dspin(0, 1, 0.05, 2);
+  f->addRow("Background load", add("packet.background_load", background_load_,
+                                   "Fraction of line rate each background sender offers."));
+  f = group("Workload and training");
+  kind_ = combo({"train", "catalog"});
+  f->addRow("Workload", add("workload.kind", kind_,
+                            "Train a real model (train) or time a catalog model (catalog: "
+                            "commlab-cli workload; the Training tab trains only)."));
+  catalog_ = new QLineEdit;
+  f->addRow("Catalog model", add("workload.catalog", catalog_,
+                                 "Catalog workload name (kind catalog), e.g. gpt3-175b."));
   model_ = combo({"mlp", "cnn", "transformer"});
   f->addRow("Model", add("workload.model", model_, "The model every rank trains a replica of."));
+  hidden_ = new QLineEdit;
+  f->addRow("Hidden layers",
+            add("workload.hidden", hidden_,
+                "Hidden layer widths of the MLP, comma-separated (e.g. 256,128)."));
   dataset_ = combo({"fashion-mnist", "spiral", "circles", "blobs", "xor"});
   f->addRow("Data set", add("workload.dataset", dataset_, "The data set the model learns."));
   ranks_ = spin(1, 1024, 8);
@@ -69,10 +112,10 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
   batch_ = spin(1, 1 << 20, 256);
   f->addRow("Global batch", add("training.global_batch", batch_,
                                 "Samples per step over all ranks; must divide by the ranks."));
-  lr_ = new QDoubleSpinBox;
-  lr_->setDecimals(4);
-  lr_->setRange(0, 10);
-  lr_->setSingleStep(0.01);
+  eval_every_ = spin(0, 1000000, 50);
+  f->addRow("Evaluate every", add("training.eval_every", eval_every_,
+                                  "Test accuracy every this many iterations (0: at the end)."));
+  lr_ = dspin(0, 10, 0.01, 4);
   f->addRow("Learning rate", add("training.lr", lr_, "Optimizer learning rate."));
   seed_ = spin(0, 1 << 30, 1);
   f->addRow("Seed", add("seed", seed_, "Seed of every random choice; same seed, same numbers."));
@@ -80,19 +123,28 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
   algorithm_ = combo({"ring", "tree", "hd", "hier", "direct"});
   f->addRow("Algorithm",
             add("collective.algorithm", algorithm_, "All-reduce algorithm for the gradients."));
+  wire_ = combo({"bf16", "fp32"});
+  f->addRow("Wire type", add("collective.wire", wire_,
+                             "Number format of gradients on the wire when no codec is set."));
   QStringList codecs{"none"};
   for (const std::string& name : codec_names()) codecs << QString::fromStdString(name);
   codec_ = combo(codecs);
-  f->addRow("Codec",
-            add("techniques.codec", codec_,
-                "Gradient compression applied to every transfer (none: BF16 on the wire)."));
+  f->addRow("Codec", add("techniques.codec", codec_,
+                         "Gradient compression applied to every transfer (none: the wire type)."));
+  f = group("SkipReduce");
   skip_ = spin(0, 1023, 0);
-  f->addRow("SkipReduce s", add("techniques.skipreduce.skip", skip_,
-                                "Ring reduce-scatter steps to skip (ring only); 0 is off."));
+  f->addRow("Skip s", add("techniques.skipreduce.skip", skip_,
+                          "Ring reduce-scatter steps to skip (ring only); 0 is off."));
+  skip_ratio_ = dspin(0, 1, 0.05, 3);
+  f->addRow("or ratio", add("techniques.skipreduce.ratio", skip_ratio_,
+                            "Fraction of steps to skip, s = round(ratio x ranks), when s is 0."));
   policy_ = combo({"random", "naive", "selective"});
-  f->addRow("Skip policy",
-            add("techniques.skipreduce.policy", policy_,
-                "Which ranks SkipReduce drops: rotating, fixed, or large buckets only."));
+  f->addRow("Policy", add("techniques.skipreduce.policy", policy_,
+                          "Which ranks SkipReduce drops: rotating, fixed, or large buckets only."));
+  protected_ = new QLineEdit;
+  f->addRow("Protected", add("techniques.skipreduce.protected_buckets", protected_,
+                             "Buckets (layers) never skipped, comma-separated (selective)."));
+  f = group("Trimming");
   trim_ = new QCheckBox("enabled");
   f->addRow("Trimming",
             add("techniques.trimming.enabled", trim_,
@@ -100,9 +152,11 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
   trim_encoding_ = combo({"eden", "drive", "sq"});
   f->addRow("Encoding", add("techniques.trimming.encoding", trim_encoding_,
                             "Quantizer of the packet heads that survive trimming."));
-  trim_rate_ = new QDoubleSpinBox;
-  trim_rate_->setRange(0, 1);
-  trim_rate_->setSingleStep(0.05);
+  trim_mode_ = combo({"bernoulli", "queue"});
+  f->addRow("Mode", add("techniques.trimming.mode", trim_mode_,
+                        "Who trims: a coin per packet (bernoulli) or full switch queues "
+                        "(queue, packet backend)."));
+  trim_rate_ = dspin(0, 1, 0.05, 3);
   f->addRow("Trim rate", add("techniques.trimming.rate", trim_rate_,
                              "Fraction of packets trimmed (Bernoulli mode)."));
   problems_ = new QLabel;
@@ -115,8 +169,24 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
   connect(ranks_, &QSpinBox::valueChanged, this, [this](int n) {
     QString spec = cluster_->text();
     spec.replace(QRegularExpression("^flat:\\d+"), QString("flat:%1").arg(n));
+    if (spec == cluster_->text()) return;
     cluster_->setText(spec);
+    custom_->show_spec(spec);
   });
+  // The custom cluster writes the spec and sets the ranks to its GPU count.
+  connect(custom_, &ClusterEditor::spec_edited, this, [this](const QString& spec, int gpus) {
+    cluster_->setText(spec);
+    // The compute model follows an edited GPU type (a loaded file's choice stays until then).
+    if (custom_->value().kind != "flat") base_.cluster.gpu = custom_->value().gpu.toStdString();
+    {
+      const QSignalBlocker b(ranks_);
+      ranks_->setValue(gpus);
+    }
+    emit changed();
+  });
+  connect(cluster_, &QLineEdit::editingFinished, this,
+          [this] { custom_->show_spec(cluster_->text().trimmed()); });
+  connect(this, &TrainingPanel::changed, this, &TrainingPanel::live_check);
 }
 
 QWidget* TrainingPanel::add(const std::string& path, QWidget* control, const QString& tip) {
@@ -136,24 +206,46 @@ QWidget* TrainingPanel::add(const std::string& path, QWidget* control, const QSt
   return control;
 }
 
+QWidget* TrainingPanel::control(const std::string& path) const {
+  auto it = by_path_.find(path);
+  return it == by_path_.end() ? nullptr : it->second;
+}
+
 RunConfig TrainingPanel::config() const {
   RunConfig c = base_;
   c.cluster.spec = cluster_->text().trimmed().toStdString();
   c.cluster.backend = backend_->currentText().toStdString();
+  c.packet.transport = transport_->currentText().toStdString();
+  c.packet.background = background_->currentText().trimmed().toStdString();
+  c.packet.background_load = background_load_->value();
+  c.workload.kind = kind_->currentText().toStdString();
+  c.workload.catalog = catalog_->text().trimmed().toStdString();
   c.workload.model = model_->currentText().toStdString();
+  c.workload.hidden.clear();
+  for (const QString& w : split_list(hidden_->text())) {
+    bool ok = false;
+    const int v = w.toInt(&ok);
+    c.workload.hidden.push_back(ok ? v : -1);  // -1: the schema check names the field
+  }
   c.workload.dataset = dataset_->currentText().toStdString();
   c.training.ranks = ranks_->value();
   c.training.iterations = iterations_->value();
   c.training.global_batch = batch_->value();
+  c.training.eval_every = eval_every_->value();
   c.training.lr = lr_->value();
   c.seed = static_cast<uint64_t>(seed_->value());
   c.collective.algorithm = algorithm_->currentText().toStdString();
+  c.collective.wire = wire_->currentText().toStdString();
   c.techniques.codec = codec_->currentText().toStdString();
   c.techniques.skipreduce.skip = skip_->value();
-  c.techniques.skipreduce.ratio = 0;
+  c.techniques.skipreduce.ratio = skip_ratio_->value();
   c.techniques.skipreduce.policy = policy_->currentText().toStdString();
+  c.techniques.skipreduce.protected_buckets.clear();
+  for (const QString& b : split_list(protected_->text()))
+    c.techniques.skipreduce.protected_buckets.push_back(b.toStdString());
   c.techniques.trimming.enabled = trim_->isChecked();
   c.techniques.trimming.encoding = trim_encoding_->currentText().toStdString();
+  c.techniques.trimming.mode = trim_mode_->currentText().toStdString();
   c.techniques.trimming.rate = trim_rate_->value();
   return c;
 }
@@ -162,13 +254,23 @@ void TrainingPanel::set_config(const RunConfig& c) {
   base_ = c;
   const QSignalBlocker block(this);
   auto set_text = [](QComboBox* box, const std::string& text) {
+    const QSignalBlocker b(box);
     QString t = QString::fromStdString(text);
     if (box->findText(t) < 0) box->addItem(t);
     box->setCurrentText(t);
   };
   cluster_->setText(QString::fromStdString(c.cluster.spec));
+  custom_->show_spec(cluster_->text());
   set_text(backend_, c.cluster.backend);
+  set_text(transport_, c.packet.transport);
+  set_text(background_, c.packet.background);
+  background_load_->setValue(c.packet.background_load);
+  set_text(kind_, c.workload.kind);
+  catalog_->setText(QString::fromStdString(c.workload.catalog));
   set_text(model_, c.workload.model);
+  QStringList hidden;
+  for (int w : c.workload.hidden) hidden << QString::number(w);
+  hidden_->setText(hidden.join(","));
   set_text(dataset_, c.workload.dataset);
   {
     const QSignalBlocker b(ranks_);  // keep the file's cluster spec as written
@@ -176,15 +278,55 @@ void TrainingPanel::set_config(const RunConfig& c) {
   }
   iterations_->setValue(c.training.iterations);
   batch_->setValue(c.training.global_batch);
+  eval_every_->setValue(c.training.eval_every);
   lr_->setValue(c.training.lr);
   seed_->setValue(static_cast<int>(c.seed));
   set_text(algorithm_, c.collective.algorithm);
+  set_text(wire_, c.collective.wire);
   set_text(codec_, c.techniques.codec);
   skip_->setValue(c.techniques.skipreduce.skip);
+  skip_ratio_->setValue(c.techniques.skipreduce.ratio);
   set_text(policy_, c.techniques.skipreduce.policy);
+  QStringList prot;
+  for (const std::string& b : c.techniques.skipreduce.protected_buckets)
+    prot << QString::fromStdString(b);
+  protected_->setText(prot.join(","));
   trim_->setChecked(c.techniques.trimming.enabled);
   set_text(trim_encoding_, c.techniques.trimming.encoding);
+  set_text(trim_mode_, c.techniques.trimming.mode);
   trim_rate_->setValue(c.techniques.trimming.rate);
+}
+
+QStringList TrainingPanel::check(const RunConfig& config) const {
+  QStringList problems;
+  const nlohmann::json doc = to_json(config);
+  for (const auto& [path, w] : by_path_) {
+    const Field* field = find_field(path);
+    if (!field) continue;
+    const auto pointer = field_pointer(path);
+    if (!doc.contains(pointer)) continue;
+    if (auto bad = check_field_value(*field, doc.at(pointer)))
+      problems << QString::fromStdString(path + ": " + *bad);
+  }
+  if (!problems.isEmpty()) return problems;  // cross-field checks assume well-typed fields
+  try {
+    for (const std::string& p : check_run_config(config)) problems << QString::fromStdString(p);
+  } catch (const std::exception& e) {
+    problems << QString::fromUtf8(e.what());
+  }
+  return problems;
+}
+
+void TrainingPanel::live_check() {
+  // Per-field checks only: check_run_config may build a large cluster, which waits for Run.
+  QStringList problems;
+  const nlohmann::json doc = to_json(config());
+  for (const auto& [path, w] : by_path_)
+    if (const Field* field = find_field(path))
+      if (doc.contains(field_pointer(path)))
+        if (auto bad = check_field_value(*field, doc.at(field_pointer(path))))
+          problems << QString::fromStdString(path + ": " + *bad);
+  show_problems(problems);
 }
 
 void TrainingPanel::show_problems(const QStringList& problems) {
@@ -194,7 +336,7 @@ void TrainingPanel::show_problems(const QStringList& problems) {
   }
   marked_.clear();
   for (const QString& p : problems) {
-    // Longest control path that prefixes the message's path ("training.ranks: ...").
+    // Longest control path the message names ("training.ranks: ...").
     const std::string text = p.toStdString();
     QWidget* target = nullptr;
     size_t best = 0;

@@ -1,8 +1,8 @@
 #pragma once
-// The Training tab's scenario panel: the settings of one run (cluster, workload, training,
-// collective, techniques, backend) as controls with a one-sentence tooltip each. It turns them into
-// a RunConfig and shows the engine's complaints next to the control they concern, keeping the
-// user's edits.
+// The Training tab's scenario panel: the settings of one run (cluster preset or custom cluster,
+// backend and background traffic, workload, training, collective, codec, SkipReduce, trimming) as
+// controls with a one-sentence tooltip each. It turns them into a RunConfig and shows the
+// engine's complaints next to the control they concern, keeping the user's edits.
 #include <QWidget>
 #include <map>
 #include <string>
@@ -18,41 +18,62 @@ class QSpinBox;
 
 namespace commlab::ui {
 
+class ClusterEditor;
+
 class TrainingPanel : public QWidget {
   Q_OBJECT
  public:
   explicit TrainingPanel(QWidget* parent = nullptr);
   RunConfig config() const;
   void set_config(const RunConfig& config);
+  // Every problem of `config`: each controlled field against the scenario schema (range, choice),
+  // then check_run_config's cross-field checks. "json.path: message" each.
+  QStringList check(const RunConfig& config) const;
   // Problems as "json.path: message"; each marks the control owning that path. Empty clears.
   void show_problems(const QStringList& problems);
   QString problems_text() const;
   // The controls whose value is invalid right now (for tests).
   QStringList marked_fields() const;
+  // The control editing a JSON path (for tests), or null.
+  QWidget* control(const std::string& path) const;
+  ClusterEditor* cluster_editor() const { return custom_; }
 
  signals:
   void changed();
 
  private:
   QWidget* add(const std::string& path, QWidget* control, const QString& tip);
+  void live_check();  // marks per-field problems as the user types (cheap checks only)
 
   RunConfig base_;  // fields without a control keep these values
   QLineEdit* cluster_;
+  ClusterEditor* custom_;
   QComboBox* backend_;
+  QComboBox* background_;
+  QDoubleSpinBox* background_load_;
+  QComboBox* transport_;
+  QComboBox* kind_;
+  QLineEdit* catalog_;
   QComboBox* model_;
+  QLineEdit* hidden_;
   QComboBox* dataset_;
   QSpinBox* ranks_;
   QSpinBox* iterations_;
   QSpinBox* batch_;
+  QSpinBox* eval_every_;
   QDoubleSpinBox* lr_;
+  QSpinBox* seed_;
   QComboBox* algorithm_;
+  QComboBox* wire_;
   QComboBox* codec_;
   QSpinBox* skip_;
+  QDoubleSpinBox* skip_ratio_;
   QComboBox* policy_;
+  QLineEdit* protected_;
   QCheckBox* trim_;
   QComboBox* trim_encoding_;
+  QComboBox* trim_mode_;
   QDoubleSpinBox* trim_rate_;
-  QSpinBox* seed_;
   QLabel* problems_;
   std::map<std::string, QWidget*> by_path_;
   QStringList marked_;

@@ -1,77 +1,35 @@
 #include "training_view.h"
 
 #include <QChart>
-#include <QChartView>
 #include <QComboBox>
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
-#include <QLegend>
 #include <QLineSeries>
 #include <QPainter>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QTimer>
 #include <QVBoxLayout>
-#include <QValueAxis>
 #include <algorithm>
-#include <cmath>
 
-#include "scenario/scenario.h"
+#include "run_chart_pages.h"
 #include "training_bridge.h"
 #include "training_panel.h"
 
 namespace commlab::ui {
 
 namespace {
-
 constexpr int kRedrawMs = 40;  // DESIGN.md: redraw from a snapshot every ~30-40 ms
-
-QChartView* make_chart(const QString& title, const QString& y_title) {
-  auto* chart = new QChart;
-  chart->setTitle(title);
-  chart->legend()->setAlignment(Qt::AlignBottom);
-  auto* x = new QValueAxis;
-  auto* y = new QValueAxis;
-  y->setTitleText(y_title);
-  chart->addAxis(x, Qt::AlignBottom);
-  chart->addAxis(y, Qt::AlignLeft);
-  chart->setMargins(QMargins(4, 4, 4, 4));
-  auto* view = new QChartView(chart);
-  view->setRenderHint(QPainter::Antialiasing);
-  view->setMinimumSize(320, 220);
-  return view;
-}
-
-// A fresh chart per redraw (as the busbw view does): the legend of a live chart whose series were
-// removed and re-added stays empty in Qt 6.4.
-QChart* renew_chart(QChartView* view) {
-  QChart* old = view->chart();
-  auto* chart = new QChart;
-  chart->setTitle(old->title());
-  chart->legend()->setAlignment(Qt::AlignBottom);
-  chart->setMargins(old->margins());
-  auto* x = new QValueAxis;
-  auto* y = new QValueAxis;
-  y->setTitleText(old->axes(Qt::Vertical).front()->titleText());
-  chart->addAxis(x, Qt::AlignBottom);
-  chart->addAxis(y, Qt::AlignLeft);
-  view->setChart(chart);
-  delete old;
-  return chart;
-}
-
-QColor pinned_color(int i) {
-  static const QColor colors[] = {QColor(0x88, 0x88, 0x88), QColor(0xe1, 0x57, 0x59),
-                                  QColor(0x59, 0xa1, 0x4f), QColor(0xb0, 0x7a, 0xa1)};
-  return colors[i % 4];
-}
-
 }  // namespace
 
 TrainingView::TrainingView(QWidget* parent) : QWidget(parent) {
   panel_ = new TrainingPanel;
   bridge_ = new TrainingBridge(this);
+  run_choice_ = new QComboBox;
+  run_choice_->setToolTip("The scenario's runs: pick one to edit and run it.");
+  run_all_ = new QPushButton("Run all");
+  run_all_->setToolTip("Run every run of the scenario in turn, each pinned for comparison.");
   run_ = new QPushButton("Run");
   run_->setToolTip("Start a new run with these settings (the current one is dropped).");
   pause_ = new QPushButton("Pause");
@@ -84,7 +42,11 @@ TrainingView::TrainingView(QWidget* parent) : QWidget(parent) {
   pin_->setToolTip("Keep this run's curves to compare the next runs against (compare mode).");
   x_axis_ = new QComboBox;
   x_axis_->addItems({"iteration", "simulated time"});
-  x_axis_->setToolTip("Plot against iterations or against simulated wall-clock time.");
+  x_axis_->setToolTip("Plot convergence against iterations or against simulated time.");
+  auto* choice = new QHBoxLayout;
+  choice->addWidget(new QLabel("Run"));
+  choice->addWidget(run_choice_, 1);
+  choice->addWidget(run_all_);
   auto* buttons = new QGridLayout;
   buttons->addWidget(run_, 0, 0);
   buttons->addWidget(pause_, 0, 1);
@@ -103,23 +65,13 @@ TrainingView::TrainingView(QWidget* parent) : QWidget(parent) {
   auto* side = new QWidget;
   auto* side_layout = new QVBoxLayout(side);
   side_layout->setContentsMargins(0, 0, 0, 0);
+  side_layout->addLayout(choice);
   side_layout->addWidget(scroll, 1);
   side_layout->addLayout(buttons);
   side_layout->addWidget(status_);
-  side->setFixedWidth(330);
+  side->setFixedWidth(340);
 
-  loss_ = make_chart("Training loss", "loss");
-  accuracy_ = make_chart("Test accuracy", "accuracy");
-  split_ = make_chart(
-      "Iteration time: compute (green), exposed communication (orange), codec (purple)", "ms");
-  charts_ = new QWidget;
-  auto* grid = new QGridLayout(charts_);
-  grid->setContentsMargins(0, 0, 0, 0);
-  grid->addWidget(loss_, 0, 0);
-  grid->addWidget(accuracy_, 0, 1);
-  grid->addWidget(split_, 1, 0, 1, 2);
-  grid->setRowStretch(0, 3);  // convergence charts carry legends: give them the larger row
-  grid->setRowStretch(1, 2);
+  charts_ = new RunChartPages;
   auto* layout = new QHBoxLayout(this);
   layout->addWidget(side);
   layout->addWidget(charts_, 1);
@@ -137,21 +89,29 @@ TrainingView::TrainingView(QWidget* parent) : QWidget(parent) {
     }
   });
   connect(run_, &QPushButton::clicked, this, [this] { run(); });
+  connect(run_all_, &QPushButton::clicked, this, [this] { run_all(); });
   connect(pause_, &QPushButton::clicked, this, &TrainingView::pause_or_resume);
   connect(step_, &QPushButton::clicked, this, &TrainingView::step);
   connect(reset_, &QPushButton::clicked, this, &TrainingView::reset);
   connect(pin_, &QPushButton::clicked, this, &TrainingView::pin);
-  connect(x_axis_, &QComboBox::currentIndexChanged, this, [this] { redraw(); });
+  connect(x_axis_, &QComboBox::currentIndexChanged, this,
+          [this](int i) { charts_->set_by_time(i == 1); });
+  connect(run_choice_, &QComboBox::currentIndexChanged, this, [this](int i) {
+    if (i >= 0) choose_run(i);
+  });
   connect(bridge_, &TrainingBridge::failed, this, [this](const QString& message) {
+    awaiting_end_ = false;
+    queue_.clear();
     panel_->show_problems(message.split('\n'));
     status_->setText("The run failed; your settings are kept.");
     update_buttons();
   });
-  connect(bridge_, &TrainingBridge::finished, this, [this] { update_buttons(); });
+  connect(bridge_, &TrainingBridge::finished, this, &TrainingView::finished);
   // A settings change restarts a live run at once.
   connect(panel_, &TrainingPanel::changed, this, [this] {
-    if (bridge_->active()) run();
+    if (bridge_->active() && queue_.empty()) run();
   });
+  set_runs({panel_->config()});
   update_buttons();
   redraw();
 }
@@ -159,33 +119,109 @@ TrainingView::TrainingView(QWidget* parent) : QWidget(parent) {
 TrainingView::~TrainingView() = default;
 
 bool TrainingView::idle() const {
-  return !bridge_->active() && !redraw_timer_->isActive();
+  return !bridge_->active() && !redraw_timer_->isActive() && queue_.empty() && !awaiting_end_;
+}
+
+QStringList TrainingView::pinned_names() const {
+  QStringList names;
+  for (const Pinned& p : pinned_) names << p.name;
+  return names;
 }
 
 int TrainingView::drawn_points() const {
-  const auto series = loss_->chart()->series();
-  if (series.isEmpty()) return 0;
-  return static_cast<int>(qobject_cast<QLineSeries*>(series.front())->count());
+  QChart* chart = charts_->chart(RunChart::kLossIteration);
+  if (samples_.empty() || !chart || chart->series().isEmpty()) return 0;
+  return static_cast<int>(qobject_cast<QLineSeries*>(chart->series().back())->count());
 }
 
 bool TrainingView::run(int iterations) {
-  RunConfig config = panel_->config();
+  queue_.clear();
+  return start(panel_->config(), iterations);
+}
+
+bool TrainingView::start(RunConfig config, int iterations) {
   if (iterations > 0) config.training.iterations = std::min(config.training.iterations, iterations);
-  QStringList problems;
-  for (const std::string& p : check_run_config(config)) problems << QString::fromStdString(p);
+  const QStringList problems = panel_->check(config);
   panel_->show_problems(problems);
   if (!problems.isEmpty()) {
+    queue_.clear();
     status_->setText("Fix the marked settings to run; nothing was lost.");
     return false;
   }
   samples_.clear();
-  run_name_ = QString("run %1").arg(++run_counter_);
+  ratio_ = -1;
+  ++run_counter_;
+  run_name_ = QString::fromStdString(config.name);
+  if (run_name_.isEmpty() || pinned_names().contains(run_name_))
+    run_name_ = QString("run %1").arg(run_counter_) +
+                (run_name_.isEmpty() ? QString() : " (" + run_name_ + ")");
+  run_iterations_ = config.training.iterations;
   bridge_->start(config);
-  status_->setText("starting (loading the data set)...");
+  awaiting_end_ = true;
+  status_->setText("starting " + run_name_ + " (loading the data set)...");
   dirty_ = true;
   redraw_timer_->start();
   update_buttons();
   return true;
+}
+
+void TrainingView::set_runs(const std::vector<RunConfig>& runs) {
+  runs_ = runs.empty() ? std::vector<RunConfig>{panel_->config()} : runs;
+  chosen_ = 0;
+  {
+    const QSignalBlocker block(run_choice_);
+    run_choice_->clear();
+    for (const RunConfig& r : runs_) run_choice_->addItem(QString::fromStdString(r.name));
+    run_choice_->setCurrentIndex(0);
+  }
+  panel_->set_config(runs_.front());
+  panel_->show_problems({});
+  update_buttons();
+}
+
+std::vector<RunConfig> TrainingView::runs() const {
+  std::vector<RunConfig> out = runs_;
+  out[chosen_] = panel_->config();
+  return out;
+}
+
+int TrainingView::chosen_run() const {
+  return chosen_;
+}
+
+void TrainingView::choose_run(int index) {
+  if (index < 0 || index >= static_cast<int>(runs_.size()) || index == chosen_) return;
+  runs_[chosen_] = panel_->config();  // keep the edits of the run we leave
+  chosen_ = index;
+  {
+    const QSignalBlocker block(run_choice_);
+    run_choice_->setCurrentIndex(index);
+  }
+  panel_->set_config(runs_[index]);
+  panel_->show_problems({});
+}
+
+bool TrainingView::run_all(int iterations) {
+  const std::vector<RunConfig> all = runs();
+  queue_.assign(all.begin() + 1, all.end());  // start() clears it when a run is refused
+  queue_iterations_ = iterations;
+  return start(all.front(), iterations);
+}
+
+void TrainingView::finished() {
+  awaiting_end_ = false;
+  if (auto summary = bridge_->summary()) {
+    summaries_.push_back(*summary);
+    ratio_ = summary->mean_ratio;
+  }
+  drain();
+  redraw();
+  update_buttons();
+  if (queue_.empty()) return;
+  pin();
+  RunConfig next = queue_.front();
+  queue_.pop_front();
+  start(next, queue_iterations_);
 }
 
 void TrainingView::pause_or_resume() {
@@ -207,6 +243,8 @@ void TrainingView::step() {
 }
 
 void TrainingView::reset() {
+  queue_.clear();
+  awaiting_end_ = false;  // a dropped run reports nothing
   bridge_->reset();
   samples_.clear();
   dirty_ = true;
@@ -217,7 +255,7 @@ void TrainingView::reset() {
 
 void TrainingView::pin() {
   if (samples_.empty()) return;
-  pinned_.push_back(Pinned{run_name_ + " (pinned)", samples_});
+  pinned_.push_back(Pinned{run_name_, samples_, ratio_});
   dirty_ = true;
   redraw();
 }
@@ -231,92 +269,15 @@ void TrainingView::drain() {
 
 void TrainingView::redraw() {
   dirty_ = false;
-  const bool by_time = x_axis_->currentIndex() == 1;
-  auto x_of = [by_time](const Sample& s) {
-    return by_time ? s.sim_time_s : static_cast<double>(s.iteration);
-  };
-  const QString x_title = by_time ? "simulated time (s)" : "iteration";
-  struct Curve {
-    QString name;
-    const std::vector<Sample>* samples;
-    QPen pen;
-  };
-  std::vector<Curve> curves{{run_name_.isEmpty() ? "current" : run_name_, &samples_,
-                             QPen(QColor(0x4e, 0x79, 0xa7), 2.2)}};
-  for (size_t i = 0; i < pinned_.size(); ++i)
-    curves.push_back({pinned_[i].name, &pinned_[i].samples,
-                      QPen(pinned_color(static_cast<int>(i)), 1.6, Qt::DashLine)});
-
-  auto fill = [&](QChartView* view, auto value, auto keep, bool zero_floor) {
-    QChart* chart = renew_chart(view);
-    auto* x = qobject_cast<QValueAxis*>(chart->axes(Qt::Horizontal).front());
-    auto* y = qobject_cast<QValueAxis*>(chart->axes(Qt::Vertical).front());
-    double x_hi = 1e-9, y_lo = zero_floor ? 0 : 1e300, y_hi = 1e-9;
-    for (const Curve& c : curves) {
-      auto* line = new QLineSeries;
-      line->setName(c.name);
-      QList<QPointF> points;
-      for (const Sample& s : *c.samples)
-        if (keep(s)) {
-          points.append({x_of(s), value(s)});
-          x_hi = std::max(x_hi, x_of(s));
-          y_hi = std::max(y_hi, value(s));
-          y_lo = std::min(y_lo, value(s));
-        }
-      line->replace(points);
-      chart->addSeries(line);
-      line->attachAxis(x);
-      line->attachAxis(y);
-      line->setPen(c.pen);
-    }
-    x->setTitleText(x_title);
-    x->setLabelFormat("%g");
-    x->setTickCount(5);
-    x->setRange(0, x_hi);
-    y->setRange(std::min(y_lo, y_hi), y_hi * 1.05);
-    x->applyNiceNumbers();
-    y->applyNiceNumbers();
-  };
-  fill(
-      loss_, [](const Sample& s) { return s.train_loss; }, [](const Sample&) { return true; },
-      true);
-  fill(
-      accuracy_, [](const Sample& s) { return s.test_accuracy; },
-      [](const Sample& s) { return s.evaluated(); }, false);
-
-  // Time split of the current run only: three curves in milliseconds.
-  QChart* chart = renew_chart(split_);
-  auto* x = qobject_cast<QValueAxis*>(chart->axes(Qt::Horizontal).front());
-  auto* y = qobject_cast<QValueAxis*>(chart->axes(Qt::Vertical).front());
-  const std::pair<const char*, double Sample::*> parts[] = {
-      {"compute", &Sample::compute_time_s},
-      {"exposed communication", &Sample::comm_time_s},
-      {"codec", &Sample::codec_time_s}};
-  const QColor part_colors[] = {QColor(0x59, 0xa1, 0x4f), QColor(0xf2, 0x8e, 0x2b),
-                                QColor(0xb0, 0x7a, 0xa1)};
-  double top = 1e-6, x_hi = 1e-9;
-  for (int k = 0; k < 3; ++k) {
-    auto* line = new QLineSeries;
-    line->setName(parts[k].first);
-    QList<QPointF> points;
-    for (const Sample& s : samples_) {
-      points.append({x_of(s), s.*(parts[k].second) * 1e3});
-      top = std::max(top, s.*(parts[k].second) * 1e3);
-      x_hi = std::max(x_hi, x_of(s));
-    }
-    line->replace(points);
-    chart->addSeries(line);
-    line->attachAxis(x);
-    line->attachAxis(y);
-    line->setPen(QPen(part_colors[k], 2));
-  }
-  x->setTitleText(x_title);
-  x->setLabelFormat("%g");
-  x->setRange(0, x_hi);
-  y->setRange(0, top * 1.1);
-  chart->legend()->setVisible(false);  // the title names the colours
-  x->applyNiceNumbers();
-  y->applyNiceNumbers();
+  // Pinned runs first (dashed, in the order pinned), the current run last (solid): a run keeps
+  // its colour when it is pinned.
+  std::vector<RunSeries> series;
+  for (const Pinned& p : pinned_)
+    series.push_back({p.name.toStdString(), &p.samples, p.ratio, true});
+  if (!samples_.empty() || pinned_.empty())
+    series.push_back({(run_name_.isEmpty() ? QString("current") : run_name_).toStdString(),
+                      &samples_, ratio_, false});
+  charts_->set_runs(std::move(series));
 
   if (!samples_.empty()) {
     const Sample& last = samples_.back();
@@ -328,13 +289,15 @@ void TrainingView::redraw() {
                   .arg(it->iteration);
         break;
       }
-    status_->setText(QString("%1: iteration %2/%3, simulated %4 s, loss %5%6.")
+    QString queued = queue_.empty() ? QString() : QString(" (%1 more queued)").arg(queue_.size());
+    status_->setText(QString("%1: iteration %2/%3, simulated %4 s, loss %5%6.%7")
                          .arg(run_name_)
                          .arg(last.iteration)
-                         .arg(panel_->config().training.iterations)
+                         .arg(run_iterations_)
                          .arg(last.sim_time_s, 0, 'g', 4)
                          .arg(last.train_loss, 0, 'f', 4)
-                         .arg(acc));
+                         .arg(acc)
+                         .arg(queued));
   }
 }
 
@@ -343,19 +306,22 @@ void TrainingView::update_buttons() {
   pause_->setEnabled(active);
   pause_->setText(active && bridge_->paused() ? "Resume" : "Pause");
   pin_->setEnabled(!samples_.empty());
+  run_all_->setEnabled(runs_.size() > 1);
+  run_choice_->setEnabled(runs_.size() > 1);
 }
 
 QSize TrainingView::export_size() const {
-  return charts_->size();
+  return charts_->currentWidget()->size();
 }
 
 void TrainingView::export_render(QPainter& painter) const {
-  render_widget(charts_, painter);
+  render_widget(charts_->currentWidget(), painter);
 }
 
 CsvTable TrainingView::export_data() const {
   CsvTable table{{"run", "iteration", "sim_time_s", "train_loss", "test_accuracy", "compute_time_s",
-                  "comm_time_s", "codec_time_s", "bytes_on_wire"},
+                  "comm_time_s", "codec_time_s", "bytes_on_wire", "skipped_contributions",
+                  "trimmed_packets", "nmse"},
                  {}};
   auto add = [&](const QString& name, const std::vector<Sample>& samples) {
     for (const Sample& s : samples)
@@ -364,7 +330,9 @@ CsvTable TrainingView::export_data() const {
            QString::number(s.train_loss, 'g', 8),
            s.evaluated() ? QString::number(s.test_accuracy, 'g', 6) : QString(),
            QString::number(s.compute_time_s, 'g', 8), QString::number(s.comm_time_s, 'g', 8),
-           QString::number(s.codec_time_s, 'g', 8), QString::number(s.bytes_on_wire)});
+           QString::number(s.codec_time_s, 'g', 8), QString::number(s.bytes_on_wire),
+           QString::number(s.skipped_contributions), QString::number(s.trimmed_packets),
+           QString::number(s.nmse, 'g', 6)});
   };
   for (const Pinned& p : pinned_) add(p.name, p.samples);
   add(run_name_, samples_);

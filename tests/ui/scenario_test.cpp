@@ -1,0 +1,228 @@
+// Scenario files in the GUI (File > Open / Save, Presets), the full scenario panel, and the run
+// charts of the Training tab filling live.
+#include "scenario/scenario.h"
+
+#include <gtest/gtest.h>
+
+#include <QBarSeries>
+#include <QBarSet>
+#include <QChart>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QLineEdit>
+#include <QSpinBox>
+#include <QXYSeries>
+#include <fstream>
+
+#include "cluster_editor.h"
+#include "main_window.h"
+#include "run_chart_pages.h"
+#include "scenario/schema.h"
+#include "scenario_files.h"
+#include "topology/presets.h"
+#include "training_bridge.h"
+#include "training_panel.h"
+#include "training_view.h"
+#include "ui_test_util.h"
+
+namespace commlab::ui {
+namespace {
+
+using test::app;
+using test::wait_for;
+
+QString temp_file(const QString& name) {
+  return QString::fromStdString(::testing::TempDir()) + "/" + name;
+}
+
+int points(QChart* chart) {
+  if (!chart || chart->series().isEmpty()) return 0;
+  auto* xy = qobject_cast<QXYSeries*>(chart->series().front());
+  return xy ? static_cast<int>(xy->count()) : 0;
+}
+
+TEST(Scenarios, EverySampleLoadsWithAllItsRuns) {
+  app();
+  MainWindow window;
+  const QStringList files = preset_files();
+  ASSERT_FALSE(files.isEmpty()) << "samples/ not found";
+  for (const QString& f : files) {
+    const QStringList problems = window.open_scenario(f);
+    EXPECT_TRUE(problems.isEmpty()) << f.toStdString() << ": " << problems.join("\n").toStdString();
+    const Experiment e = load_scenario(f.toStdString());
+    ASSERT_EQ(window.training_view()->runs().size(), e.runs.size()) << f.toStdString();
+    // The panel shows the first run exactly (nothing lost between file and controls).
+    EXPECT_EQ(to_json(window.training_view()->panel()->config()), to_json(e.runs.front()))
+        << f.toStdString();
+  }
+}
+
+TEST(Scenarios, AFailedLoadReportsEveryProblemAndKeepsTheEdits) {
+  app();
+  MainWindow window;
+  RunConfig edited = window.training_view()->panel()->config();
+  edited.training.lr = 0.123;
+  window.training_view()->panel()->set_config(edited);
+  const QString bad = temp_file("bad_scenario.json");
+  std::ofstream(bad.toStdString()) << R"({"training": {"ranks": -4, "lrr": 1}})";
+  const QStringList problems = window.open_scenario(bad);
+  ASSERT_GE(problems.size(), 2) << problems.join("\n").toStdString();
+  for (const QString& p : problems) EXPECT_TRUE(p.startsWith(bad + ":")) << p.toStdString();
+  EXPECT_TRUE(problems.join("\n").contains("training.ranks"));
+  EXPECT_TRUE(problems.join("\n").contains("training.lrr"));
+  EXPECT_DOUBLE_EQ(window.training_view()->panel()->config().training.lr, 0.123);
+}
+
+TEST(Scenarios, SaveThenOpenGivesTheSameRunsWithTheEditKept) {
+  app();
+  MainWindow window;
+  ASSERT_TRUE(
+      window.open_scenario(QString(COMMLAB_SOURCE_DIR) + "/samples/quickstart.json").isEmpty());
+  TrainingView* view = window.training_view();
+  view->choose_run(1);
+  RunConfig c = view->panel()->config();
+  c.training.lr = 0.07;
+  view->panel()->set_config(c);
+  view->choose_run(2);  // switching keeps run 1's edit
+  const std::vector<RunConfig> before = view->runs();
+  EXPECT_DOUBLE_EQ(before[1].training.lr, 0.07);
+  const QString file = temp_file("saved_scenario.json");
+  ASSERT_EQ(window.save_scenario(file), "");
+  const Experiment again = load_scenario(file.toStdString());
+  ASSERT_EQ(again.runs.size(), before.size());
+  for (size_t i = 0; i < before.size(); ++i)
+    EXPECT_EQ(to_json(again.runs[i]), to_json(before[i])) << i;
+  EXPECT_EQ(again.name, "quickstart");
+}
+
+TEST(ScenarioPanel, EveryControlExplainsItselfInATooltip) {
+  app();
+  TrainingPanel panel;
+  int controls = 0;
+  for (QWidget* w : panel.findChildren<QWidget*>()) {
+    if (!qobject_cast<QSpinBox*>(w) && !qobject_cast<QDoubleSpinBox*>(w) &&
+        !qobject_cast<QComboBox*>(w) && !qobject_cast<QCheckBox*>(w) &&
+        !qobject_cast<QLineEdit*>(w))
+      continue;
+    if (qobject_cast<QComboBox*>(w->parentWidget())) continue;  // an editable combo's line edit
+    if (qobject_cast<QAbstractSpinBox*>(w->parentWidget())) continue;
+    ++controls;
+    EXPECT_FALSE(w->toolTip().isEmpty()) << w->metaObject()->className();
+  }
+  EXPECT_GE(controls, 30);
+}
+
+TEST(ScenarioPanel, CustomClusterWritesASpecThePresetsBuild) {
+  app();
+  CustomCluster c{"leafspine", 2, 4, "h100", 0, 2};
+  const QString spec = custom_cluster_spec(c);
+  EXPECT_EQ(spec, "leafspine:servers=2,gpus_per_server=4,gpu=h100,oversub=2");
+  EXPECT_EQ(cluster_from_spec(spec.toStdString()).gpus().size(), 8u);
+  CustomCluster back;
+  ASSERT_TRUE(parse_custom_cluster(spec, &back));
+  EXPECT_EQ(custom_cluster_spec(back), spec);
+  // Parameters the controls do not own survive an edit.
+  CustomCluster flat{"flat", 1, 8, "h100", 200, 1};
+  EXPECT_EQ(custom_cluster_spec(flat, "flat:4,gbps=100,alpha_us=5"), "flat:8,gbps=200,alpha_us=5");
+  EXPECT_FALSE(parse_custom_cluster("dgx-h100-pod:nodes=2", &back));
+
+  // Ticking Custom in the panel rewrites cluster.spec and sets the ranks to its GPU count.
+  TrainingPanel panel;
+  panel.cluster_editor()->show_spec("leafspine:servers=2,gpus_per_server=2,gpu=a100,oversub=1");
+  panel.cluster_editor()->findChild<QSpinBox*>()->setValue(3);  // nodes
+  EXPECT_EQ(panel.config().cluster.spec,
+            "leafspine:servers=3,gpus_per_server=2,gpu=a100,oversub=1");
+  EXPECT_EQ(panel.config().training.ranks, 6);
+  EXPECT_EQ(panel.config().cluster.gpu, "a100");
+}
+
+TEST(ScenarioPanel, ATypoIsMarkedInPlaceAndKept) {
+  app();
+  TrainingView view;
+  auto* hidden = qobject_cast<QLineEdit*>(view.panel()->control("workload.hidden"));
+  ASSERT_NE(hidden, nullptr);
+  hidden->setText("64,abc");
+  EXPECT_FALSE(view.run());
+  EXPECT_TRUE(view.panel()->marked_fields().contains("workload.hidden"))
+      << view.panel()->problems_text().toStdString();
+  EXPECT_EQ(hidden->text(), "64,abc");
+  // A catalog workload is refused with the engine's reason next to the workload control.
+  hidden->setText("32");
+  RunConfig c = view.panel()->config();
+  c.workload.kind = "catalog";
+  view.panel()->set_config(c);
+  view.run();  // refused by the checks or, at the latest, by the engine on the worker
+  EXPECT_TRUE(wait_for([&] { return view.panel()->marked_fields().contains("workload.kind"); }))
+      << view.panel()->problems_text().toStdString();
+  EXPECT_EQ(view.panel()->config().workload.kind, "catalog");
+  EXPECT_TRUE(wait_for([&] { return view.idle(); }));
+}
+
+RunConfig technique_config() {
+  RunConfig c;
+  c.name = "all-three";
+  c.cluster.spec = "flat:4";
+  c.workload.dataset = "spiral";
+  c.workload.hidden = {32};
+  c.training.ranks = 4;
+  c.training.iterations = 6;
+  c.training.global_batch = 64;
+  c.training.eval_every = 3;
+  c.training.eval_rows = 100;
+  c.collective.wire = "fp32";
+  c.techniques.skipreduce.skip = 1;
+  c.techniques.skipreduce.min_elements = 0;
+  c.techniques.trimming.enabled = true;
+  c.techniques.trimming.rate = 0.3;
+  return c;
+}
+
+TEST(TrainingCharts, SkipReduceAndTrimmingChartsFillDuringARun) {
+  app();
+  TrainingView view;
+  view.show();
+  view.panel()->set_config(technique_config());
+  ASSERT_TRUE(view.run());
+  ASSERT_TRUE(wait_for([&] { return view.idle(); }));
+  ASSERT_EQ(view.samples().size(), 6u);
+  RunChartPages* pages = view.charts();
+  EXPECT_EQ(points(pages->chart(RunChart::kLossIteration)), 6);
+  EXPECT_EQ(points(pages->chart(RunChart::kSkipReduce)), 6);
+  EXPECT_EQ(points(pages->chart(RunChart::kTrimmed)), 6);
+  EXPECT_GT(points(pages->chart(RunChart::kNmse)), 0);
+  EXPECT_EQ(points(pages->chart(RunChart::kEffectiveBits)), 6);
+  // Codec: one bar per bucket of the MLP (two layers), one set for the run.
+  QChart* codec = pages->chart(RunChart::kCodec);
+  ASSERT_NE(codec, nullptr);
+  auto* bars = qobject_cast<QBarSeries*>(codec->series().front());
+  ASSERT_NE(bars, nullptr);
+  ASSERT_EQ(bars->count(), 1);
+  EXPECT_EQ(bars->barSets().front()->count(), static_cast<int>(view.samples()[0].buckets.size()));
+  // Visible page switch draws that page's charts.
+  ASSERT_TRUE(pages->select_page("trimming"));
+  EXPECT_EQ(view.summaries().size(), 1u);
+}
+
+TEST(TrainingCharts, PauseHoldsAndResetClearsTheView) {
+  app();
+  TrainingView view;
+  RunConfig c = technique_config();
+  c.training.iterations = 100000;
+  view.panel()->set_config(c);
+  ASSERT_TRUE(view.run());
+  ASSERT_TRUE(wait_for([&] { return view.bridge()->completed() >= 2; }));
+  view.pause_or_resume();
+  EXPECT_TRUE(view.bridge()->paused());
+  QTest::qWait(200);
+  const int held = view.bridge()->completed();
+  QTest::qWait(300);
+  EXPECT_EQ(view.bridge()->completed(), held);
+  view.reset();
+  EXPECT_TRUE(view.samples().empty());
+  EXPECT_EQ(view.drawn_points(), 0);
+  EXPECT_TRUE(wait_for([&] { return view.idle(); }));
+}
+
+}  // namespace
+}  // namespace commlab::ui

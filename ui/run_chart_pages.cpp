@@ -1,0 +1,114 @@
+#include "run_chart_pages.h"
+
+#include <QChart>
+#include <QChartView>
+#include <QGridLayout>
+
+namespace commlab::ui {
+
+RunChartPages::RunChartPages(QWidget* parent) : QTabWidget(parent) {
+  QWidget* p = page("Convergence",
+                    "Loss and accuracy of the current and pinned runs, and where iteration time "
+                    "goes.",
+                    {3, 2});
+  add_slot(p, 0, 0, 1, RunChart::kLossIteration, RunChart::kLossTime);
+  add_slot(p, 0, 1, 1, RunChart::kAccuracyIteration, RunChart::kAccuracyTime);
+  add_slot(p, 1, 0, 2, RunChart::kTimeSplit, RunChart::kTimeSplit);
+  p = page("Codec", "How many bytes each bucket puts on the wire, and at how many bits per value.",
+           {1, 1});
+  add_slot(p, 0, 0, 1, RunChart::kCodec, RunChart::kCodec);
+  add_slot(p, 1, 0, 1, RunChart::kEffectiveBits, RunChart::kEffectiveBits);
+  p = page("SkipReduce",
+           "Which gradient contributions SkipReduce left out, per iteration and "
+           "per bucket.",
+           {1, 1});
+  add_slot(p, 0, 0, 1, RunChart::kSkipReduce, RunChart::kSkipReduce);
+  add_slot(p, 1, 0, 1, RunChart::kSkipBuckets, RunChart::kSkipBuckets);
+  p = page("Trimming",
+           "Packets the network trimmed, the bits per coordinate that arrived, and the "
+           "error that left in the gradient.",
+           {1, 1});
+  add_slot(p, 0, 0, 1, RunChart::kTrimmed, RunChart::kTrimmed);
+  add_slot(p, 0, 1, 1, RunChart::kNmse, RunChart::kNmse);
+  add_slot(p, 1, 0, 2, RunChart::kEffectiveBits, RunChart::kEffectiveBits);
+  connect(this, &QTabWidget::currentChanged, this, [this] { redraw(); });
+}
+
+QWidget* RunChartPages::page(const QString& title, const QString& tip,
+                             std::initializer_list<int> rows) {
+  auto* w = new QWidget;
+  auto* grid = new QGridLayout(w);
+  grid->setContentsMargins(0, 0, 0, 0);
+  int r = 0;
+  for (int stretch : rows) grid->setRowStretch(r++, stretch);
+  const int index = addTab(w, title);
+  setTabToolTip(index, tip);
+  return w;
+}
+
+void RunChartPages::add_slot(QWidget* page, int row, int col, int col_span, RunChart kind,
+                             RunChart time_kind) {
+  auto* view = new QChartView(build_run_chart(kind, {}));
+  view->setRenderHint(QPainter::Antialiasing);
+  view->setMinimumSize(320, 200);
+  static_cast<QGridLayout*>(page->layout())->addWidget(view, row, col, 1, col_span);
+  slots_.push_back(Slot{view, kind, time_kind, indexOf(page)});
+}
+
+void RunChartPages::set_runs(std::vector<RunSeries> runs) {
+  runs_ = std::move(runs);
+  for (Slot& s : slots_) s.stale = true;
+  redraw();
+}
+
+void RunChartPages::set_by_time(bool by_time) {
+  if (by_time == by_time_) return;
+  by_time_ = by_time;
+  for (Slot& s : slots_) s.stale = s.stale || s.kind != s.time_kind;
+  redraw();
+}
+
+bool RunChartPages::select_page(const QString& name) {
+  for (int i = 0; i < count(); ++i)
+    if (tabText(i).compare(name, Qt::CaseInsensitive) == 0) {
+      setCurrentIndex(i);
+      return true;
+    }
+  return false;
+}
+
+QStringList RunChartPages::page_names() const {
+  QStringList names;
+  for (int i = 0; i < count(); ++i) names << tabText(i);
+  return names;
+}
+
+QChart* RunChartPages::chart(RunChart kind) {
+  for (Slot& s : slots_)
+    if (s.kind == kind || s.time_kind == kind) {
+      if ((by_time_ ? s.time_kind : s.kind) != kind) continue;
+      if (s.stale) draw(s);
+      return s.view->chart();
+    }
+  return nullptr;
+}
+
+void RunChartPages::redraw() {
+  for (Slot& s : slots_)
+    if (s.page == currentIndex() && s.stale) draw(s);
+}
+
+void RunChartPages::draw(Slot& s) {
+  // A fresh chart per redraw: a live chart's legend stays empty after its series are replaced
+  // (Qt 6.4).
+  const RunChart kind = by_time_ ? s.time_kind : s.kind;
+  QChart* chart = build_run_chart(kind, runs_);
+  if (!run_chart_has_data(kind, runs_))
+    chart->setTitle(chart->title() + " (no data in these runs)");
+  QChart* old = s.view->chart();
+  s.view->setChart(chart);
+  delete old;
+  s.stale = false;
+}
+
+}  // namespace commlab::ui

@@ -1,0 +1,46 @@
+#pragma once
+// The Training tab's charts, one page per topic (convergence and time split, codec, SkipReduce,
+// trimming), all drawn by the shared builders of run_charts.h from the current and pinned runs.
+// Only the visible page is rebuilt on a redraw, so a live run costs one page per frame.
+#include <QTabWidget>
+#include <vector>
+
+#include "run_charts.h"
+
+class QChartView;
+
+namespace commlab::ui {
+
+class RunChartPages : public QTabWidget {
+  Q_OBJECT
+ public:
+  explicit RunChartPages(QWidget* parent = nullptr);
+  // The runs to draw (the samples must stay alive until the next set_runs); redraws the page.
+  void set_runs(std::vector<RunSeries> runs);
+  // Convergence against simulated time instead of iterations.
+  void set_by_time(bool by_time);
+  bool by_time() const { return by_time_; }
+  bool select_page(const QString& name);  // "convergence", "codec", "skipreduce", "trimming"
+  QStringList page_names() const;
+  // The chart showing `kind` on its page (as last drawn), or null; drawn on demand.
+  QChart* chart(RunChart kind);
+  void redraw();  // rebuilds the charts of the visible page
+
+ private:
+  struct Slot {
+    QChartView* view;
+    RunChart kind;       // vs iteration
+    RunChart time_kind;  // vs simulated time (same as kind when it has no time variant)
+    int page;
+    bool stale = true;
+  };
+  QWidget* page(const QString& title, const QString& tip, std::initializer_list<int> rows);
+  void add_slot(QWidget* page, int row, int col, int col_span, RunChart kind, RunChart time_kind);
+  void draw(Slot& slot);
+
+  std::vector<Slot> slots_;
+  std::vector<RunSeries> runs_;
+  bool by_time_ = false;
+};
+
+}  // namespace commlab::ui
