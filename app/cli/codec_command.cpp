@@ -16,6 +16,10 @@
 #include "codec/value_cast.h"
 #include "numeric/float16.h"
 #include "numeric/tensor_gen.h"
+#include "train/dataset.h"
+#include "train/models.h"
+#include "train/optimizer.h"
+#include "train/synthetic.h"
 
 namespace commlab::cli {
 namespace {
@@ -37,6 +41,47 @@ double cpu_seconds() {
   return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
 }
 
+// Real gradient bytes for --generate model:NAME (NAME = mlp or cnn of the model zoo): the model
+// is trained kWarmSteps SGD steps (batch kBatch, rows in file order, init from --seed) on
+// Fashion-MNIST, or on synthetic blobs when the dataset is not installed (MLP only), and the flat
+// gradient of the next batch is returned: what data parallelism would all-reduce at that step.
+std::vector<float> model_gradients(const std::string& name, uint64_t seed) {
+  constexpr int kWarmSteps = 20, kBatch = 64;
+  Result<TrainTest> fmnist = load_fashion_mnist(kFashionMnistDir, (kWarmSteps + 1) * kBatch, 1);
+  TrainTest data;
+  if (fmnist.ok()) {
+    data = std::move(*fmnist);
+  } else if (name == "mlp") {
+    std::cerr << "commlab-cli: Fashion-MNIST not found (" << fmnist.error()
+              << "); model:mlp trains on synthetic blobs instead\n";
+    SyntheticConfig c;
+    c.kind = SyntheticKind::kBlobs;
+    c.seed = seed;
+    data = make_synthetic(c);
+  } else {
+    throw InvalidInput("--generate model:" + name + ": " + fmnist.error());
+  }
+  Model model;
+  try {
+    model = make_model(name, data.train, {});
+  } catch (const std::invalid_argument& e) {
+    throw InvalidInput("--generate model:" + name + ": " + e.what() +
+                       " (use model:mlp or model:cnn)");
+  }
+  model.init(seed);
+  Optimizer opt(OptimizerConfig{});
+  Matrix x;
+  std::vector<int32_t> y;
+  std::vector<int32_t> rows(kBatch);
+  for (int step = 0; step <= kWarmSteps; ++step) {
+    for (int i = 0; i < kBatch; ++i) rows[i] = (step * kBatch + i) % data.train.rows();
+    gather_batch(data.train, rows, x, y);
+    model.forward_backward(x, y);
+    if (step < kWarmSteps) opt.step(model, OptimizerConfig{}.lr);
+  }
+  return model.flat_grads();
+}
+
 std::vector<std::byte> load_input(const Options& o, DType dtype) {
   if (!o.input.empty() && !o.generate.empty())
     throw InvalidInput("give either --input FILE or --generate DIST, not both");
@@ -52,7 +97,11 @@ std::vector<std::byte> load_input(const Options& o, DType dtype) {
     return out;
   }
   std::string dist = o.generate.empty() ? "gaussian" : o.generate;
-  if (dist.rfind("model:", 0) == 0) throw InvalidInput("model: sources need the training engine");
+  if (dist.rfind("model:", 0) == 0) {
+    std::vector<float> g = model_gradients(dist.substr(6), o.seed);
+    if (g.size() > o.count) g.resize(o.count);  // --count caps the values taken
+    return to_dtype_bytes(g, dtype);
+  }
   try {
     validate_distribution(dist);
   } catch (const std::invalid_argument& e) {
@@ -185,7 +234,8 @@ const RegisterCommand reg{Command{
       app.add_option("--dtype", o->dtype, "bf16, fp16 or fp32")->capture_default_str();
       app.add_option("--generate", o->generate,
                      "gaussian, laplace, student-t, sparse:F or model:NAME (default gaussian)");
-      app.add_option("--count", o->count, "values to generate")->capture_default_str();
+      app.add_option("--count", o->count, "values to generate (model:NAME: at most this many)")
+          ->capture_default_str();
       app.add_option("--codecs", o->codecs, "comma-separated codec names, or all")
           ->capture_default_str();
       app.add_option("--seed", o->seed, "seed of the generator")->capture_default_str();

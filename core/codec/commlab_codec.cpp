@@ -203,15 +203,25 @@ class CommLabCodec final : public FramedCodec {
       W* nz = reinterpret_cast<W*>(joined_.data());
       m = zmask::compact<W>(in.data(), n, nz, zbits_.data());
       split_all<W>(nz, m);
-      period = find_period(n);
-      period_ = period;
+      // The fewest flips among no prediction, the found period and P = 1 (runs of zeros, e.g.
+      // the rows of input pixels that are zero in the whole batch, cost two flips each).
+      const uint32_t found = find_period(n);
+      period_ = found;
       flip_bits = zbits_.data();
-      if (period) {
-        fbits_.resize(nw + 1);
-        zmask::diff_period(zbits_.data(), n, period, fbits_.data());
-        flip_bits = fbits_.data();
-      }
       flips = zmask::count(flip_bits, n);
+      fbits_.resize(nw + 1);
+      cand_.resize(nw + 1);
+      for (uint32_t p : {found, 1u}) {
+        if (p == 0 || p >= n) continue;
+        zmask::diff_period(zbits_.data(), n, p, cand_.data());
+        const size_t f = zmask::count(cand_.data(), n);
+        if (f < flips) {
+          flips = f;
+          period = p;
+          std::swap(fbits_, cand_);
+          flip_bits = fbits_.data();
+        }
+      }
       // Dense flips (random zeros) go as a bitmap: 8 positions per byte symbol. Sparse ones
       // (dead columns, predicted by the period) go as gaps, far below a bit per position.
       bitmap = flips * 8 >= n;
@@ -383,6 +393,7 @@ class CommLabCodec final : public FramedCodec {
   std::vector<uint8_t> lits_[3];
   std::vector<uint64_t> zbits_;  // zero mask, bit i = element i is +0
   std::vector<uint64_t> fbits_;  // flip vector (mask XOR mask one period earlier)
+  std::vector<uint64_t> cand_;   // flip vector of a candidate period
   std::vector<uint8_t> gap_syms_;
   std::vector<uint8_t> extra_;
   std::vector<std::byte> joined_;

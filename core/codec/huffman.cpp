@@ -254,8 +254,9 @@ Result<size_t> decode_huffman(std::span<const std::byte> in, size_t count, int a
       single[j] = uint16_t((s << 4) | len[s]);
     }
   }
-  // Several symbols per lookup pays for building the bigger table only on long streams.
-  const bool multi = count >= 4096;
+  // Several symbols per lookup pays for building the bigger table (2 x 2048 entries) only on long
+  // streams: it saves ~0.6 ns per symbol and costs ~8 us to build.
+  const bool multi = count >= 16384;
   uint32_t table[kTableSize];
   uint64_t quad[sizeof(Sym) == 1 ? kTableSize : 1];
   if (multi) {

@@ -47,8 +47,8 @@ void check_round_trip(const std::vector<uint16_t>& symbols, int alphabet,
 }
 
 TEST(Huffman, ReferenceDecoderDecodesFastEncoderOutput) {
-  // Counts around the 4-segment split and the two-symbol table threshold (4096).
-  for (size_t count : {2u, 3u, 5u, 21u, 100u, 4095u, 4096u, 4097u, 50001u}) {
+  // Counts around the 4-segment split and the multi-symbol table threshold (16384).
+  for (size_t count : {2u, 3u, 5u, 21u, 100u, 4095u, 4096u, 16383u, 16384u, 16387u, 50001u}) {
     SCOPED_TRACE(count);
     auto skewed = geometric(count, 0.35, 258, count);
     // Small streams may stay raw (the table costs more than it saves); long ones must not.
@@ -65,7 +65,7 @@ TEST(Huffman, FewSymbolByteStreamsRoundTripThroughEveryPath) {
   // lookup (pair table) and the decoder up to four per lookup. Both output placements (straight
   // into a roomy buffer, via scratch into a tight one) must give the same bytes, which the
   // reference decoder must read back.
-  for (size_t count : {4096u, 4097u, 4099u, 50001u, 65536u}) {
+  for (size_t count : {4096u, 4097u, 16384u, 16387u, 50001u, 65536u}) {
     SCOPED_TRACE(count);
     auto syms = geometric(count, 0.35, 256, count + 7);
     check_round_trip<uint8_t>(syms, 256, Mode::kHuffman);
