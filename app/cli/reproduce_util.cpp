@@ -1,5 +1,6 @@
 #include "cli/reproduce_util.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <filesystem>
@@ -81,6 +82,21 @@ void Report::write(double wall_s) const {
       f << "| " << r.quantity << " | " << r.paper << " | " << r.ours << " | "
         << (r.command.empty() ? "" : "`commlab-cli " + r.command + "`") << " | " << r.note
         << " |\n";
+  }
+  // The charts each sample's `run` drew (runs/<sample>/charts/*.png), linked relative to REPORT.md.
+  std::vector<std::filesystem::path> charts;
+  const std::filesystem::path runs = std::filesystem::path(out_) / "runs";
+  if (std::filesystem::exists(runs))
+    for (const auto& e : std::filesystem::recursive_directory_iterator(runs))
+      if (e.path().extension() == ".png") charts.push_back(e.path());
+  std::sort(charts.begin(), charts.end());
+  if (!charts.empty()) f << "\n## Charts\n";
+  std::string current;
+  for (const auto& c : charts) {
+    const std::string sample = c.parent_path().parent_path().filename().string();
+    if (sample != current) f << "\n### " << (current = sample) << "\n\n";
+    const std::string rel = std::filesystem::relative(c, out_).string();
+    f << "![" << sample << " " << c.stem().string() << "](" << rel << ")\n";
   }
 }
 

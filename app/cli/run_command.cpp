@@ -17,6 +17,9 @@
 #include <thread>
 
 #include "cli/command.h"
+#ifdef COMMLAB_HAVE_CHARTS
+#include "chart_files.h"  // Qt-free: the charts are drawn inside commlab_ui
+#endif
 #include "scenario/results_io.h"
 #include "scenario/scenario.h"
 
@@ -36,7 +39,8 @@ struct Options {
   int threads = 0;
   int jobs = 0;  // 0: as many as threads allow
   bool quiet = false;
-  bool reproducible = false;  // leave wall-clock times out so files are bit-identical
+  bool reproducible = false;
+  bool charts = true;  // leave wall-clock times out so files are bit-identical
 };
 
 class Progress {
@@ -76,6 +80,23 @@ class Progress {
   std::mutex mutex_;
   clock::time_point start_ = clock::now();
 };
+
+// DIR/charts/*.png and *.svg (CLI.md), drawn by the GUI's chart code; returns a note for the
+// final line. A chart failure is reported but keeps the numbers already written.
+std::string write_charts(const std::vector<RunResult>& results, const std::string& dir) {
+#ifdef COMMLAB_HAVE_CHARTS
+  std::vector<ChartRun> runs;
+  for (const RunResult& r : results) runs.push_back({r.summary.name, r.samples, r.summary});
+  std::string error;
+  const std::vector<std::string> files = write_run_charts(runs, dir, &error);
+  if (!error.empty()) std::fprintf(stderr, "warning: charts: %s\n", error.c_str());
+  return ", " + std::to_string(files.size()) + " chart files in charts/";
+#else
+  (void)results;
+  (void)dir;
+  return ", no charts (this build has no Qt: configure with COMMLAB_BUILD_GUI=ON)";
+#endif
+}
 
 int run(const Options& o) {
   Experiment exp;
@@ -140,6 +161,8 @@ int run(const Options& o) {
   write_file(out + "/series.csv", series_csv(results));
   write_file(out + "/scenario.json", exp.resolved.dump(2) + "\n");
   write_file(out + "/VERSION", std::string("commlab ") + kCommLabVersion + "\n");
+  std::string charts_note = ", no charts (--no-charts)";
+  if (o.charts) charts_note = write_charts(results, out + "/charts");
   if (!o.quiet) {
     for (const RunResult& r : results)
       std::fprintf(stderr, "%-28s acc %.4f  loss %.4f  sim %.4f s  wire %.3g B  ratio %.3f%s\n",
@@ -147,7 +170,8 @@ int run(const Options& o) {
                    r.summary.final_train_loss, r.summary.sim_time_s,
                    static_cast<double>(r.summary.bytes_on_wire), r.summary.mean_ratio,
                    r.complete ? "" : "  (stopped)");
-    std::fprintf(stderr, "results in %s (summary.json, series.csv, scenario.json)\n", out.c_str());
+    std::fprintf(stderr, "results in %s (summary.json, series.csv, scenario.json%s)\n", out.c_str(),
+                 charts_note.c_str());
   }
   if (g_stop.load()) return kExitFailed;
   return kExitOk;
@@ -166,6 +190,7 @@ const RegisterCommand reg{Command{
                      "runs executed at once (default: --threads; results never depend on it)")
           ->check(CLI::Range(1, 256));
       app.add_flag("--quiet", o->quiet, "no progress output");
+      app.add_flag("!--no-charts", o->charts, "skip DIR/charts/*.png and *.svg");
       app.add_flag("--reproducible", o->reproducible,
                    "write wall_time_s as null (empty in series.csv): bit-identical files for the "
                    "same scenario and seed, whatever --threads and --jobs");
