@@ -32,10 +32,13 @@ CollectiveReducer::CollectiveReducer(const RunConfig& config, NetworkBackend& ba
   skip_.unbiased = t.skipreduce.unbiased;
   skip_.protected_buckets = t.skipreduce.protected_buckets;
   skip_.min_elements = t.skipreduce.min_elements;
-  if (skip_.skip > 0 && config.collective.algorithm != "ring")
+  // The paper skips ring reduce-scatter steps; tree and halving-doubling have the analogues of
+  // docs/collectives.md (deepest reduce levels, last halving rounds). The others have none.
+  const std::string& algo = config.collective.algorithm;
+  if (skip_.skip > 0 && algo != "ring" && algo != "tree" && algo != "hd")
     throw std::invalid_argument(
-        "techniques.skipreduce: SkipReduce skips ring steps; "
-        "collective.algorithm must be ring");
+        "techniques.skipreduce: SkipReduce needs collective.algorithm ring, tree or hd, got '" +
+        algo + "'");
   const DType wire = parse_dtype(config.collective.wire);
   wire_element_bytes_ = static_cast<double>(dtype_size(wire));
   if (t.trimming.enabled) {

@@ -254,7 +254,8 @@ std::vector<Field> make_table() {
       enum_field("techniques.codec_placement", ACC(techniques.codec_placement),
                  {"gpu", "cpu", "nic"}, "Where codec time is charged."),
       int_field("techniques.skipreduce.skip", ACC(techniques.skipreduce.skip), 0, kMaxRanks - 1,
-                "SkipReduce: reduce-scatter steps skipped per all-reduce (ring only; < ranks)."),
+                "SkipReduce: reduce-scatter steps skipped per all-reduce (ring; tree and hd: the "
+                "analogues of docs/collectives.md; < ranks)."),
       num_field("techniques.skipreduce.ratio", ACC(techniques.skipreduce.ratio), 0, 1,
                 "SkipReduce: skip = round(ratio * ranks) when skip is 0."),
       enum_field("techniques.skipreduce.policy", ACC(techniques.skipreduce.policy),
