@@ -28,6 +28,10 @@ std::vector<Golden> golden_set() {
     auto codec = make_codec(name);
     set.push_back({name, dtype, in, test::encode_all(*codec, in, dtype)});
   }
+  // commlab's other zero-mask mode: gaps after a period (dead columns) instead of a bitmap.
+  auto masked = test::make_input("masked", 1200, DType::kBf16);
+  set.push_back({"commlab", DType::kBf16, masked,
+                 test::encode_all(*make_codec("commlab"), masked, DType::kBf16)});
   return set;
 }
 

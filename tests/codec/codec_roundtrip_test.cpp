@@ -26,7 +26,8 @@ TEST_P(LosslessRoundTrip, BitExactDeterministicAndWithinBound) {
   const Case& c = GetParam();
   // 0, 1, odd, one past a 4 KiB NetZIP block (2049 BF16), one past a 128 KiB commlab block.
   const size_t lengths[] = {0, 1, 3, 2049, 65537};
-  const char* patterns[] = {"random-bits", "zeros", "equal", "specials", "gaussian", "sparse"};
+  const char* patterns[] = {"random-bits", "zeros",  "equal", "specials",
+                            "gaussian",    "sparse", "masked"};
   // zstd -19 is slow and its block logic is libzstd's: the largest length is left to the others.
   const bool slow = c.codec == "zstd-19" || c.codec == "bytegroup-zstd";
   for (size_t n : lengths) {

@@ -50,6 +50,15 @@ inline std::vector<std::byte> make_input(const std::string& pattern, size_t coun
     auto v = generate_tensor(pattern == "gaussian" ? "gaussian" : "sparse:0.6", count, 3);
     return to_dtype(v, dtype);
   }
+  if (pattern == "masked") {
+    // A weight gradient's zero structure: dead units zero the same columns of every row of 300
+    // (the commlab mask's period), and whole rows are zero (inputs that were zero: runs, P = 1).
+    auto v = generate_tensor("gaussian", count, 4);
+    for (size_t i = 0; i < count; ++i) {
+      if ((i % 300) % 7 == 3 || (i / 300) % 50 == 7) v[i] = 0.0f;
+    }
+    return to_dtype(v, dtype);
+  }
   throw std::invalid_argument("unknown test pattern " + pattern);
 }
 
