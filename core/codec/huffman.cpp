@@ -358,23 +358,28 @@ Result<size_t> decode_huffman(std::span<const std::byte> in, size_t count, int a
 
 }  // namespace
 
-// Whether Huffman would save less than 1% on a byte stream, judged on every 8th symbol: the
-// sample's entropy (a lower bound on any prefix code's length) is above 0.99 * 8 bits.
+// Whether Huffman would save less than 1% on a byte stream, judged on every 8th symbol (every
+// symbol of short streams): the sample's entropy, with the Miller-Madow correction for the
+// bias of small samples, (K - 1) / (2 N ln 2) bits, is above 0.99 * 8 bits. The entropy is a lower
+// bound on any prefix code's length.
 template <class Sym>
 bool raw_gain_is_small(const Sym* s, size_t count) {
+  const size_t stride = count >= 16384 ? 8 : 1;
   uint32_t freq[2][256] = {};
   size_t samples = 0, i = 0;
-  for (; i + 8 < count; i += 16, samples += 2) {
+  for (; i + stride < count; i += 2 * stride, samples += 2) {
     freq[0][s[i]]++;
-    freq[1][s[i + 8]]++;
+    freq[1][s[i + stride]]++;
   }
-  for (; i < count; i += 8, ++samples) freq[0][s[i]]++;
+  for (; i < count; i += stride, ++samples) freq[0][s[i]]++;
   double sum_flogf = 0;  // entropy = log2(N) - sum f log2 f / N
+  int used = 0;
   for (int k = 0; k < 256; ++k) {
     const uint32_t f = freq[0][k] + freq[1][k];
-    if (f) sum_flogf += double(f) * std::log2(double(f));
+    if (f) sum_flogf += double(f) * std::log2(double(f)), ++used;
   }
-  const double entropy = std::log2(double(samples)) - sum_flogf / double(samples);
+  const double n = double(samples);
+  const double entropy = std::log2(n) - sum_flogf / n + (used - 1) / (2 * n * std::log(2.0));
   return entropy > 0.99 * 8.0;
 }
 
@@ -383,8 +388,14 @@ bool raw_gain_is_small(const Sym* s, size_t count) {
 template <class Sym>
 void histogram(const Sym* s, size_t count, int alphabet, uint32_t* freq) {
   uint32_t hist[8][kMaxAlphabet];
-  std::memset(hist, 0, sizeof(hist));
   size_t i = 0;
+  if (count < 8192) {  // clearing and summing eight tables would cost more than it saves
+    std::memset(hist[0], 0, sizeof(hist[0]));
+    for (; i < count; ++i) hist[0][s[i]]++;
+    std::memcpy(freq, hist[0], sizeof(uint32_t) * size_t(alphabet));
+    return;
+  }
+  std::memset(hist, 0, sizeof(hist));
   if constexpr (sizeof(Sym) == 1) {
     for (; i + 8 <= count; i += 8) {
       uint64_t v;
@@ -507,7 +518,7 @@ Result<size_t> encode_stream(const Sym* s, size_t count, int alphabet, std::span
   const size_t sb = sym_bytes(alphabet);
   // Byte streams of near-uniform bytes (sign and mantissa) are common: a histogram of every 8th
   // symbol decides "raw" before counting them all.
-  if (alphabet == 256 && count >= 16384 && raw_gain_is_small(s, count)) {
+  if (alphabet == 256 && count >= 1024 && raw_gain_is_small(s, count)) {
     if (out.size() < 1 + count) return make_error("entropy: does not fit");
     out[0] = std::byte(Mode::kRaw);
     std::memcpy(out.data() + 1, s, count);
