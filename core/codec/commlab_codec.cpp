@@ -185,8 +185,9 @@ class CommLabCodec final : public FramedCodec {
     const Unaligned<W>* x = reinterpret_cast<const Unaligned<W>*>(in.data());
     exps_.resize(n + 1);
     for (int k = 0; k < kLits; ++k) lits_[k].resize(n + 1);
-    size_t zeros = 0;
-    for (size_t i = 0; i < n; ++i) zeros += x[i] == 0;  // vectorised; the mask only if needed
+    // One pass splits every element and counts the zeros; blocks with zeros are split again
+    // from their compacted nonzeros below.
+    const size_t zeros = split_all<W>(x, n);
     size_t m = n;
     uint32_t period = 0;
     gap_syms_.clear();
@@ -194,9 +195,7 @@ class CommLabCodec final : public FramedCodec {
     size_t flips = 0;
     bool bitmap = false;
     const uint64_t* flip_bits = nullptr;
-    if (zeros == 0) {
-      split_all<W>(x, n);
-    } else {
+    if (zeros != 0) {
       const size_t nw = zmask::words(n);
       zbits_.resize(nw + 1);
       joined_.resize((n + 8) * sizeof(W));
@@ -354,13 +353,15 @@ class CommLabCodec final : public FramedCodec {
 
   // Dense block: one branch-free, vectorised pass.
   template <class W>
-  void split_all(const Unaligned<W>* __restrict x, size_t n) {
+  size_t split_all(const Unaligned<W>* __restrict x, size_t n) {
     uint8_t* __restrict e = exps_.data();
     uint8_t* __restrict l0 = lits_[0].data();
+    size_t zeros = 0;
     if constexpr (sizeof(W) == 2) {
       for (size_t i = 0; i < n; ++i) {
         e[i] = uint8_t((x[i] >> 7) & 0xff);
         l0[i] = uint8_t(((x[i] >> 8) & 0x80) | (x[i] & 0x7f));
+        zeros += x[i] == 0;
       }
     } else {
       uint8_t* __restrict l1 = lits_[1].data();
@@ -370,8 +371,10 @@ class CommLabCodec final : public FramedCodec {
         l0[i] = uint8_t(((x[i] >> 24) & 0x80) | ((x[i] >> 16) & 0x7f));
         l1[i] = uint8_t(x[i] >> 8);
         l2[i] = uint8_t(x[i]);
+        zeros += x[i] == 0;
       }
     }
+    return zeros;
   }
 
   template <class W>
