@@ -197,7 +197,7 @@ QChart* time_split_chart(const std::vector<RunSeries>& runs) {
   }
   auto* series = new QStackedBarSeries;
   for (QBarSet* s : sets) series->append(s);
-  return bar_chart(run_chart_info(RunChart::kTimeSplit).title, "ms per iteration (mean)",
+  return bar_chart(run_chart_info(RunChart::kTimeSplit).title, "ms / iteration",
                    categories, series, top);
 }
 
