@@ -197,8 +197,8 @@ QChart* time_split_chart(const std::vector<RunSeries>& runs) {
   }
   auto* series = new QStackedBarSeries;
   for (QBarSet* s : sets) series->append(s);
-  return bar_chart(run_chart_info(RunChart::kTimeSplit).title, "ms / iteration",
-                   categories, series, top);
+  return bar_chart(run_chart_info(RunChart::kTimeSplit).title, "ms / iteration", categories, series,
+                   top);
 }
 
 // Grouped bars per bucket (one set per run) of a per-bucket value, or per run when no run
