@@ -31,6 +31,12 @@ RunChartPages::RunChartPages(QWidget* parent) : QTabWidget(parent) {
   add_slot(p, 0, 0, 1, RunChart::kTrimmed, RunChart::kTrimmed);
   add_slot(p, 0, 1, 1, RunChart::kNmse, RunChart::kNmse);
   add_slot(p, 1, 0, 2, RunChart::kEffectiveBits, RunChart::kEffectiveBits);
+  p = page("Network",
+           "The packet-level backend's switch queues and port utilisation during each "
+           "iteration (empty on the analytical backend, which has no queues).",
+           {1, 1});
+  add_slot(p, 0, 0, 1, RunChart::kNetworkQueue, RunChart::kNetworkQueue);
+  add_slot(p, 1, 0, 1, RunChart::kNetworkUtilisation, RunChart::kNetworkUtilisation);
   connect(this, &QTabWidget::currentChanged, this, [this] { redraw(); });
 }
 

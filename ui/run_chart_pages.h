@@ -20,7 +20,8 @@ class RunChartPages : public QTabWidget {
   // Convergence against simulated time instead of iterations.
   void set_by_time(bool by_time);
   bool by_time() const { return by_time_; }
-  bool select_page(const QString& name);  // "convergence", "codec", "skipreduce", "trimming"
+  bool select_page(
+      const QString& name);  // "convergence", "codec", "skipreduce", "trimming", "network"
   QStringList page_names() const;
   // The chart showing `kind` on its page (as last drawn), or null; drawn on demand.
   QChart* chart(RunChart kind);

@@ -256,6 +256,9 @@ const std::vector<RunChartInfo>& run_chart_infos() {
        "SkipReduce: dropped contributions per bucket"},
       {RunChart::kTrimmed, "trimmed_packets", "Trimming: trimmed packets per iteration"},
       {RunChart::kNmse, "nmse", "NMSE of the reduced gradient (worst bucket)"},
+      {RunChart::kNetworkQueue, "network_queue", "Network: deepest switch queue per iteration"},
+      {RunChart::kNetworkUtilisation, "network_utilisation",
+       "Network: mean port utilisation per iteration"},
   };
   return infos;
 }
@@ -304,6 +307,9 @@ bool run_chart_has_data(RunChart kind, const std::vector<RunSeries>& runs) {
     case RunChart::kTrimmed:
       return any_sample(runs, [](const Sample& s) { return s.trimmed_packets > 0; });
     case RunChart::kNmse: return any_sample(runs, [](const Sample& s) { return s.nmse > 0; });
+    case RunChart::kNetworkQueue:
+    case RunChart::kNetworkUtilisation:
+      return any_sample(runs, [](const Sample& s) { return !s.network.empty(); });
   }
   return false;
 }
@@ -351,6 +357,19 @@ QChart* build_run_chart(RunChart kind, const std::vector<RunSeries>& runs) {
     case RunChart::kNmse:
       return line_chart({title, iteration, "NMSE", false, true}, runs,
                         [](const Sample& s) { return s.nmse; });
+    case RunChart::kNetworkQueue:
+      return line_chart({title, iteration, "max queue (KiB)"}, runs, [](const Sample& s) {
+        double q = s.network.empty() ? NAN : 0.0;
+        for (const NetworkPoint& p : s.network) q = std::max(q, p.max_queue_bytes / 1024);
+        return q;
+      });
+    case RunChart::kNetworkUtilisation:
+      // Mean over the iteration's sample intervals of the mean over ports.
+      return line_chart({title, iteration, "utilisation"}, runs, [](const Sample& s) {
+        double u = 0;
+        for (const NetworkPoint& p : s.network) u += p.mean_utilisation;
+        return s.network.empty() ? NAN : u / static_cast<double>(s.network.size());
+      });
   }
   return new_chart(title);
 }

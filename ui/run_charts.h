@@ -14,17 +14,19 @@ class QChart;
 namespace commlab::ui {
 
 enum class RunChart {
-  kLossIteration,      // training loss vs iteration, every run overlaid
-  kLossTime,           // training loss vs simulated time
-  kAccuracyIteration,  // test accuracy vs iteration
-  kAccuracyTime,       // test accuracy vs simulated time
-  kTimeSplit,          // mean iteration time per run: compute / exposed comm / codec (stacked)
-  kCodec,              // wire / uncompressed bytes per bucket (per run without bucket data)
-  kEffectiveBits,      // bits per gradient coordinate on the wire per iteration (32 = FP32)
-  kSkipReduce,         // dropped contributions per iteration
-  kSkipBuckets,        // dropped contributions per bucket, summed over the run
-  kTrimmed,            // trimmed packets per iteration
-  kNmse,               // NMSE of the reduced gradient per iteration (worst bucket)
+  kLossIteration,       // training loss vs iteration, every run overlaid
+  kLossTime,            // training loss vs simulated time
+  kAccuracyIteration,   // test accuracy vs iteration
+  kAccuracyTime,        // test accuracy vs simulated time
+  kTimeSplit,           // mean iteration time per run: compute / exposed comm / codec (stacked)
+  kCodec,               // wire / uncompressed bytes per bucket (per run without bucket data)
+  kEffectiveBits,       // bits per gradient coordinate on the wire per iteration (32 = FP32)
+  kSkipReduce,          // dropped contributions per iteration
+  kSkipBuckets,         // dropped contributions per bucket, summed over the run
+  kTrimmed,             // trimmed packets per iteration
+  kNmse,                // NMSE of the reduced gradient per iteration (worst bucket)
+  kNetworkQueue,        // packet backend: deepest switch queue per iteration
+  kNetworkUtilisation,  // packet backend: mean and busiest port utilisation per iteration
 };
 
 struct RunChartInfo {

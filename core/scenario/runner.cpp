@@ -7,6 +7,7 @@
 #include "network/analytical.h"
 #include "network/packet_backend.h"
 #include "scenario/collective_reducer.h"
+#include "scenario/network_probe.h"
 #include "topology/presets.h"
 #include "train/models.h"
 #include "train/synthetic.h"
@@ -34,6 +35,7 @@ std::unique_ptr<NetworkBackend> make_run_backend(const RunConfig& c) {
   pc.transport = parse_transport(c.packet.transport);
   pc.trim_bytes = c.packet.trim_bytes;
   pc.seed = c.seed;
+  pc.sample_interval_s = kNetworkSampleInterval_s;  // for Sample::network (charts)
   auto backend = std::make_unique<PacketBackend>(std::move(topo), pc);
   if (c.packet.background != "none") {
     TrafficSpec spec = parse_pattern(c.packet.background);
@@ -71,6 +73,7 @@ struct RunSession::Impl {
   std::unique_ptr<NetworkBackend> backend;
   std::unique_ptr<CollectiveReducer> reducer;
   std::unique_ptr<DataParallelTrainer> trainer;
+  std::unique_ptr<NetworkProbe> probe;
   std::vector<Sample> samples;
   double time_to_accuracy_s = -1;
   double wall_s = 0;
@@ -87,6 +90,7 @@ RunSession::RunSession(const RunConfig& config) : impl_(std::make_unique<Impl>()
   m.data = load_data(config);
   Model model = make_model(config.workload.model, m.data.train, config.workload.hidden);
   m.reducer = std::make_unique<CollectiveReducer>(config, *m.backend);
+  m.probe = std::make_unique<NetworkProbe>(*m.backend);
 
   TrainerConfig tc;
   tc.ranks = config.training.ranks;
@@ -126,6 +130,7 @@ const Sample& RunSession::step() {
   Sample s = m.trainer->step();
   m.wall_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   s.wall_time_s = m.wall_s;
+  s.network = m.probe->take();
   if (m.time_to_accuracy_s < 0 && s.evaluated() &&
       s.test_accuracy >= m.config.training.target_accuracy)
     m.time_to_accuracy_s = s.sim_time_s;

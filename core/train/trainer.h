@@ -40,6 +40,15 @@ struct BucketSample {
   double nmse = 0;  // worst rank
 };
 
+// The network over one sample interval of the packet backend, aggregated over its ports.
+struct NetworkPoint {
+  double t_s = 0;  // end of the interval, on the network's clock
+  double max_queue_bytes = 0;
+  double mean_utilisation = 0;  // busy fraction, mean over ports
+  double max_utilisation = 0;
+  uint32_t trims = 0, drops = 0;
+};
+
 struct Sample {
   static constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
   int iteration = 0;        // 1-based: iterations completed
@@ -59,6 +68,7 @@ struct Sample {
   double ratio = 1;  // wire bytes / uncompressed wire-format bytes, all buckets, this iteration
   double effective_bits = 0;  // information bits per carried coordinate (32 = FP32, no loss)
   std::vector<BucketSample> buckets;  // forward (layer) order
+  std::vector<NetworkPoint> network;  // packet backend: the intervals this iteration covered
   bool evaluated() const { return test_accuracy == test_accuracy; }
 };
 

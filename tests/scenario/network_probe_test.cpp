@@ -1,0 +1,53 @@
+// Sample::network: what the packet backend's queues and ports did during each iteration.
+#include <gtest/gtest.h>
+
+#include "scenario/runner.h"
+#include "scenario/scenario.h"
+
+namespace commlab {
+namespace {
+
+RunConfig tiny_run(const std::string& backend) {
+  const std::string text = R"({"name": "probe", "seed": 3,
+    "cluster": {"spec": "fattree:k=4,gbps=100", "backend": ")" +
+                           backend + R"("},
+    "packet": {"queue_packets": 8, "background": "incast:4", "background_load": 0.8},
+    "workload": {"model": "mlp", "hidden": [16], "dataset": "spiral"},
+    "training": {"ranks": 16, "iterations": 3, "global_batch": 64, "eval_every": 0, "eval_rows": 0}})";
+  return parse_scenario_text(text, "probe.json").runs.at(0);
+}
+
+TEST(NetworkProbe, PacketBackendReportsEveryIntervalOnceInTimeOrder) {
+  RunSession session(tiny_run("packet"));
+  double last_t = 0;
+  size_t points = 0;
+  for (int i = 0; i < 3; ++i) {
+    const Sample& s = session.step();
+    ASSERT_FALSE(s.network.empty()) << "iteration " << i;
+    for (const NetworkPoint& p : s.network) {
+      // Intervals arrive in time order and none twice (t_s strictly increases).
+      EXPECT_GT(p.t_s, last_t);
+      last_t = p.t_s;
+      // Utilisation is a busy fraction of the interval, for the mean and the busiest port.
+      EXPECT_GE(p.mean_utilisation, 0.0);
+      EXPECT_LE(p.mean_utilisation, p.max_utilisation + 1e-12);
+      EXPECT_LE(p.max_utilisation, 1.0 + 1e-6);
+      EXPECT_GE(p.max_queue_bytes, 0.0);
+      ++points;
+    }
+  }
+  // The incast at 80% of line rate keeps some port busy: not every interval can be idle.
+  double busiest = 0;
+  for (const Sample& s : session.samples())
+    for (const NetworkPoint& p : s.network) busiest = std::max(busiest, p.max_utilisation);
+  EXPECT_GT(busiest, 0.5);
+  EXPECT_GT(points, 3u);
+}
+
+TEST(NetworkProbe, AnalyticalBackendHasNoQueuesToReport) {
+  RunSession session(tiny_run("analytical"));
+  EXPECT_TRUE(session.step().network.empty());
+}
+
+}  // namespace
+}  // namespace commlab
