@@ -10,6 +10,11 @@ ctest --test-dir build --output-on-failure -j2 --timeout 900
 # Sanitizers (docs/hardening.md): one clang build with ASan + UBSan (-O1, no GUI, no benchmarks)
 # builds the unit tests and the libFuzzer targets; its ctest runs the unit tests under the
 # sanitizers plus a 10-second run of each fuzz target over its committed seed corpus.
+# Two end-to-end runs are left to the release suite above: under ASan they take 650 s
+# (cli.reproduce_all_quick, 26 s in Release) and 220 s (the Fashion-MNIST convergence run, 16 s)
+# and run code paths that the golden CLI run, the trainer and the collective tests already cover
+# under the sanitizers.
 cmake --preset asan >/dev/null
 cmake --build build-asan -j2
-ctest --test-dir build-asan --output-on-failure -j2 --timeout 900
+ctest --test-dir build-asan --output-on-failure -j2 --timeout 900 \
+  -E '^(cli\.reproduce_all_quick|Convergence\.MlpReaches85PercentOnFashionMnist)$'
