@@ -1,6 +1,9 @@
 // chart_files.h: the run charts as PNG and SVG files, drawn offscreen by the GUI's builders.
 #include "chart_files.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <QApplication>
 #include <QChart>
 #include <QDir>
@@ -26,6 +29,13 @@ bool ensure_application(std::string* error) {
   static std::once_flag once;
   std::call_once(once, [] {
     if (QCoreApplication::instance()) return;
+    // Without XDG_RUNTIME_DIR Qt picks /tmp/runtime-<user> and warns on stderr, which a headless
+    // CLI run should not print: make that choice ourselves, quietly.
+    if (!qEnvironmentVariableIsSet("XDG_RUNTIME_DIR")) {
+      const std::string dir = "/tmp/runtime-" + std::to_string(getuid());
+      mkdir(dir.c_str(), 0700);
+      setenv("XDG_RUNTIME_DIR", dir.c_str(), 0);
+    }
     static int argc = 3;
     static char arg0[] = "commlab-cli", arg1[] = "-platform", arg2[] = "offscreen";
     static char* argv[] = {arg0, arg1, arg2, nullptr};
