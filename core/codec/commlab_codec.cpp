@@ -5,6 +5,7 @@
 // layer's dead ReLU units zero the same column of every row of its weight gradient, so with P = row
 // length the mask is almost free. 128 KiB blocks: one covers a 4 KiB packet, large buffers amortise
 // the tables.
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <vector>
@@ -351,28 +352,34 @@ class CommLabCodec final : public FramedCodec {
     }
   }
 
-  // Dense block: one branch-free, vectorised pass.
+  // Dense block: one branch-free, vectorised pass. The zeros are counted in chunks of 4096 so
+  // the counter stays as narrow as the elements (a 64-bit counter costs the loop half its speed).
   template <class W>
   size_t split_all(const Unaligned<W>* __restrict x, size_t n) {
     uint8_t* __restrict e = exps_.data();
     uint8_t* __restrict l0 = lits_[0].data();
     size_t zeros = 0;
-    if constexpr (sizeof(W) == 2) {
-      for (size_t i = 0; i < n; ++i) {
-        e[i] = uint8_t((x[i] >> 7) & 0xff);
-        l0[i] = uint8_t(((x[i] >> 8) & 0x80) | (x[i] & 0x7f));
-        zeros += x[i] == 0;
+    for (size_t c = 0; c < n; c += 4096) {
+      const size_t end = std::min(n, c + 4096);
+      W z = 0;
+      if constexpr (sizeof(W) == 2) {
+        for (size_t i = c; i < end; ++i) {
+          e[i] = uint8_t((x[i] >> 7) & 0xff);
+          l0[i] = uint8_t(((x[i] >> 8) & 0x80) | (x[i] & 0x7f));
+          z += W(x[i] == 0);
+        }
+      } else {
+        uint8_t* __restrict l1 = lits_[1].data();
+        uint8_t* __restrict l2 = lits_[2].data();
+        for (size_t i = c; i < end; ++i) {
+          e[i] = uint8_t((x[i] >> 23) & 0xff);
+          l0[i] = uint8_t(((x[i] >> 24) & 0x80) | ((x[i] >> 16) & 0x7f));
+          l1[i] = uint8_t(x[i] >> 8);
+          l2[i] = uint8_t(x[i]);
+          z += W(x[i] == 0);
+        }
       }
-    } else {
-      uint8_t* __restrict l1 = lits_[1].data();
-      uint8_t* __restrict l2 = lits_[2].data();
-      for (size_t i = 0; i < n; ++i) {
-        e[i] = uint8_t((x[i] >> 23) & 0xff);
-        l0[i] = uint8_t(((x[i] >> 24) & 0x80) | ((x[i] >> 16) & 0x7f));
-        l1[i] = uint8_t(x[i] >> 8);
-        l2[i] = uint8_t(x[i]);
-        zeros += x[i] == 0;
-      }
+      zeros += z;
     }
     return zeros;
   }
