@@ -251,7 +251,8 @@ class CommLabCodec final : public FramedCodec {
     if (!r.ok()) return r;
     pos += *r;
     for (int k = 0; k < kLits; ++k) {
-      r = entropy::encode_stream(lits_[k].data(), m, 256, out.subspan(pos));
+      // The split's sample counts are of the streams being coded (the last split was of them).
+      r = entropy::encode_stream(lits_[k].data(), m, 256, out.subspan(pos), sample_hist_[k]);
       if (!r.ok()) return r;
       pos += *r;
     }
@@ -353,11 +354,15 @@ class CommLabCodec final : public FramedCodec {
   }
 
   // Dense block: one branch-free, vectorised pass. The zeros are counted in chunks of 4096 so
-  // the counter stays as narrow as the elements (a 64-bit counter costs the loop half its speed).
+  // the counter stays as narrow as the elements (a 64-bit counter costs the loop half its speed);
+  // each chunk's every 8th literal byte is counted while the chunk is in L1 (the raw decision's
+  // sample, see entropy::encode_stream).
   template <class W>
   size_t split_all(const Unaligned<W>* __restrict x, size_t n) {
+    constexpr int kLits = sizeof(W) - 1;
     uint8_t* __restrict e = exps_.data();
     uint8_t* __restrict l0 = lits_[0].data();
+    std::memset(sample_hist_, 0, sizeof(sample_hist_));
     size_t zeros = 0;
     for (size_t c = 0; c < n; c += 4096) {
       const size_t end = std::min(n, c + 4096);
@@ -380,6 +385,10 @@ class CommLabCodec final : public FramedCodec {
         }
       }
       zeros += z;
+      for (int k = 0; k < kLits; ++k) {
+        const uint8_t* l = lits_[k].data();
+        for (size_t i = c; i < end; i += 8) sample_hist_[k][l[i]]++;
+      }
     }
     return zeros;
   }
@@ -398,7 +407,8 @@ class CommLabCodec final : public FramedCodec {
     }
   }
 
-  uint32_t period_ = 0;  // the previous block's period, tried first on the next block
+  uint32_t period_ = 0;           // the previous block's period, tried first on the next block
+  uint32_t sample_hist_[3][256];  // counts of every 8th literal byte of the last split
   std::vector<uint8_t> exps_;
   std::vector<uint8_t> lits_[3];
   std::vector<uint64_t> zbits_;  // zero mask, bit i = element i is +0

@@ -364,10 +364,15 @@ Result<size_t> decode_huffman(std::span<const std::byte> in, size_t count, int a
 // bias of small samples, (K - 1) / (2 N ln 2) bits, is above 0.99 * 8 bits. The entropy is a lower
 // bound on any prefix code's length.
 template <class Sym>
-bool raw_gain_is_small(const Sym* s, size_t count) {
+bool raw_gain_is_small(const Sym* s, size_t count, const uint32_t* every8th) {
   const size_t stride = count >= 16384 ? 8 : 1;
   uint32_t freq[2][256] = {};
   size_t samples = 0, i = 0;
+  if (stride == 8 && every8th) {  // the caller counted the same sample (indices 0, 8, 16, ...)
+    std::memcpy(freq[0], every8th, sizeof(freq[0]));
+    samples = (count + 7) / 8;
+    i = count;
+  }
   for (; i + stride < count; i += 2 * stride, samples += 2) {
     freq[0][s[i]]++;
     freq[1][s[i + stride]]++;
@@ -458,30 +463,32 @@ size_t stream_bound(size_t count, int alphabet) {
 class SegmentCoder {
  public:
   SegmentCoder(const uint16_t* codes, const uint8_t* len, int alphabet, int used, size_t count) {
-    for (int k = 0; k < alphabet; ++k) single_[k] = codes[k] | (uint32_t(len[k]) << 27);
+    for (int k = 0; k < alphabet; ++k) code_[k] = codes[k], len_[k] = len[k];
     pairs_ = alphabet <= 256 && used <= 48 && size_t(used) * size_t(used) <= count;
     if (!pairs_) return;
     int present[256], n = 0;
     for (int k = 0; k < alphabet; ++k) {
       if (len[k]) present[n++] = k;
     }
-    if (pair_.empty()) pair_.resize(1u << 16);
+    if (pair_code_.empty()) pair_code_.resize(1u << 16), pair_len_.resize(1u << 16);
     for (int i = 0; i < n; ++i) {
       for (int j = 0; j < n; ++j) {
         const int a = present[i], b = present[j];
-        pair_[a | (b << 8)] =
-            (codes[a] | (uint32_t(codes[b]) << len[a])) | (uint32_t(len[a] + len[b]) << 27);
+        pair_code_[a | (b << 8)] = codes[a] | (uint32_t(codes[b]) << len[a]);
+        pair_len_[a | (b << 8)] = uint8_t(len[a] + len[b]);
       }
     }
   }
 
+  // Codes and lengths sit in separate tables: a length load is cheaper than masking and shifting
+  // it out of a packed entry (the loop is bound by ALU operations, not by loads).
   template <class Sym>
   std::byte* encode(const Sym* s, size_t n, std::byte* p) const {
     uint64_t acc = 0;
     uint32_t bits = 0;
-    auto put = [&](uint32_t e) {
-      acc |= uint64_t(e & ((1u << 27) - 1)) << bits;
-      bits += e >> 27;
+    auto put = [&](uint32_t code, uint32_t len) {
+      acc |= uint64_t(code) << bits;
+      bits += len;
     };
     auto flush = [&]() {
       frame::put64(p, acc);
@@ -492,25 +499,27 @@ class SegmentCoder {
     size_t i = 0;
     if constexpr (sizeof(Sym) == 1) {
       if (pairs_) {
-        const uint32_t* pt = pair_.data();
+        const uint32_t* pc = pair_code_.data();
+        const uint8_t* pl = pair_len_.data();
         for (; i + 4 <= n; i += 4) {
           uint32_t w;
           std::memcpy(&w, s + i, 4);
-          put(pt[w & 0xffff]);
-          put(pt[w >> 16]);
+          put(pc[w & 0xffff], pl[w & 0xffff]);
+          put(pc[w >> 16], pl[w >> 16]);
           flush();
         }
       }
     }
+    auto put1 = [&](Sym x) { put(code_[x], len_[x]); };
     for (; i + 4 <= n; i += 4) {
-      put(single_[s[i]]);
-      put(single_[s[i + 1]]);
-      put(single_[s[i + 2]]);
-      put(single_[s[i + 3]]);
+      put1(s[i]);
+      put1(s[i + 1]);
+      put1(s[i + 2]);
+      put1(s[i + 3]);
       flush();
     }
     for (; i < n; ++i) {
-      put(single_[s[i]]);
+      put1(s[i]);
       flush();
     }
     flush();
@@ -518,18 +527,22 @@ class SegmentCoder {
   }
 
  private:
-  uint32_t single_[kMaxAlphabet];
+  uint32_t code_[kMaxAlphabet];
+  uint8_t len_[kMaxAlphabet];
   bool pairs_ = false;
-  static thread_local std::vector<uint32_t> pair_;
+  static thread_local std::vector<uint32_t> pair_code_;
+  static thread_local std::vector<uint8_t> pair_len_;
 };
-thread_local std::vector<uint32_t> SegmentCoder::pair_;
+thread_local std::vector<uint32_t> SegmentCoder::pair_code_;
+thread_local std::vector<uint8_t> SegmentCoder::pair_len_;
 
 template <class Sym>
-Result<size_t> encode_stream(const Sym* s, size_t count, int alphabet, std::span<std::byte> out) {
+Result<size_t> encode_stream(const Sym* s, size_t count, int alphabet, std::span<std::byte> out,
+                             const uint32_t* every8th) {
   const size_t sb = sym_bytes(alphabet);
   // Byte streams of near-uniform bytes (sign and mantissa) are common: a histogram of every 8th
   // symbol decides "raw" before counting them all.
-  if (alphabet == 256 && count >= 1024 && raw_gain_is_small(s, count)) {
+  if (alphabet == 256 && count >= 1024 && raw_gain_is_small(s, count, every8th)) {
     if (out.size() < 1 + count) return make_error("entropy: does not fit");
     out[0] = std::byte(Mode::kRaw);
     std::memcpy(out.data() + 1, s, count);
@@ -645,8 +658,10 @@ Result<size_t> decode_stream(std::span<const std::byte> in, size_t count, int al
   return make_error("entropy: unknown stream mode");
 }
 
-template Result<size_t> encode_stream<uint8_t>(const uint8_t*, size_t, int, std::span<std::byte>);
-template Result<size_t> encode_stream<uint16_t>(const uint16_t*, size_t, int, std::span<std::byte>);
+template Result<size_t> encode_stream<uint8_t>(const uint8_t*, size_t, int, std::span<std::byte>,
+                                               const uint32_t*);
+template Result<size_t> encode_stream<uint16_t>(const uint16_t*, size_t, int, std::span<std::byte>,
+                                                const uint32_t*);
 template Result<size_t> decode_stream<uint8_t>(std::span<const std::byte>, size_t, int, uint8_t*);
 template Result<size_t> decode_stream<uint16_t>(std::span<const std::byte>, size_t, int, uint16_t*);
 

@@ -27,9 +27,12 @@ size_t stream_bound(size_t count, int alphabet);
 
 // Encodes the symbols (each < alphabet; alphabet <= 256 for uint8_t) in the smallest of raw,
 // constant and Huffman modes. Returns the bytes written or an error if `out` is too small.
+// `every8th`, if given, holds the 256 counts of symbols 0, 8, 16, ... of a byte stream (a caller
+// that just wrote them, cache-hot, counts them cheaper than a second strided pass); the output
+// is the same with or without it.
 template <class Sym>
 Result<size_t> encode_stream(const Sym* symbols, size_t count, int alphabet,
-                             std::span<std::byte> out);
+                             std::span<std::byte> out, const uint32_t* every8th = nullptr);
 
 // Decodes exactly `count` symbols; returns the bytes of `in` the stream occupied. Any malformed
 // stream (bad table, incomplete code, overrun, symbol >= alphabet) is an error.

@@ -78,6 +78,30 @@ TEST(Huffman, FewSymbolByteStreamsRoundTripThroughEveryPath) {
   }
 }
 
+TEST(Huffman, CallerCountedSampleGivesTheSameBytes) {
+  // encode_stream may take the counts of symbols 0, 8, 16, ... from the caller instead of
+  // sampling itself: the raw/Huffman decision, and so every output byte, must not change. Near-
+  // uniform streams (raw) and skewed ones (Huffman) of lengths around the 16384 sampling limit.
+  CounterRng rng(3, Purpose::kCodec);
+  for (size_t count : {1024u, 16383u, 16384u, 16391u, 65536u}) {
+    for (int skew : {0, 1}) {
+      SCOPED_TRACE(count);
+      std::vector<uint8_t> in(count);
+      for (size_t i = 0; i < count; ++i) {
+        in[i] = uint8_t(skew ? rng.below(i, 256) & rng.below(i + count, 256) : rng.below(i, 256));
+      }
+      uint32_t every8th[256] = {};
+      for (size_t i = 0; i < count; i += 8) every8th[in[i]]++;
+      std::vector<std::byte> a(stream_bound(count, 256)), b(stream_bound(count, 256));
+      const size_t na = *encode_stream(in.data(), count, 256, a);
+      const size_t nb = *encode_stream(in.data(), count, 256, b, every8th);
+      ASSERT_EQ(na, nb);
+      EXPECT_TRUE(std::equal(a.begin(), a.begin() + na, b.begin()));
+      EXPECT_EQ(Mode(uint8_t(a[0])), skew ? Mode::kHuffman : Mode::kRaw);
+    }
+  }
+}
+
 TEST(Huffman, ConstantAndUniformStreamsPickTheCheapMode) {
   check_round_trip<uint16_t>(std::vector<uint16_t>(1000, 257), 258, Mode::kConstant);
   std::vector<uint16_t> uniform(70000);
