@@ -1,5 +1,7 @@
 #include "codec/huffman.h"
 
+#include <immintrin.h>
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -214,6 +216,51 @@ void build_pair_table(const uint16_t* single, uint32_t* table) {
   }
 }
 
+const bool kAvx2 = __builtin_cpu_supports("avx2");
+
+// The second pass of build_quad_table below, eight entries at a time (one gather fetches the
+// following pairs); the same arithmetic lane by lane. It was ~3/4 of the ~8 us table build that
+// every long stream pays.
+__attribute__((target("avx2"))) void join_pairs_avx2(const uint32_t* pair, uint64_t* quad) {
+  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  const __m256i m31 = _mm256_set1_epi32(31), m15 = _mm256_set1_epi32(15);
+  const __m256i one = _mm256_set1_epi32(1), ffff = _mm256_set1_epi32(0xffff);
+  const __m256i max_bits = _mm256_set1_epi32(kMaxCodeBits);
+  for (uint32_t base = 0; base < kTableSize; base += 8) {
+    const __m256i idx = _mm256_add_epi32(_mm256_set1_epi32(int(base)), lane);
+    const __m256i p1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(pair + base));
+    const __m256i used1 = _mm256_and_si256(_mm256_srli_epi32(p1, 16), m31);
+    const __m256i two = _mm256_and_si256(_mm256_srli_epi32(p1, 21), one);
+    const __m256i p2 = _mm256_i32gather_epi32(reinterpret_cast<const int*>(pair),
+                                              _mm256_srlv_epi32(idx, used1), 4);
+    const __m256i used2 = _mm256_and_si256(_mm256_srli_epi32(p2, 16), m31);
+    const __m256i len2 = _mm256_and_si256(_mm256_srli_epi32(p2, 24), m15);
+    const __m256i two2 = _mm256_and_si256(_mm256_srli_epi32(p2, 21), one);
+    const __m256i room = _mm256_sub_epi32(max_bits, used1);
+    // a <= b as 0/1: 1 - (a > b)
+    const __m256i len_fits = _mm256_add_epi32(_mm256_cmpgt_epi32(len2, room), one);
+    const __m256i used_fits = _mm256_add_epi32(_mm256_cmpgt_epi32(used2, room), one);
+    const __m256i add1 = _mm256_and_si256(two, len_fits);
+    const __m256i add2 = _mm256_and_si256(_mm256_and_si256(add1, two2), used_fits);
+    // add2 ? used2 : add1 ? len2 : 0 (add2 implies add1).
+    const __m256i extra =
+        _mm256_blendv_epi8(_mm256_mullo_epi32(add1, len2), used2, _mm256_cmpeq_epi32(add2, one));
+    const __m256i used = _mm256_add_epi32(used1, extra);
+    const __m256i syms = _mm256_or_si256(_mm256_and_si256(p1, ffff), _mm256_slli_epi32(p2, 16));
+    const __m256i count =
+        _mm256_add_epi32(_mm256_add_epi32(one, two), _mm256_add_epi32(add1, add2));
+    // 64-bit entries: used | syms << 8 | count << 40, as low and high 32-bit halves.
+    const __m256i lo = _mm256_or_si256(used, _mm256_slli_epi32(syms, 8));
+    const __m256i hi = _mm256_or_si256(_mm256_srli_epi32(syms, 24), _mm256_slli_epi32(count, 8));
+    const __m256i a = _mm256_unpacklo_epi32(lo, hi);  // entries 0 1 | 4 5
+    const __m256i b = _mm256_unpackhi_epi32(lo, hi);  // entries 2 3 | 6 7
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(quad + base),
+                        _mm256_permute2x128_si256(a, b, 0x20));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(quad + base + 4),
+                        _mm256_permute2x128_si256(a, b, 0x31));
+  }
+}
+
 // Up to four byte symbols per entry: bits consumed in [0,8), the symbols in bytes 1..4, the symbol
 // count in byte 5. The decoder stores all four bytes and advances by the count. A code is known
 // from the index only if it fits in the bits the earlier codes left (its low bits are the index's).
@@ -229,6 +276,7 @@ void build_quad_table(const uint16_t* single, uint64_t* quad) {
     pair[idx] =
         (e1 >> 4) | ((e2 >> 4) << 8) | ((l1 + (ok ? l2 : 0)) << 16) | (ok << 21) | (l1 << 24);
   }
+  if (kAvx2) return join_pairs_avx2(pair, quad);
   for (uint32_t idx = 0; idx < kTableSize; ++idx) {
     const uint32_t p1 = pair[idx], used1 = (p1 >> 16) & 31, two = (p1 >> 21) & 1;
     const uint32_t p2 = pair[idx >> used1], used2 = (p2 >> 16) & 31;
