@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <exception>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <mutex>
 #include <thread>
@@ -81,6 +82,31 @@ class Progress {
   clock::time_point start_ = clock::now();
 };
 
+// Samples kept per run for the charts (a chart line holds at most ~2000 points anyway).
+constexpr size_t kChartSamples = 4096;
+
+std::string series_part(const std::string& out, int run) {
+  return out + "/.series." + std::to_string(run) + ".csv";
+}
+
+// series.csv = the header, then each run's streamed rows in scenario order (atomically renamed).
+void join_series(const std::string& out, const std::vector<char>& started) {
+  const std::string path = out + "/series.csv", tmp = path + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    f << series_header();
+    for (size_t i = 0; i < started.size(); ++i) {
+      if (!started[i]) continue;
+      std::ifstream part(series_part(out, static_cast<int>(i)), std::ios::binary);
+      if (part.peek() != std::ifstream::traits_type::eof()) f << part.rdbuf();
+    }
+    if (!f.flush()) throw std::runtime_error("cannot write " + tmp);
+  }
+  std::filesystem::rename(tmp, path);
+  for (size_t i = 0; i < started.size(); ++i)
+    std::filesystem::remove(series_part(out, static_cast<int>(i)));
+}
+
 // DIR/charts/*.png and *.svg (CLI.md), drawn by the GUI's chart code; returns a note for the
 // final line. A chart failure is reported but keeps the numbers already written.
 std::string write_charts(const std::vector<RunResult>& results, const std::string& dir) {
@@ -131,8 +157,24 @@ int run(const Options& o) {
       const RunConfig& config = exp.runs[i];
       started[i] = 1;
       try {
+        // Every sample goes to this run's part of series.csv as it comes; the session keeps a
+        // bounded, thinned copy for the charts, so memory does not grow with the iterations.
+        std::ofstream rows(series_part(out, i), std::ios::binary | std::ios::trunc);
         RunSession session(config);
-        session.run([&](const Sample&) { progress.advance(config.name); }, &g_stop);
+        session.set_sample_budget(kChartSamples);
+        session.run(
+            [&](const Sample& s) {
+              if (o.reproducible) {
+                Sample copy = s;
+                copy.wall_time_s = Sample::kNaN;
+                rows << series_row(config.name, copy);
+              } else {
+                rows << series_row(config.name, s);
+              }
+              progress.advance(config.name);
+            },
+            &g_stop);
+        if (!rows.flush()) throw std::runtime_error("cannot write " + series_part(out, i));
         slots[i] = {session.summary(), session.samples(), session.done()};
       } catch (...) {  // rethrown below, in scenario order, so the exit code keeps its kind
         errors[i] = std::current_exception();
@@ -148,17 +190,17 @@ int run(const Options& o) {
   progress.finish();
   std::vector<RunResult> results;
   for (int i = 0; i < runs; ++i) {
-    if (errors[i]) std::rethrow_exception(errors[i]);
+    if (errors[i]) {
+      for (int k = 0; k < runs; ++k) std::filesystem::remove(series_part(out, k));
+      std::rethrow_exception(errors[i]);
+    }
     if (!started[i]) continue;
     results.push_back(std::move(slots[i]));
-    if (o.reproducible) {  // wall-clock time is the one number that varies between runs
-      results.back().summary.wall_time_s = Sample::kNaN;
-      for (Sample& s : results.back().samples) s.wall_time_s = Sample::kNaN;
-    }
+    if (o.reproducible) results.back().summary.wall_time_s = Sample::kNaN;  // varies by host
   }
 
   write_file(out + "/summary.json", summary_json(exp.name, results));
-  write_file(out + "/series.csv", series_csv(results));
+  join_series(out, started);
   write_file(out + "/scenario.json", exp.resolved.dump(2) + "\n");
   write_file(out + "/VERSION", std::string("commlab ") + kCommLabVersion + "\n");
   std::string charts_note = ", no charts (--no-charts)";

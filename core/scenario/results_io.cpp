@@ -79,24 +79,30 @@ std::string summary_json(const std::string& experiment, const std::vector<RunRes
   return doc.dump(2) + "\n";
 }
 
-std::string series_csv(const std::vector<RunResult>& runs) {
-  std::ostringstream out;
+std::string series_header() {
+  std::string out;
   const auto& cols = series_columns();
-  for (size_t i = 0; i < cols.size(); ++i) out << (i ? "," : "") << cols[i];
-  out << "\n";
-  for (const RunResult& r : runs) {
-    for (const Sample& s : r.samples) {
-      out << '"' << r.summary.name << '"' << ',' << s.iteration << ',' << number(s.sim_time_s)
-          << ',' << number(s.wall_time_s) << ',' << number(s.train_loss) << ','
-          << number(s.test_loss) << ',' << number(s.test_accuracy) << ',' << number(s.grad_norm)
-          << ',' << number(s.lr) << ',' << s.bytes_on_wire << ',' << number(s.compute_time_s) << ','
-          << number(s.comm_time_s) << ',' << number(s.codec_time_s) << ',' << number(s.comm_total_s)
-          << ',' << number(s.codec_total_s) << ',' << s.skipped_contributions << ','
-          << s.trimmed_packets << ',' << number(s.nmse) << ',' << number(s.divergence) << ','
-          << number(s.ratio) << ',' << number(s.effective_bits) << "\n";
-    }
-  }
+  for (size_t i = 0; i < cols.size(); ++i) out += (i ? "," : "") + cols[i];
+  return out + "\n";
+}
+
+std::string series_row(const std::string& run, const Sample& s) {
+  std::ostringstream out;
+  out << '"' << run << '"' << ',' << s.iteration << ',' << number(s.sim_time_s) << ','
+      << number(s.wall_time_s) << ',' << number(s.train_loss) << ',' << number(s.test_loss) << ','
+      << number(s.test_accuracy) << ',' << number(s.grad_norm) << ',' << number(s.lr) << ','
+      << s.bytes_on_wire << ',' << number(s.compute_time_s) << ',' << number(s.comm_time_s) << ','
+      << number(s.codec_time_s) << ',' << number(s.comm_total_s) << ',' << number(s.codec_total_s)
+      << ',' << s.skipped_contributions << ',' << s.trimmed_packets << ',' << number(s.nmse) << ','
+      << number(s.divergence) << ',' << number(s.ratio) << ',' << number(s.effective_bits) << "\n";
   return out.str();
+}
+
+std::string series_csv(const std::vector<RunResult>& runs) {
+  std::string out = series_header();
+  for (const RunResult& r : runs)
+    for (const Sample& s : r.samples) out += series_row(r.summary.name, s);
+  return out;
 }
 
 void write_file(const std::string& path, const std::string& text) {

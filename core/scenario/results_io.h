@@ -21,6 +21,9 @@ const std::vector<std::string>& series_columns();
 
 std::string summary_json(const std::string& experiment, const std::vector<RunResult>& runs);
 std::string series_csv(const std::vector<RunResult>& runs);
+// The same file a row at a time, for runs that stream their samples (series_csv = header + rows).
+std::string series_header();
+std::string series_row(const std::string& run, const Sample& s);
 // Writes text to path atomically (temp file + rename); throws std::runtime_error naming the path.
 void write_file(const std::string& path, const std::string& text);
 

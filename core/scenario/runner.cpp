@@ -75,6 +75,10 @@ struct RunSession::Impl {
   std::unique_ptr<DataParallelTrainer> trainer;
   std::unique_ptr<NetworkProbe> probe;
   std::vector<Sample> samples;
+  Sample last;               // the latest sample, kept or not
+  double last_accuracy = 0;  // test accuracy of the latest evaluated sample
+  size_t budget = 0;         // 0: keep every sample
+  int stride = 1;            // with a budget: keep iterations that are multiples of this
   double time_to_accuracy_s = -1;
   double wall_s = 0;
 };
@@ -134,8 +138,21 @@ const Sample& RunSession::step() {
   if (m.time_to_accuracy_s < 0 && s.evaluated() &&
       s.test_accuracy >= m.config.training.target_accuracy)
     m.time_to_accuracy_s = s.sim_time_s;
-  m.samples.push_back(s);
-  return m.samples.back();
+  if (s.evaluated()) m.last_accuracy = s.test_accuracy;
+  m.last = std::move(s);
+  if (m.budget == 0 || m.last.iteration % m.stride == 0) {
+    if (m.budget > 0 && m.samples.size() >= m.budget) {
+      // Full: keep every other sample (the multiples of the doubled stride).
+      m.stride *= 2;
+      std::erase_if(m.samples, [&](const Sample& k) { return k.iteration % m.stride != 0; });
+    }
+    if (m.budget == 0 || m.last.iteration % m.stride == 0) m.samples.push_back(m.last);
+  }
+  return m.last;
+}
+
+void RunSession::set_sample_budget(size_t max_kept) {
+  impl_->budget = max_kept < 2 ? (max_kept ? 2 : 0) : max_kept;
 }
 
 void RunSession::run(const SampleObserver& observer, const std::atomic<bool>* cancel) {
@@ -164,14 +181,10 @@ RunSummary RunSession::summary() const {
   s.effective_bits = t.coordinates ? t.info_bits / static_cast<double>(t.coordinates) : 0.0;
   s.trimmed_packets = t.trimmed_packets;
   s.skipped_steps = t.skipped_steps;
-  if (!m.samples.empty()) {
-    s.sim_time_s = m.samples.back().sim_time_s;
-    s.final_train_loss = m.samples.back().train_loss;
-    for (auto it = m.samples.rbegin(); it != m.samples.rend(); ++it)
-      if (it->evaluated()) {
-        s.final_test_accuracy = it->test_accuracy;
-        break;
-      }
+  if (s.iterations > 0) {
+    s.sim_time_s = m.last.sim_time_s;
+    s.final_train_loss = m.last.train_loss;
+    s.final_test_accuracy = m.last_accuracy;
   }
   return s;
 }

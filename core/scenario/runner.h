@@ -42,7 +42,13 @@ class RunSession {
   const Sample& step();
   // Runs to the end or until *cancel becomes true.
   void run(const SampleObserver& observer = {}, const std::atomic<bool>* cancel = nullptr);
+  // The samples kept: all of them, unless a budget is set.
   const std::vector<Sample>& samples() const;
+  // Keeps at most about `max_kept` samples (0: all, the default): when the store is full, every
+  // other one is dropped and from then on only every 2^k-th iteration is kept, so a run of any
+  // length holds O(max_kept) samples (for charts); the observer still sees every sample, and
+  // summary() does not depend on the budget.
+  void set_sample_budget(size_t max_kept);
   RunSummary summary() const;
   // Names of the gradient buckets (layers), in forward order.
   std::vector<std::string> bucket_names() const;
