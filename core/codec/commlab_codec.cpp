@@ -74,6 +74,11 @@ struct ExtraReader {
       return true;
     }
     if (bit + size_t(bits) > 8 * size) return false;
+    if (bit / 8 + 8 <= size) {  // one unaligned load covers any 31 bits at any offset
+      v = uint32_t((frame::get64(p + bit / 8) >> (bit % 8)) & ((uint64_t(1) << bits) - 1));
+      bit += size_t(bits);
+      return true;
+    }
     uint64_t window = 0;  // up to 5 bytes cover any 31 bits at any offset
     const size_t first = bit / 8, last = (bit + size_t(bits) - 1) / 8;
     for (size_t b = first; b <= last; ++b) window |= uint64_t(uint8_t(p[b])) << (8 * (b - first));
