@@ -37,18 +37,22 @@ std::string fmt(double v, int digits = 3) {
   return s.str();
 }
 
-// FP32 file -> BF16 file (round to nearest even), as gradients travel.
-void to_bf16(const std::string& in, const std::string& out) {
+// FP32 file -> BF16 file (round to nearest even), as gradients travel. Returns the fraction of
+// values that are exact zeros.
+double to_bf16(const std::string& in, const std::string& out) {
   std::ifstream f(in, std::ios::binary);
   std::vector<char> bytes((std::istreambuf_iterator<char>(f)), {});
   std::vector<uint16_t> h(bytes.size() / 4);
+  size_t zeros = 0;
   for (size_t i = 0; i < h.size(); ++i) {
     float x;
     std::memcpy(&x, bytes.data() + 4 * i, 4);
+    zeros += x == 0.0f;
     h[i] = float_to_bf16(x);
   }
   std::ofstream o(out, std::ios::binary);
   o.write(reinterpret_cast<const char*>(h.data()), static_cast<std::streamsize>(h.size() * 2));
+  return h.empty() ? 0.0 : static_cast<double>(zeros) / h.size();
 }
 
 const json* codec_row(const json& doc, const std::string& name) {
@@ -57,23 +61,43 @@ const json* codec_row(const json& doc, const std::string& name) {
   return nullptr;
 }
 
+// The ratio of one codec in a `codec --json` document (NaN when it is missing).
+double ratio_of(const json& doc, const std::string& name) {
+  const json* c = codec_row(doc, name);
+  return c ? (*c)["ratio"].get<double>() : NAN;
+}
+
+// A tensor dumped by `train` (DUMP_FLAG FILE), cast to BF16 and compressed by `codecs`.
+struct Dumped {
+  std::string train_cmd, codec_cmd;
+  json doc;
+  double zero_fraction = 0;
+};
+Dumped compress_dump(Report& r, const std::string& train_args, const std::string& dump_flag,
+                     const std::string& stem, const std::string& codecs) {
+  Dumped d;
+  d.train_cmd = "train " + train_args + " " + dump_flag + " " + stem + ".f32";
+  r.run(d.train_cmd);
+  d.zero_fraction = to_bf16(stem + ".f32", stem + ".bf16");
+  d.codec_cmd =
+      "codec --input " + stem + ".bf16 --dtype bf16 --codecs " + codecs + " --verify --json";
+  d.doc = r.run(d.codec_cmd);
+  return d;
+}
+
 void netzip(Report& r, const Options& o) {
   r.section("NetZIP: lossless compression of BF16 gradients (research/netzip.md)");
   const std::string data = o.out + "/data";
   std::filesystem::create_directories(data);
   const std::string iters = o.quick ? "30" : "200";
-  r.run("train --model mlp --ranks 1 --iterations " + iters +
-        " --max-train 10000 --eval-every 0 --dump-gradients " + data + "/mlp_grad.f32");
-  to_bf16(data + "/mlp_grad.f32", data + "/mlp_grad.bf16");
-  const std::string cmd = "codec --input " + data +
-                          "/mlp_grad.bf16 --dtype bf16 --codecs "
-                          "lz4,zstd-1,zstd-19,bytegroup-zstd,netzip-paper,netzip-lossless,"
-                          "netzip-lossless-bits,commlab --verify --json";
-  json doc = r.run(cmd);
-  auto ratio = [&](const std::string& n) {
-    const json* c = codec_row(doc, n);
-    return c ? (*c)["ratio"].get<double>() : NAN;
-  };
+  const std::string train =
+      "--model mlp --ranks 1 --iterations " + iters + " --max-train 10000 --eval-every 0";
+  const Dumped grad = compress_dump(r, train, "--dump-gradients", data + "/mlp_grad",
+                                    "lz4,zstd-1,zstd-19,bytegroup-zstd,netzip-paper,"
+                                    "netzip-lossless,netzip-lossless-bits,commlab");
+  const std::string& cmd = grad.codec_cmd;
+  const json& doc = grad.doc;
+  auto ratio = [&](const std::string& n) { return ratio_of(doc, n); };
   const json* paper = codec_row(doc, "netzip-paper");
   const double changed = paper ? (*paper)["changed_fraction"].get<double>() : NAN;
   r.row("LZ4 on raw BF16 gradients (ratio)", "~1.00", fmt(ratio("lz4")), cmd,
@@ -93,38 +117,17 @@ void netzip(Report& r, const Options& o) {
         fmt(ratio("commlab")), cmd, "best lossless ratio in this table, bit-exact (--verify)");
   // Activations: the trained MLP's hidden-layer outputs on a test batch (post-ReLU: many exact
   // zeros, which is what makes activations compress better than gradients).
-  const std::string act_train =
-      "train --model mlp --ranks 1 --iterations " + iters +
-      " --max-train 10000 --eval-every 0 --batch 256 --dump-activations " + data + "/mlp_act.f32";
-  r.run(act_train);
-  to_bf16(data + "/mlp_act.f32", data + "/mlp_act.bf16");
-  const std::string act_cmd = "codec --input " + data +
-                              "/mlp_act.bf16 --dtype bf16 --codecs "
-                              "lz4,zstd-19,bytegroup-zstd,netzip-paper,netzip-lossless,commlab "
-                              "--verify --json";
-  json act = r.run(act_cmd);
-  auto act_ratio = [&](const std::string& n) {
-    const json* c = codec_row(act, n);
-    return c ? (*c)["ratio"].get<double>() : NAN;
-  };
-  double zeros = 0;
-  {
-    std::ifstream f(data + "/mlp_act.f32", std::ios::binary);
-    std::vector<char> bytes((std::istreambuf_iterator<char>(f)), {});
-    for (size_t i = 0; i + 4 <= bytes.size(); i += 4) {
-      float v;
-      std::memcpy(&v, bytes.data() + i, 4);
-      zeros += v == 0.0f;
-    }
-    zeros /= std::max<size_t>(1, bytes.size() / 4);
-  }
-  r.row("NetZIP-LZ4 as published, activations", "~0.30", fmt(act_ratio("netzip-paper")),
-        act_train + " && " + act_cmd,
-        "our MLP's post-ReLU activations: " + fmt(100 * zeros, 0) +
+  const Dumped act =
+      compress_dump(r, train + " --batch 256", "--dump-activations", data + "/mlp_act",
+                    "lz4,zstd-19,bytegroup-zstd,netzip-paper,netzip-lossless,commlab");
+  r.row("NetZIP-LZ4 as published, activations", "~0.30", fmt(ratio_of(act.doc, "netzip-paper")),
+        act.train_cmd + " && " + act.codec_cmd,
+        "our MLP's post-ReLU activations: " + fmt(100 * act.zero_fraction, 0) +
             "% exact zeros scattered among the values; 4 KB bit-planes leave LZ4 few repeats, an "
             "entropy coder exploits them (next row); the paper measured LLM activations");
-  r.row("CommLab lossless codec, activations", "n/a", fmt(act_ratio("commlab")), act_cmd,
-        "bit-exact; zstd -19 on the same bytes: " + fmt(act_ratio("zstd-19")));
+  r.row("CommLab lossless codec, activations", "n/a", fmt(ratio_of(act.doc, "commlab")),
+        act.codec_cmd,
+        "bit-exact; zstd -19 on the same bytes: " + fmt(ratio_of(act.doc, "zstd-19")));
   for (const char* gbps : {"100", "400"}) {
     for (const std::string& how : {std::string("--ratio 0.33"), std::string("--codec commlab")}) {
       const std::string wl =

@@ -127,6 +127,18 @@ bool RunSession::done() const {
   return impl_->trainer->iteration() >= impl_->config.training.iterations;
 }
 
+// Stores m.last unless a budget thins the store: with one, only multiples of the stride are
+// kept, and a full store drops every other sample and doubles the stride.
+void RunSession::keep_sample(Impl& m) {
+  if (m.budget > 0 && m.last.iteration % m.stride != 0) return;
+  if (m.budget > 0 && m.samples.size() >= m.budget) {
+    m.stride *= 2;
+    std::erase_if(m.samples, [&](const Sample& k) { return k.iteration % m.stride != 0; });
+    if (m.last.iteration % m.stride != 0) return;
+  }
+  m.samples.push_back(m.last);
+}
+
 const Sample& RunSession::step() {
   Impl& m = *impl_;
   if (done()) throw std::logic_error("RunSession::step after the last iteration");
@@ -140,19 +152,12 @@ const Sample& RunSession::step() {
     m.time_to_accuracy_s = s.sim_time_s;
   if (s.evaluated()) m.last_accuracy = s.test_accuracy;
   m.last = std::move(s);
-  if (m.budget == 0 || m.last.iteration % m.stride == 0) {
-    if (m.budget > 0 && m.samples.size() >= m.budget) {
-      // Full: keep every other sample (the multiples of the doubled stride).
-      m.stride *= 2;
-      std::erase_if(m.samples, [&](const Sample& k) { return k.iteration % m.stride != 0; });
-    }
-    if (m.budget == 0 || m.last.iteration % m.stride == 0) m.samples.push_back(m.last);
-  }
+  keep_sample(m);
   return m.last;
 }
 
 void RunSession::set_sample_budget(size_t max_kept) {
-  impl_->budget = max_kept < 2 ? (max_kept ? 2 : 0) : max_kept;
+  impl_->budget = max_kept == 1 ? 2 : max_kept;  // one slot could never thin
 }
 
 void RunSession::run(const SampleObserver& observer, const std::atomic<bool>* cancel) {

@@ -55,6 +55,7 @@ class RunSession {
 
  private:
   struct Impl;
+  static void keep_sample(Impl& m);
   std::unique_ptr<Impl> impl_;
 };
 

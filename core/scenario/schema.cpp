@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <type_traits>
 #include <utility>
 
@@ -292,6 +293,15 @@ const Field* find_field(const std::string& path) {
   for (const Field& f : scenario_fields())
     if (f.path == path) return &f;
   return nullptr;
+}
+
+std::string limit_text(double v) {
+  char buf[40];
+  if (std::fabs(v) < 1e16 && v == std::floor(v))
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+  else
+    std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
 }
 
 }  // namespace commlab

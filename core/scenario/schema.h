@@ -39,6 +39,9 @@ const Field* find_field(const std::string& path);
 std::optional<std::string> check_field_value(const Field& field, const nlohmann::json& value);
 
 // The closest of `candidates` to `word` when close enough to be a plausible typo, else "".
+// A limit or value as messages and docs print it: integers without a fraction, else 6 digits.
+std::string limit_text(double v);
+
 std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates);
 
 // JSON pointer of a dotted path ("a.b.c" -> /a/b/c).

@@ -11,15 +11,6 @@ namespace {
 
 using nlohmann::json;
 
-std::string fmt(double v) {
-  char buf[40];
-  if (std::fabs(v) < 1e16 && v == std::floor(v))
-    std::snprintf(buf, sizeof buf, "%.0f", v);
-  else
-    std::snprintf(buf, sizeof buf, "%.6g", v);
-  return buf;
-}
-
 // A value as the user wrote it, shortened so a hostile 1 MiB string never floods the terminal.
 std::string show(const json& v) {
   std::string s = v.dump(-1, ' ', false, json::error_handler_t::replace);
@@ -42,7 +33,8 @@ std::optional<std::string> check_int(const Field& f, const json& v, double min, 
   if (d < min && min == 1) return "expected a positive integer, got " + show(v);
   if (d < min && min == 0) return "expected a non-negative integer, got " + show(v);
   (void)f;
-  return "expected an integer in [" + fmt(min) + ", " + fmt(max) + "], got " + show(v);
+  return "expected an integer in [" + limit_text(min) + ", " + limit_text(max) + "], got " +
+         show(v);
 }
 
 std::optional<std::string> check_number(const Field& f, const json& v) {
@@ -51,8 +43,8 @@ std::optional<std::string> check_number(const Field& f, const json& v) {
   if (!std::isfinite(d)) return "expected a finite number, got " + show(v);
   bool low_ok = f.min_exclusive ? d > f.min : d >= f.min;
   if (low_ok && d <= f.max) return std::nullopt;
-  return "expected a number in " + std::string(f.min_exclusive ? "(" : "[") + fmt(f.min) + ", " +
-         fmt(f.max) + "], got " + show(v);
+  return "expected a number in " + std::string(f.min_exclusive ? "(" : "[") + limit_text(f.min) +
+         ", " + limit_text(f.max) + "], got " + show(v);
 }
 
 std::optional<std::string> check_string(const json& v, size_t max_len) {

@@ -18,15 +18,6 @@ json bound(double v) {
   return json(v);
 }
 
-std::string num(double v) {
-  char buf[40];
-  if (std::fabs(v) < 1e16 && v == std::floor(v))
-    std::snprintf(buf, sizeof buf, "%.0f", v);
-  else
-    std::snprintf(buf, sizeof buf, "%.6g", v);
-  return buf;
-}
-
 std::string type_name(const Field& f) {
   switch (f.type) {
     case FieldType::kInt: return "integer";
@@ -42,9 +33,9 @@ std::string type_name(const Field& f) {
 
 std::string allowed(const Field& f) {
   switch (f.type) {
-    case FieldType::kInt: return num(f.min) + " to " + num(f.max);
+    case FieldType::kInt: return limit_text(f.min) + " to " + limit_text(f.max);
     case FieldType::kNumber:
-      return (f.min_exclusive ? "(" : "[") + num(f.min) + ", " + num(f.max) + "]";
+      return (f.min_exclusive ? "(" : "[") + limit_text(f.min) + ", " + limit_text(f.max) + "]";
     case FieldType::kBool: return "true, false";
     case FieldType::kString: return "at most " + std::to_string(f.max_items) + " characters";
     case FieldType::kEnum: {
@@ -53,8 +44,8 @@ std::string allowed(const Field& f) {
       return out;
     }
     case FieldType::kIntList:
-      return "at most " + std::to_string(f.max_items) + " items, each " + num(f.min) + " to " +
-             num(f.max);
+      return "at most " + std::to_string(f.max_items) + " items, each " + limit_text(f.min) +
+             " to " + limit_text(f.max);
     case FieldType::kStringList:
       return "at most " + std::to_string(f.max_items) + " items of at most 256 characters";
   }
