@@ -14,10 +14,13 @@ RunChartPages::RunChartPages(QWidget* parent) : QTabWidget(parent) {
   add_slot(p, 0, 0, 1, RunChart::kLossIteration, RunChart::kLossTime);
   add_slot(p, 0, 1, 1, RunChart::kAccuracyIteration, RunChart::kAccuracyTime);
   add_slot(p, 1, 0, 2, RunChart::kTimeSplit, RunChart::kTimeSplit);
-  p = page("Codec", "How many bytes each bucket puts on the wire, and at how many bits per value.",
+  p = page("Codec",
+           "How many bytes each bucket puts on the wire, how predictable each byte of the "
+           "gradient is (the entropy a byte-grouping codec can reach), and the bits per value.",
            {1, 1});
   add_slot(p, 0, 0, 1, RunChart::kCodec, RunChart::kCodec);
-  add_slot(p, 1, 0, 1, RunChart::kEffectiveBits, RunChart::kEffectiveBits);
+  add_slot(p, 0, 1, 1, RunChart::kPlaneEntropy, RunChart::kPlaneEntropy);
+  add_slot(p, 1, 0, 2, RunChart::kEffectiveBits, RunChart::kEffectiveBits);
   p = page("SkipReduce",
            "Which gradient contributions SkipReduce left out, per iteration and "
            "per bucket.",

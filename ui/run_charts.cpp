@@ -14,9 +14,13 @@
 #include <cmath>
 #include <map>
 
+#include "run_chart_builders.h"
+
 namespace commlab::ui {
 
 namespace {
+
+using namespace detail;
 
 // Sample grows per-iteration codec fields (effective_bits, ratio, buckets); these read them when
 // the engine has them and report "absent" otherwise, so the charts compile against either.
@@ -60,24 +64,11 @@ BucketTotals bucket_totals(const std::vector<Sample>& samples) {
   return t;
 }
 
-const std::vector<Sample>& samples_of(const RunSeries& r) {
-  static const std::vector<Sample> none;
-  return r.samples ? *r.samples : none;
-}
-
 bool any_sample(const std::vector<RunSeries>& runs, const auto& pred) {
   for (const RunSeries& r : runs)
     for (const Sample& s : samples_of(r))
       if (pred(s)) return true;
   return false;
-}
-
-QChart* new_chart(const QString& title) {
-  auto* chart = new QChart;
-  chart->setTitle(title);
-  chart->legend()->setAlignment(Qt::AlignBottom);
-  chart->setMargins(QMargins(4, 4, 4, 4));
-  return chart;
 }
 
 QPen run_pen(const RunSeries& r, int i) {
@@ -148,25 +139,6 @@ QChart* line_chart(const LineSpec& spec, const std::vector<RunSeries>& runs, Val
     y->setLabelFormat("%g");
     y->applyNiceNumbers();
   }
-  return chart;
-}
-
-// Bars: one category per label, one bar set per name (grouped) or stacked parts.
-QChart* bar_chart(const QString& title, const QString& y_title, const QStringList& categories,
-                  QAbstractBarSeries* series, double top) {
-  QChart* chart = new_chart(title);
-  chart->addSeries(series);
-  auto* x = new QBarCategoryAxis;
-  x->append(categories);
-  auto* y = new QValueAxis;
-  y->setTitleText(y_title);
-  y->setRange(0, top > 0 ? top * 1.1 : 1);
-  y->setLabelFormat("%g");
-  y->applyNiceNumbers();
-  chart->addAxis(x, Qt::AlignBottom);
-  chart->addAxis(y, Qt::AlignLeft);
-  series->attachAxis(x);
-  series->attachAxis(y);
   return chart;
 }
 
@@ -250,6 +222,8 @@ const std::vector<RunChartInfo>& run_chart_infos() {
       {RunChart::kTimeSplit, "time_split",
        "Iteration time: compute / exposed communication / codec"},
       {RunChart::kCodec, "codec", "Codec: wire bytes / uncompressed bytes per bucket"},
+      {RunChart::kPlaneEntropy, "plane_entropy",
+       "Codec: byte-plane entropy of the gradient (latest iteration)"},
       {RunChart::kEffectiveBits, "effective_bits", "Bits per gradient coordinate on the wire"},
       {RunChart::kSkipReduce, "skipreduce", "SkipReduce: dropped contributions per iteration"},
       {RunChart::kSkipBuckets, "skipreduce_buckets",
@@ -280,7 +254,8 @@ QColor run_color(int i) {
 bool run_chart_has_data(RunChart kind, const std::vector<RunSeries>& runs) {
   switch (kind) {
     case RunChart::kLossIteration:
-    case RunChart::kLossTime:
+    case RunChart::kLossTime:  // catalog runs (time plane only) have no loss
+      return any_sample(runs, [](const Sample& s) { return std::isfinite(s.train_loss); });
     case RunChart::kTimeSplit: return any_sample(runs, [](const Sample&) { return true; });
     case RunChart::kAccuracyIteration:
     case RunChart::kAccuracyTime:
@@ -294,6 +269,7 @@ bool run_chart_has_data(RunChart kind, const std::vector<RunSeries>& runs) {
                         }) ||
              std::any_of(runs.begin(), runs.end(),
                          [](const RunSeries& r) { return r.summary_ratio >= 0; });
+    case RunChart::kPlaneEntropy: return plane_entropy_has_data(runs);
     case RunChart::kEffectiveBits:
       return any_sample(runs, [](const Sample& s) { return effective_bits_of(s) > 0; });
     case RunChart::kSkipReduce:
@@ -337,6 +313,7 @@ QChart* build_run_chart(RunChart kind, const std::vector<RunSeries>& runs) {
             return c == t.count.end() ? 0.0 : t.ratio_sum.at(n) / c->second;
           },
           [](const RunSeries& r) { return r.summary_ratio; });
+    case RunChart::kPlaneEntropy: return plane_entropy_chart(runs);
     case RunChart::kEffectiveBits:
       return line_chart({title, iteration, "bits per coordinate"}, runs,
                         [](const Sample& s) { return effective_bits_of(s); });

@@ -20,6 +20,7 @@ enum class RunChart {
   kAccuracyTime,        // test accuracy vs simulated time
   kTimeSplit,           // mean iteration time per run: compute / exposed comm / codec (stacked)
   kCodec,               // wire / uncompressed bytes per bucket (per run without bucket data)
+  kPlaneEntropy,        // bits per byte of each wire byte plane, per bucket or per run
   kEffectiveBits,       // bits per gradient coordinate on the wire per iteration (32 = FP32)
   kSkipReduce,          // dropped contributions per iteration
   kSkipBuckets,         // dropped contributions per bucket, summed over the run

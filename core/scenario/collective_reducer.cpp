@@ -4,6 +4,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "codec/plane_entropy.h"
 #include "collective/algorithms.h"
 #include "collective/executor.h"
 #include "topology/topology.h"
@@ -40,6 +41,7 @@ CollectiveReducer::CollectiveReducer(const RunConfig& config, NetworkBackend& ba
         "techniques.skipreduce: SkipReduce needs collective.algorithm ring, tree or hd, got '" +
         algo + "'");
   const DType wire = parse_dtype(config.collective.wire);
+  wire_ = wire;
   wire_element_bytes_ = static_cast<double>(dtype_size(wire));
   if (t.trimming.enabled) {
     if (t.codec != "none")
@@ -85,6 +87,9 @@ ReduceReport CollectiveReducer::reduce(int iteration, const BucketInfo& bucket,
   const float inv_n = 1.0f / static_cast<float>(n);
   for (float& v : exact_) v *= inv_n;
 
+  // What a lossless codec would see of rank 0's contribution (before the plan rounds it).
+  std::vector<double> planes = byte_plane_entropy(grads[0], wire_);
+
   PlanRequest req;
   req.ranks = n;
   req.count = count;
@@ -126,6 +131,7 @@ ReduceReport CollectiveReducer::reduce(int iteration, const BucketInfo& bucket,
   double worst = 0;
   for (int r = 0; r < n; ++r) worst = std::max(worst, nmse(grads[r], exact_));
   report.nmse = worst;
+  report.plane_entropy = std::move(planes);
 
   totals_.bytes_on_wire += rep.bytes_on_wire;
   totals_.wire_reference_bytes += report.reference_bytes;

@@ -39,6 +39,7 @@ class CollectiveReducer final : public GradientReducer {
   SkipConfig skip_;
   std::unique_ptr<TransferCodec> codec_;
   TrimWire* trim_ = nullptr;  // codec_ when trimming is on
+  DType wire_ = DType::kFp32;
   double wire_element_bytes_ = 4;
   int ranks_per_node_ = 1;
   std::vector<float> exact_;

@@ -32,6 +32,9 @@ struct ReduceReport {
   uint64_t payload_bytes = 0;    // FP32 bytes of those coordinates (4 per coordinate)
   uint64_t reference_bytes = 0;  // what the uncompressed wire format (FP32 or BF16) would send
   double info_bits = 0;
+  // Byte-plane entropy (bits per byte, most significant byte first) of rank 0's gradient in the
+  // wire dtype, before any codec: per bucket only, not summed by +=.
+  std::vector<double> plane_entropy;
   double effective_bits() const {
     return payload_bytes ? info_bits / (static_cast<double>(payload_bytes) / 4.0) : 0.0;
   }

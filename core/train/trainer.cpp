@@ -115,6 +115,7 @@ Sample DataParallelTrainer::step() {
     bs.dropped_contributions = rep.skipped_contributions;
     bs.trimmed_packets = rep.trimmed_packets;
     bs.nmse = rep.nmse;
+    bs.plane_entropy = std::move(rep.plane_entropy);
     total += rep;
   }
   double norm2 = 0;

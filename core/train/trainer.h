@@ -37,7 +37,8 @@ struct BucketSample {
   double effective_bits = 0;  // information bits per carried coordinate that reached receivers
   uint64_t dropped_contributions = 0;  // SkipReduce (chunk, rank) pairs left out
   uint64_t trimmed_packets = 0;
-  double nmse = 0;  // worst rank
+  double nmse = 0;                    // worst rank
+  std::vector<double> plane_entropy;  // bits per byte of each wire byte plane (reducer.h)
 };
 
 // The network over one sample interval of the packet backend, aggregated over its ports.
