@@ -26,8 +26,9 @@ class TrainingPanel : public QWidget {
   explicit TrainingPanel(QWidget* parent = nullptr);
   RunConfig config() const;
   void set_config(const RunConfig& config);
-  // Every problem of `config`: each controlled field against the scenario schema (range, choice),
-  // then check_run_config's cross-field checks. "json.path: message" each.
+  // The per-field problems of `config`: each controlled field against the scenario schema (range,
+  // choice). Cheap, so the GUI thread runs it; check_run_config's cross-field checks (which may
+  // build a large cluster) run on the engine's worker (TrainingBridge). "json.path: message" each.
   QStringList check(const RunConfig& config) const;
   // Problems as "json.path: message"; each marks the control owning that path. Empty clears.
   void show_problems(const QStringList& problems);
@@ -53,7 +54,9 @@ class TrainingPanel : public QWidget {
   QDoubleSpinBox* background_load_;
   QComboBox* transport_;
   QComboBox* kind_;
-  QLineEdit* catalog_;
+  QComboBox* catalog_;
+  QSpinBox* tp_;
+  QSpinBox* pp_;
   QComboBox* model_;
   QLineEdit* hidden_;
   QComboBox* dataset_;

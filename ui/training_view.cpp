@@ -12,6 +12,7 @@
 #include <QTimer>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <cmath>
 
 #include "run_chart_pages.h"
 #include "training_bridge.h"
@@ -103,7 +104,9 @@ TrainingView::TrainingView(QWidget* parent) : QWidget(parent) {
     awaiting_end_ = false;
     queue_.clear();
     panel_->show_problems(message.split('\n'));
-    status_->setText("The run failed; your settings are kept.");
+    status_->setText(
+        "The engine refused or failed the run (the reasons are marked on the "
+        "settings); your settings are kept.");
     update_buttons();
   });
   connect(bridge_, &TrainingBridge::finished, this, &TrainingView::finished);
@@ -269,6 +272,7 @@ void TrainingView::drain() {
 
 void TrainingView::redraw() {
   dirty_ = false;
+  ++redraw_count_;
   // Pinned runs first (dashed, in the order pinned), the current run last (solid): a run keeps
   // its colour when it is pinned.
   std::vector<RunSeries> series;
@@ -290,13 +294,20 @@ void TrainingView::redraw() {
         break;
       }
     QString queued = queue_.empty() ? QString() : QString(" (%1 more queued)").arg(queue_.size());
-    status_->setText(QString("%1: iteration %2/%3, simulated %4 s, loss %5%6.%7")
+    // A catalog workload has no loss (time plane only): its news is the iteration time split.
+    const QString progress =
+        std::isnan(last.train_loss)
+            ? QString("iteration time %1 s (compute %2 s, exposed communication %3 s)")
+                  .arg(last.compute_time_s + last.comm_time_s + last.codec_time_s, 0, 'g', 4)
+                  .arg(last.compute_time_s, 0, 'g', 4)
+                  .arg(last.comm_time_s, 0, 'g', 4)
+            : QString("loss %1%2").arg(last.train_loss, 0, 'f', 4).arg(acc);
+    status_->setText(QString("%1: iteration %2/%3, simulated %4 s, %5.%6")
                          .arg(run_name_)
                          .arg(last.iteration)
                          .arg(run_iterations_)
                          .arg(last.sim_time_s, 0, 'g', 4)
-                         .arg(last.train_loss, 0, 'f', 4)
-                         .arg(acc)
+                         .arg(progress)
                          .arg(queued));
   }
 }

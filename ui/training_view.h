@@ -44,6 +44,8 @@ class TrainingView : public QWidget, public Exportable {
   QStringList pinned_names() const;
   // Points in the loss chart's current-run series (what is drawn, not what was received).
   int drawn_points() const;
+  // Chart redraws so far (bench/gui measures how often a run refreshes its charts).
+  int redraw_count() const { return redraw_count_; }
   // Starts a run of the panel's settings, capped at `iterations` when > 0.
   bool run(int iterations = 0);
 
@@ -105,6 +107,7 @@ class TrainingView : public QWidget, public Exportable {
   bool dirty_ = false;
   bool awaiting_end_ = false;  // a run started whose finished / failed report has not come yet
   int run_counter_ = 0;
+  int redraw_count_ = 0;
 };
 
 }  // namespace commlab::ui

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <exception>
@@ -206,12 +207,19 @@ int run(const Options& o) {
   std::string charts_note = ", no charts (--no-charts)";
   if (o.charts) charts_note = write_charts(results, out + "/charts");
   if (!o.quiet) {
-    for (const RunResult& r : results)
-      std::fprintf(stderr, "%-28s acc %.4f  loss %.4f  sim %.4f s  wire %.3g B  ratio %.3f%s\n",
-                   r.summary.name.c_str(), r.summary.final_test_accuracy,
-                   r.summary.final_train_loss, r.summary.sim_time_s,
-                   static_cast<double>(r.summary.bytes_on_wire), r.summary.mean_ratio,
-                   r.complete ? "" : "  (stopped)");
+    for (const RunResult& r : results) {
+      const RunSummary& s = r.summary;
+      if (std::isnan(s.final_train_loss) && s.iterations > 0)  // a catalog run: time plane only
+        std::fprintf(stderr,
+                     "%-28s iteration %.4g s  sim %.4f s  ratio %.3f  (time plane only)%s\n",
+                     s.name.c_str(), s.sim_time_s / s.iterations, s.sim_time_s, s.mean_ratio,
+                     r.complete ? "" : "  (stopped)");
+      else
+        std::fprintf(stderr, "%-28s acc %.4f  loss %.4f  sim %.4f s  wire %.3g B  ratio %.3f%s\n",
+                     s.name.c_str(), s.final_test_accuracy, s.final_train_loss, s.sim_time_s,
+                     static_cast<double>(s.bytes_on_wire), s.mean_ratio,
+                     r.complete ? "" : "  (stopped)");
+    }
     std::fprintf(stderr, "results in %s (summary.json, series.csv, scenario.json%s)\n", out.c_str(),
                  charts_note.c_str());
   }

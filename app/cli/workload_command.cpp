@@ -7,9 +7,7 @@
 
 #include "cli/command.h"
 #include "cli/network_util.h"
-#include "codec/codec.h"
-#include "codec/value_cast.h"
-#include "numeric/tensor_gen.h"
+#include "scenario/catalog_run.h"
 #include "scenario/workload_timing.h"
 #include "topology/gpu_presets.h"
 #include "topology/topology.h"
@@ -30,18 +28,6 @@ struct Options {
   bool json = false;
 };
 
-// The codec's ratio on BF16 values of the chosen source (measured, never assumed).
-double measure_ratio(const std::string& codec_name, const std::string& source) {
-  if (codec_name == "none") return 1.0;
-  std::vector<float> x = generate_tensor(source, 1 << 20, 1);
-  const std::vector<std::byte> in = to_dtype_bytes(x, DType::kBf16);
-  auto codec = make_codec(codec_name);
-  std::vector<std::byte> out(codec->bound(in.size()));
-  Result<size_t> n = codec->encode(in, DType::kBf16, out);
-  if (!n) throw std::runtime_error("codec " + codec_name + ": " + n.error());
-  return static_cast<double>(*n) / static_cast<double>(in.size());
-}
-
 int run(const Options& o) {
   const TransformerSpec& spec = find_workload(o.catalog);
   if (o.net.cluster.empty()) throw InvalidInput("--cluster is required (e.g. netzip-512:gbps=400)");
@@ -58,7 +44,7 @@ int run(const Options& o) {
   ComputeModel compute;
   compute.gpu = gpu_preset(o.gpu);
   compute.mfu = o.mfu;
-  const double ratio = o.ratio > 0 ? o.ratio : measure_ratio(o.codec, o.source);
+  const double ratio = o.ratio > 0 ? o.ratio : measure_codec_ratio(o.codec, o.source, 1);
   WorkloadTiming base = time_workload(spec, p, *backend, compute);
   auto backend2 = make_backend(o.net, 0);  // a fresh network for the second timing
   WorkloadTechniques tech{ratio, ratio, o.skip};

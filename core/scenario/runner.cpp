@@ -6,6 +6,7 @@
 
 #include "network/analytical.h"
 #include "network/packet_backend.h"
+#include "scenario/catalog_run.h"
 #include "scenario/collective_reducer.h"
 #include "scenario/network_probe.h"
 #include "topology/presets.h"
@@ -74,6 +75,8 @@ struct RunSession::Impl {
   std::unique_ptr<CollectiveReducer> reducer;
   std::unique_ptr<DataParallelTrainer> trainer;
   std::unique_ptr<NetworkProbe> probe;
+  std::unique_ptr<CatalogRun> catalog;  // workload.kind catalog: time plane only
+  int catalog_iterations = 0;           // completed (catalog runs)
   std::vector<Sample> samples;
   Sample last;               // the latest sample, kept or not
   double last_accuracy = 0;  // test accuracy of the latest evaluated sample
@@ -86,10 +89,13 @@ struct RunSession::Impl {
 RunSession::RunSession(const RunConfig& config) : impl_(std::make_unique<Impl>()) {
   Impl& m = *impl_;
   m.config = config;
+  if (config.workload.kind == "catalog") {
+    m.catalog = std::make_unique<CatalogRun>(config);
+    return;
+  }
   if (config.workload.kind != "train")
-    throw std::invalid_argument(
-        "workload.kind: '" + config.workload.kind +
-        "' runs are time-plane only; RunSession trains models (kind train)");
+    throw std::invalid_argument("workload.kind: expected train or catalog, got '" +
+                                config.workload.kind + "'");
   m.backend = make_run_backend(config);
   m.data = load_data(config);
   Model model = make_model(config.workload.model, m.data.train, config.workload.hidden);
@@ -123,8 +129,12 @@ const RunConfig& RunSession::config() const {
   return impl_->config;
 }
 
+int RunSession::iteration() const {
+  return impl_->catalog ? impl_->catalog_iterations : impl_->trainer->iteration();
+}
+
 bool RunSession::done() const {
-  return impl_->trainer->iteration() >= impl_->config.training.iterations;
+  return iteration() >= impl_->config.training.iterations;
 }
 
 // Stores m.last unless a budget thins the store: with one, only multiples of the stride are
@@ -143,10 +153,10 @@ const Sample& RunSession::step() {
   Impl& m = *impl_;
   if (done()) throw std::logic_error("RunSession::step after the last iteration");
   auto t0 = std::chrono::steady_clock::now();
-  Sample s = m.trainer->step();
+  Sample s = m.catalog ? m.catalog->sample(++m.catalog_iterations) : m.trainer->step();
   m.wall_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   s.wall_time_s = m.wall_s;
-  s.network = m.probe->take();
+  if (m.probe) s.network = m.probe->take();
   if (m.time_to_accuracy_s < 0 && s.evaluated() &&
       s.test_accuracy >= m.config.training.target_accuracy)
     m.time_to_accuracy_s = s.sim_time_s;
@@ -175,9 +185,22 @@ RunSummary RunSession::summary() const {
   const Impl& m = *impl_;
   RunSummary s;
   s.name = m.config.name;
-  s.iterations = m.trainer->iteration();
+  s.iterations = iteration();
   s.wall_time_s = m.wall_s;
   s.time_to_accuracy_s = m.time_to_accuracy_s;
+  if (m.catalog) {
+    s.mean_ratio = m.catalog->ratio();
+    s.effective_bits = 16.0 * m.catalog->ratio();
+    // SkipReduce skips `skip` steps of every DP reduce-scatter of every iteration.
+    for (const MessageTiming& msg : m.catalog->timing().messages)
+      if (msg.kind == MessageKind::kDpReduceScatter)
+        s.skipped_steps += static_cast<uint64_t>(m.catalog->skip()) *
+                           static_cast<uint64_t>(msg.count) * s.iterations;
+    s.final_train_loss = Sample::kNaN;
+    s.final_test_accuracy = Sample::kNaN;
+    s.sim_time_s = m.last.sim_time_s;
+    return s;
+  }
   const ReducerTotals& t = m.reducer->totals();
   s.bytes_on_wire = t.bytes_on_wire;
   s.mean_ratio = t.wire_reference_bytes ? static_cast<double>(t.bytes_on_wire) /
@@ -196,6 +219,7 @@ RunSummary RunSession::summary() const {
 
 std::vector<std::string> RunSession::bucket_names() const {
   std::vector<std::string> names;
+  if (!impl_->trainer) return names;  // catalog runs have no gradient buckets
   for (const BucketInfo& b : impl_->trainer->buckets()) names.push_back(b.name);
   return names;
 }

@@ -1,6 +1,7 @@
 #pragma once
 // Executes one RunConfig: builds the cluster and backend, the workload (a trained model with its
-// data set), the data-parallel trainer, and the gradient reducer that runs the configured
+// data set; or a catalog workload, time plane only: scenario/catalog_run.h), the data-parallel
+// trainer, and the gradient reducer that runs the configured
 // collective with its codec / SkipReduce / trimming on the real gradient bytes. Samples go to the
 // caller one iteration at a time, so the CLI writers and the GUI bridge observe the same stream.
 #include <atomic>
@@ -37,6 +38,7 @@ class RunSession {
   RunSession& operator=(const RunSession&) = delete;
 
   const RunConfig& config() const;
+  int iteration() const;  // iterations completed
   bool done() const;
   // Runs one iteration and returns its sample (also appended to samples()).
   const Sample& step();

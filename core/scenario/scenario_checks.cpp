@@ -149,13 +149,26 @@ std::vector<std::pair<std::string, std::string>> check_run(const RunConfig& c,
     else if (w.dp == 0 && t.ranks % tp_pp != 0)
       add("workload.tp", "training.ranks (" + str(t.ranks) + ") is not a multiple of tp * pp (" +
                              str(tp_pp) + ")");
+    // Catalog runs are time plane only (scenario/catalog_run.h).
+    if (tech.trimming.enabled)
+      add("techniques.trimming.enabled",
+          "catalog workloads have no packets to trim; use workload.kind train");
+    if (c.cluster.backend != "analytical")
+      add("cluster.backend",
+          "catalog workloads are timed on the analytical backend, got " + c.cluster.backend);
+    if (c.collective.algorithm != "ring")
+      add("collective.algorithm",
+          "catalog workloads are timed with ring collectives, got " + c.collective.algorithm);
   }
 
   const bool skipping = tech.skipreduce.skip > 0 || tech.skipreduce.ratio > 0;
   const char* skip_path =
       tech.skipreduce.skip > 0 ? "techniques.skipreduce.skip" : "techniques.skipreduce.ratio";
-  if (skipping && c.collective.algorithm != "ring")
-    add(skip_path, "SkipReduce needs collective.algorithm ring, got " + c.collective.algorithm);
+  // docs/collectives.md: the paper skips ring reduce-scatter steps; tree and halving-doubling
+  // have analogues (deepest reduce levels, last halving rounds); hier and direct have none.
+  const std::string& algo = c.collective.algorithm;
+  if (skipping && algo != "ring" && algo != "tree" && algo != "hd")
+    add(skip_path, "SkipReduce needs collective.algorithm ring, tree or hd, got " + algo);
   if (tech.skipreduce.skip >= t.ranks && tech.skipreduce.skip > 0)
     add("techniques.skipreduce.skip", "must be less than training.ranks (" + str(t.ranks) +
                                           "), got " + str(tech.skipreduce.skip));

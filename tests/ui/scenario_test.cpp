@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <QAbstractBarSeries>
 #include <QBarSeries>
 #include <QBarSet>
 #include <QChart>
@@ -13,6 +14,7 @@
 #include <QLineEdit>
 #include <QSpinBox>
 #include <QXYSeries>
+#include <cmath>
 #include <fstream>
 
 #include "cluster_editor.h"
@@ -147,14 +149,17 @@ TEST(ScenarioPanel, ATypoIsMarkedInPlaceAndKept) {
   EXPECT_TRUE(view.panel()->marked_fields().contains("workload.hidden"))
       << view.panel()->problems_text().toStdString();
   EXPECT_EQ(hidden->text(), "64,abc");
-  // A catalog workload is refused with the engine's reason next to the workload control.
+  // A catalog workload cannot be trimmed (time plane only): refused, the reason next to the
+  // trimming control, the settings kept.
   hidden->setText("32");
   RunConfig c = view.panel()->config();
   c.workload.kind = "catalog";
+  c.techniques.trimming.enabled = true;
   view.panel()->set_config(c);
-  view.run();  // refused by the checks or, at the latest, by the engine on the worker
-  EXPECT_TRUE(wait_for([&] { return view.panel()->marked_fields().contains("workload.kind"); }))
-      << view.panel()->problems_text().toStdString();
+  view.run();
+  EXPECT_TRUE(wait_for([&] {
+    return view.panel()->marked_fields().contains("techniques.trimming.enabled");
+  })) << view.panel()->problems_text().toStdString();
   EXPECT_EQ(view.panel()->config().workload.kind, "catalog");
   EXPECT_TRUE(wait_for([&] { return view.idle(); }));
 }
@@ -199,6 +204,19 @@ TEST(TrainingCharts, SkipReduceAndTrimmingChartsFillDuringARun) {
   ASSERT_NE(bars, nullptr);
   ASSERT_EQ(bars->count(), 1);
   EXPECT_EQ(bars->barSets().front()->count(), static_cast<int>(view.samples()[0].buckets.size()));
+  // Byte-plane entropy: one run drawn, so one bar set per bucket, one bar per byte of the FP32
+  // wire (4), each an entropy in [0, 8] bits per byte, equal to the last sample's values.
+  QChart* planes = pages->chart(RunChart::kPlaneEntropy);
+  ASSERT_NE(planes, nullptr);
+  auto* plane_bars = qobject_cast<QBarSeries*>(planes->series().front());
+  ASSERT_NE(plane_bars, nullptr);
+  const Sample& last = view.samples().back();
+  ASSERT_EQ(plane_bars->count(), static_cast<int>(last.buckets.size()));
+  for (int b = 0; b < plane_bars->count(); ++b) {
+    QBarSet* set = plane_bars->barSets()[b];
+    ASSERT_EQ(set->count(), 4);
+    for (int p = 0; p < 4; ++p) EXPECT_DOUBLE_EQ(set->at(p), last.buckets[b].plane_entropy[p]);
+  }
   // Visible page switch draws that page's charts.
   ASSERT_TRUE(pages->select_page("trimming"));
   EXPECT_EQ(view.summaries().size(), 1u);
@@ -222,6 +240,37 @@ TEST(TrainingCharts, PauseHoldsAndResetClearsTheView) {
   EXPECT_TRUE(view.samples().empty());
   EXPECT_EQ(view.drawn_points(), 0);
   EXPECT_TRUE(wait_for([&] { return view.idle(); }));
+}
+
+TEST(TrainingCharts, ACatalogWorkloadRunsOnTheTimePlane) {
+  // GPT-3 175B on 64 GPUs (tp 4 x dp 16): every iteration costs the same time split, no loss.
+  app();
+  TrainingView view;
+  RunConfig c;
+  c.cluster.spec = "flat:64";
+  c.training.ranks = 64;
+  c.training.iterations = 3;
+  c.training.global_batch = 128;
+  c.workload.kind = "catalog";
+  c.workload.catalog = "gpt3-175b";
+  c.workload.tp = 4;
+  view.panel()->set_config(c);
+  ASSERT_EQ(view.panel()->config().workload.tp, 4);
+  ASSERT_TRUE(view.run());
+  ASSERT_TRUE(wait_for([&] { return view.idle(); }));
+  ASSERT_EQ(view.samples().size(), 3u) << view.panel()->problems_text().toStdString();
+  const Sample& first = view.samples().front();
+  EXPECT_TRUE(std::isnan(first.train_loss));
+  EXPECT_GT(first.compute_time_s, 0);
+  EXPECT_GT(first.comm_time_s, 0);
+  // Simulated time is cumulative: 3 identical iterations end at 3 x the first one's time.
+  EXPECT_NEAR(view.samples().back().sim_time_s, 3 * first.sim_time_s, 1e-9 * first.sim_time_s);
+  // The time split chart draws it: one stacked category, compute bar = compute time in ms.
+  QChart* split = view.charts()->chart(RunChart::kTimeSplit);
+  ASSERT_NE(split, nullptr);
+  auto* bars = qobject_cast<QAbstractBarSeries*>(split->series().front());
+  ASSERT_NE(bars, nullptr);
+  EXPECT_NEAR(bars->barSets()[0]->at(0), first.compute_time_s * 1e3, 1e-6);
 }
 
 }  // namespace

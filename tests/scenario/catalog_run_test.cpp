@@ -1,0 +1,102 @@
+// Catalog workloads as runs (scenario/catalog_run.h): the RunSession's samples and summary are the
+// workload timing of scenario/workload_timing.h, repeated per iteration, with the run's codec
+// ratio measured on real bytes and SkipReduce on the DP reduce-scatter.
+#include "scenario/catalog_run.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "network/analytical.h"
+#include "scenario/runner.h"
+#include "scenario/scenario.h"
+#include "topology/presets.h"
+#include "train/catalog.h"
+
+namespace commlab {
+namespace {
+
+RunConfig gpt3_on_64() {
+  RunConfig c;
+  c.cluster.spec = "flat:64";
+  c.training.ranks = 64;
+  c.training.iterations = 4;
+  c.training.global_batch = 128;
+  c.workload.kind = "catalog";
+  c.workload.catalog = "gpt3-175b";
+  c.workload.tp = 4;
+  return c;
+}
+
+TEST(CatalogRun, SamplesRepeatTheWorkloadTiming) {
+  const RunConfig c = gpt3_on_64();
+  ASSERT_TRUE(check_run_config(c).empty());
+  // The same timing computed directly: tp 4, dp = 64 / 4 = 16, no techniques.
+  AnalyticalBackend backend(cluster_from_spec(c.cluster.spec));
+  Parallelism p;
+  p.tp = 4;
+  p.dp = 16;
+  p.global_batch = 128;
+  ComputeModel compute;
+  compute.gpu = gpu_preset(c.cluster.gpu);
+  compute.mfu = c.cluster.mfu;
+  const WorkloadTiming direct = time_workload(find_workload("gpt3-175b"), p, backend, compute);
+
+  RunSession session(c);
+  session.run();
+  ASSERT_EQ(session.samples().size(), 4u);
+  for (const Sample& s : session.samples()) {
+    EXPECT_TRUE(std::isnan(s.train_loss));
+    EXPECT_DOUBLE_EQ(s.compute_time_s, direct.compute_s);
+    EXPECT_DOUBLE_EQ(s.comm_time_s, direct.tp_s + direct.dp_s + direct.pp_s);
+    // Cumulative: iteration i ends at i x iteration_s.
+    EXPECT_NEAR(s.sim_time_s, s.iteration * direct.iteration_s, 1e-12 * direct.iteration_s);
+  }
+  const RunSummary sum = session.summary();
+  EXPECT_EQ(sum.iterations, 4);
+  EXPECT_DOUBLE_EQ(sum.mean_ratio, 1.0);
+  EXPECT_EQ(sum.skipped_steps, 0u);
+  EXPECT_TRUE(session.bucket_names().empty());
+}
+
+TEST(CatalogRun, ACodecAndSkippingShortenTheIteration) {
+  RunConfig base = gpt3_on_64();
+  RunConfig tech = base;
+  tech.techniques.codec = "commlab";
+  tech.techniques.skipreduce.skip = 2;
+  tech.workload.tensor_source = "gaussian";
+  RunSession b(base), t(tech);
+  const Sample sb = b.step(), st = t.step();
+  // Compute does not change; communication shrinks (fewer bytes, fewer steps), the wire ratio is
+  // the codec's measured on BF16 gaussian values (~0.66, docs/codecs.md).
+  EXPECT_DOUBLE_EQ(st.compute_time_s, sb.compute_time_s);
+  EXPECT_LT(st.comm_time_s, sb.comm_time_s);
+  EXPECT_DOUBLE_EQ(st.ratio, measure_codec_ratio("commlab", "gaussian", tech.seed));
+  EXPECT_GT(st.ratio, 0.5);
+  EXPECT_LT(st.ratio, 0.8);
+  // SkipReduce: 2 steps of each DP reduce-scatter message of the iteration.
+  int64_t rs_messages = 0;
+  CatalogRun run(tech);
+  for (const MessageTiming& m : run.timing().messages)
+    if (m.kind == MessageKind::kDpReduceScatter) rs_messages += m.count;
+  ASSERT_GT(rs_messages, 0);
+  EXPECT_EQ(t.summary().skipped_steps, static_cast<uint64_t>(2 * rs_messages));
+}
+
+TEST(CatalogRun, WhatTheTimePlaneCannotDoIsRefusedByField) {
+  RunConfig c = gpt3_on_64();
+  c.techniques.trimming.enabled = true;
+  c.cluster.backend = "packet";
+  const std::vector<std::string> problems = check_run_config(c);
+  auto has = [&](const std::string& prefix) {
+    for (const std::string& p : problems)
+      if (p.rfind(prefix, 0) == 0) return true;
+    return false;
+  };
+  EXPECT_TRUE(has("techniques.trimming.enabled:"));
+  EXPECT_TRUE(has("cluster.backend:"));
+  EXPECT_THROW(RunSession{c}, std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace commlab
