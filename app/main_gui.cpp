@@ -33,6 +33,7 @@ int main(int argc, char** argv) {
       "export", "with --screenshot: also export the shown tab to FILE (.png, .svg, .csv)", "FILE");
   QCommandLineOption step("step", "teaching tab: show step N of the collective", "N");
   QCommandLineOption skip("skip", "teaching tab: SkipReduce s", "S");
+  QCommandLineOption trim("trim", "teaching tab: fraction of packets trimmed", "RATE");
   QCommandLineOption cluster("cluster", "topology tab: cluster preset or spec", "SPEC");
   QCommandLineOption size("size", "window size for the screenshot, WxH", "WxH");
   QCommandLineOption chart("chart",
@@ -42,7 +43,7 @@ int main(int argc, char** argv) {
   QCommandLineOption run_all("run-all", "with --screenshot: run every run of the scenario, pinned");
   QCommandLineOption run_index("run", "training tab: the scenario's run to show (0-based)", "I");
   parser.addOptions(
-      {shot, iterations, tab, exp, step, skip, cluster, size, chart, run_all, run_index});
+      {shot, iterations, tab, exp, step, skip, trim, cluster, size, chart, run_all, run_index});
   parser.process(app);
 
   commlab::ui::MainWindow window;
@@ -55,9 +56,10 @@ int main(int argc, char** argv) {
     const QStringList wh = parser.value(size).split('x');
     if (wh.size() == 2) window.resize(wh[0].toInt(), wh[1].toInt());
   }
-  if (parser.isSet(skip)) {
+  if (parser.isSet(skip) || parser.isSet(trim)) {
     commlab::ui::TeachingSettings s;
     s.skip = parser.value(skip).toInt();
+    s.trim_rate = parser.value(trim).toDouble();
     window.teaching_view()->set_settings(s);
   }
   if (parser.isSet(cluster)) window.topology_view()->set_spec(parser.value(cluster));

@@ -17,6 +17,7 @@ const QColor kMissing(0xee, 0xee, 0xee);
 const QColor kInk(0x33, 0x33, 0x33);
 const QColor kReduceStep(0xfd, 0xd9, 0xb5);
 const QColor kCopyStep(0xc6, 0xdb, 0xef);
+const QColor kTrimmed(0xe0, 0x7b, 0x00);
 
 // Few ranks get fat stripes; eight still fit on a circle without boxes overlapping.
 double stripes_height(int ranks) {
@@ -129,6 +130,8 @@ void TeachingCanvas::paint_legend(QPainter& p) const {
   swatch(kMissing, "not yet");
   QBrush hatch(QColor(0xb0, 0x30, 0x30), Qt::BDiagPattern);
   swatch(hatch, "dropped by SkipReduce");
+  if (trace_->settings.trim_rate > 0)
+    swatch(QBrush(kTrimmed, Qt::DiagCrossPattern), "approximate (trimmed)");
 }
 
 void TeachingCanvas::paint_box(QPainter& p, int rank, const TeachingFrame& frame) const {
@@ -159,6 +162,9 @@ void TeachingCanvas::paint_box(QPainter& p, int rank, const TeachingFrame& frame
       if (!has && (trace_->dropped_mask[c] & (1u << k)))
         p.fillRect(s, QBrush(QColor(0xb0, 0x30, 0x30), Qt::BDiagPattern));
     }
+    // Trimming: the cell's values came (partly) from trimmed packets and are now approximate.
+    if (!frame.error.empty() && frame.error[rank][c] > 0)
+      p.fillRect(cell, QBrush(kTrimmed, Qt::DiagCrossPattern));
     p.setPen(QPen(Qt::white, 1.5));
     p.setBrush(Qt::NoBrush);
     p.drawRect(cell);
@@ -238,6 +244,15 @@ void TeachingCanvas::paint_timeline(QPainter& p) const {
     p.drawRect(r);
     p.setPen(kInk);
     p.drawText(r, Qt::AlignCenter, QString::number(f));
+    if (fr.trimmed > 0) {  // packets of this step arrived trimmed: a small count in the corner
+      QFont small = font();
+      small.setPointSizeF(font().pointSizeF() * 0.75);
+      p.setFont(small);
+      p.setPen(QColor(0xc0, 0x60, 0x00));
+      p.drawText(r.adjusted(0, 0, -3, 0), Qt::AlignRight | Qt::AlignBottom,
+                 QString("\u2702%1").arg(fr.trimmed));
+      p.setFont(font());
+    }
   }
   // Phase names under the first step of each phase.
   QString last;

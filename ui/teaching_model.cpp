@@ -2,11 +2,14 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
+#include <memory>
 #include <span>
 #include <sstream>
 #include <stdexcept>
 
 #include "collective/algorithms.h"
+#include "collective/codec_wire.h"
 #include "collective/executor.h"
 #include "collective/skip.h"
 
@@ -43,6 +46,8 @@ TeachingTrace compute_teaching_trace(const TeachingSettings& s) {
   if (s.ranks < 2 || s.ranks > kTeachingMaxRanks)
     throw std::invalid_argument("teaching mode shows 2 to 8 ranks, not " + std::to_string(s.ranks));
   if (s.skip < 0) throw std::invalid_argument("SkipReduce s must be >= 0");
+  if (!(s.trim_rate >= 0 && s.trim_rate <= 1))
+    throw std::invalid_argument("the trim rate is a fraction of packets in [0, 1]");
   SkipConfig skip_config;
   skip_config.skip = s.skip;
   skip_config.policy = parse_skip_policy(s.policy);
@@ -81,21 +86,42 @@ TeachingTrace compute_teaching_trace(const TeachingSettings& s) {
           trace.cell_begin[c] < plan.chunk_begin[d.chunk + 1])
         trace.dropped_mask[c] |= 1u << d.rank;
 
-  std::vector<std::vector<float>> data(s.ranks);
-  std::vector<std::span<float>> spans;
+  std::vector<std::vector<float>> data(s.ranks), trimmed(s.ranks);
+  std::vector<std::span<float>> spans, trimmed_spans;
   for (int r = 0; r < s.ranks; ++r) {
     data[r].assign(plan.count, static_cast<float>(1u << r));
+    trimmed[r] = data[r];
     spans.emplace_back(data[r]);
+    trimmed_spans.emplace_back(trimmed[r]);
+  }
+  std::unique_ptr<TrimWire> wire;
+  if (s.trim_rate > 0) {
+    trim::TrimConfig tc;
+    tc.encoding = trim::TrimEncoding::kEden;
+    tc.head_bits = 1;
+    tc.wire = DType::kFp32;
+    tc.seed = s.seed;
+    tc.coords_per_packet = kTeachingPacketValues;
+    wire = std::make_unique<TrimWire>(tc, s.trim_rate, s.seed);
   }
   auto snapshot = [&] {
-    std::vector<std::vector<uint32_t>> masks(s.ranks, std::vector<uint32_t>(trace.cells()));
+    TeachingFrame f;
+    f.masks.assign(s.ranks, std::vector<uint32_t>(trace.cells()));
     for (int r = 0; r < s.ranks; ++r)
       for (int c = 0; c < trace.cells(); ++c)
-        masks[r][c] = static_cast<uint32_t>(data[r][trace.cell_begin[c]]);
-    return masks;
+        f.masks[r][c] = static_cast<uint32_t>(data[r][trace.cell_begin[c]]);
+    if (!wire) return f;
+    f.error.assign(s.ranks, std::vector<float>(trace.cells(), 0.0f));
+    for (int r = 0; r < s.ranks; ++r)
+      for (int c = 0; c < trace.cells(); ++c)
+        for (uint64_t i = trace.cell_begin[c]; i < trace.cell_begin[c + 1]; ++i)
+          f.error[r][c] =
+              std::max(f.error[r][c], std::abs(trimmed[r][i] - data[r][i]) / std::abs(data[r][i]));
+    return f;
   };
-  trace.frames.push_back(TeachingFrame{"", {}, snapshot(), ""});
-  // One single-step plan per step through the real executor (data plane only).
+  trace.frames.push_back(snapshot());
+  // One single-step plan per step through the real executor (data plane only): the exact buffers,
+  // and with trimming the second copy through the trimmable-packet codec.
   for (const PlanStep& step : plan.steps) {
     Plan one;
     one.op = plan.op;
@@ -103,7 +129,19 @@ TeachingTrace compute_teaching_trace(const TeachingSettings& s) {
     one.count = plan.count;
     one.steps = {step};
     execute_plan(one, spans, ExecutorOptions{});
-    trace.frames.push_back(TeachingFrame{step.phase, step.transfers, snapshot(), ""});
+    TrimWireStats stats;
+    if (wire) {
+      ExecutorOptions with_trim;
+      with_trim.codec = wire.get();
+      execute_plan(one, trimmed_spans, with_trim);
+      stats = wire->take_stats();
+    }
+    TeachingFrame f = snapshot();
+    f.phase = step.phase;
+    f.transfers = step.transfers;
+    f.packets = stats.packets;
+    f.trimmed = stats.trimmed;
+    trace.frames.push_back(std::move(f));
   }
   for (int f = 0; f < static_cast<int>(trace.frames.size()); ++f)
     trace.frames[f].caption = teaching_caption(trace, f);
@@ -121,6 +159,10 @@ std::string teaching_caption(const TeachingTrace& trace, int frame) {
       out << " SkipReduce s=" << trace.skipped_steps << " removes " << trace.skipped_steps << " of "
           << n - 1 << " reduce-scatter steps, so every chunk will miss " << trace.skipped_steps
           << (trace.skipped_steps == 1 ? " rank." : " ranks.");
+    if (s.trim_rate > 0)
+      out << " Trimming: every transfer is cut into packets of " << kTeachingPacketValues
+          << " values and " << s.trim_rate * 100
+          << "% of them arrive trimmed to a 1-bit EDEN head (the switch cut the rest).";
     return out.str();
   }
   const TeachingFrame& f = trace.frames[frame];
@@ -142,6 +184,12 @@ std::string teaching_caption(const TeachingTrace& trace, int frame) {
     }
     out << ".";
   }
+  if (f.packets > 0 && trace.settings.trim_rate > 0) {
+    out << " " << f.trimmed << " of " << f.packets
+        << " packets arrived trimmed to their 1-bit EDEN head";
+    if (f.trimmed > 0) out << ": the cells they fed are approximate (orange)";
+    out << ".";
+  }
   if (frame == trace.steps()) {
     const uint32_t all = (1u << n) - 1;
     std::string misses;
@@ -152,7 +200,13 @@ std::string teaching_caption(const TeachingTrace& trace, int frame) {
         misses += (misses.empty() ? "" : "; ") + std::string("chunk ") + std::to_string(c) +
                   " lacks rank " + ranks_label(missing);
     }
-    if (misses.empty())
+    float worst = 0;
+    for (const auto& rank : f.error)
+      for (float e : rank) worst = std::max(worst, e);
+    if (misses.empty() && worst > 0)
+      out << " Done: every rank holds all " << n
+          << " contributions, approximately (largest relative error " << worst << ").";
+    else if (misses.empty())
       out << " Done: every rank holds the sum of all " << n << " contributions.";
     else
       out << " Done, but SkipReduce dropped contributions: " << misses << ".";

@@ -18,6 +18,11 @@ struct TeachingSettings {
   std::string policy = "naive";    // naive | random | selective
   uint64_t iteration = 0;          // random policy: rotation depends on the iteration
   uint64_t seed = 1;
+  // Trimming: this fraction of packets arrives trimmed to its 1-bit EDEN head (the paper's
+  // Bernoulli emulation, collective/codec_wire.h TrimWire, 32 values per packet). The collective
+  // then also runs on a second copy of the buffers through that real codec; cells whose values
+  // differ from the exact run are marked approximate.
+  double trim_rate = 0;
 };
 
 // One frame: the buffers after a step (frame 0: before the first step).
@@ -25,6 +30,10 @@ struct TeachingFrame {
   std::string phase;                         // empty for frame 0
   std::vector<Transfer> transfers;           // the step's transfers
   std::vector<std::vector<uint32_t>> masks;  // [rank][cell]: bit r set = contains rank r's data
+  // Trimming only: [rank][cell] the largest relative error of the cell's values in the trimmed run
+  // against the exact one (0: exact), and this step's packets and how many arrived trimmed.
+  std::vector<std::vector<float>> error;
+  uint64_t packets = 0, trimmed = 0;
   std::string caption;
 };
 
@@ -46,6 +55,7 @@ struct TeachingTrace {
 };
 
 inline constexpr int kTeachingMaxRanks = 8;
+inline constexpr uint32_t kTeachingPacketValues = 32;  // values per trimmable packet
 
 // Throws std::invalid_argument for settings the engine rejects (e.g. SkipReduce with tree).
 TeachingTrace compute_teaching_trace(const TeachingSettings& settings);

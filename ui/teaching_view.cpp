@@ -2,6 +2,7 @@
 
 #include <QApplication>
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -51,6 +52,14 @@ TeachingView::TeachingView(QWidget* parent) : QWidget(parent) {
   form->addRow("SkipReduce s", skip_);
   form->addRow("Skip policy", policy_);
   form->addRow("Iteration", iteration_);
+  trim_ = new QDoubleSpinBox;
+  trim_->setRange(0, 1);
+  trim_->setSingleStep(0.1);
+  trim_->setDecimals(2);
+  trim_->setToolTip(
+      "Trimming: the fraction of packets (32 values each) the switches cut to a 1-bit EDEN head; "
+      "the cells they feed turn approximate (orange).");
+  form->addRow("Trim rate", trim_);
 
   reset_ = new QPushButton("Reset");
   reset_->setToolTip("Go back to the start, before the first step.");
@@ -117,6 +126,7 @@ TeachingView::TeachingView(QWidget* parent) : QWidget(parent) {
   connect(ranks_, &QSpinBox::valueChanged, this, &TeachingView::recompute);
   connect(skip_, &QSpinBox::valueChanged, this, &TeachingView::recompute);
   connect(iteration_, &QSpinBox::valueChanged, this, &TeachingView::recompute);
+  connect(trim_, &QDoubleSpinBox::valueChanged, this, &TeachingView::recompute);
   connect(algorithm_, &QComboBox::currentTextChanged, this, &TeachingView::recompute);
   connect(policy_, &QComboBox::currentTextChanged, this, &TeachingView::recompute);
   recompute();
@@ -138,16 +148,19 @@ TeachingSettings TeachingView::settings() const {
   s.skip = algorithm_->currentText() == "ring" ? skip_->value() : 0;
   s.policy = policy_->currentText().toStdString();
   s.iteration = static_cast<uint64_t>(iteration_->value());
+  s.trim_rate = trim_->value();
   return s;
 }
 
 void TeachingView::set_settings(const TeachingSettings& s) {
-  const QSignalBlocker b1(ranks_), b2(algorithm_), b3(skip_), b4(policy_), b5(iteration_);
+  const QSignalBlocker b1(ranks_), b2(algorithm_), b3(skip_), b4(policy_), b5(iteration_),
+      b6(trim_);
   ranks_->setValue(s.ranks);
   algorithm_->setCurrentText(QString::fromStdString(s.algorithm));
   skip_->setValue(s.skip);
   policy_->setCurrentText(QString::fromStdString(s.policy));
   iteration_->setValue(static_cast<int>(s.iteration));
+  trim_->setValue(s.trim_rate);
   recompute();
 }
 

@@ -9,6 +9,7 @@
 #include "teaching_model.h"
 
 class QComboBox;
+class QDoubleSpinBox;
 class QLabel;
 class QPushButton;
 class QSpinBox;
@@ -56,6 +57,7 @@ class TeachingView : public QWidget, public Exportable {
   QSpinBox* skip_;
   QComboBox* policy_;
   QSpinBox* iteration_;
+  QDoubleSpinBox* trim_;
   QPushButton* reset_;
   QPushButton* back_;
   QPushButton* play_;

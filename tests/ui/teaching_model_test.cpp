@@ -87,6 +87,58 @@ TEST(TeachingModel, RandomPolicyRotatesTheDroppedRanks) {
   EXPECT_GT(std::popcount(seen), 1);
 }
 
+TEST(TeachingModel, TrimmedPacketsMakeExactlyTheCellsTheyFedApproximate) {
+  const TeachingTrace exact = compute_teaching_trace(TeachingSettings{});
+  TeachingSettings s;
+  s.trim_rate = 1.0;
+  const TeachingTrace all = compute_teaching_trace(s);
+  ASSERT_EQ(all.steps(), exact.steps());
+  // Ring on 4 ranks, 840 values: chunks of 210 values, packets of 32 -> ceil(210 / 32) = 7 per
+  // transfer, 4 transfers per step; at rate 1 every one arrives trimmed.
+  const uint64_t per_step = 4 * ((210 + kTeachingPacketValues - 1) / kTeachingPacketValues);
+  for (int f = 1; f <= all.steps(); ++f) {
+    EXPECT_EQ(all.frames[f].packets, per_step) << "step " << f;
+    EXPECT_EQ(all.frames[f].trimmed, per_step) << "step " << f;
+    // Trimming changes values, never which ranks' contributions a cell holds.
+    EXPECT_EQ(all.frames[f].masks, exact.frames[f].masks) << "step " << f;
+  }
+  // Before any step every value is exact; after step 1 exactly the cells received are
+  // approximate (a 1-bit head cannot carry 2^r exactly), the rest untouched.
+  for (const auto& rank : all.frames[0].error)
+    for (float e : rank) EXPECT_EQ(e, 0.0f);
+  const TeachingFrame& f1 = all.frames[1];
+  for (int r = 0; r < 4; ++r)
+    for (int c = 0; c < 4; ++c) {
+      bool received = false;
+      for (const Transfer& t : f1.transfers) {
+        auto [first, last] = all.cells_of(t);
+        received |= t.dst == r && c >= first && c <= last;
+      }
+      if (received)
+        EXPECT_GT(f1.error[r][c], 0.0f) << "rank " << r << " cell " << c;
+      else
+        EXPECT_EQ(f1.error[r][c], 0.0f) << "rank " << r << " cell " << c;
+    }
+  EXPECT_NE(f1.caption.find("28 of 28 packets arrived trimmed"), std::string::npos) << f1.caption;
+
+  // At rate 0.5 some but not all packets are trimmed, the same ones on every computation.
+  s.trim_rate = 0.5;
+  const TeachingTrace half = compute_teaching_trace(s), again = compute_teaching_trace(s);
+  uint64_t packets = 0, trimmed = 0;
+  for (int f = 1; f <= half.steps(); ++f) {
+    packets += half.frames[f].packets;
+    trimmed += half.frames[f].trimmed;
+    EXPECT_EQ(half.frames[f].trimmed, again.frames[f].trimmed);
+    EXPECT_EQ(half.frames[f].error, again.frames[f].error);
+  }
+  EXPECT_GT(trimmed, 0u);
+  EXPECT_LT(trimmed, packets);
+  // Without trimming no error is tracked at all.
+  EXPECT_TRUE(exact.frames[1].error.empty());
+  s.trim_rate = 1.5;
+  EXPECT_THROW(compute_teaching_trace(s), std::invalid_argument);
+}
+
 TEST(TeachingModel, RejectsWhatTheEngineCannotShow) {
   TeachingSettings s;
   s.ranks = 9;
