@@ -16,10 +16,7 @@
 #include "codec/value_cast.h"
 #include "numeric/float16.h"
 #include "numeric/tensor_gen.h"
-#include "train/dataset.h"
-#include "train/models.h"
-#include "train/optimizer.h"
-#include "train/synthetic.h"
+#include "train/model_gradients.h"
 
 namespace commlab::cli {
 namespace {
@@ -41,47 +38,6 @@ double cpu_seconds() {
   return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
 }
 
-// Real gradient bytes for --generate model:NAME (NAME = mlp or cnn of the model zoo): the model
-// is trained kWarmSteps SGD steps (batch kBatch, rows in file order, init from --seed) on
-// Fashion-MNIST, or on synthetic blobs when the dataset is not installed (MLP only), and the flat
-// gradient of the next batch is returned: what data parallelism would all-reduce at that step.
-std::vector<float> model_gradients(const std::string& name, uint64_t seed) {
-  constexpr int kWarmSteps = 20, kBatch = 64;
-  Result<TrainTest> fmnist = load_fashion_mnist(kFashionMnistDir, (kWarmSteps + 1) * kBatch, 1);
-  TrainTest data;
-  if (fmnist.ok()) {
-    data = std::move(*fmnist);
-  } else if (name == "mlp") {
-    std::cerr << "commlab-cli: Fashion-MNIST not found (" << fmnist.error()
-              << "); model:mlp trains on synthetic blobs instead\n";
-    SyntheticConfig c;
-    c.kind = SyntheticKind::kBlobs;
-    c.seed = seed;
-    data = make_synthetic(c);
-  } else {
-    throw InvalidInput("--generate model:" + name + ": " + fmnist.error());
-  }
-  Model model;
-  try {
-    model = make_model(name, data.train, {});
-  } catch (const std::invalid_argument& e) {
-    throw InvalidInput("--generate model:" + name + ": " + e.what() +
-                       " (use model:mlp or model:cnn)");
-  }
-  model.init(seed);
-  Optimizer opt(OptimizerConfig{});
-  Matrix x;
-  std::vector<int32_t> y;
-  std::vector<int32_t> rows(kBatch);
-  for (int step = 0; step <= kWarmSteps; ++step) {
-    for (int i = 0; i < kBatch; ++i) rows[i] = (step * kBatch + i) % data.train.rows();
-    gather_batch(data.train, rows, x, y);
-    model.forward_backward(x, y);
-    if (step < kWarmSteps) opt.step(model, OptimizerConfig{}.lr);
-  }
-  return model.flat_grads();
-}
-
 std::vector<std::byte> load_input(const Options& o, DType dtype) {
   if (!o.input.empty() && !o.generate.empty())
     throw InvalidInput("give either --input FILE or --generate DIST, not both");
@@ -98,7 +54,14 @@ std::vector<std::byte> load_input(const Options& o, DType dtype) {
   }
   std::string dist = o.generate.empty() ? "gaussian" : o.generate;
   if (dist.rfind("model:", 0) == 0) {
-    std::vector<float> g = model_gradients(dist.substr(6), o.seed);
+    ModelGradients m;
+    try {
+      m = model_gradients(dist.substr(6), o.seed);
+    } catch (const std::invalid_argument& e) {
+      throw InvalidInput(std::string("--generate ") + e.what());
+    }
+    if (!m.note.empty()) std::cerr << "commlab-cli: " << m.note << "\n";
+    std::vector<float>& g = m.values;
     if (g.size() > o.count) g.resize(o.count);  // --count caps the values taken
     return to_dtype_bytes(g, dtype);
   }

@@ -10,13 +10,16 @@
 #include "topology/gpu_presets.h"
 #include "topology/presets.h"
 #include "train/catalog.h"
+#include "train/model_gradients.h"
 
 namespace commlab {
 
 double measure_codec_ratio(const std::string& codec_name, const std::string& source,
                            uint64_t seed) {
   if (codec_name == "none") return 1.0;
-  const std::vector<float> x = generate_tensor(source, size_t(1) << 20, seed);
+  const std::vector<float> x = source.rfind("model:", 0) == 0
+                                   ? model_gradients(source.substr(6), seed).values
+                                   : generate_tensor(source, size_t(1) << 20, seed);
   const std::vector<std::byte> in = to_dtype_bytes(x, DType::kBf16);
   auto codec = make_codec(codec_name);
   std::vector<std::byte> out(codec->bound(in.size()));

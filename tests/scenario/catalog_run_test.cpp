@@ -83,6 +83,17 @@ TEST(CatalogRun, ACodecAndSkippingShortenTheIteration) {
   EXPECT_EQ(t.summary().skipped_steps, static_cast<uint64_t>(2 * rs_messages));
 }
 
+TEST(CatalogRun, ModelSourcesMeasureTheCodecOnARealGradient) {
+  // model:mlp is the flat gradient of the zoo MLP after 20 SGD steps (train/model_gradients.h);
+  // a lossless codec compresses it below 1 (about 0.55 with commlab, docs/codecs.md) and the
+  // measurement is a pure function of the seed.
+  const double r = measure_codec_ratio("commlab", "model:mlp", 1);
+  EXPECT_GT(r, 0.3);
+  EXPECT_LT(r, 0.8);
+  EXPECT_DOUBLE_EQ(r, measure_codec_ratio("commlab", "model:mlp", 1));
+  EXPECT_THROW(measure_codec_ratio("commlab", "model:nope", 1), std::invalid_argument);
+}
+
 TEST(CatalogRun, WhatTheTimePlaneCannotDoIsRefusedByField) {
   RunConfig c = gpt3_on_64();
   c.techniques.trimming.enabled = true;
