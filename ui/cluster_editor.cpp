@@ -64,6 +64,10 @@ QString custom_cluster_spec(const CustomCluster& c, const QString& keep) {
             << "oversub"
             << "gbps";
   }
+  if (c.kind != "flat") {
+    if (c.nvlink_GBps > 0) params << "nvlink=" + num(c.nvlink_GBps);
+    managed << "nvlink";
+  }
   if (keep.section(':', 0, 0).trimmed().toLower() == c.kind)
     for (const auto& [key, value] : spec_params(keep))
       if (!managed.contains(key) && key != "positional")
@@ -93,6 +97,8 @@ bool parse_custom_cluster(const QString& spec, CustomCluster* out) {
       c.nic_gbps = value.toDouble(&ok);
     else if (key == "oversub")
       c.oversub = value.toDouble(&ok);
+    else if (key == "nvlink")
+      c.nvlink_GBps = value.toDouble(&ok);
     if (!ok) return false;
   }
   *out = c;
@@ -126,9 +132,12 @@ ClusterEditor::ClusterEditor(QWidget* parent) : QWidget(parent) {
   nic_->setSuffix(" Gb/s");
   nic_->setSpecialValueText("GPU default");
   nic_->setToolTip("Per-GPU NIC line rate (flat: link rate); 0 takes the GPU's reference NIC.");
-  nvlink_ = new QLabel;
+  nvlink_ = new QDoubleSpinBox;
+  nvlink_->setRange(0, 10000);
+  nvlink_->setDecimals(0);
+  nvlink_->setSuffix(" GB/s");
   nvlink_->setToolTip(
-      "NVLink bandwidth per GPU and direction, from the GPU type (cluster specs do not set it).");
+      "NVLink bandwidth per GPU and direction inside a server; 0 takes the GPU type's rate.");
   oversub_ = new QDoubleSpinBox;
   oversub_->setRange(0.01, 64);
   oversub_->setSingleStep(0.5);
@@ -150,12 +159,13 @@ ClusterEditor::ClusterEditor(QWidget* parent) : QWidget(parent) {
   connect(gpus_, &QSpinBox::valueChanged, this, [this] { edited(); });
   connect(gpu_, &QComboBox::currentTextChanged, this, [this] { edited(); });
   connect(nic_, &QDoubleSpinBox::valueChanged, this, [this] { edited(); });
+  connect(nvlink_, &QDoubleSpinBox::valueChanged, this, [this] { edited(); });
   connect(oversub_, &QDoubleSpinBox::valueChanged, this, [this] { edited(); });
 }
 
 CustomCluster ClusterEditor::value() const {
-  return {kind_->currentText(), nodes_->value(), gpus_->value(),
-          gpu_->currentText(),  nic_->value(),   oversub_->value()};
+  return {kind_->currentText(), nodes_->value(),   gpus_->value(),  gpu_->currentText(),
+          nic_->value(),        oversub_->value(), nvlink_->value()};
 }
 
 bool ClusterEditor::custom() const {
@@ -166,7 +176,7 @@ void ClusterEditor::show_spec(const QString& spec) {
   CustomCluster c;
   const bool known = parse_custom_cluster(spec, &c);
   const QSignalBlocker b0(custom_), b1(kind_), b2(nodes_), b3(gpus_), b4(gpu_), b5(nic_),
-      b6(oversub_);
+      b6(oversub_), b7(nvlink_);
   custom_->setChecked(known);
   kind_->setCurrentText(c.kind);
   nodes_->setValue(c.nodes);
@@ -174,25 +184,29 @@ void ClusterEditor::show_spec(const QString& spec) {
   if (gpu_->findText(c.gpu) >= 0) gpu_->setCurrentText(c.gpu);
   nic_->setValue(c.nic_gbps);
   oversub_->setValue(c.oversub);
+  nvlink_->setValue(c.nvlink_GBps);
   last_spec_ = spec;
   update_nvlink();
 }
 
 void ClusterEditor::update_nvlink() {
   const bool on = custom_->isChecked();
-  for (QWidget* w : std::initializer_list<QWidget*>{kind_, nodes_, gpus_, gpu_, nic_, oversub_})
+  for (QWidget* w :
+       std::initializer_list<QWidget*>{kind_, nodes_, gpus_, gpu_, nic_, oversub_, nvlink_})
     w->setEnabled(on);
   const QString kind = kind_->currentText();
   nodes_->setEnabled(on && kind != "node");
   oversub_->setEnabled(on && (kind == "leafspine" || kind == "rail"));
   gpu_->setEnabled(on && kind != "flat");
+  nvlink_->setEnabled(on && kind != "flat");
+  // 0 shows what it means: the GPU type's rate.
   try {
     const GpuPreset& g = gpu_preset(gpu_->currentText().toStdString());
-    nvlink_->setText(kind == "flat"
-                         ? "none (crossbar)"
-                         : QString("%1 GB/s per GPU").arg(g.nvlink_Bps / 1e9, 0, 'g', 4));
+    nvlink_->setSpecialValueText(
+        kind == "flat" ? QString("none (crossbar)")
+                       : QString("%1 GB/s (GPU type)").arg(g.nvlink_Bps / 1e9, 0, 'g', 4));
   } catch (const std::exception&) {
-    nvlink_->setText("?");
+    nvlink_->setSpecialValueText("GPU type");
   }
 }
 

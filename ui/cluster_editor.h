@@ -20,6 +20,7 @@ struct CustomCluster {
   QString gpu = "h100";
   double nic_gbps = 0;  // 0: the GPU's reference NIC rate (flat: 400)
   double oversub = 1;
+  double nvlink_GBps = 0;  // per GPU and direction; 0: the GPU type's (not for flat)
 };
 
 // "leafspine:servers=2,gpus_per_server=4,gpu=h100,oversub=1" and the like. Parameters of `keep`
@@ -53,7 +54,7 @@ class ClusterEditor : public QWidget {
   QSpinBox* gpus_;
   QComboBox* gpu_;
   QDoubleSpinBox* nic_;
-  QLabel* nvlink_;
+  QDoubleSpinBox* nvlink_;
   QDoubleSpinBox* oversub_;
   QString last_spec_;
 };

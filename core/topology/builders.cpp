@@ -39,14 +39,14 @@ const GpuPreset& preset_for(const std::string& builder, const std::string& name)
 // GPUs of one server joined by an NVSwitch (when more than one), each GPU with its own NIC.
 // Returns the NIC node ids in GPU order.
 std::vector<int> add_server(Topology& t, int server, int gpus, const GpuPreset& gpu,
-                            double local_s) {
+                            double nvlink_Bps, double local_s) {
   std::string prefix = std::string("s").append(std::to_string(server)).append(".");
   std::vector<int> gpu_ids, nics;
   for (int g = 0; g < gpus; ++g)
     gpu_ids.push_back(t.add_node(NodeKind::kGpu, prefix + "gpu" + std::to_string(g), server));
   if (gpus > 1) {
     int nvs = t.add_node(NodeKind::kNvSwitch, prefix + "nvswitch", server);
-    for (int g : gpu_ids) t.add_duplex(g, nvs, gpu.nvlink_Bps, local_s);
+    for (int g : gpu_ids) t.add_duplex(g, nvs, nvlink_Bps, local_s);
   }
   for (int g = 0; g < gpus; ++g) {
     int nic = t.add_node(NodeKind::kNic, prefix + "nic" + std::to_string(g), server);
@@ -101,7 +101,14 @@ std::string leaf_spine_spec(const char* name, const LeafSpineParams& p) {
          ",gpus_per_server=" + std::to_string(p.gpus_per_server) + ",gpu=" + p.gpu +
          ",gbps=" + num(p.nic_gbps) + ",radix=" + std::to_string(p.radix) +
          ",oversub=" + num(p.oversubscription) + ",hop_us=" + num(p.hop_latency_us) +
-         ",local_us=" + num(p.local_latency_us) + ",buffer=" + std::to_string(p.buffer_bytes);
+         ",local_us=" + num(p.local_latency_us) + ",buffer=" + std::to_string(p.buffer_bytes) +
+         (p.nvlink_GBps > 0 ? ",nvlink=" + num(p.nvlink_GBps) : std::string());
+}
+
+// The NVLink rate of a server's GPUs: the spec's when given, else the GPU type's.
+double nvlink_rate(const std::string& builder, double GBps, const GpuPreset& gpu) {
+  if (GBps != 0) require_positive(builder, "nvlink", GBps);
+  return GBps > 0 ? GBps * 1e9 : gpu.nvlink_Bps;
 }
 }  // namespace
 
@@ -152,7 +159,7 @@ Topology make_node(const NodeParams& p) {
     gpus.push_back(t.add_node(NodeKind::kGpu, "gpu" + std::to_string(g), 0));
   if (!pcie) {
     int nvs = t.add_node(NodeKind::kNvSwitch, "nvswitch", 0);
-    for (int g : gpus) t.add_duplex(g, nvs, gpu.nvlink_Bps, lat);
+    for (int g : gpus) t.add_duplex(g, nvs, nvlink_rate(b, p.nvlink_GBps, gpu), lat);
   } else {
     // Two GPUs per PCIe switch, switches under the CPU root complex: pairs talk at PCIe rate,
     // other pairs share their switch's uplink.
@@ -166,7 +173,8 @@ Topology make_node(const NodeParams& p) {
   }
   t.set_gpu_model(std::string(gpu.name));
   t.set_spec("node:gpus=" + std::to_string(p.gpus) + ",gpu=" + std::string(gpu.name) +
-             ",fabric=" + (pcie ? "pcie" : "nvswitch") + ",local_us=" + num(p.local_latency_us));
+             ",fabric=" + (pcie ? "pcie" : "nvswitch") + ",local_us=" + num(p.local_latency_us) +
+             (p.nvlink_GBps > 0 ? ",nvlink=" + num(p.nvlink_GBps) : std::string()));
   return t;
 }
 
@@ -181,6 +189,7 @@ Topology make_leaf_spine(const LeafSpineParams& p) {
   const int per_leaf = plan.down / p.gpus_per_server;
   const int num_leaves = (p.servers + per_leaf - 1) / per_leaf;
   const double nic = p.nic_gbps > 0 ? gbps_to_Bps(p.nic_gbps) : gpu.nic_Bps;
+  const double nvlink = nvlink_rate(b, p.nvlink_GBps, gpu);
   const double hop = p.hop_latency_us * 1e-6, local = p.local_latency_us * 1e-6;
   Topology t("leafspine-" + std::to_string(p.servers * p.gpus_per_server));
   std::vector<int> leaves;
@@ -189,7 +198,7 @@ Topology make_leaf_spine(const LeafSpineParams& p) {
   if (num_leaves > p.radix)  // fail before building a huge graph
     add_spines(t, leaves, 0, nic, hop, p.buffer_bytes, p.radix, b);
   for (int s = 0; s < p.servers; ++s)
-    for (int nic_id : add_server(t, s, p.gpus_per_server, gpu, local))
+    for (int nic_id : add_server(t, s, p.gpus_per_server, gpu, nvlink, local))
       t.add_duplex(nic_id, leaves[s / per_leaf], nic, hop, p.buffer_bytes);
   add_spines(t, leaves, plan.up, nic, hop, p.buffer_bytes, p.radix, b);
   t.set_gpu_model(std::string(gpu.name));
@@ -204,6 +213,7 @@ Topology make_rail_optimized(const LeafSpineParams& p) {
   const int groups = (p.servers + plan.down - 1) / plan.down;  // leaves per rail
   const int num_leaves = groups * p.gpus_per_server;
   const double nic = p.nic_gbps > 0 ? gbps_to_Bps(p.nic_gbps) : gpu.nic_Bps;
+  const double nvlink = nvlink_rate(b, p.nvlink_GBps, gpu);
   const double hop = p.hop_latency_us * 1e-6, local = p.local_latency_us * 1e-6;
   Topology t("rail-" + std::to_string(p.servers * p.gpus_per_server));
   std::vector<int> leaves;
@@ -213,7 +223,7 @@ Topology make_rail_optimized(const LeafSpineParams& p) {
         "rail" + std::to_string(l / groups) + ".leaf" + std::to_string(l % groups), -1, 1));
   if (num_leaves > p.radix) add_spines(t, leaves, 0, nic, hop, p.buffer_bytes, p.radix, b);
   for (int s = 0; s < p.servers; ++s) {
-    std::vector<int> nics = add_server(t, s, p.gpus_per_server, gpu, local);
+    std::vector<int> nics = add_server(t, s, p.gpus_per_server, gpu, nvlink, local);
     for (int g = 0; g < p.gpus_per_server; ++g)
       t.add_duplex(nics[g], leaves[g * groups + s / plan.down], nic, hop, p.buffer_bytes);
   }

@@ -33,6 +33,7 @@ struct NodeParams {
   std::string gpu = "h100";
   NodeFabric fabric = NodeFabric::kNvSwitch;
   double local_latency_us = 0.5;  // per in-box hop
+  double nvlink_GBps = 0;         // NVLink GB/s per GPU and direction; 0: the GPU type's
 };
 Topology make_node(const NodeParams& params);
 
@@ -44,7 +45,8 @@ struct LeafSpineParams {
   int servers = 16;
   int gpus_per_server = 8;
   std::string gpu = "h100";
-  double nic_gbps = 0;  // 0: the GPU preset's NIC rate
+  double nic_gbps = 0;     // 0: the GPU preset's NIC rate
+  double nvlink_GBps = 0;  // NVLink GB/s per GPU and direction; 0: the GPU type's
   int radix = 64;
   double oversubscription = 1.0;
   double hop_latency_us = 1.0;

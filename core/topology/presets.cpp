@@ -23,6 +23,7 @@ LeafSpineParams read_leaf_spine(Params& p) {
   l.gpus_per_server = p.get_int("gpus_per_server", l.gpus_per_server, 1, 64);
   l.gpu = p.get_choice("gpu", l.gpu, kGpus);
   l.nic_gbps = p.get_double("gbps", l.nic_gbps, 0, true);
+  l.nvlink_GBps = p.get_double("nvlink", l.nvlink_GBps, 0, true);
   l.radix = p.get_int("radix", l.radix, 2, 4096);
   l.oversubscription = p.get_double("oversub", l.oversubscription, 0);
   l.hop_latency_us = p.get_double("hop_us", l.hop_latency_us, 0, true);
@@ -80,6 +81,7 @@ Topology build_cluster(std::string_view builder, Params& p) {
                    ? NodeFabric::kPcie
                    : NodeFabric::kNvSwitch;
     n.local_latency_us = p.get_double("local_us", n.local_latency_us, 0, true);
+    n.nvlink_GBps = p.get_double("nvlink", n.nvlink_GBps, 0, true);
     p.finish();
     return make_node(n);
   }

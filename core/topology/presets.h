@@ -15,6 +15,7 @@ namespace commlab {
 //   - a builder with parameters: fattree:k=K[,gbps=G][,hop_us=U]   flat:N[,gbps=G][,alpha_us=U]
 //     node:gpus=8,gpu=h100,fabric=nvswitch|pcie   leafspine:servers=S,gpus_per_server=G,radix=R,
 //     oversub=O,gbps=G   rail:(as leafspine)   torus:dims=8x8[x8],gbps=G
+//     (node, leafspine and rail also take nvlink=GB/s per GPU and direction; default the GPU's)
 //   - a named preset, optionally with parameters: dgx-a100|dgx-h100|dgx-h200|dgx-b200 (one box),
 //     dgx-h100-pod[:nodes=N], dgx-b200-pod[:nodes=N], netzip-512[:gbps=100|200|400]
 //   - a path to a topology JSON file (ends in .json or contains '/')

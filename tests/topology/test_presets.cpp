@@ -46,6 +46,30 @@ TEST(ClusterSpec, NamedClusters) {
   EXPECT_EQ(cluster_from_spec("rail:servers=4,gpus_per_server=4").ranks(), 16);
 }
 
+TEST(ClusterSpec, NvlinkOverridesTheGpuTypesRate) {
+  // Every GPU -> NVSwitch link carries the NVLink rate: h100's 450 GB/s per direction by default,
+  // nvlink=200 GB/s when the spec says so (node, leafspine and rail alike); the spec round-trips.
+  auto nvlink_rates = [](const Topology& t) {
+    std::vector<double> rates;
+    for (const Link& l : t.links())
+      if (t.nodes()[l.from].kind == NodeKind::kGpu && t.nodes()[l.to].kind == NodeKind::kNvSwitch)
+        rates.push_back(l.bandwidth_Bps);
+    return rates;
+  };
+  for (const char* spec : {"node:gpus=4", "leafspine:servers=2,gpus_per_server=4",
+                           "rail:servers=2,gpus_per_server=4"}) {
+    SCOPED_TRACE(spec);
+    for (double r : nvlink_rates(cluster_from_spec(spec))) EXPECT_DOUBLE_EQ(r, 450e9);
+    const Topology t = cluster_from_spec(std::string(spec) + ",nvlink=200");
+    ASSERT_FALSE(nvlink_rates(t).empty());
+    for (double r : nvlink_rates(t)) EXPECT_DOUBLE_EQ(r, 200e9);
+    EXPECT_NE(t.spec().find(",nvlink=200"), std::string::npos) << t.spec();
+    for (double r : nvlink_rates(cluster_from_spec(t.spec()))) EXPECT_DOUBLE_EQ(r, 200e9);
+  }
+  EXPECT_EQ(cluster_from_spec("node:gpus=4").spec().find("nvlink"), std::string::npos);
+  EXPECT_NE(error_of("node:gpus=4,nvlink=-1").find("nvlink"), std::string::npos);
+}
+
 TEST(ClusterSpec, ErrorsNameTheParameter) {
   EXPECT_EQ(error_of("fattree:k=3"),
             "cluster 'fattree:k=3': k: expected an even integer in [2, 64], got 3");

@@ -128,6 +128,15 @@ TEST(ScenarioPanel, CustomClusterWritesASpecThePresetsBuild) {
   CustomCluster flat{"flat", 1, 8, "h100", 200, 1};
   EXPECT_EQ(custom_cluster_spec(flat, "flat:4,gbps=100,alpha_us=5"), "flat:8,gbps=200,alpha_us=5");
   EXPECT_FALSE(parse_custom_cluster("dgx-h100-pod:nodes=2", &back));
+  // NVLink is editable: the spec carries nvlink=GB/s and the built GPU -> NVSwitch links run at it.
+  CustomCluster nv{"node", 1, 4, "h100", 0, 1, 200};
+  const QString nv_spec = custom_cluster_spec(nv);
+  EXPECT_EQ(nv_spec, "node:gpus=4,gpu=h100,nvlink=200");
+  ASSERT_TRUE(parse_custom_cluster(nv_spec, &back));
+  EXPECT_DOUBLE_EQ(back.nvlink_GBps, 200);
+  const Topology node = cluster_from_spec(nv_spec.toStdString());
+  for (const Link& l : node.links())
+    if (node.nodes()[l.from].kind == NodeKind::kGpu) EXPECT_DOUBLE_EQ(l.bandwidth_Bps, 200e9);
 
   // Ticking Custom in the panel rewrites cluster.spec and sets the ranks to its GPU count.
   TrainingPanel panel;
