@@ -21,6 +21,9 @@
 #include "codec/value_cast.h"
 #include "numeric/float16.h"
 #include "numeric/tensor_gen.h"
+#include "train/dataset.h"
+#include "train/models.h"
+#include "train/optimizer.h"
 
 namespace commlab {
 namespace {
@@ -40,7 +43,7 @@ std::vector<std::string> split(const std::string& s) {
   return out;
 }
 
-struct Dataset {
+struct BenchData {
   std::string name;
   DType dtype;
   std::vector<std::byte> cur, prev;  // prev: the "previous iteration" for stateful codecs
@@ -96,7 +99,7 @@ struct Runner {
   }
 };
 
-Row measure(const std::string& name, const Dataset& d, size_t packet, double min_time) {
+Row measure(const std::string& name, const BenchData& d, size_t packet, double min_time) {
   Row row;
   auto codec = make_codec(name);
   const bool stateful = codec->state_bytes(d.cur.size()) > 0;
@@ -154,7 +157,7 @@ struct Paired {
   double ratio = 0, bg19 = 0, enc = 0, dec = 0, zenc = 0, zdec = 0;
 };
 
-Paired paired(const Dataset& d, size_t packet, int reps) {
+Paired paired(const BenchData& d, size_t packet, int reps) {
   Paired p;
   auto c = make_codec("commlab"), cd = make_codec("commlab");
   auto z = make_codec("zstd-1"), zd = make_codec("zstd-1");
@@ -194,6 +197,29 @@ Paired paired(const Dataset& d, size_t packet, int reps) {
   return p;
 }
 
+// The second real capture, the same gradient as `commlab-cli codec --generate model:mlp`
+// (app/cli/codec_command.cpp): the 784-256-10 MLP initialised from seed 1, 20 SGD steps on
+// Fashion-MNIST batches of 64 in file order, then the gradient of the next batch. Empty without
+// the dataset.
+std::vector<float> model_mlp_gradients() {
+  constexpr int kWarmSteps = 20, kBatch = 64;
+  Result<TrainTest> data = load_fashion_mnist(kFashionMnistDir, (kWarmSteps + 1) * kBatch, 1);
+  if (!data.ok()) return {};
+  Model model = make_model("mlp", data->train, {});
+  model.init(1);
+  Optimizer opt(OptimizerConfig{});
+  Matrix x;
+  std::vector<int32_t> y;
+  std::vector<int32_t> rows(kBatch);
+  for (int step = 0; step <= kWarmSteps; ++step) {
+    for (int i = 0; i < kBatch; ++i) rows[i] = (step * kBatch + i) % data->train.rows();
+    gather_batch(data->train, rows, x, y);
+    model.forward_backward(x, y);
+    if (step < kWarmSteps) opt.step(model, OptimizerConfig{}.lr);
+  }
+  return model.flat_grads();
+}
+
 std::vector<std::byte> read_file(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   std::vector<char> raw((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
@@ -208,7 +234,7 @@ std::vector<std::byte> read_file(const std::string& path) {
 int main(int argc, char** argv) {
   using namespace commlab;
   size_t count = 1 << 20;
-  std::string data = "gaussian,laplace,student-t,sparse:0.5,fp32:gaussian";
+  std::string data = "model:mlp,gaussian,laplace,student-t,sparse:0.5,fp32:gaussian";
   std::string codecs;
   std::string file = std::string(COMMLAB_SOURCE_DIR) + "/bench/data/fmnist_mlp_grad.f32";
   std::string dump;
@@ -238,7 +264,7 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  std::vector<Dataset> sets;
+  std::vector<BenchData> sets;
   std::ifstream probe(file);
   if (probe.good() && data.find("fmnist") == std::string::npos) data = "fmnist," + data;
   for (const auto& spec : split(data)) {
@@ -248,6 +274,13 @@ int main(int argc, char** argv) {
       std::memcpy(v.data(), raw.data(), v.size() * 4);
       if (v.empty()) continue;
       sets.push_back({"fmnist-mlp-grad (bf16)", DType::kBf16, bytes_of(v, DType::kBf16), {}});
+      sets.back().prev = std::vector<std::byte>(sets.back().cur.size());
+      continue;
+    }
+    if (spec == "model:mlp") {
+      std::vector<float> v = model_mlp_gradients();
+      if (v.empty()) continue;
+      sets.push_back({"model:mlp grad (bf16)", DType::kBf16, bytes_of(v, DType::kBf16), {}});
       sets.back().prev = std::vector<std::byte>(sets.back().cur.size());
       continue;
     }
@@ -271,7 +304,7 @@ int main(int argc, char** argv) {
       "| data | codec | ratio | lossless | changed | max abs err | enc GB/s | dec GB/s |\n");
   std::printf("|---|---|---|---|---|---|---|---|\n");
   for (size_t di = 0; di < sets.size(); ++di) {
-    const Dataset& d = sets[di];
+    const BenchData& d = sets[di];
     double zstd1_enc = 0, zstd1_dec = 0, bg19 = 0;
     Row ours;
     for (const auto& name : names) {
@@ -302,7 +335,7 @@ int main(int argc, char** argv) {
       "|---|---|---|---|---|---|---|---|---|---|\n",
       target_reps);
   for (size_t di = 0; di < sets.size(); ++di) {
-    const Dataset& d = sets[di];
+    const BenchData& d = sets[di];
     Paired p = paired(d, packet, target_reps);
     if (bg19_of[di] == 0) {  // not in --codecs: measure it here (one repetition, slow)
       Row r = measure("bytegroup-zstd", d, packet, 0);

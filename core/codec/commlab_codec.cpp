@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "codec/codec_factories.h"
+#include "codec/exponent_delta.h"
 #include "codec/framed_codec.h"
 #include "codec/huffman.h"
 #include "codec/zero_mask.h"
@@ -24,9 +25,10 @@ using frame::get32;
 using frame::put32;
 
 constexpr size_t kBlockBytes = 128 * 1024;
-// Payload byte 0. Version 2 added this byte and the bitmap zero-mask mode (period word bit 31).
-constexpr uint8_t kFormatVersion = 2;
-constexpr size_t kBlockHeader = 16;
+// Payload byte 0. Version 2 added this byte and the bitmap zero-mask mode (period word bit 31);
+// version 3 the exponent prediction distance (block header word 4, codec/exponent_delta.h).
+constexpr uint8_t kFormatVersion = 3;
+constexpr size_t kBlockHeader = 20;
 constexpr int kGapSymbols = 72;
 constexpr uint32_t kBitmapFlag = 1u << 31;  // in the period word: the flips are a bitmap  // 0..15
                                             // literal gaps, then two symbols per power of two
@@ -101,6 +103,8 @@ class CommLabCodec final : public FramedCodec {
     out[0] = std::byte{kFormatVersion};
     size_t pos = 1;
     period_ = 0;
+    delta_ = 0;
+    std::memset(exp_code_, 0, sizeof(exp_code_));
     for (size_t start = 0; start < in.size(); start += kBlockBytes) {
       auto block = in.subspan(start, std::min(kBlockBytes, in.size() - start));
       Result<size_t> r = dtype == DType::kFp32 ? encode_block<uint32_t>(block, out.subspan(pos))
@@ -117,6 +121,7 @@ class CommLabCodec final : public FramedCodec {
       return make_error("commlab: unknown block format version");
     }
     size_t pos = 1;
+    tables_.clear();  // tables are shared by the blocks of one frame only
     for (size_t start = 0; start < out.size(); start += kBlockBytes) {
       auto block = out.subspan(start, std::min(kBlockBytes, out.size() - start));
       Result<size_t> r = dtype == DType::kFp32 ? decode_block<uint32_t>(in.subspan(pos), block)
@@ -195,7 +200,7 @@ class CommLabCodec final : public FramedCodec {
     // from their compacted nonzeros below.
     const size_t zeros = split_all<W>(x, n);
     size_t m = n;
-    uint32_t period = 0;
+    uint32_t period = 0, delta = 0;
     gap_syms_.clear();
     extra_.clear();
     size_t flips = 0;
@@ -231,12 +236,26 @@ class CommLabCodec final : public FramedCodec {
       // (dead columns, predicted by the period) go as gaps, far below a bit per position.
       bitmap = flips * 8 >= n;
       if (!bitmap) gap_code(flip_bits, n);
+      // Exponents predicted from one row earlier: the zero-mask period is the row length or a
+      // multiple of it (dead columns repeat every row), so its divisors are tried too.
+      uint32_t cand[5] = {delta_, found, found / 2, found / 3, found / 4};
+      for (int k = 2; k < 5; ++k) cand[k] = cand[k] * uint32_t(k) == found ? cand[k] : 0;
+      delta = found ? expdelta::choose<W>(in.data(), n, cand, 5) : 0;
+      pred_.resize(n * sizeof(W));
+      if (delta && expdelta::encode<W>(in.data(), n, delta, pred_.data())) {
+        zmask::compact<W>(pred_.data(), n, nz, zbits_.data());  // the same mask
+        split_all<W>(nz, m);
+      } else {
+        delta = 0;
+      }
+      delta_ = delta;
     }
     if (out.size() < kBlockHeader + 4) return make_error("commlab: does not fit");
     put32(out.data(), uint32_t(n));
     put32(out.data() + 4, uint32_t(m));
     put32(out.data() + 8, period | (bitmap ? kBitmapFlag : 0));
     put32(out.data() + 12, uint32_t(flips));
+    put32(out.data() + 16, delta);
     size_t pos = kBlockHeader;
     if (bitmap) {
       Result<size_t> r = entropy::encode_stream(reinterpret_cast<const uint8_t*>(flip_bits),
@@ -252,7 +271,8 @@ class CommLabCodec final : public FramedCodec {
       if (!extra_.empty()) std::memcpy(out.data() + pos + 4, extra_.data(), extra_.size());
       pos += 4 + extra_.size();
     }
-    Result<size_t> r = entropy::encode_stream(exps_.data(), m, 256, out.subspan(pos));
+    Result<size_t> r =
+        entropy::encode_stream(exps_.data(), m, 256, out.subspan(pos), nullptr, exp_code_);
     if (!r.ok()) return r;
     pos += *r;
     for (int k = 0; k < kLits; ++k) {
@@ -321,13 +341,16 @@ class CommLabCodec final : public FramedCodec {
     const size_t n = out.size() / sizeof(W);
     if (in.size() < kBlockHeader) return make_error("commlab: truncated block header");
     const size_t bn = get32(in.data()), m = get32(in.data() + 4), flips = get32(in.data() + 12);
-    const uint32_t period = get32(in.data() + 8);
+    const uint32_t period = get32(in.data() + 8), delta = get32(in.data() + 16);
     if (bn != n) return make_error("commlab: block element count mismatch");
     if (m > n || flips > n) return make_error("commlab: bad counts");
+    if (delta && (delta < expdelta::kMinDistance || delta >= n)) {
+      return make_error("commlab: bad exponent prediction distance");
+    }
     size_t pos = kBlockHeader;
     if (const char* err = decode_mask(in, n, m, period, flips, pos)) return make_error(err);
     exps_.resize(m + 1);
-    Result<size_t> r = entropy::decode_stream(in.subspan(pos), m, 256, exps_.data());
+    Result<size_t> r = entropy::decode_stream(in.subspan(pos), m, 256, exps_.data(), &tables_);
     if (!r.ok()) return r;
     pos += *r;
     const uint8_t* lit[3] = {};
@@ -341,7 +364,7 @@ class CommLabCodec final : public FramedCodec {
         continue;
       }
       lits_[k].resize(m + 1);
-      r = entropy::decode_stream(in.subspan(pos), m, 256, lits_[k].data());
+      r = entropy::decode_stream(in.subspan(pos), m, 256, lits_[k].data(), &tables_);
       if (!r.ok()) return r;
       pos += *r;
       lits_[k][m] = 0;
@@ -357,6 +380,7 @@ class CommLabCodec final : public FramedCodec {
       join_all<W>(m, lit, joined_.data());
       zmask::expand<W>(reinterpret_cast<const W*>(joined_.data()), zbits_.data(), n, out.data());
     }
+    if (delta) expdelta::decode<W>(out.data(), n, delta);
     return pos;
   }
 
@@ -419,8 +443,12 @@ class CommLabCodec final : public FramedCodec {
     }
   }
 
-  uint32_t period_ = 0;        // the previous block's period, tried first on the next block
-  uint32_t sample_hist_[256];  // BF16/FP16: counts of every 8th literal byte of the last split
+  uint32_t period_ = 0;          // the previous block's period, tried first on the next block
+  uint32_t delta_ = 0;           // the previous block's exponent prediction distance
+  uint8_t exp_code_[256];        // the last exponent code's lengths, reused when nearly as good
+  entropy::TableCache tables_;   // decoder: this frame's four-symbol tables
+  std::vector<std::byte> pred_;  // the block with predicted exponents
+  uint32_t sample_hist_[256];    // BF16/FP16: counts of every 8th literal byte of the last split
   std::vector<uint8_t> exps_;
   std::vector<uint8_t> lits_[3];
   std::vector<uint64_t> zbits_;  // zero mask, bit i = element i is +0

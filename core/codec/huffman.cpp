@@ -317,7 +317,7 @@ thread_local std::vector<uint8_t> SegmentCoder::pair_len_;
 
 template <class Sym>
 Result<size_t> encode_stream(const Sym* s, size_t count, int alphabet, std::span<std::byte> out,
-                             const uint32_t* every8th) {
+                             const uint32_t* every8th, uint8_t* reuse) {
   const size_t sb = sym_bytes(alphabet);
   // Byte streams of near-uniform bytes (sign and mantissa) are common: a histogram of every 8th
   // symbol decides "raw" before counting them all.
@@ -351,6 +351,18 @@ Result<size_t> encode_stream(const Sym* s, size_t count, int alphabet, std::span
     huffman_lengths(freq, alphabet, len);
     uint64_t bits = 0;
     for (int k = 0; k < alphabet; ++k) bits += uint64_t(freq[k]) * len[k];
+    if (reuse && alphabet == 256) {
+      uint64_t old_bits = 0;
+      bool covers = true;
+      for (int k = 0; k < alphabet; ++k) {
+        old_bits += uint64_t(freq[k]) * reuse[k];
+        covers &= !freq[k] || reuse[k];
+      }
+      if (covers && old_bits <= bits + bits / 256) {
+        std::memcpy(len, reuse, 256);
+        bits = old_bits;
+      }
+    }
     std::byte table_bytes[kMaxAlphabet];
     size_t tl = write_lengths(len, alphabet, table_bytes);
     size_t estimate = 5 + tl + 6 + bits / 8 + kBitStreams;
@@ -390,6 +402,7 @@ Result<size_t> encode_stream(const Sym* s, size_t count, int alphabet, std::span
         for (int k = 0; k < kBitStreams - 1; ++k) put16(p + 2 * k, uint16_t(sizes[k]));
         p += 6;
         if (base != p) std::memcpy(p, base, sum);
+        if (reuse && alphabet == 256) std::memcpy(reuse, len, 256);
         return 5 + total;
       }
     }
@@ -404,8 +417,8 @@ Result<size_t> encode_stream(const Sym* s, size_t count, int alphabet, std::span
   return raw_size;
 }
 template Result<size_t> encode_stream<uint8_t>(const uint8_t*, size_t, int, std::span<std::byte>,
-                                               const uint32_t*);
+                                               const uint32_t*, uint8_t*);
 template Result<size_t> encode_stream<uint16_t>(const uint16_t*, size_t, int, std::span<std::byte>,
-                                                const uint32_t*);
+                                                const uint32_t*, uint8_t*);
 
 }  // namespace commlab::entropy

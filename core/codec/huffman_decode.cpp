@@ -122,6 +122,35 @@ __attribute__((target("avx2"))) void join_pairs_avx2(const uint32_t* pair, uint6
   }
 }
 
+// The first pass of build_quad_table below, eight entries at a time: the same arithmetic lane by
+// lane, one gather for the second symbol. Its 32-bit gathers read 2 bytes past single[2047]
+// (single must be followed by 2 readable bytes; QuadTables has quad after it).
+__attribute__((target("avx2"))) void pairs_avx2(const uint16_t* single, uint32_t* pair) {
+  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  const __m256i m15 = _mm256_set1_epi32(15), ffff = _mm256_set1_epi32(0xffff);
+  const __m256i max_bits = _mm256_set1_epi32(kMaxCodeBits), one = _mm256_set1_epi32(1);
+  for (uint32_t base = 0; base < kTableSize; base += 8) {
+    const __m256i idx = _mm256_add_epi32(_mm256_set1_epi32(int(base)), lane);
+    const __m256i e1 =
+        _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(single + base)));
+    const __m256i l1 = _mm256_and_si256(e1, m15);
+    const __m256i e2 = _mm256_and_si256(
+        _mm256_i32gather_epi32(reinterpret_cast<const int*>(single), _mm256_srlv_epi32(idx, l1), 2),
+        ffff);
+    const __m256i l2 = _mm256_and_si256(e2, m15);
+    // ok = l1 + l2 <= 11, as 0 / all ones
+    const __m256i ok = _mm256_xor_si256(_mm256_cmpgt_epi32(_mm256_add_epi32(l1, l2), max_bits),
+                                        _mm256_set1_epi32(-1));
+    const __m256i used = _mm256_add_epi32(l1, _mm256_and_si256(ok, l2));
+    __m256i p =
+        _mm256_or_si256(_mm256_srli_epi32(e1, 4), _mm256_slli_epi32(_mm256_srli_epi32(e2, 4), 8));
+    p = _mm256_or_si256(p, _mm256_slli_epi32(used, 16));
+    p = _mm256_or_si256(p, _mm256_slli_epi32(_mm256_and_si256(ok, one), 21));
+    p = _mm256_or_si256(p, _mm256_slli_epi32(l1, 24));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(pair + base), p);
+  }
+}
+
 // Up to four byte symbols per entry: bits consumed in [0,8), the symbols in bytes 1..4, the symbol
 // count in byte 5. The decoder stores all four bytes and advances by the count. A code is known
 // from the index only if it fits in the bits the earlier codes left (its low bits are the index's).
@@ -130,6 +159,10 @@ void build_quad_table(const uint16_t* single, uint64_t* quad) {
   // every index's first two symbols, then each index joins its pair with the pair that follows.
   // pair: symbols [0,16), bits used [16,21), count - 1 [21], length of the first symbol [24,28).
   uint32_t pair[kTableSize];
+  if (kAvx2) {
+    pairs_avx2(single, pair);
+    return join_pairs_avx2(pair, quad);
+  }
   for (uint32_t idx = 0; idx < kTableSize; ++idx) {
     const uint32_t e1 = single[idx], l1 = e1 & 15;
     const uint32_t e2 = single[idx >> l1], l2 = e2 & 15;
@@ -151,8 +184,157 @@ void build_quad_table(const uint16_t* single, uint64_t* quad) {
   }
 }
 
+// Byte streams' tables for the four-symbol path (TableCache keeps the last two): the build
+// (~4-5 us) was a fifth of decoding an MLP gradient's three large blocks.
+struct QuadTables {
+  uint8_t len[256];
+  uint16_t single[kTableSize];
+  uint64_t quad[kTableSize];
+  bool valid = false;
+};
+constexpr int kCachedTables = 2;
+
+}  // namespace
+
+struct TableCache::Impl {
+  QuadTables tables[kCachedTables];
+  int next = 0;
+};
+
+namespace {
+
+// Fills the one-symbol table (symbol << 4 | length) for a complete code.
+// By doubling: after length L, entries [0, 2^L) are right for every code of at most L bits (a
+// code c of length L owns the indices whose low L bits are c, bit-reversed); copying them to
+// [2^L, 2^(L+1)) extends that to L + 1 bits, then the codes of length L + 1 go in. One 16-bit
+// store per symbol and 4 KiB of copies, instead of up to 1024 stores for each short code.
+void fill_single(const uint8_t* len, int alphabet, uint16_t* single) {
+  uint16_t codes[kMaxAlphabet];
+  canonical_codes(len, alphabet, codes);
+  uint16_t by_len[kMaxCodeBits + 1][kMaxAlphabet];
+  int count[kMaxCodeBits + 1] = {};
+  for (int s = 0; s < alphabet; ++s) by_len[len[s]][count[len[s]]++] = uint16_t(s);
+  for (int l = 1; l <= kMaxCodeBits; ++l) {
+    if (l > 1) std::memcpy(single + (1u << (l - 1)), single, sizeof(uint16_t) << (l - 1));
+    for (int k = 0; k < count[l]; ++k) {
+      const int s = by_len[l][k];
+      single[codes[s]] = uint16_t((s << 4) | l);
+    }
+  }
+}
+
+bool complete_code(const uint8_t* len, int alphabet) {
+  uint32_t kraft = 0;
+  for (int s = 0; s < alphabet; ++s) kraft += len[s] ? kTableSize >> len[s] : 0;
+  return kraft == kTableSize;
+}
+
+// Readers in the fast rounds below keep only (p, b): b holds the unread bits below a sentinel 1
+// bit, zeros above it, so the bit count is the sentinel's position (one bit scan per refill)
+// instead of a register per stream updated at every lookup: with twelve registers for the four
+// readers' p, b and out, the loops no longer spill.
+struct FastReader {
+  const std::byte* p;
+  uint64_t b;
+  static FastReader from(const BitReader& r) {
+    return {r.p, (r.buf & ((uint64_t(1) << r.bits) - 1)) | (uint64_t(1) << r.bits)};
+  }
+  void to(BitReader& r) const {
+    const int n = 63 - __builtin_clzll(b);
+    r.p = p, r.bits = n, r.buf = b ^ (uint64_t(1) << n);
+  }
+};
+// At least 56 bits below the sentinel afterwards (needs 8 readable bytes at p).
+[[gnu::always_inline]] inline void fast_refill(const std::byte*& p, uint64_t& b) {
+  const int n = 63 - __builtin_clzll(b);
+  b ^= uint64_t(1) << n;
+  b |= get64(p) << n;
+  const int k = (63 - n) >> 3;
+  p += k;
+  const int n2 = n + 8 * k;
+  b = (b & ((uint64_t(1) << n2) - 1)) | (uint64_t(1) << n2);
+}
+
+// The four-symbol rounds while every segment has 8 readable bytes per refill and room for a
+// round's stores, with no bounds test inside a round: per lookup one load, one store, one shift.
+// Built twice, with BMI2 (shifts by any register) and without.
+struct QuadState {
+  FastReader r[kBitStreams];
+  uint8_t* o[kBitStreams];
+};
+[[gnu::always_inline]] inline void quad_rounds(QuadState& st, size_t rounds, const uint64_t* quad) {
+  const std::byte *p0 = st.r[0].p, *p1 = st.r[1].p, *p2 = st.r[2].p, *p3 = st.r[3].p;
+  uint64_t b0 = st.r[0].b, b1 = st.r[1].b, b2 = st.r[2].b, b3 = st.r[3].b;
+  uint8_t *o0 = st.o[0], *o1 = st.o[1], *o2 = st.o[2], *o3 = st.o[3];
+  for (size_t r = 0; r < rounds; ++r) {
+    fast_refill(p0, b0);
+    fast_refill(p1, b1);
+    fast_refill(p2, b2);
+    fast_refill(p3, b3);
+    auto step = [quad](uint64_t& b, uint8_t*& o) {
+      const uint64_t en = quad[b & (kTableSize - 1)];
+      const uint32_t syms = uint32_t(en >> 8);
+      std::memcpy(o, &syms, 4);
+      o += en >> 40;
+      b >>= (en & 63);
+    };
+    for (int j = 0; j < 5; ++j) {
+      step(b0, o0);
+      step(b1, o1);
+      step(b2, o2);
+      step(b3, o3);
+    }
+  }
+  st.r[0] = {p0, b0}, st.r[1] = {p1, b1}, st.r[2] = {p2, b2}, st.r[3] = {p3, b3};
+  st.o[0] = o0, st.o[1] = o1, st.o[2] = o2, st.o[3] = o3;
+}
+
+// The same for one symbol per lookup (short streams and the ends of long ones), any symbol
+// type: with the readers in registers rather than in memory (each lookup waited on the previous
+// one's store), this loop was a tenth of decoding an MLP gradient.
 template <class Sym>
-Result<size_t> decode_huffman(std::span<const std::byte> in, size_t count, int alphabet, Sym* out) {
+struct SingleState {
+  FastReader r[kBitStreams];
+  Sym* o[kBitStreams];
+};
+template <class Sym>
+void single_rounds(SingleState<Sym>& st, size_t rounds, const uint16_t* single) {
+  const std::byte *p0 = st.r[0].p, *p1 = st.r[1].p, *p2 = st.r[2].p, *p3 = st.r[3].p;
+  uint64_t b0 = st.r[0].b, b1 = st.r[1].b, b2 = st.r[2].b, b3 = st.r[3].b;
+  Sym *o0 = st.o[0], *o1 = st.o[1], *o2 = st.o[2], *o3 = st.o[3];
+  for (size_t r = 0; r < rounds; ++r) {
+    fast_refill(p0, b0);
+    fast_refill(p1, b1);
+    fast_refill(p2, b2);
+    fast_refill(p3, b3);
+    auto step = [single](uint64_t& b, Sym*& o) {
+      const uint32_t en = single[b & (kTableSize - 1)];
+      *o++ = Sym(en >> 4);
+      b >>= (en & 15);
+    };
+    for (int j = 0; j < 5; ++j) {
+      step(b0, o0);
+      step(b1, o1);
+      step(b2, o2);
+      step(b3, o3);
+    }
+  }
+  st.r[0] = {p0, b0}, st.r[1] = {p1, b1}, st.r[2] = {p2, b2}, st.r[3] = {p3, b3};
+  st.o[0] = o0, st.o[1] = o1, st.o[2] = o2, st.o[3] = o3;
+}
+
+__attribute__((target("bmi2"))) void quad_rounds_bmi2(QuadState& st, size_t rounds,
+                                                      const uint64_t* quad) {
+  quad_rounds(st, rounds, quad);
+}
+void quad_rounds_base(QuadState& st, size_t rounds, const uint64_t* quad) {
+  quad_rounds(st, rounds, quad);
+}
+const bool kBmi2 = __builtin_cpu_supports("bmi2");
+
+template <class Sym>
+Result<size_t> decode_huffman(std::span<const std::byte> in, size_t count, int alphabet, Sym* out,
+                              TableCache* cache) {
   if (in.size() < 5) return make_error("huffman: truncated stream header");
   size_t total = get32(in.data() + 1);
   if (total > in.size() - 5) return make_error("huffman: truncated stream");
@@ -160,29 +342,45 @@ Result<size_t> decode_huffman(std::span<const std::byte> in, size_t count, int a
   uint8_t len[kMaxAlphabet];
   Result<size_t> tl = read_lengths(body, alphabet, len);
   if (!tl.ok()) return tl;
-  uint32_t kraft = 0;
-  for (int s = 0; s < alphabet; ++s) kraft += len[s] ? kTableSize >> len[s] : 0;
-  if (kraft != kTableSize) return make_error("huffman: code lengths do not form a complete code");
-  uint16_t codes[kMaxAlphabet];
-  canonical_codes(len, alphabet, codes);
-  uint16_t single[kTableSize];
-  for (int s = 0; s < alphabet; ++s) {
-    if (!len[s]) continue;
-    for (uint32_t j = codes[s]; j < kTableSize; j += 1u << len[s]) {
-      single[j] = uint16_t((s << 4) | len[s]);
-    }
-  }
   // Several symbols per lookup pays for building the bigger table (2 x 2048 entries) only on long
-  // streams: it saves ~0.6 ns per symbol and costs ~8 us to build.
+  // streams: it saves ~0.6 ns per symbol and costs ~4 us to build (nothing when cached).
   const bool multi = count >= 16384;
+  uint16_t single_own[kTableSize];
+  const uint16_t* single = single_own;
+  QuadTables own;
   uint32_t table[kTableSize];
-  uint64_t quad[sizeof(Sym) == 1 ? kTableSize : 1];
-  if (multi) {
-    if constexpr (sizeof(Sym) == 1) {
-      build_quad_table(single, quad);
-    } else {
-      build_pair_table(single, table);
+  const uint64_t* quad = nullptr;
+  if (sizeof(Sym) == 1 && multi) {
+    std::fill(len + alphabet, len + 256, uint8_t(0));  // the cache key: lengths of 0..255
+    QuadTables* hit = nullptr;
+    for (int k = 0; cache && k < kCachedTables; ++k) {
+      QuadTables& t = cache->impl->tables[k];
+      if (t.valid && std::memcmp(t.len, len, 256) == 0) hit = &t;
     }
+    if (!hit) {
+      if (!complete_code(len, alphabet)) {
+        return make_error("huffman: code lengths do not form a complete code");
+      }
+      if (cache) {
+        hit = &cache->impl->tables[cache->impl->next];
+        cache->impl->next = (cache->impl->next + 1) % kCachedTables;
+      } else {
+        hit = &own;
+      }
+      hit->valid = false;
+      std::memcpy(hit->len, len, 256);
+      fill_single(len, alphabet, hit->single);
+      build_quad_table(hit->single, hit->quad);
+      hit->valid = true;
+    }
+    single = hit->single;
+    quad = hit->quad;
+  } else {
+    if (!complete_code(len, alphabet)) {
+      return make_error("huffman: code lengths do not form a complete code");
+    }
+    fill_single(len, alphabet, single_own);
+    if (multi) build_pair_table(single_own, table);
   }
   size_t pos = *tl;
   if (body.size() - pos < 6) return make_error("huffman: truncated bit stream sizes");
@@ -227,7 +425,31 @@ Result<size_t> decode_huffman(std::span<const std::byte> in, size_t count, int a
       r[k].buf >>= (en & 63);
       r[k].bits -= int(en & 63);
     };
-    while (multi && room(5 * 4 + 4)) {
+    while (quad) {
+      // Rounds every segment can take: a refill advances at most 7 bytes and reads 8, a round
+      // writes at most 5 * 4 symbols plus 4 bytes of store tail.
+      size_t rounds = SIZE_MAX;
+      for (int k = 0; k < kBitStreams; ++k) {
+        const ptrdiff_t in_left = r[k].end - r[k].p, out_left = e[k] - o[k];
+        if (in_left < 8 || out_left < 24) {
+          rounds = 0;
+          break;
+        }
+        rounds = std::min({rounds, size_t(in_left - 8) / 7 + 1, size_t(out_left - 24) / 20 + 1});
+      }
+      if (rounds == 0) break;
+      QuadState st;
+      for (int k = 0; k < kBitStreams; ++k) {
+        st.r[k] = FastReader::from(r[k]);
+        st.o[k] = reinterpret_cast<uint8_t*>(o[k]);
+      }
+      (kBmi2 ? quad_rounds_bmi2 : quad_rounds_base)(st, rounds, quad);
+      for (int k = 0; k < kBitStreams; ++k) {
+        st.r[k].to(r[k]);
+        o[k] = reinterpret_cast<Sym*>(st.o[k]);
+      }
+    }
+    while (quad && room(5 * 4 + 4)) {
       for (int k = 0; k < kBitStreams; ++k) r[k].refill();
       for (int j = 0; j < 5; ++j) {
         step4(0);
@@ -255,6 +477,19 @@ Result<size_t> decode_huffman(std::span<const std::byte> in, size_t count, int a
     }
   }
   // Short streams skip the multi-symbol tables: building them would cost more than they save.
+  for (;;) {
+    size_t rounds = SIZE_MAX;
+    for (int k = 0; k < kBitStreams; ++k) {
+      const ptrdiff_t in_left = r[k].end - r[k].p, out_left = e[k] - o[k];
+      rounds =
+          in_left < 8 ? 0 : std::min({rounds, size_t(in_left - 8) / 7 + 1, size_t(out_left) / 5});
+    }
+    if (rounds == 0) break;
+    SingleState<Sym> st;
+    for (int k = 0; k < kBitStreams; ++k) st.r[k] = FastReader::from(r[k]), st.o[k] = o[k];
+    single_rounds(st, rounds, single);
+    for (int k = 0; k < kBitStreams; ++k) st.r[k].to(r[k]), o[k] = st.o[k];
+  }
   while (room(6)) {
     for (int k = 0; k < kBitStreams; ++k) r[k].refill();
     for (int j = 0; j < 5; ++j) {
@@ -264,7 +499,42 @@ Result<size_t> decode_huffman(std::span<const std::byte> in, size_t count, int a
       step1(3);
     }
   }
+  // The segments end at different times (a lookup yields one to four symbols, and segments
+  // differ in their statistics): up to a few thousand symbols of one segment remain. Each goes on
+  // alone with its reader in registers, four symbols per lookup while it can.
   for (int k = 0; k < kBitStreams; ++k) {
+    const std::byte* p = r[k].p;
+    uint64_t b = r[k].buf;
+    int n = r[k].bits;
+    Sym* out_k = o[k];
+    auto refill = [&] {
+      b |= get64(p) << n;
+      p += (63 - n) >> 3;
+      n |= 56;
+    };
+    if constexpr (sizeof(Sym) == 1) {
+      while (quad && r[k].end - p >= 8 && e[k] - out_k >= 24) {
+        refill();
+        for (int j = 0; j < 5; ++j) {
+          const uint64_t en = quad[b & (kTableSize - 1)];
+          const uint32_t syms = uint32_t(en >> 8);
+          std::memcpy(out_k, &syms, 4);
+          out_k += en >> 40;
+          b >>= (en & 63);
+          n -= int(en & 63);
+        }
+      }
+    }
+    while (r[k].end - p >= 8 && e[k] - out_k >= 5) {
+      refill();
+      for (int j = 0; j < 5; ++j) {
+        const uint32_t en = single[b & (kTableSize - 1)];
+        *out_k++ = Sym(en >> 4);
+        b >>= (en & 15);
+        n -= int(en & 15);
+      }
+    }
+    r[k].p = p, r[k].buf = b, r[k].bits = n, o[k] = out_k;
     while (o[k] < e[k]) {
       r[k].refill();
       step1(k);
@@ -276,8 +546,16 @@ Result<size_t> decode_huffman(std::span<const std::byte> in, size_t count, int a
 
 }  // namespace
 
+TableCache::TableCache() : impl(std::make_unique<Impl>()) {}
+TableCache::~TableCache() = default;
+void TableCache::clear() {
+  for (QuadTables& t : impl->tables) t.valid = false;
+  impl->next = 0;
+}
+
 template <class Sym>
-Result<size_t> decode_stream(std::span<const std::byte> in, size_t count, int alphabet, Sym* out) {
+Result<size_t> decode_stream(std::span<const std::byte> in, size_t count, int alphabet, Sym* out,
+                             TableCache* cache) {
   const size_t sb = sym_bytes(alphabet);
   if (in.empty()) return make_error("entropy: missing stream");
   auto get_sym = [&](const std::byte* p) -> uint32_t { return sb == 2 ? get16(p) : uint8_t(*p); };
@@ -304,12 +582,14 @@ Result<size_t> decode_stream(std::span<const std::byte> in, size_t count, int al
     }
     case Mode::kHuffman:
       if (count < 2) return make_error("entropy: huffman stream of fewer than 2 symbols");
-      return decode_huffman(in, count, alphabet, out);
+      return decode_huffman(in, count, alphabet, out, cache);
   }
   return make_error("entropy: unknown stream mode");
 }
 
-template Result<size_t> decode_stream<uint8_t>(std::span<const std::byte>, size_t, int, uint8_t*);
-template Result<size_t> decode_stream<uint16_t>(std::span<const std::byte>, size_t, int, uint16_t*);
+template Result<size_t> decode_stream<uint8_t>(std::span<const std::byte>, size_t, int, uint8_t*,
+                                               TableCache*);
+template Result<size_t> decode_stream<uint16_t>(std::span<const std::byte>, size_t, int, uint16_t*,
+                                                TableCache*);
 
 }  // namespace commlab::entropy

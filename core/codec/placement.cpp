@@ -36,7 +36,7 @@ constexpr Row kRows[] = {
     {"cast-fp16", 2.0, 2.0, 1000, 1000, true},
     {"topk", 0.13, 1.9, 50, 500, false},
     {"powersgd", 0.09, 0.3, 100, 100, false},
-    {"commlab", 1.0, 1.7, 250, 250, false},
+    {"commlab", 2.2, 5.1, 250, 250, false},
 };
 
 constexpr double kGpuLaunchUs = 5.0;    // kernel launch + sync
