@@ -45,4 +45,15 @@ void canonical_codes(const uint8_t* lengths, int alphabet, uint16_t* codes);
 // Nibble-coded code lengths (docs/formats.md): bytes read, or an error.
 Result<size_t> read_lengths(std::span<const std::byte> in, int alphabet, uint8_t* len);
 
+// Decoder tables (huffman_tables.cpp), all with kTableSize entries indexed by the next 11 bits.
+// Whether the lengths form a complete code (Kraft sum exactly 1).
+bool complete_code(const uint8_t* len, int alphabet);
+// One-symbol entries (symbol << 4 | length) of a complete code.
+void fill_single(const uint8_t* len, int alphabet, uint16_t* single);
+// Two-symbol entries for 16-bit symbols (layout: huffman_decode.cpp, Entry).
+void build_pair_table(const uint16_t* single, uint32_t* table);
+// Up to four byte symbols per entry: bits used in [0,8), symbols in bytes 1..4, count from bit 40.
+// `single` must be followed by 2 readable bytes (the AVX2 gathers read 32 bits at a time).
+void build_quad_table(const uint16_t* single, uint64_t* quad);
+
 }  // namespace commlab::entropy::detail
