@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "codec/codec_factories.h"
+#include "codec/commlab_split.h"
 #include "codec/exponent_delta.h"
 #include "codec/framed_codec.h"
 #include "codec/huffman.h"
@@ -372,12 +373,12 @@ class CommLabCodec final : public FramedCodec {
     }
     exps_[m] = 0;
     if (m == n) {
-      join_all<W>(n, lit, out.data());
+      csplit::join<W>(n, exps_.data(), lit, out.data());
     } else {
       // Nonzero elements joined in one vectorised pass, then spread out by the mask (8 slots of
       // padding: the SIMD expansion reads a full vector past the last one).
       joined_.resize((m + 8) * sizeof(W));
-      join_all<W>(m, lit, joined_.data());
+      csplit::join<W>(m, exps_.data(), lit, joined_.data());
       zmask::expand<W>(reinterpret_cast<const W*>(joined_.data()), zbits_.data(), n, out.data());
     }
     if (delta) expdelta::decode<W>(out.data(), n, delta);
@@ -385,62 +386,9 @@ class CommLabCodec final : public FramedCodec {
   }
 
   template <class W>
-  static W join(uint32_t e, uint32_t l, uint32_t l1, uint32_t l2) {
-    if constexpr (sizeof(W) == 2) {
-      return W(((l & 0x80) << 8) | (e << 7) | (l & 0x7f));
-    } else {
-      return ((l & 0x80) << 24) | (e << 23) | ((l & 0x7f) << 16) | (l1 << 8) | l2;
-    }
-  }
-
-  // One branch-free, vectorised pass. BF16/FP16: the zeros are counted in chunks of 4096 so the
-  // counter stays as narrow as the elements (a 64-bit counter costs the loop half its speed), and
-  // each chunk's every 8th literal byte is counted while the chunk is in L1 (the raw decision's
-  // sample, see entropy::encode_stream).
-  template <class W>
-  size_t split_all(const Unaligned<W>* __restrict x, size_t n) {
-    uint8_t* __restrict e = exps_.data();
-    uint8_t* __restrict l0 = lits_[0].data();
-    size_t zeros = 0;
-    if constexpr (sizeof(W) == 2) {
-      std::memset(sample_hist_, 0, sizeof(sample_hist_));
-      for (size_t c = 0; c < n; c += 4096) {
-        const size_t end = std::min(n, c + 4096);
-        uint16_t z = 0;
-        for (size_t i = c; i < end; ++i) {
-          e[i] = uint8_t((x[i] >> 7) & 0xff);
-          l0[i] = uint8_t(((x[i] >> 8) & 0x80) | (x[i] & 0x7f));
-          z += uint16_t(x[i] == 0);
-        }
-        zeros += z;
-        for (size_t i = c; i < end; i += 8) sample_hist_[l0[i]]++;
-      }
-    } else {  // FP32: chunking and sampling measured slower here (four output streams)
-      uint8_t* __restrict l1 = lits_[1].data();
-      uint8_t* __restrict l2 = lits_[2].data();
-      for (size_t i = 0; i < n; ++i) {
-        e[i] = uint8_t((x[i] >> 23) & 0xff);
-        l0[i] = uint8_t(((x[i] >> 24) & 0x80) | ((x[i] >> 16) & 0x7f));
-        l1[i] = uint8_t(x[i] >> 8);
-        l2[i] = uint8_t(x[i]);
-        zeros += x[i] == 0;
-      }
-    }
-    return zeros;
-  }
-
-  template <class W>
-  void join_all(size_t n, const uint8_t* const* lit, std::byte* out) const {
-    Unaligned<W>* __restrict o = reinterpret_cast<Unaligned<W>*>(out);
-    const uint8_t* __restrict e = exps_.data();
-    const uint8_t* __restrict l0 = lit[0];
-    if constexpr (sizeof(W) == 2) {
-      for (size_t q = 0; q < n; ++q) o[q] = join<W>(e[q], l0[q], 0, 0);
-    } else {
-      const uint8_t* __restrict l1 = lit[1];
-      const uint8_t* __restrict l2 = lit[2];
-      for (size_t q = 0; q < n; ++q) o[q] = join<W>(e[q], l0[q], l1[q], l2[q]);
-    }
+  size_t split_all(const void* x, size_t n) {
+    uint8_t* lits[3] = {lits_[0].data(), lits_[1].data(), lits_[2].data()};
+    return csplit::split<W>(x, n, exps_.data(), lits, sample_hist_);
   }
 
   uint32_t period_ = 0;          // the previous block's period, tried first on the next block
