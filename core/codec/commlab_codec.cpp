@@ -213,7 +213,6 @@ class CommLabCodec final : public FramedCodec {
       joined_.resize((n + 8) * sizeof(W));
       W* nz = reinterpret_cast<W*>(joined_.data());
       m = zmask::compact<W>(in.data(), n, nz, zbits_.data());
-      split_all<W>(nz, m);
       // The fewest flips among no prediction, the found period and P = 1 (runs of zeros, e.g.
       // the rows of input pixels that are zero in the whole batch, cost two flips each).
       const uint32_t found = find_period(n);
@@ -245,10 +244,10 @@ class CommLabCodec final : public FramedCodec {
       pred_.resize(n * sizeof(W));
       if (delta && expdelta::encode<W>(in.data(), n, delta, pred_.data())) {
         zmask::compact<W>(pred_.data(), n, nz, zbits_.data());  // the same mask
-        split_all<W>(nz, m);
       } else {
         delta = 0;
       }
+      split_all<W>(nz, m);  // the nonzeros, with predicted exponents if delta
       delta_ = delta;
     }
     if (out.size() < kBlockHeader + 4) return make_error("commlab: does not fit");
