@@ -108,15 +108,20 @@ void RunChartPages::redraw() {
 }
 
 void RunChartPages::draw(Slot& s) {
-  // A fresh chart per redraw: a live chart's legend stays empty after its series are replaced
-  // (Qt 6.4).
+  // The chart on screen is refreshed in place when it shows the same kind and runs (a live run);
+  // otherwise a fresh chart replaces it (a live chart's legend stays empty after its series are
+  // replaced, Qt 6.4).
   const RunChart kind = by_time_ ? s.time_kind : s.kind;
-  QChart* chart = build_run_chart(kind, runs_);
+  QChart* old = s.view->chart();
+  QChart* chart = build_run_chart(kind, runs_, s.drawn && s.drawn_kind == kind ? old : nullptr);
   if (!run_chart_has_data(kind, runs_))
     chart->setTitle(chart->title() + " (no data in these runs)");
-  QChart* old = s.view->chart();
-  s.view->setChart(chart);
-  delete old;
+  if (chart != old) {
+    s.view->setChart(chart);
+    delete old;
+  }
+  s.drawn = true;
+  s.drawn_kind = kind;
   s.stale = false;
 }
 

@@ -11,6 +11,7 @@
 #include <QStackedBarSeries>
 #include <QValueAxis>
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 
@@ -84,28 +85,53 @@ struct LineSpec {
   bool zero_floor = true;
 };
 
-// One line per run; `value` returns NaN for iterations without a value (not evaluated).
-template <class Value>
-QChart* line_chart(const LineSpec& spec, const std::vector<RunSeries>& runs, Value value) {
-  QChart* chart = new_chart(spec.title);
-  auto* x = new QValueAxis;
-  QAbstractAxis* y_axis;
-  if (spec.log_y) {
-    auto* log = new QLogValueAxis;
-    log->setLabelFormat("%.0e");
-    y_axis = log;
-  } else {
-    y_axis = new QValueAxis;
+// True when `chart` already has one line per run, named and styled as these runs: a live run
+// then only moves points and axes, which costs a fraction of a new chart (its axes, legend and
+// text items); a new set of runs builds a new chart (replacing series in a live chart leaves
+// its legend empty, Qt 6.4).
+bool same_lines(QChart* chart, const std::vector<RunSeries>& runs) {
+  if (!chart || chart->series().size() != static_cast<qsizetype>(runs.size())) return false;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    auto* line = qobject_cast<QLineSeries*>(chart->series()[static_cast<qsizetype>(i)]);
+    if (!line || line->name() != QString::fromStdString(runs[i].name) ||
+        (line->pen().style() == Qt::DashLine) != runs[i].dashed)
+      return false;
   }
-  x->setTitleText(spec.x_title);
-  y_axis->setTitleText(spec.y_title);
-  chart->addAxis(x, Qt::AlignBottom);
-  chart->addAxis(y_axis, Qt::AlignLeft);
+  return true;
+}
+
+// One line per run; `value` returns NaN for iterations without a value (not evaluated). Refreshes
+// `reuse` in place when it has the same lines (same_lines), else builds a new chart.
+template <class Value>
+QChart* line_chart(const LineSpec& spec, const std::vector<RunSeries>& runs, Value value,
+                   QChart* reuse) {
+  const bool refresh =
+      same_lines(reuse, runs) && reuse->axes(Qt::Vertical).size() == 1 &&
+      (reuse->axes(Qt::Vertical).front()->type() == QAbstractAxis::AxisTypeLogValue) == spec.log_y;
+  QChart* chart = refresh ? reuse : new_chart(spec.title);
+  QValueAxis* x;
+  QAbstractAxis* y_axis;
+  if (refresh) {
+    x = static_cast<QValueAxis*>(chart->axes(Qt::Horizontal).front());
+    y_axis = chart->axes(Qt::Vertical).front();
+    chart->setTitle(spec.title);
+  } else {
+    x = new QValueAxis;
+    if (spec.log_y) {
+      auto* log = new QLogValueAxis;
+      log->setLabelFormat("%.0e");
+      y_axis = log;
+    } else {
+      y_axis = new QValueAxis;
+    }
+    x->setTitleText(spec.x_title);
+    y_axis->setTitleText(spec.y_title);
+    chart->addAxis(x, Qt::AlignBottom);
+    chart->addAxis(y_axis, Qt::AlignLeft);
+  }
   double x_hi = 1e-12, y_lo = 1e300, y_hi = -1e300;
   for (size_t i = 0; i < runs.size(); ++i) {
     const std::vector<Sample>& samples = samples_of(runs[i]);
-    auto* line = new QLineSeries;
-    line->setName(QString::fromStdString(runs[i].name));
     QList<QPointF> points;
     // At most ~2000 points per line: a chart is ~1000 px wide.
     const size_t stride = std::max<size_t>(1, samples.size() / 2000);
@@ -120,6 +146,12 @@ QChart* line_chart(const LineSpec& spec, const std::vector<RunSeries>& runs, Val
       y_lo = std::min(y_lo, v);
       y_hi = std::max(y_hi, v);
     }
+    if (refresh) {
+      static_cast<QLineSeries*>(chart->series()[static_cast<qsizetype>(i)])->replace(points);
+      continue;
+    }
+    auto* line = new QLineSeries;
+    line->setName(QString::fromStdString(runs[i].name));
     line->replace(points);
     chart->addSeries(line);
     line->attachAxis(x);
@@ -142,33 +174,60 @@ QChart* line_chart(const LineSpec& spec, const std::vector<RunSeries>& runs, Val
   return chart;
 }
 
-QChart* time_split_chart(const std::vector<RunSeries>& runs) {
-  static const char* names[] = {"compute", "exposed communication", "codec"};
-  static const QColor colors[] = {QColor(0x59, 0xa1, 0x4f), QColor(0xf2, 0x8e, 0x2b),
-                                  QColor(0xb0, 0x7a, 0xa1)};
-  QBarSet* sets[3];
-  for (int k = 0; k < 3; ++k) {
-    sets[k] = new QBarSet(names[k]);
-    sets[k]->setColor(colors[k]);
-    sets[k]->setBorderColor(colors[k].darker(130));
-  }
-  QStringList categories;
-  double top = 0;
+// Mean compute / exposed communication / codec milliseconds per iteration of each run.
+std::vector<std::array<double, 3>> time_split(const std::vector<RunSeries>& runs) {
+  std::vector<std::array<double, 3>> out;
   for (const RunSeries& r : runs) {
     const std::vector<Sample>& samples = samples_of(r);
-    double sum[3] = {0, 0, 0};
+    std::array<double, 3> sum{0, 0, 0};
     for (const Sample& s : samples) {
       sum[0] += s.compute_time_s;
       sum[1] += s.comm_time_s;
       sum[2] += s.codec_time_s;
     }
     const double n = std::max<double>(1, samples.size());
-    for (int k = 0; k < 3; ++k) sets[k]->append(sum[k] / n * 1e3);
-    top = std::max(top, (sum[0] + sum[1] + sum[2]) / n * 1e3);
-    categories << QString::fromStdString(r.name);
+    for (double& v : sum) v = v / n * 1e3;
+    out.push_back(sum);
+  }
+  return out;
+}
+
+QChart* time_split_chart(const std::vector<RunSeries>& runs, QChart* reuse) {
+  static const char* names[] = {"compute", "exposed communication", "codec"};
+  static const QColor colors[] = {QColor(0x59, 0xa1, 0x4f), QColor(0xf2, 0x8e, 0x2b),
+                                  QColor(0xb0, 0x7a, 0xa1)};
+  const std::vector<std::array<double, 3>> split = time_split(runs);
+  QStringList categories;
+  double top = 0;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    categories << QString::fromStdString(runs[i].name);
+    top = std::max(top, split[i][0] + split[i][1] + split[i][2]);
+  }
+  // In place when the runs (categories) are the same: only the bar heights and the axis move.
+  if (reuse && reuse->series().size() == 1 && reuse->axes(Qt::Horizontal).size() == 1 &&
+      reuse->axes(Qt::Vertical).size() == 1) {
+    auto* series = qobject_cast<QStackedBarSeries*>(reuse->series().front());
+    auto* x = qobject_cast<QBarCategoryAxis*>(reuse->axes(Qt::Horizontal).front());
+    auto* y = qobject_cast<QValueAxis*>(reuse->axes(Qt::Vertical).front());
+    if (series && x && y && series->count() == 3 && x->categories() == categories) {
+      for (int k = 0; k < 3; ++k)
+        for (size_t i = 0; i < runs.size(); ++i)
+          series->barSets()[k]->replace(static_cast<int>(i), split[i][k]);
+      y->setRange(0, top > 0 ? top * 1.1 : 1);
+      y->applyNiceNumbers();
+      reuse->setTitle(run_chart_info(RunChart::kTimeSplit).title);
+      return reuse;
+    }
+  }
+  QBarSet* sets[3];
+  for (int k = 0; k < 3; ++k) {
+    sets[k] = new QBarSet(names[k]);
+    sets[k]->setColor(colors[k]);
+    sets[k]->setBorderColor(colors[k].darker(130));
+    for (const auto& row : split) sets[k]->append(row[k]);
   }
   auto* series = new QStackedBarSeries;
-  for (QBarSet* s : sets) series->append(s);
+  for (QBarSet* set : sets) series->append(set);
   return bar_chart(run_chart_info(RunChart::kTimeSplit).title, "ms / iteration", categories, series,
                    top);
 }
@@ -290,21 +349,23 @@ bool run_chart_has_data(RunChart kind, const std::vector<RunSeries>& runs) {
   return false;
 }
 
-QChart* build_run_chart(RunChart kind, const std::vector<RunSeries>& runs) {
+QChart* build_run_chart(RunChart kind, const std::vector<RunSeries>& runs, QChart* reuse) {
   const QString title = run_chart_info(kind).title;
   const QString iteration = "iteration", time = "simulated time (s)";
   switch (kind) {
     case RunChart::kLossIteration:
     case RunChart::kLossTime:
-      return line_chart({title, kind == RunChart::kLossTime ? time : iteration, "loss",
-                         kind == RunChart::kLossTime},
-                        runs, [](const Sample& s) { return s.train_loss; });
+      return line_chart(
+          {title, kind == RunChart::kLossTime ? time : iteration, "loss",
+           kind == RunChart::kLossTime},
+          runs, [](const Sample& s) { return s.train_loss; }, reuse);
     case RunChart::kAccuracyIteration:
     case RunChart::kAccuracyTime:
-      return line_chart({title, kind == RunChart::kAccuracyTime ? time : iteration, "accuracy",
-                         kind == RunChart::kAccuracyTime, false, false},
-                        runs, [](const Sample& s) { return s.test_accuracy; });
-    case RunChart::kTimeSplit: return time_split_chart(runs);
+      return line_chart(
+          {title, kind == RunChart::kAccuracyTime ? time : iteration, "accuracy",
+           kind == RunChart::kAccuracyTime, false, false},
+          runs, [](const Sample& s) { return s.test_accuracy; }, reuse);
+    case RunChart::kTimeSplit: return time_split_chart(runs, reuse);
     case RunChart::kCodec:
       return bucket_chart(
           kind, "wire / uncompressed", runs,
@@ -315,11 +376,13 @@ QChart* build_run_chart(RunChart kind, const std::vector<RunSeries>& runs) {
           [](const RunSeries& r) { return r.summary_ratio; });
     case RunChart::kPlaneEntropy: return plane_entropy_chart(runs);
     case RunChart::kEffectiveBits:
-      return line_chart({title, iteration, "bits per coordinate"}, runs,
-                        [](const Sample& s) { return effective_bits_of(s); });
+      return line_chart(
+          {title, iteration, "bits per coordinate"}, runs,
+          [](const Sample& s) { return effective_bits_of(s); }, reuse);
     case RunChart::kSkipReduce:
-      return line_chart({title, iteration, "dropped contributions"}, runs,
-                        [](const Sample& s) { return double(s.skipped_contributions); });
+      return line_chart(
+          {title, iteration, "dropped contributions"}, runs,
+          [](const Sample& s) { return double(s.skipped_contributions); }, reuse);
     case RunChart::kSkipBuckets:
       return bucket_chart(
           kind, "dropped contributions (total)", runs,
@@ -329,24 +392,32 @@ QChart* build_run_chart(RunChart kind, const std::vector<RunSeries>& runs) {
           },
           [](const RunSeries&) { return 0.0; });
     case RunChart::kTrimmed:
-      return line_chart({title, iteration, "trimmed packets"}, runs,
-                        [](const Sample& s) { return double(s.trimmed_packets); });
+      return line_chart(
+          {title, iteration, "trimmed packets"}, runs,
+          [](const Sample& s) { return double(s.trimmed_packets); }, reuse);
     case RunChart::kNmse:
-      return line_chart({title, iteration, "NMSE", false, true}, runs,
-                        [](const Sample& s) { return s.nmse; });
+      return line_chart(
+          {title, iteration, "NMSE", false, true}, runs, [](const Sample& s) { return s.nmse; },
+          reuse);
     case RunChart::kNetworkQueue:
-      return line_chart({title, iteration, "max queue (KiB)"}, runs, [](const Sample& s) {
-        double q = s.network.empty() ? NAN : 0.0;
-        for (const NetworkPoint& p : s.network) q = std::max(q, p.max_queue_bytes / 1024);
-        return q;
-      });
+      return line_chart(
+          {title, iteration, "max queue (KiB)"}, runs,
+          [](const Sample& s) {
+            double q = s.network.empty() ? NAN : 0.0;
+            for (const NetworkPoint& p : s.network) q = std::max(q, p.max_queue_bytes / 1024);
+            return q;
+          },
+          reuse);
     case RunChart::kNetworkUtilisation:
       // Mean over the iteration's sample intervals of the mean over ports.
-      return line_chart({title, iteration, "utilisation"}, runs, [](const Sample& s) {
-        double u = 0;
-        for (const NetworkPoint& p : s.network) u += p.mean_utilisation;
-        return s.network.empty() ? NAN : u / static_cast<double>(s.network.size());
-      });
+      return line_chart(
+          {title, iteration, "utilisation"}, runs,
+          [](const Sample& s) {
+            double u = 0;
+            for (const NetworkPoint& p : s.network) u += p.mean_utilisation;
+            return s.network.empty() ? NAN : u / static_cast<double>(s.network.size());
+          },
+          reuse);
   }
   return new_chart(title);
 }

@@ -51,8 +51,11 @@ struct RunSeries {
 // SkipReduce). Convergence and time split have data as soon as one sample exists.
 bool run_chart_has_data(RunChart kind, const std::vector<RunSeries>& runs);
 
-// A new chart (title, axes, legend with the run names); never null.
-QChart* build_run_chart(RunChart kind, const std::vector<RunSeries>& runs);
+// A new chart (title, axes, legend with the run names); never null. With `reuse` (a chart this
+// function built for the same kind), a line chart whose runs are unchanged is refreshed in place
+// and returned (only points and axes move, which a live run needs ~20 times a second); otherwise
+// a new chart is returned and `reuse` is left to the caller.
+QChart* build_run_chart(RunChart kind, const std::vector<RunSeries>& runs, QChart* reuse = nullptr);
 
 // Colour of the i-th run (the same in the GUI and in the files).
 QColor run_color(int i);

@@ -21,7 +21,8 @@
 namespace commlab::ui {
 
 namespace {
-constexpr int kRedrawMs = 40;  // DESIGN.md: redraw from a snapshot every ~30-40 ms
+constexpr int kSideWidth = 340;  // the scenario panel column
+constexpr int kRedrawMs = 40;    // DESIGN.md: redraw from a snapshot every ~30-40 ms
 }  // namespace
 
 TrainingView::TrainingView(QWidget* parent) : QWidget(parent) {
@@ -58,6 +59,11 @@ TrainingView::TrainingView(QWidget* parent) : QWidget(parent) {
   status_ = new QLabel("Press Run to train with these settings.");
   status_->setObjectName("status");
   status_->setWordWrap(true);
+  // A fixed size: a label whose size may change asks its parents to lay out again on every
+  // setText, and the status changes ~20 times a second during a run; re-laying out the scenario
+  // panel cost up to 50 ms of GUI thread each time (bench/gui/gui_responsiveness).
+  status_->setFixedSize(kSideWidth, status_->fontMetrics().lineSpacing() * 6);
+  status_->setAlignment(Qt::AlignLeft | Qt::AlignTop);
 
   auto* scroll = new QScrollArea;
   scroll->setWidget(panel_);
@@ -70,7 +76,7 @@ TrainingView::TrainingView(QWidget* parent) : QWidget(parent) {
   side_layout->addWidget(scroll, 1);
   side_layout->addLayout(buttons);
   side_layout->addWidget(status_);
-  side->setFixedWidth(340);
+  side->setFixedWidth(kSideWidth);
 
   charts_ = new RunChartPages;
   auto* layout = new QHBoxLayout(this);

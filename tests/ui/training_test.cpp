@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <QChart>
+
+#include "run_chart_pages.h"
 #include "scenario/runner.h"
 #include "training_bridge.h"
 #include "training_panel.h"
@@ -46,6 +49,32 @@ TEST(TrainingView, AFewIterationsFillTheChartsWithTheEnginesNumbers) {
   view.pin();
   EXPECT_EQ(view.pinned_count(), 1);
   EXPECT_GT(view.export_data().rows.size(), 12u);
+}
+
+TEST(TrainingView, ALiveRunMovesPointsInTheSameChartsAndNewRunsGetNewOnes) {
+  app();
+  TrainingView view;
+  view.show();
+  view.panel()->set_config(small_config(100000));
+  view.step();  // starts paused, one iteration at a time
+  ASSERT_TRUE(wait_for([&] { return view.drawn_points() == 1; }));
+  QChart* loss = view.charts()->chart(RunChart::kLossIteration);
+  QChart* split = view.charts()->chart(RunChart::kTimeSplit);
+  view.step();
+  ASSERT_TRUE(wait_for([&] { return view.drawn_points() == 2; }));
+  // Same runs: the charts on screen are refreshed in place (cheap), their points follow the run.
+  EXPECT_EQ(view.charts()->chart(RunChart::kLossIteration), loss);
+  EXPECT_EQ(view.charts()->chart(RunChart::kTimeSplit), split);
+  // Pinning changes the runs drawn: new charts, whose legend names both runs.
+  view.pin();
+  view.reset();
+  view.panel()->set_config(small_config(3));
+  ASSERT_TRUE(view.run());
+  ASSERT_TRUE(wait_for([&] { return view.idle(); }));
+  QChart* after = view.charts()->chart(RunChart::kLossIteration);
+  EXPECT_NE(after, loss);
+  EXPECT_EQ(after->series().size(), 2);
+  EXPECT_EQ(view.drawn_points(), 3);
 }
 
 TEST(TrainingView, AnInvalidValueIsMarkedInPlaceAndTheEditKept) {
