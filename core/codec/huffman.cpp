@@ -348,7 +348,21 @@ Result<size_t> encode_stream(const Sym* s, size_t count, int alphabet, std::span
   const size_t raw_size = 1 + count * sb;
   if (used >= 2) {
     uint8_t len[kMaxAlphabet];
-    huffman_lengths(freq, alphabet, len);
+    if (reuse && alphabet == 256) {
+      // Absent symbols from 4 below the smallest to 4 above the largest present one get a count
+      // of 1 (a long code each, ~0.5% of the code space for 10 of them): the next block's rare
+      // exponents then usually have a code, and it can take this one as it is (on the MLP
+      // gradients, blocks 2 and 3 share a code: one table build fewer per frame).
+      uint32_t widened[256];
+      int lo = 255;
+      for (int k = 0; k < 256; ++k) lo = freq[k] ? std::min(lo, k) : lo;
+      lo = std::max(0, lo - 4);
+      const int hi = std::min(255, last + 4);
+      for (int k = 0; k < 256; ++k) widened[k] = freq[k] + (k >= lo && k <= hi && !freq[k]);
+      huffman_lengths(widened, alphabet, len);
+    } else {
+      huffman_lengths(freq, alphabet, len);
+    }
     uint64_t bits = 0;
     for (int k = 0; k < alphabet; ++k) bits += uint64_t(freq[k]) * len[k];
     if (reuse && alphabet == 256) {
@@ -358,7 +372,7 @@ Result<size_t> encode_stream(const Sym* s, size_t count, int alphabet, std::span
         old_bits += uint64_t(freq[k]) * reuse[k];
         covers &= !freq[k] || reuse[k];
       }
-      if (covers && old_bits <= bits + bits / 256) {
+      if (covers && old_bits <= bits + bits / 128) {
         std::memcpy(len, reuse, 256);
         bits = old_bits;
       }
@@ -382,7 +396,9 @@ Result<size_t> encode_stream(const Sym* s, size_t count, int alphabet, std::span
         scratch.resize(worst);
         base = scratch.data();
       }
-      SegmentCoder coder(codes, len, alphabet, used, count);
+      int coded = 0;  // symbols with a code (a reused or widened code has more than `used`)
+      for (int k = 0; k < alphabet; ++k) coded += len[k] != 0;
+      SegmentCoder coder(codes, len, alphabet, coded, count);
       size_t sizes[kBitStreams], sum = 0;
       for (int k = 0; k < kBitStreams; ++k) {
         const size_t begin = std::min(count, k * q);

@@ -31,9 +31,10 @@ size_t stream_bound(size_t count, int alphabet);
 // `every8th`, if given, holds the 256 counts of symbols 0, 8, 16, ... of a byte stream (a caller
 // that just wrote them, cache-hot, counts them cheaper than a second strided pass); the output
 // is the same with or without it. `reuse`, if given, holds 256 code lengths (all 0 = none): when
-// that code covers every symbol present and costs at most 1/256 more bits than the stream's own,
-// it is used instead (a decoder's TableCache then skips the table build), and `reuse` receives
-// the lengths of every Huffman stream written.
+// that code covers every symbol present and costs at most 1/128 more bits than the stream's own,
+// it is used instead (a decoder's TableCache then skips the table build); a new code also gets
+// the absent symbols within 4 of the present ones (long codes), so that the next stream of the
+// same kind is likely covered; `reuse` receives the lengths of every Huffman stream written.
 template <class Sym>
 Result<size_t> encode_stream(const Sym* symbols, size_t count, int alphabet,
                              std::span<std::byte> out, const uint32_t* every8th = nullptr,
