@@ -1,14 +1,13 @@
 #include "topology_model.h"
 
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <numeric>
 #include <stdexcept>
 
-#include "collective/algorithms.h"
-#include "network/analytical.h"
-#include "numeric/rng.h"
 #include "topology/presets.h"
+#include "topology_loads.h"
 
 namespace commlab::ui {
 
@@ -17,35 +16,6 @@ namespace {
 constexpr double kGpuW = 34, kGpuH = 24, kNicH = 20, kMidH = 20, kGap = 4, kPad = 6, kTitleH = 14;
 constexpr double kServerGap = 14, kTierGap = 120, kSwitchW = 70, kSwitchH = 26, kUnitW = 72,
                  kUnitH = 38;
-
-// Bytes each directed link carries in step `step` of the collective, and the step's duration.
-double time_step_loads(const Topology& topo, const TopologySettings& s, TopologyPicture& pic,
-                       std::vector<double>& link_bytes) {
-  AnalyticalBackend backend(topo);
-  PlanRequest req;
-  req.ranks = topo.ranks();
-  req.count = std::max<uint64_t>(s.message_bytes / sizeof(float), topo.ranks());
-  req.time_only = true;
-  const Plan plan = build_plan(s.algorithm, req);
-  pic.steps = static_cast<int>(plan.steps.size());
-  link_bytes.assign(topo.links().size(), 0);
-  if (plan.steps.empty()) return 0;
-  pic.step = std::clamp(s.step, 1, pic.steps);
-  const PlanStep& step = plan.steps[pic.step - 1];
-  pic.phase = step.phase;
-  std::vector<Flow> flows;
-  for (const Transfer& t : step.transfers)
-    flows.push_back(Flow{t.src, t.dst, t.count * sizeof(float),
-                         hash_combine(static_cast<uint64_t>(t.src), static_cast<uint64_t>(t.dst))});
-  const StepResult result = backend.time_step(flows);
-  std::vector<int> path;
-  for (const Flow& f : flows) {
-    path.clear();
-    backend.router().append_path(f.src, f.dst, f.id, path);
-    for (int l : path) link_bytes[l] += static_cast<double>(f.bytes);
-  }
-  return result.duration_s;
-}
 
 struct Builder {
   const Topology& topo;
@@ -126,13 +96,24 @@ struct Builder {
 }  // namespace
 
 TopologyPicture compute_topology_picture(const TopologySettings& s) {
+  const auto started = std::chrono::steady_clock::now();
   const Topology topo = cluster_from_spec(s.spec);
   TopologyPicture pic;
   pic.settings = s;
   pic.name = topo.name();
   pic.ranks = topo.ranks();
-  std::vector<double> link_bytes;
-  pic.step_time_s = time_step_loads(topo, s, pic, link_bytes);
+  StepLoads loads = time_step_loads(topo, s);
+  pic.step_time_s = loads.duration_s;
+  pic.steps = loads.steps;
+  pic.step = loads.step;
+  pic.phase = loads.phase;
+  pic.links = std::move(loads.links);
+  for (const LinkLoad& l : pic.links) {
+    if (l.queue_capacity_bytes > 0)
+      pic.max_queue_bytes = std::max(pic.max_queue_bytes, l.queue_bytes);
+    pic.total_trims += l.trims;
+    pic.total_drops += l.drops;
+  }
 
   const auto& nodes = topo.nodes();
   Builder b{topo, pic, std::vector<int>(nodes.size(), -1), std::vector<int>(nodes.size(), -1)};
@@ -235,32 +216,46 @@ TopologyPicture compute_topology_picture(const TopologySettings& s) {
     }
   }
 
-  // Edges between distinct boxes, both directions folded into one line.
+  // Edges between distinct boxes, both directions folded into one line. Per direction d:
+  //   utilisation = sum(u_l x bw_l) / sum(bw_l) over member links l (analytical: bytes / (bw x t)),
+  //   queue_bytes = max(q_l), trims = sum(trims_l), drops = sum(drops_l).
   std::map<std::pair<int, int>, int> edge_index;
-  const double t = pic.step_time_s;
+  pic.link_edge.assign(topo.links().size(), -1);
+  pic.link_dir.assign(topo.links().size(), 0);
+  std::vector<double> carried;  // per edge direction: sum(u_l x bw_l)
   for (size_t l = 0; l < topo.links().size(); ++l) {
     const Link& link = topo.links()[l];
+    const LinkLoad& load = pic.links[l];
     int a = b.box_of[link.from], c = b.box_of[link.to];
     if (a < 0 || c < 0 || a == c) continue;
     auto key = std::minmax(a, c);
     auto [it, fresh] = edge_index.try_emplace({key.first, key.second}, pic.edges.size());
-    if (fresh) pic.edges.push_back(TopoEdge{key.first, key.second});
+    if (fresh) {
+      pic.edges.push_back(TopoEdge{key.first, key.second});
+      carried.resize(2 * pic.edges.size(), 0);
+    }
     TopoEdge& e = pic.edges[it->second];
     const int dir = a < c ? 0 : 1;
+    pic.link_edge[l] = it->second;
+    pic.link_dir[l] = dir;
     e.links += 1;
     e.bandwidth_Bps[dir] += link.bandwidth_Bps;
-    e.bytes[dir] += link_bytes[l];
+    e.bytes[dir] += load.bytes;
     e.latency_s = std::max(e.latency_s, link.latency_s);
-    if (t > 0)
-      e.max_link_utilisation =
-          std::max(e.max_link_utilisation, link_bytes[l] / (link.bandwidth_Bps * t));
+    carried[2 * it->second + dir] += load.utilisation * link.bandwidth_Bps;
+    e.queue_bytes[dir] = std::max(e.queue_bytes[dir], load.queue_bytes);
+    e.queue_capacity_bytes[dir] = std::max(e.queue_capacity_bytes[dir], load.queue_capacity_bytes);
+    e.trims[dir] += load.trims;
+    e.drops[dir] += load.drops;
+    e.max_link_utilisation = std::max(e.max_link_utilisation, load.utilisation);
   }
-  for (TopoEdge& e : pic.edges)
+  for (size_t i = 0; i < pic.edges.size(); ++i) {
+    TopoEdge& e = pic.edges[i];
     for (int d = 0; d < 2; ++d) {
-      e.utilisation[d] =
-          t > 0 && e.bandwidth_Bps[d] > 0 ? e.bytes[d] / (e.bandwidth_Bps[d] * t) : 0;
+      e.utilisation[d] = e.bandwidth_Bps[d] > 0 ? carried[2 * i + d] / e.bandwidth_Bps[d] : 0;
       pic.max_utilisation = std::max(pic.max_utilisation, e.utilisation[d]);
     }
+  }
 
   // Shift everything to positive coordinates with a margin.
   double min_x = 0, min_y = 0, max_x = 0, max_y = 0;
@@ -277,6 +272,7 @@ TopologyPicture compute_topology_picture(const TopologySettings& s) {
   }
   pic.width = max_x - min_x + 2 * kMargin;
   pic.height = max_y - min_y + 2 * kMargin;
+  pic.compute_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return pic;
 }
 

@@ -1,9 +1,11 @@
 #pragma once
 // The data behind the topology view, Qt-free so tests can check it: boxes laid out by tier (GPUs,
 // NVSwitch / PCIe and NICs inside their server's frame at the bottom, switch tiers above), and
-// links coloured by how busy one step of a collective keeps them on the analytical backend:
-// utilisation = bytes the step's flows carry over the link / (bandwidth x step time).
+// links coloured by how busy one step of a collective keeps them (topology_loads.h): on the
+// analytical backend bytes / (bandwidth x step time); on the packet backend the measured busy
+// fraction, plus each port's deepest queue and its trims and drops in the step.
 // Beyond a few hundred GPUs the picture aggregates: one box per server, then one per leaf.
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -19,6 +21,21 @@ struct TopologySettings {
   int step = 1;                          // 1-based step of the collective to time
   int max_endpoints = 256;               // more GPUs: one box per server
   int max_servers = 64;                  // more servers: one box per leaf
+  std::string backend = "analytical";    // analytical | packet
+  // Packet backend only (network/packet_config.h):
+  std::string admission = "trim";   // a full switch port: tail-drop | ecn | trim
+  int queue_packets = 8;            // data queue per switch port, full packets (0: link buffer)
+  std::string background = "none";  // none | perm | incast:K | alltoall | onoff:LOAD
+};
+
+// What the timed step did to one directed topology link.
+struct LinkLoad {
+  double bytes = 0;                 // payload bytes of the step's flows routed over it
+  double utilisation = 0;           // busy fraction of the step
+  double queue_bytes = 0;           // packet: deepest sampled queue at the sending port
+  double queue_capacity_bytes = 0;  // packet: the port's data queue (0: lossless host-side port)
+  uint64_t trims = 0;               // packet: data packets trimmed at the sending port
+  uint64_t drops = 0;               // packet: packets dropped there
 };
 
 struct TopoBox {
@@ -38,7 +55,11 @@ struct TopoEdge {
   double bandwidth_Bps[2] = {0, 0};
   double bytes[2] = {0, 0};
   double latency_s = 0;
-  double utilisation[2] = {0, 0};
+  double utilisation[2] = {0, 0};  // sum(utilisation x bandwidth) / sum(bandwidth) of members
+  double queue_bytes[2] = {0, 0};  // deepest member queue
+  double queue_capacity_bytes[2] = {0, 0};  // largest member data queue (0: unbounded)
+  uint64_t trims[2] = {0, 0};               // summed over members
+  uint64_t drops[2] = {0, 0};
   double max_link_utilisation = 0;  // busiest member link
   double peak() const { return std::max(utilisation[0], utilisation[1]); }
 };
@@ -53,6 +74,14 @@ struct TopologyPicture {
   std::string phase;
   double step_time_s = 0;
   double max_utilisation = 0;
+  // Over every link, drawn or folded inside a box; queues only at switch ports (the host side
+  // holds the transport's window, not congestion).
+  double max_queue_bytes = 0;
+  uint64_t total_trims = 0, total_drops = 0;
+  double compute_s = 0;         // wall-clock time compute_topology_picture took
+  std::vector<LinkLoad> links;  // per topology link
+  // Per topology link: the edge it is folded into (-1: inside one box) and its direction there.
+  std::vector<int> link_edge, link_dir;
   std::vector<TopoBox> boxes;
   std::vector<TopoEdge> edges;
   double width = 0, height = 0;

@@ -11,7 +11,6 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPainter>
-#include <QPainterPathStroker>
 #include <QPointer>
 #include <QSpinBox>
 #include <QThreadPool>
@@ -36,54 +35,26 @@ QColor kind_fill(NodeKind kind) {
   return Qt::gray;
 }
 
-// A link line that is easy to hover (8 px wide shape) and thickens under the mouse.
-class EdgeItem : public QGraphicsPathItem {
- public:
-  EdgeItem(const QPainterPath& path, QPen pen) : QGraphicsPathItem(path), pen_(pen) {
-    setPen(pen);
-    setAcceptHoverEvents(true);
-  }
-  QPainterPath shape() const override {
-    QPainterPathStroker stroker;
-    stroker.setWidth(std::max(8.0, pen_.widthF() + 4));
-    return stroker.createStroke(path());
-  }
-
- protected:
-  void hoverEnterEvent(QGraphicsSceneHoverEvent*) override {
-    QPen wide = pen_;
-    wide.setWidthF(pen_.widthF() + 3);
-    setPen(wide);
-    setZValue(2);
-  }
-  void hoverLeaveEvent(QGraphicsSceneHoverEvent*) override {
-    setPen(pen_);
-    setZValue(0);
-  }
-
- private:
-  QPen pen_;
-};
-
-QString edge_tooltip(const TopologyPicture& pic, const TopoEdge& e) {
-  const TopoBox& a = pic.boxes[e.a];
-  const TopoBox& b = pic.boxes[e.b];
-  auto name = [](const TopoBox& box) {
-    return QString::fromStdString(box.tooltip.empty() ? box.label : box.tooltip);
-  };
-  QString text = QString("<b>%1 \u2194 %2</b>").arg(name(a), name(b));
-  if (e.links > 2) text += QString("<br>%1 links folded into this line").arg(e.links);
-  const char* arrows[] = {"\u2192", "\u2190"};
-  for (int d = 0; d < 2; ++d) {
-    if (e.bandwidth_Bps[d] <= 0) continue;
-    text += QString("<br>%1 %2, carries %3 in this step: <b>%4%</b> busy")
-                .arg(arrows[d], rate_text(e.bandwidth_Bps[d]), long_bytes(e.bytes[d]))
-                .arg(e.utilisation[d] * 100, 0, 'f', 1);
-  }
-  text += QString("<br>latency %1").arg(seconds_text(e.latency_s));
-  if (e.links > 2)
-    text += QString("<br>busiest member link %1%").arg(e.max_link_utilisation * 100, 0, 'f', 1);
-  return text;
+// The packet backend's legend line: what the queue bars and markers mean, and their extremes.
+QString packet_summary(const TopologyPicture& pic) {
+  const TopologySettings& s = pic.settings;
+  if (s.backend != "packet")
+    return QString(
+        "Analytical backend: flows share links max-min fairly; no queues, trims or "
+        "drops (choose the packet backend for those).");
+  const QString buffer =
+      s.queue_packets > 0 ? QString("%1-packet").arg(s.queue_packets) : QString("link-sized");
+  return QString(
+             "<b>Packet backend</b> (%1, %2 switch buffers, background %3): deepest switch "
+             "queue <b>%4</b>, <b><span style='color:#e67e00'>%5 trims</span></b>, <b><span "
+             "style='color:#c62828'>%6 drops</span></b>. Purple bar at a link's sending end: "
+             "queue depth / buffer; orange and red dots: trims and drops on that direction. "
+             "Computed in %7.")
+      .arg(QString::fromStdString(s.admission), buffer, QString::fromStdString(s.background),
+           long_bytes(pic.max_queue_bytes))
+      .arg(pic.total_trims)
+      .arg(pic.total_drops)
+      .arg(seconds_text(pic.compute_s));
 }
 
 QPixmap legend_pixmap() {
@@ -166,13 +137,46 @@ TopologyView::TopologyView(QWidget* parent) : QWidget(parent) {
   form->addRow("Algorithm", algorithm_);
   form->addRow("Message", size_);
   form->addRow("Step", step_);
+  backend_ = new QComboBox;
+  backend_->addItems({"analytical", "packet"});
+  backend_->setToolTip(
+      "Analytical: flow-level max-min sharing, no queues; packet: every packet through finite "
+      "switch buffers, showing queues, trims and drops.");
+  admission_ = new QComboBox;
+  admission_->addItems({"trim", "tail-drop", "ecn"});
+  admission_->setToolTip(
+      "What a full switch port does with a data packet: trim it to its header (NDP), drop it, or "
+      "drop it and ECN-mark packets above a quarter of the buffer.");
+  buffer_ = new QSpinBox;
+  buffer_->setRange(0, 4096);
+  buffer_->setValue(TopologySettings{}.queue_packets);
+  buffer_->setSpecialValueText("link buffer");
+  buffer_->setSuffix(" packets");
+  buffer_->setToolTip(
+      "Data queue of each switch port in full packets (0: the link's own buffer, usually 512 "
+      "KiB).");
+  background_ = new QComboBox;
+  background_->setEditable(true);
+  background_->addItems({"none", "incast:4", "incast:8", "perm", "onoff:0.3", "onoff:0.7"});
+  background_->setToolTip(
+      "Background traffic sharing the network (none, perm, incast:K into rank 0, alltoall, "
+      "onoff:LOAD); it runs before and during the step. Edit and press Enter.");
+  form->addRow("Backend", backend_);
+  form->addRow("Admission", admission_);
+  form->addRow("Buffer", buffer_);
+  form->addRow("Background", background_);
   auto* legend = new QLabel;
   legend->setPixmap(legend_pixmap());
-  legend->setToolTip("Link colour: bytes carried / (bandwidth x step time) in the timed step.");
+  legend->setToolTip(
+      "Link colour: busy fraction of the timed step (analytical: bytes / (bandwidth x step "
+      "time); packet: measured transmit time / step time).");
   form->addRow("Link busy", legend);
   summary_ = new QLabel;
   summary_->setObjectName("status");
   summary_->setWordWrap(true);
+  packet_legend_ = new QLabel;
+  packet_legend_->setWordWrap(true);
+  packet_legend_->setTextFormat(Qt::RichText);
   error_ = new QLabel;
   error_->setWordWrap(true);
   error_->setStyleSheet("color: #b03030;");
@@ -181,6 +185,7 @@ TopologyView::TopologyView(QWidget* parent) : QWidget(parent) {
   auto* column = new QVBoxLayout(side);
   column->addLayout(form);
   column->addWidget(summary_);
+  column->addWidget(packet_legend_);
   column->addWidget(error_);
   column->addStretch(1);
   side->setFixedWidth(330);
@@ -197,6 +202,19 @@ TopologyView::TopologyView(QWidget* parent) : QWidget(parent) {
   connect(algorithm_, &QComboBox::currentTextChanged, this, &TopologyView::recompute);
   connect(size_, &QComboBox::currentIndexChanged, this, &TopologyView::recompute);
   connect(step_, &QSpinBox::valueChanged, this, &TopologyView::recompute);
+  auto packet_controls = [this] {
+    const bool packet = backend_->currentText() == "packet";
+    admission_->setEnabled(packet);
+    buffer_->setEnabled(packet);
+    background_->setEnabled(packet);
+  };
+  connect(backend_, &QComboBox::currentTextChanged, this, packet_controls);
+  packet_controls();
+  connect(backend_, &QComboBox::currentTextChanged, this, &TopologyView::recompute);
+  connect(admission_, &QComboBox::currentTextChanged, this, &TopologyView::recompute);
+  connect(buffer_, &QSpinBox::valueChanged, this, &TopologyView::recompute);
+  connect(background_, &QComboBox::activated, this, &TopologyView::recompute);
+  connect(background_->lineEdit(), &QLineEdit::returnPressed, this, &TopologyView::recompute);
   recompute();
 }
 
@@ -209,12 +227,43 @@ void TopologyView::set_spec(const QString& spec) {
   recompute();
 }
 
+void TopologyView::set_settings(const TopologySettings& s) {
+  {
+    const QSignalBlocker b1(cluster_), b2(algorithm_), b3(size_), b4(step_), b5(backend_),
+        b6(admission_), b7(buffer_), b8(background_);
+    cluster_->setCurrentText(QString::fromStdString(s.spec));
+    algorithm_->setCurrentText(QString::fromStdString(s.algorithm));
+    int size = size_->findData(QVariant::fromValue<qulonglong>(s.message_bytes));
+    if (size < 0) {
+      size_->addItem(long_bytes(static_cast<double>(s.message_bytes)),
+                     QVariant::fromValue<qulonglong>(s.message_bytes));
+      size = size_->count() - 1;
+    }
+    size_->setCurrentIndex(size);
+    step_->setMaximum(std::max(step_->maximum(), s.step));
+    step_->setValue(s.step);
+    backend_->setCurrentText(QString::fromStdString(s.backend));
+    admission_->setCurrentText(QString::fromStdString(s.admission));
+    buffer_->setValue(s.queue_packets);
+    background_->setCurrentText(QString::fromStdString(s.background));
+  }
+  const bool packet = s.backend == "packet";
+  admission_->setEnabled(packet);
+  buffer_->setEnabled(packet);
+  background_->setEnabled(packet);
+  recompute();
+}
+
 void TopologyView::recompute() {
   TopologySettings s;
   s.spec = cluster_->currentText().trimmed().toStdString();
   s.algorithm = algorithm_->currentText().toStdString();
   s.message_bytes = size_->currentData().toULongLong();
   s.step = step_->value();
+  s.backend = backend_->currentText().toStdString();
+  s.admission = admission_->currentText().toStdString();
+  s.queue_packets = buffer_->value();
+  s.background = background_->currentText().trimmed().toStdString();
   const int generation = ++generation_;
   ++pending_;
   QPointer<TopologyView> self(this);
@@ -274,29 +323,7 @@ void TopologyView::show_picture(std::shared_ptr<const TopologyPicture> pic) {
       text->setPos(r.center() - QPointF(tr.width() * f / 2, tr.height() * f / 2));
     }
   }
-  for (const TopoEdge& e : pic->edges) {
-    const TopoBox& a = pic->boxes[e.a];
-    const TopoBox& b = pic->boxes[e.b];
-    // Attach to the facing sides: the top of the lower box, the bottom of the upper one.
-    QPointF pa(a.x + a.w / 2, a.y + (a.y < b.y ? a.h : 0));
-    QPointF pb(b.x + b.w / 2, b.y + (b.y < a.y ? b.h : 0));
-    QPainterPath path(pa);
-    if (std::abs(a.y - b.y) < 1) {  // same row (torus, in-box): bow the line below the row
-      pa.setY(a.y + a.h);
-      pb.setY(b.y + b.h);
-      path = QPainterPath(pa);
-      const double bow = 12 + 0.15 * std::abs(pb.x() - pa.x());
-      path.quadTo((pa + pb) / 2 + QPointF(0, bow), pb);
-    } else {
-      path.lineTo(pb);
-    }
-    const double bw = std::max(e.bandwidth_Bps[0], e.bandwidth_Bps[1]);
-    const double width = std::clamp(0.6 * std::log2(std::max(bw / 1e9, 1.0)) + 0.8, 1.0, 6.0);
-    QPen pen(utilisation_color(e.peak()), width, Qt::SolidLine, Qt::RoundCap);
-    auto* item = new EdgeItem(path, pen);
-    item->setToolTip(edge_tooltip(*pic, e));
-    scene_->addItem(item);
-  }
+  for (const TopoEdge& e : pic->edges) add_edge_items(*pic, e);
   scene_->setSceneRect(0, 0, pic->width, pic->height);
   if (!same_layout) {
     view_->user_zoomed_ = false;
@@ -316,6 +343,7 @@ void TopologyView::show_picture(std::shared_ptr<const TopologyPicture> pic) {
           .arg(QString::fromStdString(pic->settings.algorithm))
           .arg(seconds_text(pic->step_time_s))
           .arg(pic->max_utilisation * 100, 0, 'f', 0));
+  packet_legend_->setText(packet_summary(*pic));
 }
 
 }  // namespace commlab::ui
@@ -330,25 +358,6 @@ void TopologyView::export_render(QPainter& painter) const {
   const QRectF target(QPointF(0, 0), scene_->sceneRect().size());
   painter.fillRect(target, Qt::white);
   scene_->render(&painter, target, scene_->sceneRect());
-}
-
-CsvTable TopologyView::export_data() const {
-  CsvTable table{{"from", "to", "links", "bandwidth_fwd_Bps", "bandwidth_back_Bps", "bytes_fwd",
-                  "bytes_back", "utilisation_fwd", "utilisation_back", "latency_s"},
-                 {}};
-  if (!picture_) return table;
-  auto name = [&](int box) {
-    const TopoBox& b = picture_->boxes[box];
-    return QString::fromStdString(b.tooltip.empty() ? b.label : b.tooltip);
-  };
-  for (const TopoEdge& e : picture_->edges)
-    table.rows.push_back(
-        {name(e.a), name(e.b), QString::number(e.links),
-         QString::number(e.bandwidth_Bps[0], 'g', 10), QString::number(e.bandwidth_Bps[1], 'g', 10),
-         QString::number(e.bytes[0], 'g', 12), QString::number(e.bytes[1], 'g', 12),
-         QString::number(e.utilisation[0], 'g', 6), QString::number(e.utilisation[1], 'g', 6),
-         QString::number(e.latency_s, 'g', 6)});
-  return table;
 }
 
 }  // namespace commlab::ui

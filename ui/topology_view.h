@@ -1,7 +1,9 @@
 #pragma once
 // Topology tab: the cluster as a QGraphicsView (zoom with the wheel, pan by dragging), links
-// coloured by how busy one step of an all-reduce keeps them, hover for a link's numbers. The
-// picture (layout and utilisation) is computed on a worker thread; the GUI only builds items.
+// coloured by how busy one step of an all-reduce keeps them, hover for a link's numbers. On the
+// packet backend each direction also gets a queue bar at its sending end (depth / port buffer)
+// and orange (trims) and red (drops) markers with counts. The picture (layout and loads) is
+// computed on a worker thread; the GUI only builds items.
 #include <QGraphicsView>
 #include <QWidget>
 #include <memory>
@@ -43,6 +45,8 @@ class TopologyView : public QWidget, public Exportable {
   QGraphicsScene* scene() const { return scene_; }
   QString error_text() const;
   void set_spec(const QString& spec);  // e.g. "fattree:k=4"; recomputes
+  // Sets every control from `settings` (spec, algorithm, size, step, backend, ...); recomputes.
+  void set_settings(const TopologySettings& settings);
 
   QString export_name() const override { return "topology"; }
   QSize export_size() const override;  // the whole scene, not just what is scrolled into view
@@ -57,12 +61,18 @@ class TopologyView : public QWidget, public Exportable {
 
  private:
   void show_picture(std::shared_ptr<const TopologyPicture> picture);
+  void add_edge_items(const TopologyPicture& pic, const TopoEdge& edge);
 
   QComboBox* cluster_;
   QComboBox* algorithm_;
   QComboBox* size_;
   QSpinBox* step_;
+  QComboBox* backend_;
+  QComboBox* admission_;
+  QSpinBox* buffer_;
+  QComboBox* background_;
   QLabel* summary_;
+  QLabel* packet_legend_;  // the packet backend's extremes and what its marks mean
   QLabel* error_;
   QGraphicsScene* scene_;
   ZoomView* view_;

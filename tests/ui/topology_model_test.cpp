@@ -96,5 +96,130 @@ TEST(TopologyModel, EveryPresetBuildsAndBadSpecsThrow) {
   EXPECT_THROW(compute_topology_picture(bad), std::invalid_argument);
 }
 
+// flat:8 (8 GPUs on one crossbar) with 7 background senders pushing into rank 0 at line rate and
+// 8-packet switch buffers: the crossbar port into rank 0 is offered ~8x its bandwidth.
+TopologySettings incast_settings(const std::string& admission) {
+  TopologySettings s;
+  s.spec = "flat:8";
+  s.backend = "packet";
+  s.message_bytes = 1 << 20;
+  s.admission = admission;
+  s.queue_packets = 8;
+  s.background = "incast:7";
+  return s;
+}
+
+// The edge direction from the crossbar into GPU rank `rank`.
+std::pair<const TopoEdge*, int> into_gpu(const TopologyPicture& pic, const std::string& rank) {
+  for (const TopoEdge& e : pic.edges) {
+    if (pic.boxes[e.a].label == rank && pic.boxes[e.b].kind == NodeKind::kSwitch) return {&e, 1};
+    if (pic.boxes[e.b].label == rank && pic.boxes[e.a].kind == NodeKind::kSwitch) return {&e, 0};
+  }
+  return {nullptr, 0};
+}
+
+TEST(TopologyModel, PacketIncastTrimsOnlyOnTheLinkIntoTheTarget) {
+  const TopologyPicture pic = compute_topology_picture(incast_settings("trim"));
+  auto [target, dir] = into_gpu(pic, "0");
+  ASSERT_NE(target, nullptr);
+  // Offered ~8x line rate into an 8-packet queue: it fills (queue up to 8 x (4096 + 64) B of
+  // data, plus trimmed headers) and the excess is trimmed, not dropped.
+  EXPECT_GT(target->queue_bytes[dir], 4 * 4160.0);
+  EXPECT_EQ(target->queue_capacity_bytes[dir], 8 * 4160.0);
+  EXPECT_GT(target->trims[dir], 0u);
+  EXPECT_EQ(pic.total_drops, 0u);
+  EXPECT_GT(pic.max_queue_bytes, 0);
+  // Every other port carries at most one line-rate flow (a ring successor), so never trims; host
+  // ports never trim (only switches have finite buffers).
+  uint64_t elsewhere = 0;
+  for (const TopoEdge& e : pic.edges)
+    for (int d = 0; d < 2; ++d)
+      if (&e != target || d != dir) elsewhere += e.trims[d] + e.drops[d];
+  EXPECT_EQ(elsewhere, 0u);
+  EXPECT_EQ(pic.total_trims, target->trims[dir]);
+  // The crossbar -> rank 0 port is busy most of the step: the background keeps it saturated.
+  EXPECT_GT(target->utilisation[dir], 0.8);
+  EXPECT_LE(pic.max_utilisation, 1.0 + 1e-9);
+
+  // Tail-drop: the same overflow is dropped instead.
+  const TopologyPicture drop = compute_topology_picture(incast_settings("tail-drop"));
+  auto [dtarget, ddir] = into_gpu(drop, "0");
+  ASSERT_NE(dtarget, nullptr);
+  EXPECT_GT(dtarget->drops[ddir], 0u);
+  EXPECT_EQ(drop.total_trims, 0u);
+  EXPECT_EQ(drop.total_drops, dtarget->drops[ddir]);
+}
+
+TEST(TopologyModel, AnalyticalBackendHasNoQueuesTrimsOrDrops) {
+  const TopologyPicture pic = compute_topology_picture(TopologySettings{});
+  EXPECT_EQ(pic.max_queue_bytes, 0);
+  EXPECT_EQ(pic.total_trims + pic.total_drops, 0u);
+  for (const TopoEdge& e : pic.edges)
+    for (int d = 0; d < 2; ++d) {
+      EXPECT_EQ(e.queue_bytes[d], 0);
+      EXPECT_EQ(e.queue_capacity_bytes[d], 0);
+      EXPECT_EQ(e.trims[d] + e.drops[d], 0u);
+    }
+}
+
+TEST(TopologyModel, AggregatedEdgesSumTheirMemberLinks) {
+  TopologySettings s;
+  s.spec = "leafspine:servers=8,gpus_per_server=4";
+  s.backend = "packet";
+  s.message_bytes = 4 << 20;
+  s.background = "incast:8";
+  const TopologyPicture full = compute_topology_picture(s);
+  s.max_endpoints = 8;  // 32 GPUs > 8: one box per server
+  const TopologyPicture agg = compute_topology_picture(s);
+  ASSERT_EQ(agg.aggregation, 1);
+  ASSERT_EQ(full.aggregation, 0);
+  // The simulation does not depend on how it is drawn: per-link numbers are identical.
+  ASSERT_EQ(full.links.size(), agg.links.size());
+  for (size_t l = 0; l < full.links.size(); ++l) {
+    EXPECT_EQ(full.links[l].trims, agg.links[l].trims);
+    EXPECT_EQ(full.links[l].queue_bytes, agg.links[l].queue_bytes);
+  }
+  EXPECT_EQ(full.total_trims, agg.total_trims);
+  EXPECT_GT(agg.total_trims, 0u);
+  // trims[e][d] = sum over links l folded into e in direction d of trims_l;
+  // queue_bytes[e][d] = max over the same links; links inside one box (edge -1) are not drawn, so
+  // sum over edges + sum over hidden links = total_trims.
+  std::vector<uint64_t> trims(2 * agg.edges.size(), 0);
+  std::vector<double> queue(2 * agg.edges.size(), 0);
+  uint64_t hidden = 0;
+  for (size_t l = 0; l < agg.links.size(); ++l) {
+    const int e = agg.link_edge[l];
+    if (e < 0) {
+      hidden += agg.links[l].trims;
+      continue;
+    }
+    trims[2 * e + agg.link_dir[l]] += agg.links[l].trims;
+    queue[2 * e + agg.link_dir[l]] =
+        std::max(queue[2 * e + agg.link_dir[l]], agg.links[l].queue_bytes);
+  }
+  uint64_t drawn = 0;
+  for (size_t e = 0; e < agg.edges.size(); ++e)
+    for (int d = 0; d < 2; ++d) {
+      EXPECT_EQ(agg.edges[e].trims[d], trims[2 * e + d]);
+      EXPECT_EQ(agg.edges[e].queue_bytes[d], queue[2 * e + d]);
+      drawn += agg.edges[e].trims[d];
+    }
+  EXPECT_GT(drawn, 0u);  // the congested leaf -> server 0 port is drawn
+  EXPECT_EQ(drawn + hidden, agg.total_trims);
+}
+
+TEST(TopologyModel, PacketBackendRejectsStepsTooLargeToSimulate) {
+  TopologySettings s;
+  s.backend = "packet";
+  s.algorithm = "direct";  // 16 ranks x 15 peers x 64 MiB: far over the 128 MiB step budget
+  EXPECT_THROW(compute_topology_picture(s), std::invalid_argument);
+  s.backend = "quantum";
+  EXPECT_THROW(compute_topology_picture(s), std::invalid_argument);
+  s.backend = "packet";
+  s.algorithm = "ring";
+  s.background = "incast:x";
+  EXPECT_THROW(compute_topology_picture(s), std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace commlab::ui

@@ -1,0 +1,77 @@
+// The topology view on the packet backend: controls, queue bars, trim markers, hover text, CSV.
+#include <gtest/gtest.h>
+
+#include <QGraphicsItem>
+#include <QGraphicsScene>
+#include <QImage>
+#include <QPainter>
+
+#include "topology_view.h"
+#include "ui_test_util.h"
+
+namespace commlab::ui {
+namespace {
+
+using test::app;
+using test::wait_for;
+
+TEST(TopologyView, PacketBackendDrawsQueuesAndTrimMarkers) {
+  app();
+  TopologyView view;
+  view.resize(1200, 760);
+  view.show();
+  ASSERT_TRUE(wait_for([&] { return view.idle() && view.picture(); }));
+  TopologySettings s;
+  s.spec = "fattree:k=4";
+  s.backend = "packet";
+  s.message_bytes = 4 << 20;
+  s.background = "incast:8";  // 8 senders into rank 0 through 8-packet switch buffers
+  view.set_settings(s);
+  ASSERT_TRUE(
+      wait_for([&] { return view.idle() && view.picture()->settings.backend == "packet"; }, 5000));
+  EXPECT_TRUE(view.error_text().isEmpty()) << view.error_text().toStdString();
+  auto pic = view.picture();
+  ASSERT_GT(pic->total_trims, 0u);
+  // One orange marker per link direction with trims, one queue bar per switch port that queued.
+  int trim_directions = 0, queued = 0;
+  for (const TopoEdge& e : pic->edges)
+    for (int d = 0; d < 2; ++d) {
+      trim_directions += e.trims[d] > 0;
+      queued += e.queue_capacity_bytes[d] > 0 && e.queue_bytes[d] > 0;
+    }
+  int trim_items = 0, queue_items = 0, drop_items = 0, tips = 0;
+  for (QGraphicsItem* item : view.scene()->items()) {
+    trim_items += item->data(0).toString() == "trims";
+    drop_items += item->data(0).toString() == "drops";
+    queue_items += item->data(0).toString() == "queue";
+    tips += item->type() == QGraphicsPathItem::Type && item->toolTip().contains("trims");
+  }
+  EXPECT_EQ(trim_items, trim_directions);
+  EXPECT_GE(trim_items, 1);
+  EXPECT_EQ(queue_items, queued);
+  EXPECT_EQ(drop_items, 0);  // trim admission: no data packet is dropped
+  EXPECT_GE(tips, 48);       // every line (48 cables) and bar explains queue, trims and drops
+
+  // CSV: the trims columns add up to the picture's total (fattree:k=4 folds no link into a box).
+  const CsvTable table = view.export_data();
+  const int fwd = table.header.indexOf("trims_fwd"), back = table.header.indexOf("trims_back");
+  ASSERT_GE(fwd, 0);
+  ASSERT_GE(back, 0);
+  uint64_t trims = 0;
+  for (const auto& row : table.rows) trims += row[fwd].toULongLong() + row[back].toULongLong();
+  EXPECT_EQ(trims, pic->total_trims);
+
+  // Renders (COMMLAB_TOPOLOGY_PNG=path keeps the image, e.g. for docs/img).
+  QImage image(view.export_size(), QImage::Format_ARGB32);
+  QPainter painter(&image);
+  view.export_render(painter);
+  painter.end();
+  EXPECT_GT(image.width(), 300);
+  if (qEnvironmentVariableIsSet("COMMLAB_TOPOLOGY_PNG")) {
+    QTest::qWait(100);  // let the side panel's layout take the new legend's height
+    view.grab().save(qEnvironmentVariable("COMMLAB_TOPOLOGY_PNG"));
+  }
+}
+
+}  // namespace
+}  // namespace commlab::ui
