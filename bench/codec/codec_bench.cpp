@@ -21,9 +21,7 @@
 #include "codec/value_cast.h"
 #include "numeric/float16.h"
 #include "numeric/tensor_gen.h"
-#include "train/dataset.h"
-#include "train/models.h"
-#include "train/optimizer.h"
+#include "train/model_gradients.h"
 
 namespace commlab {
 namespace {
@@ -197,29 +195,6 @@ Paired paired(const BenchData& d, size_t packet, int reps) {
   return p;
 }
 
-// The second real capture, the same gradient as `commlab-cli codec --generate model:mlp`
-// (app/cli/codec_command.cpp): the 784-256-10 MLP initialised from seed 1, 20 SGD steps on
-// Fashion-MNIST batches of 64 in file order, then the gradient of the next batch. Empty without
-// the dataset.
-std::vector<float> model_mlp_gradients() {
-  constexpr int kWarmSteps = 20, kBatch = 64;
-  Result<TrainTest> data = load_fashion_mnist(kFashionMnistDir, (kWarmSteps + 1) * kBatch, 1);
-  if (!data.ok()) return {};
-  Model model = make_model("mlp", data->train, {});
-  model.init(1);
-  Optimizer opt(OptimizerConfig{});
-  Matrix x;
-  std::vector<int32_t> y;
-  std::vector<int32_t> rows(kBatch);
-  for (int step = 0; step <= kWarmSteps; ++step) {
-    for (int i = 0; i < kBatch; ++i) rows[i] = (step * kBatch + i) % data->train.rows();
-    gather_batch(data->train, rows, x, y);
-    model.forward_backward(x, y);
-    if (step < kWarmSteps) opt.step(model, OptimizerConfig{}.lr);
-  }
-  return model.flat_grads();
-}
-
 std::vector<std::byte> read_file(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   std::vector<char> raw((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
@@ -278,8 +253,11 @@ int main(int argc, char** argv) {
       continue;
     }
     if (spec == "model:mlp") {
-      std::vector<float> v = model_mlp_gradients();
-      if (v.empty()) continue;
+      // The second real capture: the gradient `commlab-cli codec --generate model:mlp` sees
+      // (seed 1; skipped when Fashion-MNIST is not installed and blobs would stand in).
+      const ModelGradients g = model_gradients("mlp", 1);
+      if (!g.note.empty() || g.values.empty()) continue;
+      const std::vector<float>& v = g.values;
       sets.push_back({"model:mlp grad (bf16)", DType::kBf16, bytes_of(v, DType::kBf16), {}});
       sets.back().prev = std::vector<std::byte>(sets.back().cur.size());
       continue;
