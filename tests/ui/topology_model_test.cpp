@@ -208,6 +208,20 @@ TEST(TopologyModel, AggregatedEdgesSumTheirMemberLinks) {
   EXPECT_EQ(drawn + hidden, agg.total_trims);
 }
 
+TEST(TopologyModel, EveryPresetRunsOnThePacketBackend) {
+  for (const auto& [spec, about] : topology_presets()) {
+    TopologySettings s;  // ring, 64 MiB: a step moves 64 MiB in all, within the 128 MiB budget
+    s.spec = spec;
+    s.backend = "packet";
+    TopologyPicture pic;
+    ASSERT_NO_THROW(pic = compute_topology_picture(s)) << spec;
+    EXPECT_GT(pic.step_time_s, 0) << spec;
+    // Some link is busy; none beyond 100% (busy time is clamped per sample, then averaged).
+    EXPECT_GT(pic.max_utilisation, 0.1) << spec;
+    EXPECT_LE(pic.max_utilisation, 1.0 + 1e-9) << spec;
+  }
+}
+
 TEST(TopologyModel, PacketBackendRejectsStepsTooLargeToSimulate) {
   TopologySettings s;
   s.backend = "packet";
