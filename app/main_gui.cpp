@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "main_window.h"
+#include "numeric/size_parse.h"
 #include "run_chart_pages.h"
 #include "teaching_view.h"
 #include "topology_view.h"
@@ -35,6 +36,11 @@ int main(int argc, char** argv) {
   QCommandLineOption skip("skip", "teaching tab: SkipReduce s", "S");
   QCommandLineOption trim("trim", "teaching tab: fraction of packets trimmed", "RATE");
   QCommandLineOption cluster("cluster", "topology tab: cluster preset or spec", "SPEC");
+  QCommandLineOption topo_backend(
+      "topology-backend", "topology tab: analytical or packet (queues, trims, drops)", "NAME");
+  QCommandLineOption background(
+      "background", "topology tab, packet backend: background traffic (incast:8, ...)", "SPEC");
+  QCommandLineOption message("message", "topology tab: all-reduce size per rank (e.g. 4M)", "SIZE");
   QCommandLineOption size("size", "window size for the screenshot, WxH", "WxH");
   QCommandLineOption chart("chart",
                            "training tab: chart page to show (convergence, codec, skipreduce, "
@@ -42,8 +48,8 @@ int main(int argc, char** argv) {
                            "PAGE");
   QCommandLineOption run_all("run-all", "with --screenshot: run every run of the scenario, pinned");
   QCommandLineOption run_index("run", "training tab: the scenario's run to show (0-based)", "I");
-  parser.addOptions(
-      {shot, iterations, tab, exp, step, skip, trim, cluster, size, chart, run_all, run_index});
+  parser.addOptions({shot, iterations, tab, exp, step, skip, trim, cluster, topo_backend,
+                     background, message, size, chart, run_all, run_index});
   parser.process(app);
 
   commlab::ui::MainWindow window;
@@ -62,7 +68,24 @@ int main(int argc, char** argv) {
     s.trim_rate = parser.value(trim).toDouble();
     window.teaching_view()->set_settings(s);
   }
-  if (parser.isSet(cluster)) window.topology_view()->set_spec(parser.value(cluster));
+  if (parser.isSet(topo_backend) || parser.isSet(background) || parser.isSet(message)) {
+    commlab::ui::TopologySettings t;
+    if (parser.isSet(cluster)) t.spec = parser.value(cluster).toStdString();
+    if (parser.isSet(topo_backend)) t.backend = parser.value(topo_backend).toStdString();
+    if (parser.isSet(background)) t.background = parser.value(background).toStdString();
+    if (parser.isSet(message)) {
+      const auto bytes = commlab::parse_size(parser.value(message).toStdString());
+      if (!bytes) {
+        std::fprintf(stderr, "commlab: --message: expected a size like 4M, got '%s'\n",
+                     qPrintable(parser.value(message)));
+        return 2;
+      }
+      t.message_bytes = *bytes;
+    }
+    window.topology_view()->set_settings(t);
+  } else if (parser.isSet(cluster)) {
+    window.topology_view()->set_spec(parser.value(cluster));
+  }
   const QStringList args = parser.positionalArguments();
   if (!args.isEmpty()) {
     // The scenario's runs fill the Training tab's chooser; the first is shown.

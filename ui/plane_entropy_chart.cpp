@@ -22,9 +22,8 @@ const Sample* latest_with_planes(const RunSeries& r) {
 
 QStringList plane_labels(size_t planes) {
   if (planes == 4)
-    return {"byte 3: sign + exponent", "byte 2: exponent bit + mantissa", "byte 1: mantissa",
-            "byte 0: mantissa"};
-  if (planes == 2) return {"high byte: sign + exponent", "low byte: mantissa"};
+    return {"sign, exp", "exp, mantissa", "mantissa", "mantissa (low)"};
+  if (planes == 2) return {"high (sign, exp)", "low (mantissa)"};
   QStringList labels;
   for (size_t p = 0; p < planes; ++p) labels << QString("byte %1").arg(planes - 1 - p);
   return labels;
