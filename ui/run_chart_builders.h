@@ -1,6 +1,6 @@
 #pragma once
-// Building blocks shared by the run chart builders (run_charts.cpp, plane_entropy_chart.cpp):
-// internal to commlab_ui.
+// Building blocks shared by the run chart builders (run_charts.cpp, time_split_chart.cpp,
+// plane_entropy_chart.cpp); internal to commlab_ui.
 #include <QString>
 #include <QStringList>
 #include <vector>
@@ -20,6 +20,10 @@ QChart* new_chart(const QString& title);
 // runs from 0 to a nice number above `top` (0 to 1 when top <= 0).
 QChart* bar_chart(const QString& title, const QString& y_title, const QStringList& categories,
                   QAbstractBarSeries* series, double top);
+
+// Mean iteration time split per run (RunChart::kTimeSplit); refreshes `reuse` in place when it
+// shows the same runs, else returns a new chart.
+QChart* time_split_chart(const std::vector<RunSeries>& runs, QChart* reuse);
 
 // Byte-plane entropy of the gradients (RunChart::kPlaneEntropy).
 QChart* plane_entropy_chart(const std::vector<RunSeries>& runs);

@@ -1,0 +1,78 @@
+// The Convergence page's iteration-time split: the mean compute / exposed communication / codec
+// milliseconds per iteration of each run, stacked, one bar per run. A live run refreshes the bars
+// in place (the runs, i.e. the categories, unchanged).
+#include <QBarCategoryAxis>
+#include <QBarSet>
+#include <QChart>
+#include <QStackedBarSeries>
+#include <QValueAxis>
+#include <algorithm>
+#include <array>
+
+#include "run_chart_builders.h"
+
+namespace commlab::ui::detail {
+
+namespace {
+
+// Mean compute / exposed communication / codec milliseconds per iteration of each run.
+std::vector<std::array<double, 3>> time_split(const std::vector<RunSeries>& runs) {
+  std::vector<std::array<double, 3>> out;
+  for (const RunSeries& r : runs) {
+    const std::vector<Sample>& samples = samples_of(r);
+    std::array<double, 3> sum{0, 0, 0};
+    for (const Sample& s : samples) {
+      sum[0] += s.compute_time_s;
+      sum[1] += s.comm_time_s;
+      sum[2] += s.codec_time_s;
+    }
+    const double n = std::max<double>(1, samples.size());
+    for (double& v : sum) v = v / n * 1e3;
+    out.push_back(sum);
+  }
+  return out;
+}
+
+}  // namespace
+
+QChart* time_split_chart(const std::vector<RunSeries>& runs, QChart* reuse) {
+  static const char* names[] = {"compute", "exposed communication", "codec"};
+  static const QColor colors[] = {QColor(0x59, 0xa1, 0x4f), QColor(0xf2, 0x8e, 0x2b),
+                                  QColor(0xb0, 0x7a, 0xa1)};
+  const std::vector<std::array<double, 3>> split = time_split(runs);
+  QStringList categories;
+  double top = 0;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    categories << QString::fromStdString(runs[i].name);
+    top = std::max(top, split[i][0] + split[i][1] + split[i][2]);
+  }
+  // In place when the runs (categories) are the same: only the bar heights and the axis move.
+  if (reuse && reuse->series().size() == 1 && reuse->axes(Qt::Horizontal).size() == 1 &&
+      reuse->axes(Qt::Vertical).size() == 1) {
+    auto* series = qobject_cast<QStackedBarSeries*>(reuse->series().front());
+    auto* x = qobject_cast<QBarCategoryAxis*>(reuse->axes(Qt::Horizontal).front());
+    auto* y = qobject_cast<QValueAxis*>(reuse->axes(Qt::Vertical).front());
+    if (series && x && y && series->count() == 3 && x->categories() == categories) {
+      for (int k = 0; k < 3; ++k)
+        for (size_t i = 0; i < runs.size(); ++i)
+          series->barSets()[k]->replace(static_cast<int>(i), split[i][k]);
+      y->setRange(0, top > 0 ? top * 1.1 : 1);
+      y->applyNiceNumbers();
+      reuse->setTitle(run_chart_info(RunChart::kTimeSplit).title);
+      return reuse;
+    }
+  }
+  QBarSet* sets[3];
+  for (int k = 0; k < 3; ++k) {
+    sets[k] = new QBarSet(names[k]);
+    sets[k]->setColor(colors[k]);
+    sets[k]->setBorderColor(colors[k].darker(130));
+    for (const auto& row : split) sets[k]->append(row[k]);
+  }
+  auto* series = new QStackedBarSeries;
+  for (QBarSet* set : sets) series->append(set);
+  return bar_chart(run_chart_info(RunChart::kTimeSplit).title, "ms / iteration", categories, series,
+                   top);
+}
+
+}  // namespace commlab::ui::detail
