@@ -139,7 +139,7 @@ QStringList TrainingView::pinned_names() const {
 
 int TrainingView::drawn_points() const {
   QChart* chart = charts_->chart(RunChart::kLossIteration);
-  if (samples_.empty() || !chart || chart->series().isEmpty()) return 0;
+  if (samples_.samples().empty() || !chart || chart->series().isEmpty()) return 0;
   return static_cast<int>(qobject_cast<QLineSeries*>(chart->series().back())->count());
 }
 
@@ -263,8 +263,8 @@ void TrainingView::reset() {
 }
 
 void TrainingView::pin() {
-  if (samples_.empty()) return;
-  pinned_.push_back(Pinned{run_name_, samples_, ratio_});
+  if (samples_.samples().empty()) return;
+  pinned_.push_back(Pinned{run_name_, samples_.samples(), ratio_});
   dirty_ = true;
   redraw();
 }
@@ -272,7 +272,7 @@ void TrainingView::pin() {
 void TrainingView::drain() {
   std::vector<Sample> fresh = bridge_->take_samples();
   if (fresh.empty()) return;
-  samples_.insert(samples_.end(), fresh.begin(), fresh.end());
+  for (const Sample& sample : fresh) samples_.add(sample);
   dirty_ = true;
 }
 
@@ -284,15 +284,15 @@ void TrainingView::redraw() {
   std::vector<RunSeries> series;
   for (const Pinned& p : pinned_)
     series.push_back({p.name.toStdString(), &p.samples, p.ratio, true});
-  if (!samples_.empty() || pinned_.empty())
+  if (!samples_.samples().empty() || pinned_.empty())
     series.push_back({(run_name_.isEmpty() ? QString("current") : run_name_).toStdString(),
-                      &samples_, ratio_, false});
+                      &samples_.samples(), ratio_, false});
   charts_->set_runs(std::move(series));
 
-  if (!samples_.empty()) {
-    const Sample& last = samples_.back();
+  if (!samples_.samples().empty()) {
+    const Sample& last = samples_.samples().back();
     QString acc;
-    for (auto it = samples_.rbegin(); it != samples_.rend(); ++it)
+    for (auto it = samples_.samples().rbegin(); it != samples_.samples().rend(); ++it)
       if (it->evaluated()) {
         acc = QString(", test accuracy %1 (iteration %2)")
                   .arg(it->test_accuracy, 0, 'f', 3)
@@ -322,7 +322,7 @@ void TrainingView::update_buttons() {
   const bool active = bridge_->active();
   pause_->setEnabled(active);
   pause_->setText(active && bridge_->paused() ? "Resume" : "Pause");
-  pin_->setEnabled(!samples_.empty());
+  pin_->setEnabled(!samples_.samples().empty());
   run_all_->setEnabled(runs_.size() > 1);
   run_choice_->setEnabled(runs_.size() > 1);
 }
@@ -352,7 +352,7 @@ CsvTable TrainingView::export_data() const {
            QString::number(s.nmse, 'g', 6)});
   };
   for (const Pinned& p : pinned_) add(p.name, p.samples);
-  add(run_name_, samples_);
+  add(run_name_, samples_.samples());
   return table;
 }
 

@@ -13,6 +13,7 @@
 #include "run_charts.h"
 #include "scenario/run_config.h"
 #include "scenario/runner.h"
+#include "train/sample_store.h"
 #include "train/trainer.h"
 
 class QChart;
@@ -37,7 +38,9 @@ class TrainingView : public QWidget, public Exportable {
   RunChartPages* charts() const { return charts_; }
   // No run is active or queued and every sample that came back is drawn.
   bool idle() const;
-  const std::vector<Sample>& samples() const { return samples_; }
+  // The current run's samples: all of them up to kChartSamples, then thinned like commlab-cli's
+  // (train/sample_store.h), the latest always last.
+  const std::vector<Sample>& samples() const { return samples_.samples(); }
   // Summaries of the completed runs, pinned ones first, in the order they ended.
   const std::vector<RunSummary>& summaries() const { return summaries_; }
   int pinned_count() const { return static_cast<int>(pinned_.size()); }
@@ -94,7 +97,8 @@ class TrainingView : public QWidget, public Exportable {
   QLabel* status_;
   RunChartPages* charts_;
   QTimer* redraw_timer_;
-  std::vector<Sample> samples_;
+  static constexpr size_t kChartSamples = 4096;
+  SampleStore samples_{kChartSamples, true};
   std::vector<Pinned> pinned_;
   std::vector<RunSummary> summaries_;
   double ratio_ = -1;            // the current run's summary ratio once it completed

@@ -11,6 +11,7 @@
 #include "scenario/network_probe.h"
 #include "topology/presets.h"
 #include "train/models.h"
+#include "train/sample_store.h"
 #include "train/synthetic.h"
 
 namespace commlab {
@@ -77,11 +78,9 @@ struct RunSession::Impl {
   std::unique_ptr<NetworkProbe> probe;
   std::unique_ptr<CatalogRun> catalog;  // workload.kind catalog: time plane only
   int catalog_iterations = 0;           // completed (catalog runs)
-  std::vector<Sample> samples;
-  Sample last;               // the latest sample, kept or not
-  double last_accuracy = 0;  // test accuracy of the latest evaluated sample
-  size_t budget = 0;         // 0: keep every sample
-  int stride = 1;            // with a budget: keep iterations that are multiples of this
+  SampleStore samples;                  // thinned when a budget is set (set_sample_budget)
+  Sample last;                          // the latest sample, kept or not
+  double last_accuracy = 0;             // test accuracy of the latest evaluated sample
   double time_to_accuracy_s = -1;
   double wall_s = 0;
 };
@@ -137,18 +136,6 @@ bool RunSession::done() const {
   return iteration() >= impl_->config.training.iterations;
 }
 
-// Stores m.last unless a budget thins the store: with one, only multiples of the stride are
-// kept, and a full store drops every other sample and doubles the stride.
-void RunSession::keep_sample(Impl& m) {
-  if (m.budget > 0 && m.last.iteration % m.stride != 0) return;
-  if (m.budget > 0 && m.samples.size() >= m.budget) {
-    m.stride *= 2;
-    std::erase_if(m.samples, [&](const Sample& k) { return k.iteration % m.stride != 0; });
-    if (m.last.iteration % m.stride != 0) return;
-  }
-  m.samples.push_back(m.last);
-}
-
 const Sample& RunSession::step() {
   Impl& m = *impl_;
   if (done()) throw std::logic_error("RunSession::step after the last iteration");
@@ -162,12 +149,12 @@ const Sample& RunSession::step() {
     m.time_to_accuracy_s = s.sim_time_s;
   if (s.evaluated()) m.last_accuracy = s.test_accuracy;
   m.last = std::move(s);
-  keep_sample(m);
+  m.samples.add(m.last);
   return m.last;
 }
 
 void RunSession::set_sample_budget(size_t max_kept) {
-  impl_->budget = max_kept == 1 ? 2 : max_kept;  // one slot could never thin
+  impl_->samples.set_budget(max_kept);
 }
 
 void RunSession::run(const SampleObserver& observer, const std::atomic<bool>* cancel) {
@@ -178,7 +165,7 @@ void RunSession::run(const SampleObserver& observer, const std::atomic<bool>* ca
 }
 
 const std::vector<Sample>& RunSession::samples() const {
-  return impl_->samples;
+  return impl_->samples.samples();
 }
 
 RunSummary RunSession::summary() const {

@@ -46,10 +46,10 @@ class RunSession {
   void run(const SampleObserver& observer = {}, const std::atomic<bool>* cancel = nullptr);
   // The samples kept: all of them, unless a budget is set.
   const std::vector<Sample>& samples() const;
-  // Keeps at most about `max_kept` samples (0: all, the default): when the store is full, every
-  // other one is dropped and from then on only every 2^k-th iteration is kept, so a run of any
-  // length holds O(max_kept) samples (for charts); the observer still sees every sample, and
-  // summary() does not depend on the budget.
+  // Keeps at most about `max_kept` samples (0: all, the default; train/sample_store.h: when the
+  // store is full, every other one is dropped and from then on only every 2^k-th iteration is
+  // kept), so a run of any length holds O(max_kept) samples (for charts); the observer still sees
+  // every sample, and summary() does not depend on the budget.
   void set_sample_budget(size_t max_kept);
   RunSummary summary() const;
   // Names of the gradient buckets (layers), in forward order.
@@ -57,7 +57,6 @@ class RunSession {
 
  private:
   struct Impl;
-  static void keep_sample(Impl& m);
   std::unique_ptr<Impl> impl_;
 };
 

@@ -4,6 +4,7 @@
 
 #include "scenario/runner.h"
 #include "scenario/scenario.h"
+#include "train/sample_store.h"
 
 namespace commlab {
 namespace {
@@ -42,6 +43,31 @@ TEST(SampleBudget, KeepsAtMostTheBudgetAndTheSameSummary) {
   EXPECT_EQ(a.bytes_on_wire, b.bytes_on_wire);
   // The last evaluation is at iteration 100 (the final one is always evaluated).
   EXPECT_EQ(b.final_test_accuracy, all.samples().back().test_accuracy);
+}
+
+TEST(SampleStore, KeepLatestEndsAtTheNewestSampleAndStaysBounded) {
+  // 1,000 samples into a budget of 16 with keep_latest (the GUI's store): at most 16 kept by the
+  // rule plus the provisional newest one, every kept iteration a multiple of the stride, the last
+  // element always the newest sample; without a budget everything is kept.
+  SampleStore gui(16, true), all;
+  for (int i = 1; i <= 1000; ++i) {
+    Sample s;
+    s.iteration = i;
+    s.train_loss = 1.0 / i;
+    gui.add(s);
+    all.add(s);
+    ASSERT_EQ(gui.samples().back().iteration, i);
+    ASSERT_LE(gui.samples().size(), 17u);
+  }
+  EXPECT_EQ(all.samples().size(), 1000u);
+  // 1000 iterations into 16 slots: the stride doubles to 64 (1000 / 64 = 15 kept).
+  EXPECT_EQ(gui.stride(), 64u);
+  for (size_t k = 0; k + 1 < gui.samples().size(); ++k)
+    EXPECT_EQ(gui.samples()[k].iteration % 64, 0) << gui.samples()[k].iteration;
+  EXPECT_EQ(gui.samples().back().train_loss, 1.0 / 1000);
+  gui.clear();
+  EXPECT_TRUE(gui.samples().empty());
+  EXPECT_EQ(gui.stride(), 1u);
 }
 
 }  // namespace
