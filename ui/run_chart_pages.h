@@ -34,7 +34,7 @@ class RunChartPages : public QTabWidget {
     RunChart time_kind;  // vs simulated time (same as kind when it has no time variant)
     int page;
     bool stale = true;
-    bool drawn = false;  // the view shows a chart built from runs (not the empty placeholder)
+    bool drawn = false;  // the view shows a chart built from runs (not the one set at construction)
     RunChart drawn_kind = RunChart::kLossIteration;
   };
   QWidget* page(const QString& title, const QString& tip, std::initializer_list<int> rows);
