@@ -6,15 +6,12 @@
 #include <cmath>
 #include <cstring>
 
+#include "codec/frame.h"
+
 namespace commlab::expdelta {
 namespace {
 
-template <class W>
-W load(const std::byte* p) {
-  W w;
-  std::memcpy(&w, p, sizeof(W));
-  return w;
-}
+using frame::load;
 
 template <class W>
 uint32_t exponent(W w) {
@@ -52,16 +49,26 @@ void decode_scalar(std::byte* out, size_t i, size_t n, uint32_t q) {
   }
 }
 
+// The exponent field of every lane and its top bit (the coded exponent's bias), for W's width.
+template <class W>
+struct FieldMasks {
+  __m256i field, flip;
+};
+template <class W>
+__attribute__((target("avx2"))) FieldMasks<W> field_masks() {
+  constexpr int s = shift<W>();
+  if constexpr (sizeof(W) == 4)
+    return {_mm256_set1_epi32(int(0xffu << s)), _mm256_set1_epi32(int(0x80u << s))};
+  else
+    return {_mm256_set1_epi16(short(0xff << s)), _mm256_set1_epi16(short(0x80 << s))};
+}
+
 // 16 or 8 lanes per step: new = (w & ~field) | (((w ^ 0x80 << s) + (a & field)) & field), kept
 // only where w and a are nonzero. The carry out of the field lands above it and is masked off.
 template <class W>
 __attribute__((target("avx2"))) void decode_avx2(std::byte* out, size_t n, uint32_t q) {
-  constexpr int s = shift<W>();
-  const bool wide = sizeof(W) == 4;
-  const __m256i field =
-      wide ? _mm256_set1_epi32(int(0xffu << s)) : _mm256_set1_epi16(short(0xff << s));
-  const __m256i flip =
-      wide ? _mm256_set1_epi32(int(0x80u << s)) : _mm256_set1_epi16(short(0x80 << s));
+  constexpr bool wide = sizeof(W) == 4;
+  const auto [field, flip] = field_masks<W>();
   const __m256i zero = _mm256_setzero_si256();
   size_t i = q;
   constexpr size_t kLanes = 32 / sizeof(W);
@@ -90,12 +97,8 @@ const bool kAvx2 = __builtin_cpu_supports("avx2");
 template <class W>
 __attribute__((target("avx2"))) size_t encode_avx2(const std::byte* x, size_t n, uint32_t q,
                                                    std::byte* y, size_t i, bool& bad) {
-  constexpr int s = shift<W>();
   constexpr bool wide = sizeof(W) == 4;
-  const __m256i field =
-      wide ? _mm256_set1_epi32(int(0xffu << s)) : _mm256_set1_epi16(short(0xff << s));
-  const __m256i flip =
-      wide ? _mm256_set1_epi32(int(0x80u << s)) : _mm256_set1_epi16(short(0x80 << s));
+  const auto [field, flip] = field_masks<W>();
   const __m256i zero = _mm256_setzero_si256();
   __m256i any_bad = zero;
   constexpr size_t kLanes = 32 / sizeof(W);

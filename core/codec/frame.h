@@ -81,5 +81,12 @@ inline uint64_t get64(const std::byte* p) {
   std::memcpy(&v, p, 8);
   return v;
 }
+// One word of a value stream (uint16_t or uint32_t), from any alignment.
+template <class W>
+inline W load(const std::byte* p) {
+  W w;
+  std::memcpy(&w, p, sizeof(W));
+  return w;
+}
 
 }  // namespace commlab::frame

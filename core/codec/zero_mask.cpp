@@ -6,6 +6,8 @@
 #include <bit>
 #include <cstring>
 
+#include "codec/frame.h"
+
 namespace commlab::zmask {
 namespace {
 
@@ -49,12 +51,7 @@ const Tables& tables() {
 
 const bool kSsse3 = __builtin_cpu_supports("ssse3");
 
-template <class W>
-W load(const std::byte* p) {
-  W w;
-  std::memcpy(&w, p, sizeof(W));
-  return w;
-}
+using frame::load;
 
 // Scalar tails and the fallback for CPUs without SSSE3, from element `i` and nonzero index `k`.
 template <class W>

@@ -57,7 +57,11 @@ CatalogRun::CatalogRun(const RunConfig& c) {
   ComputeModel compute;
   compute.gpu = gpu_preset(c.cluster.gpu);
   compute.mfu = c.cluster.mfu;
-  ratio_ = measure_codec_ratio(t.codec, c.workload.tensor_source, c.seed);
+  try {
+    ratio_ = measure_codec_ratio(t.codec, c.workload.tensor_source, c.seed);
+  } catch (const std::invalid_argument& e) {  // e.g. model:cnn without Fashion-MNIST installed
+    throw std::invalid_argument(std::string("workload.tensor_source: ") + e.what());
+  }
   // SkipReduce acts on the DP reduce-scatter ring of dp ranks.
   skip_ = t.skipreduce.skip > 0 ? t.skipreduce.skip
                                 : static_cast<int>(std::lround(t.skipreduce.ratio * p.dp));

@@ -157,7 +157,11 @@ Check background_check() {
 Check distribution_check() {
   return [](const json& j) -> std::optional<std::string> {
     const std::string v = j.get<std::string>();
-    if (has_arg(v, "model:")) return std::nullopt;
+    // model:NAME: a real gradient of the zoo model (train/model_gradients.h).
+    if (has_arg(v, "model:"))
+      return v == "model:mlp" || v == "model:cnn"
+                 ? std::nullopt
+                 : std::optional<std::string>("expected model:mlp or model:cnn, got '" + v + "'");
     try {
       validate_distribution(v);
     } catch (const std::invalid_argument& e) {

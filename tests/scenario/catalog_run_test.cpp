@@ -107,6 +107,16 @@ TEST(CatalogRun, WhatTheTimePlaneCannotDoIsRefusedByField) {
   EXPECT_TRUE(has("techniques.trimming.enabled:"));
   EXPECT_TRUE(has("cluster.backend:"));
   EXPECT_THROW(RunSession{c}, std::invalid_argument);
+  // A tensor source the engine cannot measure is refused with its field named.
+  RunConfig bad = gpt3_on_64();
+  bad.techniques.codec = "commlab";
+  bad.workload.tensor_source = "model:transformer";
+  try {
+    RunSession session(bad);
+    ADD_FAILURE() << "model:transformer was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("workload.tensor_source: ", 0), 0u) << e.what();
+  }
 }
 
 }  // namespace

@@ -107,6 +107,8 @@ TEST(Schema, FieldMessagesAreExact) {
             "incast:K needs K in [1, 65536], got \"incast:0\"");
   EXPECT_EQ(check("workload.tensor_source", "sparse:0.5"), "ok");
   EXPECT_EQ(check("workload.tensor_source", "model:mlp"), "ok");
+  EXPECT_EQ(check("workload.tensor_source", "model:nope"),
+            "expected model:mlp or model:cnn, got 'model:nope'");
 }
 
 TEST(Schema, DidYouMeanFindsTyposOnly) {
