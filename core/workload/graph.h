@@ -1,0 +1,88 @@
+#pragma once
+// A workload as a dependency graph per rank (DESIGN.md "Where this round's capabilities live"):
+// compute nodes, collective nodes over a communicator group, and point-to-point send/recv nodes,
+// with data and control dependencies inside a rank. The scheduler (scheduler.h) replays it on a
+// network backend; the Chakra reader and writer (chakra_trace.h) are the only code that knows the
+// protobuf format. Compact on purpose: a 16,384-rank GPT-3 iteration has ~10^7 nodes.
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace commlab::workload {
+
+enum class NodeKind : uint8_t { kCompute, kCollective, kSend, kRecv };
+const char* node_kind_name(NodeKind kind);
+
+// Collective operations a graph can hold (Chakra's CollectiveCommType subset that CommLab times).
+enum class CommOp : uint8_t { kAllReduce, kReduceScatter, kAllGather, kAllToAll, kBroadcast };
+const char* comm_op_name(CommOp op);
+
+// What a communication node is for: exposed time is reported per kind, and the techniques apply
+// by kind (SkipReduce only to DP reduce-scatters, a codec ratio per kind).
+enum class CommKind : uint8_t { kTp, kDp, kPp, kEp, kOther };
+inline constexpr int kCommKinds = 5;
+const char* comm_kind_name(CommKind kind);  // "TP", "DP", "PP", "EP", "other"
+
+// Streams of a rank: 0 is the compute stream; 1.. are communication streams. A node starts when
+// all its dependencies are done and its stream is free; a stream runs one node at a time.
+inline constexpr uint8_t kComputeStream = 0;
+inline constexpr uint8_t kMaxStreams = 8;
+
+struct Node {
+  uint64_t id = 0;    // unique within the rank (the Chakra node id)
+  uint32_t name = 0;  // index into Graph::names (0 is "")
+  NodeKind kind = NodeKind::kCompute;
+  CommOp op = CommOp::kAllReduce;    // collective nodes
+  CommKind comm = CommKind::kOther;  // communication nodes
+  uint8_t stream = kComputeStream;
+  // Compute: duration_s >= 0 is the duration; otherwise the roofline of flops and mem_bytes
+  // (train/compute_model.h). Communication: bytes is the payload per rank (Chakra comm_size).
+  double duration_s = -1;
+  double flops = 0;
+  double mem_bytes = 0;
+  uint64_t bytes = 0;
+  // Collective: index into Graph::groups. Send: destination rank; recv: source rank.
+  int32_t group_or_peer = 0;
+  int32_t tag = 0;  // send/recv matching (src, dst, tag), in issue order
+  // Dependencies: positions (not ids) in the rank's node list, deps[dep_begin, dep_begin +
+  // data_deps) are data dependencies, the next ctrl_deps control dependencies.
+  uint32_t dep_begin = 0;
+  uint16_t data_deps = 0;
+  uint16_t ctrl_deps = 0;
+};
+
+struct RankGraph {
+  std::vector<Node> nodes;
+  std::vector<uint32_t> deps;  // CSR storage of every node's dependencies
+
+  // Appends a node whose dependencies are the given positions (each < nodes.size()). Returns
+  // its position.
+  uint32_t add(Node node, std::initializer_list<uint32_t> data = {},
+               std::initializer_list<uint32_t> ctrl = {});
+  uint32_t add(Node node, const std::vector<uint32_t>& data, const std::vector<uint32_t>& ctrl);
+};
+
+struct Graph {
+  std::string name;
+  std::vector<RankGraph> ranks;
+  // Communicator groups, each a list of global ranks in ring order; a collective node names one.
+  std::vector<std::vector<int>> groups;
+  std::vector<std::string> names{""};  // interned node names
+
+  int rank_count() const { return static_cast<int>(ranks.size()); }
+  uint64_t node_count() const;
+  uint32_t intern(const std::string& name);
+  const std::string& name_of(const Node& node) const { return names[node.name]; }
+
+ private:
+  std::unordered_map<std::string, uint32_t> name_index_;
+};
+
+// Structural checks shared by every producer (generators, the trace reader): dependency
+// positions in range, peers and groups valid, every collective's group contains the rank, no
+// dependency cycle. Throws std::invalid_argument naming the rank and node id.
+void check_graph(const Graph& graph);
+
+}  // namespace commlab::workload

@@ -1,0 +1,90 @@
+#pragma once
+// The graph engine's loop (SimGrid's activity model): take the next finished activity, release
+// its dependants, start what is ready on free streams. Compute nodes take their duration (or the
+// roofline of their FLOPs and bytes); a collective starts when every member of its group has
+// reached it on a free stream (rendezvous, matched per group in issue order) and is planned by
+// the collective planners and timed on the network backend; a send and its recv (matched by
+// source, destination and tag in issue order) start together and are one flow. Communication that
+// starts at the same instant is timed together, so it shares links (max-min on the analytical
+// backend, real queues on the packet backend); docs/workload.md states every modelling choice.
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "collective/plan.h"
+#include "collective/skip.h"
+#include "network/backend.h"
+#include "train/compute_model.h"
+#include "workload/graph.h"
+
+namespace commlab::workload {
+
+// The three techniques as they act on communication nodes, per kind (CommKind).
+struct CommTechniques {
+  std::array<double, kCommKinds> ratio{1, 1, 1, 1, 1};  // wire bytes / payload bytes (a codec)
+  // Codec time charged per collective or send: payload / encode + payload / decode (seconds per
+  // byte, 0 = free), per kind, added to the node's network time.
+  std::array<double, kCommKinds> codec_s_per_byte{0, 0, 0, 0, 0};
+  SkipConfig dp_skip;  // SkipReduce on DP reduce-scatters (and the reduce-scatter of all-reduce)
+};
+
+struct SchedulerOptions {
+  std::string algorithm = "ring";  // collective planner (collective/algorithms.h)
+  PipelineConfig pipeline;         // NCCL slicing of ring steps in the time plane
+  ComputeModel compute;            // for compute nodes given as FLOPs and bytes
+  CommTechniques techniques;
+  uint64_t iteration = 0;              // for SkipReduce's random rotation
+  std::vector<int> timeline_ranks{0};  // ranks whose per-node timeline is recorded (-1: all)
+  bool want_critical_path = true;
+};
+
+struct TimelineEntry {
+  uint32_t node = 0;  // position in the rank's node list
+  uint8_t stream = 0;
+  double ready_s = 0;  // dependencies done and stream free (collectives: reached the rendezvous)
+  double start_s = 0;  // work began (collectives: every member arrived)
+  double end_s = 0;
+};
+
+struct CriticalStep {
+  int rank = 0;
+  uint32_t node = 0;
+  double start_s = 0;
+  double end_s = 0;
+};
+
+struct StreamBusy {
+  double busy_s = 0;  // executing (collectives: from the rendezvous to the end)
+  double wait_s = 0;  // held by a collective or send/recv waiting for its peers
+};
+
+struct ScheduleResult {
+  double iteration_s = 0;  // the last node's end
+  uint64_t nodes = 0;
+  uint64_t collectives = 0;  // collective instances (one per group call, not per rank)
+  uint64_t p2p = 0;          // matched send/recv pairs
+  // Critical path, first to last node; exposed time per kind is the communication time on it.
+  std::vector<CriticalStep> critical_path;
+  double critical_compute_s = 0;
+  std::array<double, kCommKinds> exposed_s{};  // per CommKind, on the critical path
+  double critical_idle_s = 0;                  // gaps on the path (nothing of it running)
+  // Per rank, per stream (streams used by the graph).
+  std::vector<std::vector<StreamBusy>> stream_busy;
+  // Per recorded rank (SchedulerOptions::timeline_ranks), every node's times.
+  std::vector<int> timeline_ranks;
+  std::vector<std::vector<TimelineEntry>> timelines;
+  // Timing totals summed over instances (not exposed): seconds per kind.
+  std::array<double, kCommKinds> comm_total_s{};
+  uint64_t bytes_on_wire = 0;
+  double wall_s = 0;  // the scheduler's own run time
+};
+
+// Throws std::invalid_argument when the graph does not fit the backend's topology (more ranks
+// than GPUs), when collectives do not match across a group (different op or bytes at the same
+// position, naming both ranks and nodes), or when the graph deadlocks (a rank waits forever: names
+// the waiting nodes).
+ScheduleResult schedule(const Graph& graph, NetworkBackend& backend,
+                        const SchedulerOptions& options = {});
+
+}  // namespace commlab::workload
