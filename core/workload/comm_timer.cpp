@@ -1,0 +1,98 @@
+#include "workload/comm_timer.h"
+
+#include <stdexcept>
+
+#include "collective/algorithms.h"
+#include "collective/executor.h"
+#include "topology/topology.h"
+
+namespace commlab::workload {
+
+CommTimer::CommTimer(NetworkBackend& backend, std::string algorithm, PipelineConfig pipeline)
+    : backend_(backend), algorithm_(std::move(algorithm)), pipeline_(pipeline) {
+  find_algorithm(algorithm_);  // throws for an unknown name
+}
+
+Plan CommTimer::local_plan(const CollectiveShape& shape) const {
+  const int n = shape.group_size;
+  if (shape.op == CommOp::kAllToAll) {
+    // Every rank sends 1/n of its buffer to every other rank, all at once (one step).
+    Plan plan;
+    plan.ranks = n;
+    plan.count = shape.elements;
+    PlanStep step;
+    step.phase = "all-to-all";
+    for (int s = 0; s < n; ++s)
+      for (int d = 0; d < n; ++d)
+        if (s != d)
+          step.transfers.push_back(
+              {s, d, chunk_start(shape.elements, n, d),
+               chunk_start(shape.elements, n, d + 1) - chunk_start(shape.elements, n, d), false});
+    plan.steps.push_back(std::move(step));
+    return plan;
+  }
+  PlanRequest request;
+  switch (shape.op) {
+    case CommOp::kAllReduce: request.op = CollectiveOp::kAllReduce; break;
+    case CommOp::kReduceScatter: request.op = CollectiveOp::kReduceScatter; break;
+    case CommOp::kAllGather: request.op = CollectiveOp::kAllGather; break;
+    case CommOp::kBroadcast: request.op = CollectiveOp::kBroadcast; break;
+    case CommOp::kAllToAll: break;
+  }
+  request.ranks = n;
+  request.count = shape.elements;
+  request.time_only = true;
+  request.skip = shape.skip;
+  request.pipeline = pipeline_;
+  request.ranks_per_node = std::max(1, n);
+  return build_plan(algorithm_, request);
+}
+
+CommTiming CommTimer::time_collectives(const CollectiveShape& shape, const std::vector<int>& groups,
+                                       const std::vector<std::vector<int>>& group_ranks) {
+  if (shape.group_size < 2 || shape.elements == 0 || groups.empty()) return {};
+  const bool cacheable = !backend_.stateful();
+  auto key = std::make_pair(shape, groups);
+  if (cacheable) {
+    auto it = cache_.find(key);
+    if (it != cache_.end()) {
+      ++hits_;
+      return it->second;
+    }
+  }
+  const Plan local = local_plan(shape);
+  Plan merged;
+  merged.op = local.op;
+  merged.ranks = backend_.topology().ranks();
+  merged.count = local.count;
+  merged.pipeline = local.pipeline;
+  for (const PlanStep& step : local.steps) {
+    PlanStep out{{}, step.repeat, step.phase, step.pipelined};
+    out.transfers.reserve(step.transfers.size() * groups.size());
+    for (int g : groups) {
+      const std::vector<int>& members = group_ranks[g];
+      for (Transfer t : step.transfers) {
+        t.src = members[t.src];
+        t.dst = members[t.dst];
+        out.transfers.push_back(t);
+      }
+    }
+    merged.steps.push_back(std::move(out));
+  }
+  ExecutorOptions options;
+  options.backend = &backend_;
+  CollectiveReport report = execute_plan(merged, {}, options);
+  CommTiming timing{report.time_s, report.bytes_on_wire};
+  if (cacheable) cache_.emplace(std::move(key), timing);
+  return timing;
+}
+
+std::vector<double> CommTimer::time_flows(const std::vector<Flow>& flows) {
+  std::vector<double> finish(flows.size(), 0);
+  if (flows.empty()) return finish;
+  StepResult step = backend_.time_step(flows);
+  for (size_t i = 0; i < flows.size(); ++i) finish[i] = step.flows[i].finish_s;
+  return finish;
+}
+
+}  // namespace commlab::workload

@@ -1,0 +1,397 @@
+#include "workload/scheduler.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <stdexcept>
+#include <string>
+
+#include "numeric/rng.h"
+#include "topology/topology.h"
+#include "workload/comm_timer.h"
+#include "workload/scheduler_state.h"
+
+namespace commlab::workload {
+namespace {
+
+using namespace detail;
+
+class Engine {
+ public:
+  Engine(const Graph& graph, NetworkBackend& backend, const SchedulerOptions& options)
+      : g_(graph),
+        o_(options),
+        timer_(backend, options.algorithm, options.pipeline),
+        instances_(graph.groups.size()) {}
+
+  ScheduleResult run();
+
+ private:
+  void init();
+  void process(const Event& e);
+  void make_ready(int rank, uint32_t v, double t, uint32_t by);
+  void try_start(int rank, int stream, double t);
+  void arrive_collective(int rank, uint32_t v, double t);
+  void arrive_p2p(int rank, uint32_t v, double t);
+  void flush_pending(double t);
+  void end_at(int rank, uint32_t v, double start, double end, Pred pred);
+  [[noreturn]] void deadlock() const;
+  void summarize(ScheduleResult& out) const;
+
+  const Graph& g_;
+  const SchedulerOptions& o_;
+  CommTimer timer_;
+  std::vector<RankState> ranks_;
+  std::vector<std::vector<CollectiveInstance>> instances_;  // [group][call]
+  std::unordered_map<uint64_t, P2pQueues> p2p_;
+  std::vector<std::pair<int, uint32_t>> pending_coll_;    // (group, call)
+  std::vector<std::pair<P2pPost, P2pPost>> pending_p2p_;  // (send, recv)
+  EventQueue events_;
+  uint64_t seq_ = 0, done_ = 0, total_ = 0;
+  ScheduleResult r_;
+};
+
+void Engine::init() {
+  const int n = g_.rank_count();
+  int streams = 1;
+  for (const RankGraph& rg : g_.ranks)
+    for (const Node& node : rg.nodes) streams = std::max(streams, node.stream + 1);
+  ranks_.resize(n);
+  for (int r = 0; r < n; ++r) {
+    const RankGraph& rg = g_.ranks[r];
+    RankState& s = ranks_[r];
+    const size_t count = rg.nodes.size();
+    total_ += count;
+    s.waiting.assign(count, 0);
+    s.dependant_begin.assign(count + 1, 0);
+    for (const Node& node : rg.nodes)
+      for (uint32_t i = 0; i < uint32_t{node.data_deps} + node.ctrl_deps; ++i)
+        ++s.dependant_begin[rg.deps[node.dep_begin + i] + 1];
+    for (size_t v = 0; v < count; ++v) s.dependant_begin[v + 1] += s.dependant_begin[v];
+    s.dependants.resize(s.dependant_begin[count]);
+    std::vector<uint32_t> fill(s.dependant_begin.begin(), s.dependant_begin.end() - 1);
+    for (uint32_t v = 0; v < count; ++v) {
+      const Node& node = rg.nodes[v];
+      s.waiting[v] = uint32_t{node.data_deps} + node.ctrl_deps;
+      for (uint32_t i = 0; i < s.waiting[v]; ++i)
+        s.dependants[fill[rg.deps[node.dep_begin + i]]++] = v;
+    }
+    s.released_by.assign(count, kNoNode);
+    s.ready_s.assign(count, 0);
+    s.arrive_s.assign(count, 0);
+    s.start_s.assign(count, 0);
+    s.end_s.assign(count, 0);
+    s.pred.assign(count, Pred{});
+    s.streams.resize(streams);
+  }
+  r_.nodes = total_;
+  r_.stream_busy.assign(n, std::vector<StreamBusy>(streams));
+}
+
+void Engine::make_ready(int rank, uint32_t v, double t, uint32_t by) {
+  RankState& s = ranks_[rank];
+  s.ready_s[v] = t;
+  s.released_by[v] = by;
+  s.streams[g_.ranks[rank].nodes[v].stream].queue.push_back(v);
+}
+
+void Engine::try_start(int rank, int stream, double t) {
+  RankState& s = ranks_[rank];
+  StreamState& st = s.streams[stream];
+  if (st.busy || st.head == st.queue.size()) return;
+  const uint32_t v = st.queue[st.head++];
+  if (st.head == st.queue.size()) st.queue.clear(), st.head = 0;
+  st.busy = true;
+  s.arrive_s[v] = t;
+  // The start waited for the stream (its previous node) or for the dependency that released it.
+  if (t > s.ready_s[v] && st.last != kNoNode)
+    s.pred[v] = Pred{rank, st.last};
+  else if (s.released_by[v] != kNoNode)
+    s.pred[v] = Pred{rank, s.released_by[v]};
+  const Node& node = g_.ranks[rank].nodes[v];
+  switch (node.kind) {
+    case NodeKind::kCompute: {
+      const double d =
+          node.duration_s >= 0 ? node.duration_s : o_.compute.time(node.flops, node.mem_bytes);
+      end_at(rank, v, t, t + d, s.pred[v]);
+      break;
+    }
+    case NodeKind::kCollective: arrive_collective(rank, v, t); break;
+    case NodeKind::kSend:
+    case NodeKind::kRecv: arrive_p2p(rank, v, t); break;
+  }
+}
+
+void Engine::end_at(int rank, uint32_t v, double start, double end, Pred pred) {
+  RankState& s = ranks_[rank];
+  s.start_s[v] = start;
+  s.end_s[v] = end;
+  s.pred[v] = pred;
+  events_.push(Event{end, seq_++, rank, v});
+}
+
+void Engine::arrive_collective(int rank, uint32_t v, double t) {
+  const Node& node = g_.ranks[rank].nodes[v];
+  const int group = node.group_or_peer;
+  auto& calls = ranks_[rank].group_calls;
+  auto it = std::find_if(calls.begin(), calls.end(), [&](auto& c) { return c.first == group; });
+  if (it == calls.end()) it = calls.insert(calls.end(), {group, 0});
+  const uint32_t call = it->second++;
+  auto& list = instances_[group];
+  if (list.size() <= call) list.resize(call + 1);
+  CollectiveInstance& inst = list[call];
+  if (inst.arrived == 0) {
+    inst = CollectiveInstance{};
+    inst.group = group;
+    inst.op = node.op;
+    inst.kind = node.comm;
+    inst.bytes = node.bytes;
+    inst.sequence = call;
+    inst.members.reserve(g_.groups[group].size());
+  } else if (inst.op != node.op || inst.bytes != node.bytes) {
+    const auto [r0, v0] = inst.members.front();
+    throw std::invalid_argument(
+        "collective " + std::to_string(call) + " on group " + std::to_string(group) +
+        " does not match: rank " + std::to_string(r0) + " node " +
+        std::to_string(g_.ranks[r0].nodes[v0].id) + " is " + comm_op_name(inst.op) + " of " +
+        std::to_string(inst.bytes) + " B, rank " + std::to_string(rank) + " node " +
+        std::to_string(node.id) + " is " + comm_op_name(node.op) + " of " +
+        std::to_string(node.bytes) + " B");
+  }
+  inst.members.emplace_back(rank, v);
+  if (t > inst.last_arrival) inst.last_arrival = t, inst.last = Pred{rank, v};
+  if (++inst.arrived == g_.groups[group].size()) pending_coll_.emplace_back(group, call);
+}
+
+uint64_t p2p_key(int src, int dst, int tag) {
+  return hash_combine(hash_combine(static_cast<uint64_t>(src), static_cast<uint64_t>(dst)),
+                      static_cast<uint64_t>(static_cast<uint32_t>(tag)));
+}
+
+void Engine::arrive_p2p(int rank, uint32_t v, double) {
+  const Node& node = g_.ranks[rank].nodes[v];
+  const bool send = node.kind == NodeKind::kSend;
+  const int src = send ? rank : node.group_or_peer, dst = send ? node.group_or_peer : rank;
+  P2pQueues& q = p2p_[p2p_key(src, dst, node.tag)];
+  (send ? q.sends : q.recvs).push_back(P2pPost{rank, v});
+  if (q.send_head < q.sends.size() && q.recv_head < q.recvs.size()) {
+    pending_p2p_.emplace_back(q.sends[q.send_head++], q.recvs[q.recv_head++]);
+    if (q.send_head == q.sends.size()) q.sends.clear(), q.send_head = 0;
+    if (q.recv_head == q.recvs.size()) q.recvs.clear(), q.recv_head = 0;
+  }
+}
+
+void Engine::flush_pending(double t) {
+  const auto& tech = o_.techniques;
+  if (!pending_coll_.empty()) {
+    // Classes of identical shape and kind, each timed as one plan over all its groups.
+    std::map<std::pair<CollectiveShape, CommKind>, std::vector<std::pair<int, uint32_t>>> classes;
+    for (auto [group, call] : pending_coll_) {
+      const CollectiveInstance& inst = instances_[group][call];
+      const int k = static_cast<int>(inst.kind);
+      CollectiveShape shape;
+      shape.op = inst.op;
+      shape.group_size = static_cast<int>(g_.groups[group].size());
+      shape.elements = static_cast<uint64_t>(
+          std::ceil(static_cast<double>(inst.bytes) * tech.ratio[k] / sizeof(float)));
+      const bool reduces = inst.op == CommOp::kAllReduce || inst.op == CommOp::kReduceScatter;
+      if (inst.kind == CommKind::kDp && reduces && tech.dp_skip.skip > 0) {
+        const auto& [r0, v0] = inst.members.front();
+        shape.skip =
+            decide_skip(tech.dp_skip, shape.group_size, static_cast<int>(call),
+                        g_.names[g_.ranks[r0].nodes[v0].name], shape.elements / 2, o_.iteration);
+      }
+      classes[{shape, inst.kind}].emplace_back(group, call);
+    }
+    pending_coll_.clear();
+    for (auto& [key, list] : classes) {
+      std::sort(list.begin(), list.end());
+      std::vector<int> groups;
+      for (auto [group, call] : list) groups.push_back(group);
+      const CommTiming timing = timer_.time_collectives(key.first, groups, g_.groups);
+      const int k = static_cast<int>(key.second);
+      r_.bytes_on_wire += timing.bytes_on_wire;
+      for (auto [group, call] : list) {
+        CollectiveInstance& inst = instances_[group][call];
+        const double d = timing.time_s + tech.codec_s_per_byte[k] * static_cast<double>(inst.bytes);
+        const Pred pred = ranks_[inst.last.rank].pred[inst.last.node];
+        for (auto [rank, v] : inst.members) end_at(rank, v, t, t + d, pred);
+        r_.comm_total_s[k] += d;
+        ++r_.collectives;
+        inst.members = {};
+      }
+    }
+  }
+  if (!pending_p2p_.empty()) {
+    std::vector<Flow> flows;
+    for (auto& [send, recv] : pending_p2p_) {
+      const Node& node = g_.ranks[send.rank].nodes[send.node];
+      const auto wire = static_cast<uint64_t>(
+          std::ceil(static_cast<double>(node.bytes) * tech.ratio[static_cast<int>(node.comm)]));
+      flows.push_back(Flow{send.rank, recv.rank, wire, p2p_key(send.rank, recv.rank, node.tag)});
+      r_.bytes_on_wire += wire;
+    }
+    const std::vector<double> finish = timer_.time_flows(flows);
+    for (size_t i = 0; i < pending_p2p_.size(); ++i) {
+      auto [send, recv] = pending_p2p_[i];
+      const Node& node = g_.ranks[send.rank].nodes[send.node];
+      const int k = static_cast<int>(node.comm);
+      const double d = finish[i] + tech.codec_s_per_byte[k] * static_cast<double>(node.bytes);
+      // The later of the two posts decided the start (ties: the send).
+      const bool recv_later =
+          ranks_[recv.rank].arrive_s[recv.node] > ranks_[send.rank].arrive_s[send.node];
+      const P2pPost last = recv_later ? recv : send;
+      const Pred pred = ranks_[last.rank].pred[last.node];
+      end_at(send.rank, send.node, t, t + d, pred);
+      end_at(recv.rank, recv.node, t, t + d, pred);
+      r_.comm_total_s[k] += d;
+      ++r_.p2p;
+    }
+    pending_p2p_.clear();
+  }
+}
+
+void Engine::process(const Event& e) {
+  RankState& s = ranks_[e.rank];
+  const Node& node = g_.ranks[e.rank].nodes[e.node];
+  StreamState& st = s.streams[node.stream];
+  st.busy = false;
+  st.last = e.node;
+  st.free_at = e.time;
+  ++done_;
+  for (uint32_t i = s.dependant_begin[e.node]; i < s.dependant_begin[e.node + 1]; ++i) {
+    const uint32_t w = s.dependants[i];
+    if (--s.waiting[w] == 0) {
+      make_ready(e.rank, w, e.time, e.node);
+      try_start(e.rank, g_.ranks[e.rank].nodes[w].stream, e.time);
+    }
+  }
+  try_start(e.rank, node.stream, e.time);
+}
+
+ScheduleResult Engine::run() {
+  const auto wall0 = std::chrono::steady_clock::now();
+  init();
+  for (int r = 0; r < g_.rank_count(); ++r) {
+    RankState& s = ranks_[r];
+    for (uint32_t v = 0; v < s.waiting.size(); ++v)
+      if (s.waiting[v] == 0) make_ready(r, v, 0, kNoNode);
+    for (size_t st = 0; st < s.streams.size(); ++st) try_start(r, static_cast<int>(st), 0);
+  }
+  flush_pending(0);
+  while (!events_.empty()) {
+    const double t = events_.top().time;
+    // Everything that ends at this instant first, so communication starting now is timed together.
+    while (!events_.empty() && events_.top().time == t) {
+      const Event e = events_.top();
+      events_.pop();
+      process(e);
+    }
+    flush_pending(t);
+  }
+  if (done_ != total_) deadlock();
+  summarize(r_);
+  r_.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  return std::move(r_);
+}
+
+void Engine::deadlock() const {
+  std::string what;
+  int listed = 0;
+  for (int r = 0; r < g_.rank_count() && listed < 3; ++r) {
+    const RankState& s = ranks_[r];
+    for (const StreamState& st : s.streams) {
+      if (!st.busy || listed >= 3) continue;
+      // The node holding the stream is the one that started but never ended.
+      for (uint32_t v = 0; v < s.waiting.size(); ++v) {
+        const Node& node = g_.ranks[r].nodes[v];
+        if (s.waiting[v] != 0 || node.kind == NodeKind::kCompute) continue;
+        if (&s.streams[node.stream] != &st || s.end_s[v] != 0 || s.arrive_s[v] < st.free_at)
+          continue;
+        what += (what.empty() ? "" : "; ") + std::string("rank ") + std::to_string(r) + " node " +
+                std::to_string(node.id) + " (" +
+                (node.kind == NodeKind::kCollective
+                     ? std::string(comm_op_name(node.op)) + " on group " +
+                           std::to_string(node.group_or_peer) + ")"
+                     : std::string(node_kind_name(node.kind)) +
+                           (node.kind == NodeKind::kSend ? " to" : " from") + " rank " +
+                           std::to_string(node.group_or_peer) + ", tag " +
+                           std::to_string(node.tag) + ")") +
+                " waits for its peers";
+        ++listed;
+        break;
+      }
+    }
+  }
+  if (what.empty()) what = "nodes wait for dependencies that never finish";
+  throw std::invalid_argument("the workload deadlocks after " + std::to_string(done_) + " of " +
+                              std::to_string(total_) + " nodes: " + what);
+}
+
+void Engine::summarize(ScheduleResult& out) const {
+  Pred last;
+  double end = -1;
+  for (int r = 0; r < g_.rank_count(); ++r) {
+    const RankState& s = ranks_[r];
+    const RankGraph& rg = g_.ranks[r];
+    for (uint32_t v = 0; v < s.end_s.size(); ++v) {
+      if (s.end_s[v] > end) end = s.end_s[v], last = Pred{r, v};
+      StreamBusy& b = out.stream_busy[r][rg.nodes[v].stream];
+      b.busy_s += s.end_s[v] - s.start_s[v];
+      b.wait_s += s.start_s[v] - s.arrive_s[v];
+    }
+  }
+  out.iteration_s = std::max(end, 0.0);
+  if (o_.want_critical_path && last.rank >= 0) {
+    for (Pred p = last; p.rank >= 0 && out.critical_path.size() <= total_;) {
+      const RankState& s = ranks_[p.rank];
+      out.critical_path.push_back(CriticalStep{p.rank, p.node, s.start_s[p.node], s.end_s[p.node]});
+      p = s.pred[p.node];
+    }
+    std::reverse(out.critical_path.begin(), out.critical_path.end());
+    double covered = 0;
+    for (const CriticalStep& c : out.critical_path) {
+      const Node& node = g_.ranks[c.rank].nodes[c.node];
+      const double d = c.end_s - c.start_s;
+      covered += d;
+      if (node.kind == NodeKind::kCompute)
+        out.critical_compute_s += d;
+      else
+        out.exposed_s[static_cast<int>(node.comm)] += d;
+    }
+    out.critical_idle_s = std::max(0.0, out.iteration_s - covered);
+  }
+  std::vector<int> wanted = o_.timeline_ranks;
+  if (std::find(wanted.begin(), wanted.end(), -1) != wanted.end()) {
+    wanted.resize(g_.rank_count());
+    for (int r = 0; r < g_.rank_count(); ++r) wanted[r] = r;
+  }
+  for (int r : wanted) {
+    if (r < 0 || r >= g_.rank_count()) continue;
+    const RankState& s = ranks_[r];
+    std::vector<TimelineEntry> line;
+    line.reserve(s.end_s.size());
+    for (uint32_t v = 0; v < s.end_s.size(); ++v)
+      line.push_back({v, g_.ranks[r].nodes[v].stream, s.ready_s[v], s.start_s[v], s.end_s[v]});
+    std::stable_sort(line.begin(), line.end(), [](const TimelineEntry& a, const TimelineEntry& b) {
+      return a.start_s < b.start_s;
+    });
+    out.timeline_ranks.push_back(r);
+    out.timelines.push_back(std::move(line));
+  }
+}
+
+}  // namespace
+
+ScheduleResult schedule(const Graph& graph, NetworkBackend& backend,
+                        const SchedulerOptions& options) {
+  if (graph.rank_count() > backend.topology().ranks())
+    throw std::invalid_argument("the workload has " + std::to_string(graph.rank_count()) +
+                                " ranks but the cluster only " +
+                                std::to_string(backend.topology().ranks()) + " GPUs");
+  Engine engine(graph, backend, options);
+  return engine.run();
+}
+
+}  // namespace commlab::workload

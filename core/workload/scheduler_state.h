@@ -1,0 +1,72 @@
+#pragma once
+// The scheduler's per-run state (scheduler.cpp): per-rank node arrays, stream queues, collective
+// rendezvous and send/recv matching. Internal to core/workload.
+#include <cstdint>
+#include <limits>
+#include <queue>
+#include <unordered_map>
+#include <vector>
+
+#include "workload/graph.h"
+
+namespace commlab::workload::detail {
+
+inline constexpr uint32_t kNoNode = std::numeric_limits<uint32_t>::max();
+
+// Which node's end decided another node's start (the critical path walks these).
+struct Pred {
+  int32_t rank = -1;
+  uint32_t node = kNoNode;
+};
+
+struct StreamState {
+  std::vector<uint32_t> queue;  // ready nodes, FIFO from head
+  size_t head = 0;
+  bool busy = false;
+  uint32_t last = kNoNode;  // the node that last ended on this stream
+  double free_at = 0;
+};
+
+struct RankState {
+  std::vector<uint32_t> waiting;                      // unfinished dependencies per node
+  std::vector<uint32_t> dependant_begin, dependants;  // CSR: node -> nodes that depend on it
+  std::vector<uint32_t> released_by;                  // the dependency whose end made it ready
+  std::vector<double> ready_s, arrive_s, start_s, end_s;
+  std::vector<Pred> pred;
+  std::vector<StreamState> streams;
+  std::vector<std::pair<int, uint32_t>> group_calls;  // (group, calls issued so far)
+};
+
+struct CollectiveInstance {
+  int group = 0;
+  CommOp op = CommOp::kAllReduce;
+  CommKind kind = CommKind::kOther;
+  uint64_t bytes = 0;
+  uint32_t sequence = 0;  // call number within the group
+  uint32_t arrived = 0;
+  double last_arrival = -1;
+  Pred last;                                      // the member that arrived last
+  std::vector<std::pair<int, uint32_t>> members;  // (rank, node) in arrival order
+};
+
+struct P2pPost {
+  int rank = 0;
+  uint32_t node = 0;
+};
+
+struct P2pQueues {
+  std::vector<P2pPost> sends, recvs;
+  size_t send_head = 0, recv_head = 0;
+};
+
+struct Event {
+  double time = 0;
+  uint64_t seq = 0;
+  int32_t rank = 0;
+  uint32_t node = 0;
+  bool operator>(const Event& o) const { return time != o.time ? time > o.time : seq > o.seq; }
+};
+
+using EventQueue = std::priority_queue<Event, std::vector<Event>, std::greater<Event>>;
+
+}  // namespace commlab::workload::detail

@@ -1,0 +1,90 @@
+// The graph model's structural checks (check_graph): every producer relies on them.
+#include "workload/graph.h"
+
+#include <gtest/gtest.h>
+
+namespace commlab::workload {
+namespace {
+
+std::string check_error(const Graph& g) {
+  try {
+    check_graph(g);
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "";
+}
+
+Graph two_ranks() {
+  Graph g;
+  g.ranks.resize(2);
+  g.groups = {{0, 1}, {1}};
+  return g;
+}
+
+TEST(Graph, AddKeepsDependenciesInCsrOrderDataFirst) {
+  RankGraph rg;
+  Node n;
+  n.id = 10;
+  uint32_t a = rg.add(n);
+  n.id = 11;
+  uint32_t b = rg.add(n);
+  n.id = 12;
+  uint32_t c = rg.add(n, {a}, {b});
+  EXPECT_EQ(rg.nodes[c].data_deps, 1);
+  EXPECT_EQ(rg.nodes[c].ctrl_deps, 1);
+  EXPECT_EQ(rg.deps[rg.nodes[c].dep_begin], a);
+  EXPECT_EQ(rg.deps[rg.nodes[c].dep_begin + 1], b);
+  n.id = 13;
+  EXPECT_THROW(rg.add(n, {7}), std::invalid_argument);  // a dependency not added yet
+}
+
+TEST(Graph, InternReturnsOneIndexPerName) {
+  Graph g;
+  uint32_t a = g.intern("fwd");
+  uint32_t b = g.intern("bwd");
+  EXPECT_EQ(g.intern("fwd"), a);
+  EXPECT_NE(a, b);
+  EXPECT_EQ(g.names[b], "bwd");
+  EXPECT_EQ(g.intern(""), 0u);
+}
+
+TEST(Graph, CheckNamesRankNodeAndProblem) {
+  Graph ok = two_ranks();
+  Node coll;
+  coll.id = 5;
+  coll.kind = NodeKind::kCollective;
+  coll.group_or_peer = 0;
+  ok.ranks[0].add(coll);
+  EXPECT_EQ(check_error(ok), "");
+
+  Graph outside = two_ranks();
+  coll.group_or_peer = 1;  // {1} does not contain rank 0
+  outside.ranks[0].add(coll);
+  EXPECT_EQ(check_error(outside),
+            "rank 0, node 5: collective on group 1, which does not contain this rank");
+
+  Graph self_send = two_ranks();
+  Node send;
+  send.id = 8;
+  send.kind = NodeKind::kSend;
+  send.group_or_peer = 1;
+  self_send.ranks[1].add(send);
+  EXPECT_NE(check_error(self_send).find("rank 1, node 8: send to rank 1"), std::string::npos);
+
+  // A cycle can only be built by hand (add() refuses forward deps): 0 -> 1 -> 0.
+  Graph cycle = two_ranks();
+  RankGraph& rg = cycle.ranks[0];
+  rg.nodes.resize(2);
+  rg.nodes[0].id = 1;
+  rg.nodes[1].id = 2;
+  rg.deps = {1, 0};
+  rg.nodes[0].dep_begin = 0;
+  rg.nodes[0].data_deps = 1;
+  rg.nodes[1].dep_begin = 1;
+  rg.nodes[1].data_deps = 1;
+  EXPECT_NE(check_error(cycle).find("cycle"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace commlab::workload

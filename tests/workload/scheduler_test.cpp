@@ -1,0 +1,251 @@
+// The graph engine against hand-built graphs with analytic answers (issue #16): overlap, chains,
+// rendezvous, DDP overlap of a DP all-reduce with the remaining backward, send/recv, the
+// techniques, the critical path and the errors.
+#include "workload/scheduler.h"
+
+#include <gtest/gtest.h>
+
+#include "network/analytical.h"
+#include "topology/topology.h"
+
+namespace commlab::workload {
+namespace {
+
+constexpr double kB = 25e9;      // bytes/s per rank on the flat network
+constexpr double kAlpha = 5e-6;  // s per hop
+
+Node compute(uint64_t id, double seconds, uint8_t stream = kComputeStream) {
+  Node n;
+  n.id = id;
+  n.kind = NodeKind::kCompute;
+  n.duration_s = seconds;
+  n.stream = stream;
+  return n;
+}
+
+Node collective(uint64_t id, CommOp op, uint64_t bytes, int group, CommKind kind,
+                uint8_t stream = 1) {
+  Node n;
+  n.id = id;
+  n.kind = NodeKind::kCollective;
+  n.op = op;
+  n.bytes = bytes;
+  n.group_or_peer = group;
+  n.comm = kind;
+  n.stream = stream;
+  return n;
+}
+
+Node p2p(uint64_t id, NodeKind kind, int peer, uint64_t bytes, int tag = 0) {
+  Node n;
+  n.id = id;
+  n.kind = kind;
+  n.group_or_peer = peer;
+  n.bytes = bytes;
+  n.tag = tag;
+  n.comm = CommKind::kPp;
+  n.stream = 1;
+  return n;
+}
+
+Graph world(int ranks) {
+  Graph g;
+  g.ranks.resize(ranks);
+  g.groups.emplace_back();
+  for (int r = 0; r < ranks; ++r) g.groups[0].push_back(r);
+  return g;
+}
+
+SchedulerOptions bulk_options() {
+  SchedulerOptions o;
+  o.pipeline.slice_bytes = 0;  // bulk-synchronous ring steps: the textbook alpha-beta forms
+  return o;
+}
+
+ScheduleResult run(const Graph& g, const SchedulerOptions& o = bulk_options()) {
+  AnalyticalBackend backend(make_flat(g.rank_count(), kB, kAlpha));
+  return schedule(g, backend, o);
+}
+
+// Ring all-reduce of S bytes on n ranks: T = 2(n-1)(alpha + S/(n B)).
+double ring_allreduce(int n, double bytes) {
+  return 2.0 * (n - 1) * (kAlpha + bytes / (n * kB));
+}
+
+TEST(Scheduler, IndependentNodesOnDifferentStreamsOverlap) {
+  Graph g = world(1);
+  g.ranks[0].add(compute(1, 3e-3, 0));
+  g.ranks[0].add(compute(2, 5e-3, 1));
+  ScheduleResult r = run(g);
+  // Both start at 0 on their own streams: T = max(3, 5) ms.
+  EXPECT_DOUBLE_EQ(r.iteration_s, 5e-3);
+  EXPECT_DOUBLE_EQ(r.stream_busy[0][0].busy_s, 3e-3);
+  EXPECT_DOUBLE_EQ(r.stream_busy[0][1].busy_s, 5e-3);
+}
+
+TEST(Scheduler, AChainSerializesAndOneStreamRunsOneNodeAtATime) {
+  Graph chain = world(1);
+  uint32_t a = chain.ranks[0].add(compute(1, 3e-3, 0));
+  chain.ranks[0].add(compute(2, 5e-3, 1), {a});
+  // A dependency serializes across streams: T = 3 + 5 ms.
+  EXPECT_DOUBLE_EQ(run(chain).iteration_s, 8e-3);
+
+  Graph stream = world(1);
+  stream.ranks[0].add(compute(1, 3e-3));
+  stream.ranks[0].add(compute(2, 5e-3));
+  ScheduleResult r = run(stream);
+  // No dependency but one stream: still 3 + 5 ms, and the second node's critical predecessor is
+  // the first (it waited for the stream).
+  EXPECT_DOUBLE_EQ(r.iteration_s, 8e-3);
+  ASSERT_EQ(r.critical_path.size(), 2u);
+  EXPECT_EQ(r.critical_path[0].node, 0u);
+  EXPECT_DOUBLE_EQ(r.critical_compute_s, 8e-3);
+}
+
+TEST(Scheduler, CollectiveWaitsForItsSlowestMemberAndIsTimedByThePlanner) {
+  const int n = 4;
+  const uint64_t bytes = 4 << 20;
+  Graph g = world(n);
+  for (int r = 0; r < n; ++r) {
+    uint32_t c = g.ranks[r].add(compute(1, (r + 1) * 1e-3));
+    g.ranks[r].add(collective(2, CommOp::kAllReduce, bytes, 0, CommKind::kDp), {c});
+  }
+  ScheduleResult r = run(g);
+  // The all-reduce starts when rank 3 (4 ms) arrives: T = 4 ms + 2(n-1)(alpha + S/(nB)).
+  const double t_ar = ring_allreduce(n, bytes);
+  EXPECT_NEAR(r.iteration_s, 4e-3 + t_ar, 1e-12);
+  EXPECT_EQ(r.collectives, 1u);
+  // Rank 0 held its communication stream 3 ms waiting for rank 3.
+  EXPECT_NEAR(r.stream_busy[0][1].wait_s, 3e-3, 1e-12);
+  // The critical path runs through rank 3's compute, then the all-reduce.
+  ASSERT_EQ(r.critical_path.size(), 2u);
+  EXPECT_EQ(r.critical_path[0].rank, 3);
+  EXPECT_NEAR(r.exposed_s[static_cast<int>(CommKind::kDp)], t_ar, 1e-12);
+  EXPECT_NEAR(r.critical_compute_s + t_ar, r.iteration_s, 1e-12);
+}
+
+// Backward layer 1 (d1), then a DP all-reduce of its gradients on the communication stream while
+// backward layer 2 (d2) runs; the optimizer step needs both. T = d1 + max(d2, T_ar).
+Graph ddp_graph(int n, uint64_t bytes, double d1, double d2) {
+  Graph g = world(n);
+  for (int r = 0; r < n; ++r) {
+    RankGraph& rg = g.ranks[r];
+    uint32_t b1 = rg.add(compute(1, d1));
+    uint32_t ar = rg.add(collective(2, CommOp::kAllReduce, bytes, 0, CommKind::kDp), {b1});
+    uint32_t b2 = rg.add(compute(3, d2), {b1});
+    rg.add(compute(4, 0.0), {ar, b2});
+  }
+  return g;
+}
+
+TEST(Scheduler, DpAllReduceIsHiddenExactlyWhenTheRemainingBackwardIsLonger) {
+  const int n = 8;
+  const uint64_t bytes = 8 << 20;
+  const double t_ar = ring_allreduce(n, bytes);
+  for (double d2 : {0.5 * t_ar, 0.99 * t_ar, 1.01 * t_ar, 2 * t_ar}) {
+    ScheduleResult r = run(ddp_graph(n, bytes, 1e-3, d2));
+    EXPECT_NEAR(r.iteration_s, 1e-3 + std::max(d2, t_ar), 1e-12) << d2 / t_ar;
+    // Exposed DP time = max(0, T_ar - d2): zero once the backward covers it.
+    const double exposed = r.exposed_s[static_cast<int>(CommKind::kDp)];
+    if (d2 >= t_ar)
+      EXPECT_EQ(exposed, 0.0) << d2 / t_ar;
+    else
+      EXPECT_NEAR(exposed, t_ar, 1e-12) << "the all-reduce is on the path: " << d2 / t_ar;
+    EXPECT_NEAR(r.comm_total_s[static_cast<int>(CommKind::kDp)], t_ar, 1e-12);
+  }
+}
+
+TEST(Scheduler, SendRecvIsOneFlowAndPairsInIssueOrder) {
+  Graph g = world(2);
+  const uint64_t bytes = 1 << 20;
+  // Rank 0 sends two messages with the same tag; rank 1 receives them in order.
+  uint32_t c = g.ranks[0].add(compute(1, 1e-3));
+  uint32_t s1 = g.ranks[0].add(p2p(2, NodeKind::kSend, 1, bytes), {c});
+  g.ranks[0].add(p2p(3, NodeKind::kSend, 1, 2 * bytes), {s1});
+  uint32_t r1 = g.ranks[1].add(p2p(1, NodeKind::kRecv, 0, bytes));
+  g.ranks[1].add(p2p(2, NodeKind::kRecv, 0, 2 * bytes), {r1});
+  ScheduleResult r = run(g);
+  // Flat network: one hop each way costs alpha per link (src -> switch -> dst) at rate B:
+  // T = 1 ms + (L + S/B) + (L + 2S/B), with L the flow's path latency.
+  AnalyticalBackend probe(make_flat(2, kB, kAlpha));
+  Flow f{0, 1, bytes, 1};
+  const double one = probe.time_step({&f, 1}).duration_s;
+  f.bytes = 2 * bytes;
+  const double two = probe.time_step({&f, 1}).duration_s;
+  EXPECT_NEAR(r.iteration_s, 1e-3 + one + two, 1e-12);
+  EXPECT_EQ(r.p2p, 2u);
+  EXPECT_NEAR(r.exposed_s[static_cast<int>(CommKind::kPp)], one + two, 1e-12);
+}
+
+TEST(Scheduler, CodecRatioAndSkipReduceShortenOnlyTheirKind) {
+  const int n = 8;
+  const uint64_t bytes = 8 << 20;
+  Graph g = world(n);
+  for (int r = 0; r < n; ++r) {
+    uint32_t dp = g.ranks[r].add(collective(1, CommOp::kReduceScatter, bytes, 0, CommKind::kDp));
+    g.ranks[r].add(collective(2, CommOp::kAllReduce, bytes, 0, CommKind::kTp), {dp});
+  }
+  SchedulerOptions o = bulk_options();
+  o.techniques.ratio[static_cast<int>(CommKind::kDp)] = 0.5;
+  o.techniques.dp_skip.skip = 3;
+  o.techniques.dp_skip.min_elements = 0;
+  ScheduleResult r = run(g, o);
+  // DP reduce-scatter at half the bytes with s of its n-1 steps skipped:
+  // (n-1-s)(alpha + 0.5 S/(nB)); the TP all-reduce is untouched: 2(n-1)(alpha + S/(nB)).
+  const double dp = (n - 1 - 3) * (kAlpha + 0.5 * bytes / (n * kB));
+  EXPECT_NEAR(r.comm_total_s[static_cast<int>(CommKind::kDp)], dp, 1e-12);
+  EXPECT_NEAR(r.comm_total_s[static_cast<int>(CommKind::kTp)], ring_allreduce(n, bytes), 1e-12);
+  EXPECT_NEAR(r.iteration_s, dp + ring_allreduce(n, bytes), 1e-12);
+}
+
+TEST(Scheduler, ConcurrentGroupsStartingTogetherShareTheNetworkAsOnePlan) {
+  // Two TP groups of 4 on 8 ranks fire together: each rank's link carries only its own group's
+  // ring, so on the flat (non-blocking) network the pair takes as long as one group alone.
+  Graph g = world(8);
+  g.groups = {{0, 1, 2, 3}, {4, 5, 6, 7}};
+  const uint64_t bytes = 1 << 20;
+  for (int r = 0; r < 8; ++r)
+    g.ranks[r].add(collective(1, CommOp::kAllReduce, bytes, r / 4, CommKind::kTp));
+  ScheduleResult r = run(g);
+  EXPECT_EQ(r.collectives, 2u);
+  EXPECT_NEAR(r.iteration_s, ring_allreduce(4, bytes), 1e-12);
+}
+
+TEST(Scheduler, MismatchedCollectivesAndDeadlocksAreClearErrors) {
+  Graph mismatch = world(2);
+  mismatch.ranks[0].add(collective(7, CommOp::kAllReduce, 1024, 0, CommKind::kDp));
+  mismatch.ranks[1].add(collective(9, CommOp::kAllReduce, 2048, 0, CommKind::kDp));
+  try {
+    run(mismatch);
+    FAIL() << "expected an error";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("does not match"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("node 9"), std::string::npos) << e.what();
+  }
+  Graph lonely = world(2);
+  lonely.ranks[1].add(p2p(5, NodeKind::kRecv, 0, 64));
+  try {
+    run(lonely);
+    FAIL() << "expected a deadlock";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("deadlocks"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("rank 1 node 5"), std::string::npos) << e.what();
+  }
+  Graph big = world(4);
+  AnalyticalBackend small(make_flat(2, kB, kAlpha));
+  EXPECT_THROW(schedule(big, small), std::invalid_argument);
+}
+
+TEST(Scheduler, TimelineRecordsEveryNodeOfTheRequestedRanks) {
+  ScheduleResult r = run(ddp_graph(4, 1 << 20, 1e-3, 2e-3));
+  ASSERT_EQ(r.timelines.size(), 1u);
+  ASSERT_EQ(r.timelines[0].size(), 4u);
+  for (const TimelineEntry& e : r.timelines[0]) {
+    EXPECT_LE(e.ready_s, e.start_s);
+    EXPECT_LE(e.start_s, e.end_s);
+    EXPECT_LE(e.end_s, r.iteration_s);
+  }
+}
+
+}  // namespace
+}  // namespace commlab::workload
