@@ -63,7 +63,7 @@ void Engine::init() {
     RankState& s = ranks_[r];
     const size_t count = rg.nodes.size();
     total_ += count;
-    s.waiting.assign(count, 0);
+    s.nodes.assign(count, NodeState{});
     s.dependant_begin.assign(count + 1, 0);
     for (const Node& node : rg.nodes)
       for (uint32_t i = 0; i < uint32_t{node.data_deps} + node.ctrl_deps; ++i)
@@ -73,16 +73,10 @@ void Engine::init() {
     std::vector<uint32_t> fill(s.dependant_begin.begin(), s.dependant_begin.end() - 1);
     for (uint32_t v = 0; v < count; ++v) {
       const Node& node = rg.nodes[v];
-      s.waiting[v] = uint32_t{node.data_deps} + node.ctrl_deps;
-      for (uint32_t i = 0; i < s.waiting[v]; ++i)
+      s.nodes[v].waiting = uint32_t{node.data_deps} + node.ctrl_deps;
+      for (uint32_t i = 0; i < s.nodes[v].waiting; ++i)
         s.dependants[fill[rg.deps[node.dep_begin + i]]++] = v;
     }
-    s.released_by.assign(count, kNoNode);
-    s.ready_s.assign(count, 0);
-    s.arrive_s.assign(count, 0);
-    s.start_s.assign(count, 0);
-    s.end_s.assign(count, 0);
-    s.pred.assign(count, Pred{});
     s.streams.resize(streams);
   }
   r_.nodes = total_;
@@ -91,8 +85,8 @@ void Engine::init() {
 
 void Engine::make_ready(int rank, uint32_t v, double t, uint32_t by) {
   RankState& s = ranks_[rank];
-  s.ready_s[v] = t;
-  s.released_by[v] = by;
+  s.nodes[v].ready_s = t;
+  s.nodes[v].released_by = by;
   s.streams[g_.ranks[rank].nodes[v].stream].queue.push_back(v);
 }
 
@@ -103,18 +97,18 @@ void Engine::try_start(int rank, int stream, double t) {
   const uint32_t v = st.queue[st.head++];
   if (st.head == st.queue.size()) st.queue.clear(), st.head = 0;
   st.busy = true;
-  s.arrive_s[v] = t;
+  s.nodes[v].arrive_s = t;
   // The start waited for the stream (its previous node) or for the dependency that released it.
-  if (t > s.ready_s[v] && st.last != kNoNode)
-    s.pred[v] = Pred{rank, st.last};
-  else if (s.released_by[v] != kNoNode)
-    s.pred[v] = Pred{rank, s.released_by[v]};
+  if (t > s.nodes[v].ready_s && st.last != kNoNode)
+    s.nodes[v].pred = Pred{rank, st.last};
+  else if (s.nodes[v].released_by != kNoNode)
+    s.nodes[v].pred = Pred{rank, s.nodes[v].released_by};
   const Node& node = g_.ranks[rank].nodes[v];
   switch (node.kind) {
     case NodeKind::kCompute: {
       const double d =
           node.duration_s >= 0 ? node.duration_s : o_.compute.time(node.flops, node.mem_bytes);
-      end_at(rank, v, t, t + d, s.pred[v]);
+      end_at(rank, v, t, t + d, s.nodes[v].pred);
       break;
     }
     case NodeKind::kCollective: arrive_collective(rank, v, t); break;
@@ -125,9 +119,9 @@ void Engine::try_start(int rank, int stream, double t) {
 
 void Engine::end_at(int rank, uint32_t v, double start, double end, Pred pred) {
   RankState& s = ranks_[rank];
-  s.start_s[v] = start;
-  s.end_s[v] = end;
-  s.pred[v] = pred;
+  s.nodes[v].start_s = start;
+  s.nodes[v].end_s = end;
+  s.nodes[v].pred = pred;
   events_.push(Event{end, seq_++, rank, v});
 }
 
@@ -215,7 +209,7 @@ void Engine::flush_pending(double t) {
       for (auto [group, call] : list) {
         CollectiveInstance& inst = instances_[group][call];
         const double d = timing.time_s + tech.codec_s_per_byte[k] * static_cast<double>(inst.bytes);
-        const Pred pred = ranks_[inst.last.rank].pred[inst.last.node];
+        const Pred pred = ranks_[inst.last.rank].nodes[inst.last.node].pred;
         for (auto [rank, v] : inst.members) end_at(rank, v, t, t + d, pred);
         r_.comm_total_s[k] += d;
         ++r_.collectives;
@@ -240,9 +234,9 @@ void Engine::flush_pending(double t) {
       const double d = finish[i] + tech.codec_s_per_byte[k] * static_cast<double>(node.bytes);
       // The later of the two posts decided the start (ties: the send).
       const bool recv_later =
-          ranks_[recv.rank].arrive_s[recv.node] > ranks_[send.rank].arrive_s[send.node];
+          ranks_[recv.rank].nodes[recv.node].arrive_s > ranks_[send.rank].nodes[send.node].arrive_s;
       const P2pPost last = recv_later ? recv : send;
-      const Pred pred = ranks_[last.rank].pred[last.node];
+      const Pred pred = ranks_[last.rank].nodes[last.node].pred;
       end_at(send.rank, send.node, t, t + d, pred);
       end_at(recv.rank, recv.node, t, t + d, pred);
       r_.comm_total_s[k] += d;
@@ -262,7 +256,7 @@ void Engine::process(const Event& e) {
   ++done_;
   for (uint32_t i = s.dependant_begin[e.node]; i < s.dependant_begin[e.node + 1]; ++i) {
     const uint32_t w = s.dependants[i];
-    if (--s.waiting[w] == 0) {
+    if (--s.nodes[w].waiting == 0) {
       make_ready(e.rank, w, e.time, e.node);
       try_start(e.rank, g_.ranks[e.rank].nodes[w].stream, e.time);
     }
@@ -275,8 +269,8 @@ ScheduleResult Engine::run() {
   init();
   for (int r = 0; r < g_.rank_count(); ++r) {
     RankState& s = ranks_[r];
-    for (uint32_t v = 0; v < s.waiting.size(); ++v)
-      if (s.waiting[v] == 0) make_ready(r, v, 0, kNoNode);
+    for (uint32_t v = 0; v < s.nodes.size(); ++v)
+      if (s.nodes[v].waiting == 0) make_ready(r, v, 0, kNoNode);
     for (size_t st = 0; st < s.streams.size(); ++st) try_start(r, static_cast<int>(st), 0);
   }
   flush_pending(0);
@@ -304,10 +298,11 @@ void Engine::deadlock() const {
     for (const StreamState& st : s.streams) {
       if (!st.busy || listed >= 3) continue;
       // The node holding the stream is the one that started but never ended.
-      for (uint32_t v = 0; v < s.waiting.size(); ++v) {
+      for (uint32_t v = 0; v < s.nodes.size(); ++v) {
         const Node& node = g_.ranks[r].nodes[v];
-        if (s.waiting[v] != 0 || node.kind == NodeKind::kCompute) continue;
-        if (&s.streams[node.stream] != &st || s.end_s[v] != 0 || s.arrive_s[v] < st.free_at)
+        if (s.nodes[v].waiting != 0 || node.kind == NodeKind::kCompute) continue;
+        if (&s.streams[node.stream] != &st || s.nodes[v].end_s != 0 ||
+            s.nodes[v].arrive_s < st.free_at)
           continue;
         what += (what.empty() ? "" : "; ") + std::string("rank ") + std::to_string(r) + " node " +
                 std::to_string(node.id) + " (" +
@@ -335,19 +330,20 @@ void Engine::summarize(ScheduleResult& out) const {
   for (int r = 0; r < g_.rank_count(); ++r) {
     const RankState& s = ranks_[r];
     const RankGraph& rg = g_.ranks[r];
-    for (uint32_t v = 0; v < s.end_s.size(); ++v) {
-      if (s.end_s[v] > end) end = s.end_s[v], last = Pred{r, v};
+    for (uint32_t v = 0; v < s.nodes.size(); ++v) {
+      if (s.nodes[v].end_s > end) end = s.nodes[v].end_s, last = Pred{r, v};
       StreamBusy& b = out.stream_busy[r][rg.nodes[v].stream];
-      b.busy_s += s.end_s[v] - s.start_s[v];
-      b.wait_s += s.start_s[v] - s.arrive_s[v];
+      b.busy_s += s.nodes[v].end_s - s.nodes[v].start_s;
+      b.wait_s += s.nodes[v].start_s - s.nodes[v].arrive_s;
     }
   }
   out.iteration_s = std::max(end, 0.0);
   if (o_.want_critical_path && last.rank >= 0) {
     for (Pred p = last; p.rank >= 0 && out.critical_path.size() <= total_;) {
       const RankState& s = ranks_[p.rank];
-      out.critical_path.push_back(CriticalStep{p.rank, p.node, s.start_s[p.node], s.end_s[p.node]});
-      p = s.pred[p.node];
+      out.critical_path.push_back(
+          CriticalStep{p.rank, p.node, s.nodes[p.node].start_s, s.nodes[p.node].end_s});
+      p = s.nodes[p.node].pred;
     }
     std::reverse(out.critical_path.begin(), out.critical_path.end());
     double covered = 0;
@@ -371,9 +367,10 @@ void Engine::summarize(ScheduleResult& out) const {
     if (r < 0 || r >= g_.rank_count()) continue;
     const RankState& s = ranks_[r];
     std::vector<TimelineEntry> line;
-    line.reserve(s.end_s.size());
-    for (uint32_t v = 0; v < s.end_s.size(); ++v)
-      line.push_back({v, g_.ranks[r].nodes[v].stream, s.ready_s[v], s.start_s[v], s.end_s[v]});
+    line.reserve(s.nodes.size());
+    for (uint32_t v = 0; v < s.nodes.size(); ++v)
+      line.push_back({v, g_.ranks[r].nodes[v].stream, s.nodes[v].ready_s, s.nodes[v].start_s,
+                      s.nodes[v].end_s});
     std::stable_sort(line.begin(), line.end(), [](const TimelineEntry& a, const TimelineEntry& b) {
       return a.start_s < b.start_s;
     });

@@ -27,12 +27,21 @@ struct StreamState {
   double free_at = 0;
 };
 
+// One node's run in one record, since its fields are touched together (a 1,024-rank replay
+// touches every rank at every instant).
+struct NodeState {
+  double ready_s = 0;   // dependencies done
+  double arrive_s = 0;  // got its stream (collectives: reached the rendezvous)
+  double start_s = 0;
+  double end_s = 0;
+  Pred pred;
+  uint32_t waiting = 0;            // unfinished dependencies
+  uint32_t released_by = kNoNode;  // the dependency whose end made it ready
+};
+
 struct RankState {
-  std::vector<uint32_t> waiting;                      // unfinished dependencies per node
+  std::vector<NodeState> nodes;
   std::vector<uint32_t> dependant_begin, dependants;  // CSR: node -> nodes that depend on it
-  std::vector<uint32_t> released_by;                  // the dependency whose end made it ready
-  std::vector<double> ready_s, arrive_s, start_s, end_s;
-  std::vector<Pred> pred;
   std::vector<StreamState> streams;
   std::vector<std::pair<int, uint32_t>> group_calls;  // (group, calls issued so far)
 };
