@@ -1,0 +1,31 @@
+#pragma once
+// Attribute names shared by the Chakra reader and writer (no protobuf here). The standard names
+// are the ones ASTRA-sim's feeder reads (feeder_v3/et_feeder_node_attr.h); the commlab_* names
+// carry what Chakra lacks, and the reader prefers them when present.
+namespace commlab::workload::chakra_attr {
+
+inline constexpr const char* kSchemaVersion = "0.0.4";  // GlobalMetadata.version we write
+
+// Standard Chakra / ASTRA-sim attributes.
+inline constexpr const char* kCommType = "comm_type";      // CollectiveCommType (int)
+inline constexpr const char* kCommSize = "comm_size";      // bytes (int)
+inline constexpr const char* kCommSrc = "comm_src";        // send/recv source rank
+inline constexpr const char* kCommDst = "comm_dst";        // send/recv destination rank
+inline constexpr const char* kCommTag = "comm_tag";        // send/recv matching tag
+inline constexpr const char* kPgName = "pg_name";          // communicator group key ("" / "0": all)
+inline constexpr const char* kNumOps = "num_ops";          // FLOPs (roofline)
+inline constexpr const char* kTensorSize = "tensor_size";  // bytes moved (roofline)
+inline constexpr const char* kIsCpuOp = "is_cpu_op";       // bool
+
+// CommLab's own (exact values; ASTRA-sim ignores attributes it does not know).
+inline constexpr const char* kDuration = "commlab_duration_s";   // double seconds
+inline constexpr const char* kFlops = "commlab_flops";           // double
+inline constexpr const char* kMemBytes = "commlab_mem_bytes";    // double
+inline constexpr const char* kCommKind = "commlab_comm_kind";    // "TP" "DP" "PP" "EP" "other"
+inline constexpr const char* kStream = "commlab_stream";         // uint
+inline constexpr const char* kGraphName = "commlab_graph_name";  // GlobalMetadata: Graph::name
+
+// Default stream of a node with no commlab_stream: compute 0, communication 1.
+inline constexpr unsigned kDefaultCommStream = 1;
+
+}  // namespace commlab::workload::chakra_attr

@@ -1,0 +1,125 @@
+#include "workload/chakra/chakra_files.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <system_error>
+
+#include "workload/chakra_trace.h"
+
+namespace commlab::workload::chakra_files {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string rank_file(const std::string& prefix, long long rank) {
+  return prefix + "." + std::to_string(rank) + ".et";
+}
+
+bool is_digits(std::string_view s) {
+  return !s.empty() && s.size() < 10 &&
+         std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+}  // namespace
+
+int count_rank_files(const std::string& prefix) {
+  std::error_code ec;
+  int n = 0;
+  while (n < kChakraMaxRanks && fs::exists(rank_file(prefix, n), ec)) ++n;
+  if (n == 0)
+    throw std::invalid_argument(rank_file(prefix, 0) +
+                                ": no such trace file (a trace is PREFIX.0.et, PREFIX.1.et, ...)");
+  // A gap would silently drop the ranks after it: look for any PREFIX.K.et with K > n.
+  const fs::path p(prefix);
+  const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
+  const std::string stem = p.filename().string() + ".";
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string f = it->path().filename().string();
+    if (f.size() <= stem.size() + 3 || f.compare(0, stem.size(), stem) != 0 ||
+        f.compare(f.size() - 3, 3, ".et") != 0)
+      continue;
+    const std::string_view idx =
+        std::string_view(f).substr(stem.size(), f.size() - stem.size() - 3);
+    if (is_digits(idx) && std::stoll(std::string(idx)) > n)
+      throw std::invalid_argument(rank_file(prefix, n) + ": missing rank file (" +
+                                  (dir / f).string() + " exists; rank files must be consecutive)");
+  }
+  return n;
+}
+
+std::string read_regular_file(const std::string& path, uint64_t max_bytes, bool missing_ok,
+                              bool* found) {
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  if (found) *found = true;
+  if (st.type() == fs::file_type::not_found) {
+    if (missing_ok) {
+      if (found) *found = false;
+      return {};
+    }
+    throw std::invalid_argument(path + ": no such file");
+  }
+  if (ec) throw std::invalid_argument(path + ": cannot read: " + ec.message());
+  if (st.type() == fs::file_type::directory)
+    throw std::invalid_argument(path + ": is a directory, not a trace file");
+  if (st.type() == fs::file_type::fifo)
+    throw std::invalid_argument(path + ": is a FIFO, not a regular file");
+  if (st.type() != fs::file_type::regular)
+    throw std::invalid_argument(path + ": is not a regular file");
+  const uintmax_t size = fs::file_size(path, ec);
+  if (ec) throw std::invalid_argument(path + ": cannot read: " + ec.message());
+  if (size > max_bytes)
+    throw std::invalid_argument(path + ": " + std::to_string(size) + " bytes, over the cap of " +
+                                std::to_string(max_bytes));
+  std::ifstream in(path, std::ios::binary);
+  std::string bytes(static_cast<size_t>(size), '\0');
+  in.read(bytes.data(), static_cast<std::streamsize>(size));
+  if (!in || in.gcount() != static_cast<std::streamsize>(size))
+    throw std::invalid_argument(path + ": cannot read the file");
+  return bytes;
+}
+
+CommGroups parse_comm_groups(std::string_view text, const std::string& file, int ranks) {
+  const nlohmann::json j = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
+  if (j.is_discarded() || !j.is_object())
+    throw std::invalid_argument(file +
+                                ": not a communicator-group file (expected a JSON object "
+                                "{\"1\": [0, 1, ...], ...})");
+  std::vector<std::pair<std::string, std::vector<int>>> entries;
+  for (const auto& [key, value] : j.items()) {
+    const std::string where = file + ": group \"" + key + "\": ";
+    if (!value.is_array() || value.empty())
+      throw std::invalid_argument(where + "expected a non-empty list of ranks");
+    std::vector<int> members;
+    std::vector<bool> seen(ranks, false);
+    for (const auto& v : value) {
+      if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() >= ranks)
+        throw std::invalid_argument(where + "rank " + v.dump() + " is not in [0, " +
+                                    std::to_string(ranks) + ") (the trace has " +
+                                    std::to_string(ranks) + " rank files)");
+      const int r = static_cast<int>(v.get<int64_t>());
+      if (seen[r]) throw std::invalid_argument(where + "rank " + std::to_string(r) + " twice");
+      seen[r] = true;
+      members.push_back(r);
+    }
+    entries.emplace_back(key, std::move(members));
+  }
+  // Integer keys in numeric order (a written trace's group i is key i + 1), then the rest.
+  auto numeric = [](const std::string& k) { return is_digits(k) ? std::stoll(k) : -1LL; };
+  std::stable_sort(entries.begin(), entries.end(), [&](const auto& a, const auto& b) {
+    const long long x = numeric(a.first), y = numeric(b.first);
+    if ((x < 0) != (y < 0)) return x >= 0;
+    return x >= 0 ? x < y : a.first < b.first;
+  });
+  CommGroups out;
+  for (auto& [key, members] : entries) {
+    out.keys.push_back(key);
+    out.groups.push_back(std::move(members));
+  }
+  return out;
+}
+
+}  // namespace commlab::workload::chakra_files

@@ -1,0 +1,28 @@
+#pragma once
+// The file-system and JSON side of the Chakra reader (no protobuf): finding a trace's rank files,
+// reading one with its caps, and the communicator-group file.
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace commlab::workload::chakra_files {
+
+// The number of consecutive rank files PREFIX.0.et, PREFIX.1.et, ...; throws when there is none
+// or when a later PREFIX.K.et exists past the first gap.
+int count_rank_files(const std::string& prefix);
+
+// The whole file, which must be a regular file of at most max_bytes (a FIFO or a directory is an
+// error, never a blocking read). missing_ok: an absent file gives "" and *found = false.
+std::string read_regular_file(const std::string& path, uint64_t max_bytes, bool missing_ok = false,
+                              bool* found = nullptr);
+
+// ASTRA-sim's communicator-group file: {"KEY": [rank, ...], ...}. Groups come back sorted by key
+// (numerically when keys are integers), keys beside them; every rank in [0, ranks), none twice.
+struct CommGroups {
+  std::vector<std::string> keys;
+  std::vector<std::vector<int>> groups;
+};
+CommGroups parse_comm_groups(std::string_view json, const std::string& file, int ranks);
+
+}  // namespace commlab::workload::chakra_files

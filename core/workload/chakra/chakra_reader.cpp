@@ -1,0 +1,545 @@
+// Reads Chakra traces into a Graph, field by field after docs/workload.md "Chakra execution
+// traces". Every length is checked against what is left and against a cap before anything is
+// allocated, and nodes are ordered topologically here (Chakra files need not list a dependency
+// before its dependant), so a cycle is found while sorting and named.
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+
+#include "workload/chakra/chakra_attrs.h"
+#include "workload/chakra/chakra_files.h"
+#include "workload/chakra/et_def.pb.h"
+#include "workload/chakra_trace.h"
+
+namespace commlab::workload {
+namespace {
+
+namespace pb = commlab::chakra;
+namespace attr = chakra_attr;
+
+// Dependencies inherited through skipped nodes, summed over a rank (bounds the memory a chain of
+// skipped nodes can make the reader spend).
+constexpr uint64_t kMaxInheritedDeps = uint64_t{1} << 26;
+
+[[noreturn]] void fail(const std::string& where, const std::string& what) {
+  throw std::invalid_argument(where + ": " + what);
+}
+
+// What the trace as a whole shares: rank count, groups, the report.
+struct TraceContext {
+  std::string label;
+  std::string group_file;
+  bool have_group_file = false;
+  int ranks = 0;
+  chakra_files::CommGroups groups;
+  int all_ranks_group = -1;  // index in graph.groups, made when first used
+  Graph* graph = nullptr;
+  TraceReadReport* report = nullptr;
+};
+
+// A node parsed from the file, before it is placed in topological order.
+struct RawNode {
+  Node node;
+  uint64_t dep_begin = 0;  // into RankParser::deps_
+  uint32_t data = 0, ctrl = 0;
+  uint64_t offset = 0;  // byte offset of its length prefix
+  bool skipped = false;
+};
+
+// Kinds an attribute is used by; on any other kind it is counted as ignored.
+enum : uint8_t { kC = 1, kL = 2, kS = 4, kR = 8, kAll = 15 };
+uint8_t kind_bit(NodeKind k) {
+  switch (k) {
+    case NodeKind::kCompute: return kC;
+    case NodeKind::kCollective: return kL;
+    case NodeKind::kSend: return kS;
+    case NodeKind::kRecv: return kR;
+  }
+  return 0;
+}
+
+class RankParser {
+ public:
+  RankParser(TraceContext& ctx, int rank, std::string file)
+      : ctx_(ctx), rank_(rank), file_(std::move(file)) {}
+  void parse(std::string_view bytes, RankGraph* out);
+
+ private:
+  std::string at_offset(uint64_t offset) const;
+  std::string at_node(uint64_t id) const {
+    return file_ + ": rank " + std::to_string(rank_) + ", node " + std::to_string(id);
+  }
+  bool next_message(std::string_view bytes, std::string_view* msg);
+  void read_metadata(std::string_view msg);
+  void read_node(const pb::Node& n, uint64_t offset);
+  void map_attributes(const pb::Node& n, Node* node, const std::string& where);
+  int resolve_group(const std::string& pg, const std::string& where);
+  void place(RankGraph* out);
+  void emit(uint32_t v, RankGraph* out);
+
+  TraceContext& ctx_;
+  const int rank_;
+  const std::string file_;
+  uint64_t pos_ = 0;
+  uint64_t last_id_ = 0;
+  bool any_node_ = false;
+  std::vector<RawNode> raw_;
+  std::vector<uint64_t> dep_ids_;
+  std::vector<uint32_t> deps_;  // dep_ids_ resolved to raw_ indices
+  std::unordered_map<uint64_t, uint32_t> index_;
+  std::vector<uint32_t> position_;  // raw index -> position in the RankGraph
+  std::unordered_map<uint32_t, std::vector<uint32_t>> inherited_;  // skipped node -> positions
+  uint64_t inherited_total_ = 0;
+  std::vector<uint32_t> stamp_;  // dedupe marks per position
+  uint32_t stamp_now_ = 0;
+};
+
+std::string RankParser::at_offset(uint64_t offset) const {
+  return file_ + ": rank " + std::to_string(rank_) + ", byte offset " + std::to_string(offset) +
+         (any_node_ ? " (after node " + std::to_string(last_id_) + ")" : "");
+}
+
+// A varint32 length prefix and the message it announces; false at a clean end of file.
+bool RankParser::next_message(std::string_view bytes, std::string_view* msg) {
+  const uint64_t start = pos_;
+  if (pos_ == bytes.size()) return false;
+  uint32_t len = 0;
+  for (int i = 0;; ++i) {
+    if (pos_ == bytes.size()) fail(at_offset(start), "truncated length prefix");
+    const auto b = static_cast<uint8_t>(bytes[pos_++]);
+    if (i == 4 && (b & 0xF0)) fail(at_offset(start), "bad varint length prefix (over 32 bits)");
+    len |= uint32_t{b & 0x7Fu} << (7 * i);
+    if (!(b & 0x80)) break;
+  }
+  if (len > kChakraMaxMessageBytes)
+    fail(at_offset(start), "message length " + std::to_string(len) + " is over the cap of " +
+                               std::to_string(kChakraMaxMessageBytes) + " bytes");
+  if (len > bytes.size() - pos_)
+    fail(at_offset(start), "truncated message: length " + std::to_string(len) + ", only " +
+                               std::to_string(bytes.size() - pos_) + " bytes left");
+  *msg = bytes.substr(pos_, len);
+  pos_ += len;
+  return true;
+}
+
+void RankParser::read_metadata(std::string_view msg) {
+  pb::GlobalMetadata meta;
+  if (!meta.ParseFromArray(msg.data(), static_cast<int>(msg.size())))
+    fail(at_offset(0), "not a valid GlobalMetadata message");
+  for (const pb::AttributeProto& a : meta.attr()) {
+    if (a.name() == attr::kGraphName && a.has_string_val()) {
+      if (rank_ == 0) ctx_.graph->name = a.string_val();
+    } else if (ctx_.report) {
+      ++ctx_.report->unknown_attributes;
+      ++ctx_.report->unknown_by_name[a.name()];
+    }
+  }
+}
+
+void RankParser::parse(std::string_view bytes, RankGraph* out) {
+  std::string_view msg;
+  if (!next_message(bytes, &msg)) fail(at_offset(0), "empty file (expected a GlobalMetadata)");
+  read_metadata(msg);
+  pb::Node n;  // reused: parsing clears it
+  uint64_t offset = pos_;
+  while (next_message(bytes, &msg)) {
+    if (!n.ParseFromArray(msg.data(), static_cast<int>(msg.size())))
+      fail(at_offset(offset), "not a valid Chakra Node message");
+    read_node(n, offset);
+    offset = pos_;
+  }
+  place(out);
+}
+
+void RankParser::read_node(const pb::Node& n, uint64_t offset) {
+  const std::string where = at_node(n.id());
+  if (raw_.size() >= UINT32_MAX) fail(where, "more than 2^32 - 1 nodes in one rank");
+  auto [it, fresh] = index_.emplace(n.id(), static_cast<uint32_t>(raw_.size()));
+  if (!fresh)
+    fail(where, "duplicate node id (first at byte offset " +
+                    std::to_string(raw_[it->second].offset) + ")");
+  RawNode r;
+  r.offset = offset;
+  r.node.id = n.id();
+  r.dep_begin = dep_ids_.size();
+  r.data = static_cast<uint32_t>(n.data_deps_size());
+  r.ctrl = static_cast<uint32_t>(n.ctrl_deps_size());
+  dep_ids_.insert(dep_ids_.end(), n.data_deps().begin(), n.data_deps().end());
+  dep_ids_.insert(dep_ids_.end(), n.ctrl_deps().begin(), n.ctrl_deps().end());
+  switch (n.type()) {
+    case pb::COMP_NODE: r.node.kind = NodeKind::kCompute; break;
+    case pb::COMM_COLL_NODE: r.node.kind = NodeKind::kCollective; break;
+    case pb::COMM_SEND_NODE: r.node.kind = NodeKind::kSend; break;
+    case pb::COMM_RECV_NODE: r.node.kind = NodeKind::kRecv; break;
+    case pb::INVALID_NODE:
+    case pb::METADATA_NODE:
+    case pb::MEM_LOAD_NODE:
+    case pb::MEM_STORE_NODE:
+    case pb::STORAGE_NODE:
+    case pb::BATCH_NODE:
+    case pb::CHECKPOINT_NODE: r.skipped = true; break;
+    default: fail(where, "unknown node type " + std::to_string(static_cast<int>(n.type())));
+  }
+  if (!r.skipped) {
+    r.node.name = ctx_.graph->intern(n.name());
+    map_attributes(n, &r.node, where);
+  } else if (ctx_.report) {
+    ++ctx_.report->skipped_nodes;
+  }
+  raw_.push_back(r);
+  last_id_ = n.id();
+  any_node_ = true;
+}
+
+// ---- attribute values: any integer encoding is accepted where an integer is expected ----
+
+std::string value_case_name(const pb::AttributeProto& a) {
+  const auto* field = a.GetDescriptor()->FindFieldByNumber(static_cast<int>(a.value_case()));
+  return field ? field->name() : "no value";
+}
+
+__int128 int_value(const pb::AttributeProto& a, const std::string& where) {
+  switch (a.value_case()) {
+    case pb::AttributeProto::kInt32Val: return a.int32_val();
+    case pb::AttributeProto::kInt64Val: return a.int64_val();
+    case pb::AttributeProto::kUint32Val: return a.uint32_val();
+    case pb::AttributeProto::kUint64Val: return a.uint64_val();
+    case pb::AttributeProto::kSint32Val: return a.sint32_val();
+    case pb::AttributeProto::kSint64Val: return a.sint64_val();
+    case pb::AttributeProto::kFixed32Val: return a.fixed32_val();
+    case pb::AttributeProto::kFixed64Val: return a.fixed64_val();
+    case pb::AttributeProto::kSfixed32Val: return a.sfixed32_val();
+    case pb::AttributeProto::kSfixed64Val: return a.sfixed64_val();
+    case pb::AttributeProto::kBoolVal: return a.bool_val() ? 1 : 0;
+    default:
+      fail(where,
+           "attribute " + a.name() + ": expected an integer value, found " + value_case_name(a));
+  }
+}
+
+uint64_t int_in(const pb::AttributeProto& a, const std::string& where, __int128 lo, __int128 hi) {
+  const __int128 v = int_value(a, where);
+  if (v < lo || v > hi) {
+    const bool neg = v < 0;
+    const auto mag = static_cast<unsigned __int128>(neg ? -v : v);
+    fail(where, "attribute " + a.name() + ": " + (neg ? "-" : "") +
+                    std::to_string(static_cast<uint64_t>(mag)) + " is out of range [" +
+                    std::to_string(static_cast<int64_t>(lo)) + ", " +
+                    std::to_string(static_cast<uint64_t>(hi)) + "]");
+  }
+  return static_cast<uint64_t>(v);
+}
+
+double double_value(const pb::AttributeProto& a, const std::string& where) {
+  if (a.value_case() != pb::AttributeProto::kDoubleVal)
+    fail(where, "attribute " + a.name() + ": expected double_val, found " + value_case_name(a));
+  if (!std::isfinite(a.double_val()))
+    fail(where, "attribute " + a.name() + ": not a finite number");
+  return a.double_val();
+}
+
+const std::string& string_value(const pb::AttributeProto& a, const std::string& where) {
+  if (a.value_case() != pb::AttributeProto::kStringVal)
+    fail(where, "attribute " + a.name() + ": expected string_val, found " + value_case_name(a));
+  return a.string_val();
+}
+
+std::optional<CommOp> comm_op(uint64_t type) {
+  switch (type) {
+    case pb::ALL_REDUCE: return CommOp::kAllReduce;
+    case pb::ALL_GATHER: return CommOp::kAllGather;
+    case pb::REDUCE_SCATTER:
+    case pb::REDUCE_SCATTER_BLOCK: return CommOp::kReduceScatter;  // equal blocks: the same pattern
+    case pb::ALL_TO_ALL: return CommOp::kAllToAll;
+    case pb::BROADCAST: return CommOp::kBroadcast;
+    default: return std::nullopt;
+  }
+}
+
+void RankParser::map_attributes(const pb::Node& n, Node* node, const std::string& where) {
+  std::optional<uint64_t> comm_type, comm_size, comm_src, comm_dst, num_ops, tensor_size, stream;
+  std::optional<int64_t> comm_tag;
+  std::optional<double> duration, flops, mem_bytes;
+  const std::string* pg_name = nullptr;
+  const std::string* kind = nullptr;
+  bool cpu_op = false;
+  const uint8_t bit = kind_bit(node->kind);
+  for (const pb::AttributeProto& a : n.attr()) {
+    const std::string& name = a.name();
+    uint8_t used = 0;  // kinds that use this attribute; 0: unknown
+    if (name == attr::kCommType) {
+      if ((used = kL) & bit) comm_type = int_in(a, where, 0, UINT64_MAX);
+    } else if (name == attr::kCommSize) {
+      if ((used = kL | kS | kR) & bit) comm_size = int_in(a, where, 0, UINT64_MAX);
+    } else if (name == attr::kCommSrc) {
+      if ((used = kS | kR) & bit) comm_src = int_in(a, where, 0, INT32_MAX);
+    } else if (name == attr::kCommDst) {
+      if ((used = kS | kR) & bit) comm_dst = int_in(a, where, 0, INT32_MAX);
+    } else if (name == attr::kCommTag) {
+      if ((used = kL | kS | kR) & bit)
+        comm_tag = static_cast<int64_t>(int_in(a, where, INT32_MIN, INT32_MAX));
+    } else if (name == attr::kPgName) {
+      if ((used = kL) & bit) pg_name = &string_value(a, where);
+    } else if (name == attr::kNumOps) {
+      if ((used = kC) & bit) num_ops = int_in(a, where, 0, UINT64_MAX);
+    } else if (name == attr::kTensorSize) {
+      if ((used = kC) & bit) tensor_size = int_in(a, where, 0, UINT64_MAX);
+    } else if (name == attr::kIsCpuOp) {
+      used = kAll;
+      cpu_op = int_in(a, where, 0, 1) != 0;
+    } else if (name == attr::kDuration) {
+      used = kAll;
+      duration = double_value(a, where);
+    } else if (name == attr::kFlops) {
+      used = kAll;
+      flops = double_value(a, where);
+    } else if (name == attr::kMemBytes) {
+      used = kAll;
+      mem_bytes = double_value(a, where);
+    } else if (name == attr::kCommKind) {
+      used = kAll;
+      kind = &string_value(a, where);
+    } else if (name == attr::kStream) {
+      used = kAll;
+      stream = int_in(a, where, 0, kMaxStreams - 1);
+    }
+    if (!(used & bit) && ctx_.report) {
+      ++ctx_.report->unknown_attributes;
+      ++ctx_.report->unknown_by_name[name];
+    }
+  }
+  const bool comm = node->kind != NodeKind::kCompute;
+  if (comm && cpu_op) fail(where, "is_cpu_op is true on a communication node");
+  node->stream = static_cast<uint8_t>(stream.value_or(comm ? attr::kDefaultCommStream : 0));
+  node->flops = flops.value_or(num_ops ? static_cast<double>(*num_ops) : 0.0);
+  node->mem_bytes = mem_bytes.value_or(tensor_size ? static_cast<double>(*tensor_size) : 0.0);
+  if (kind) {
+    bool found = false;
+    for (int k = 0; k < kCommKinds && !found; ++k)
+      if (*kind == comm_kind_name(static_cast<CommKind>(k))) {
+        node->comm = static_cast<CommKind>(k);
+        found = true;
+      }
+    if (!found)
+      fail(where,
+           std::string(attr::kCommKind) + " \"" + *kind + "\" (expected TP, DP, PP, EP or other)");
+  }
+  if (!comm) {
+    // Exact seconds, else Chakra's microseconds; with no duration but num_ops / tensor_size, the
+    // roofline (ASTRA-sim's roofline mode; CPU ops always replay their duration, as there).
+    const bool roofline = !cpu_op && n.duration_micros() == 0 && (num_ops || tensor_size);
+    node->duration_s =
+        duration.value_or(roofline ? -1.0 : static_cast<double>(n.duration_micros()) * 1e-6);
+    return;
+  }
+  // Communication is timed by the scheduler; Chakra's duration_micros of it is not used.
+  node->duration_s = duration.value_or(-1.0);
+  const char* type_name = node->kind == NodeKind::kCollective ? "COMM_COLL_NODE"
+                          : node->kind == NodeKind::kSend     ? "COMM_SEND_NODE"
+                                                              : "COMM_RECV_NODE";
+  if (!comm_size) fail(where, std::string(type_name) + " without comm_size");
+  node->bytes = *comm_size;
+  node->tag = static_cast<int32_t>(comm_tag.value_or(0));
+  if (node->kind == NodeKind::kCollective) {
+    if (!comm_type) fail(where, "COMM_COLL_NODE without comm_type");
+    const std::optional<CommOp> op = comm_op(*comm_type);
+    if (!op) {
+      const auto* e = pb::CollectiveCommType_descriptor()->FindValueByNumber(
+          static_cast<int>(std::min<uint64_t>(*comm_type, INT32_MAX)));
+      fail(where, "comm_type " + (e ? e->name() + " (" : "(") + std::to_string(*comm_type) +
+                      ") is not supported (CommLab times ALL_REDUCE, REDUCE_SCATTER, "
+                      "REDUCE_SCATTER_BLOCK, ALL_GATHER, ALL_TO_ALL and BROADCAST)");
+    }
+    node->op = *op;
+    node->group_or_peer = resolve_group(pg_name ? *pg_name : std::string(), where);
+    return;
+  }
+  const bool send = node->kind == NodeKind::kSend;
+  const std::optional<uint64_t>& peer = send ? comm_dst : comm_src;
+  const std::optional<uint64_t>& self = send ? comm_src : comm_dst;
+  if (!peer)
+    fail(where, std::string(type_name) + (send ? " without comm_dst" : " without comm_src"));
+  if (self && *self != static_cast<uint64_t>(rank_))
+    fail(where, std::string(send ? "comm_src " : "comm_dst ") + std::to_string(*self) +
+                    " is not this file's rank");
+  if (*peer >= static_cast<uint64_t>(ctx_.ranks) || *peer == static_cast<uint64_t>(rank_))
+    fail(where, std::string(send ? "send to" : "recv from") + " rank " + std::to_string(*peer) +
+                    " (the trace has " + std::to_string(ctx_.ranks) + " ranks, this is rank " +
+                    std::to_string(rank_) + ")");
+  node->group_or_peer = static_cast<int32_t>(*peer);
+}
+
+int RankParser::resolve_group(const std::string& pg, const std::string& where) {
+  int g = -1;
+  if (pg.empty() || pg == "0") {  // ASTRA-sim: no group or "0" is every rank
+    if (ctx_.all_ranks_group < 0) {
+      std::vector<int> all(ctx_.ranks);
+      for (int r = 0; r < ctx_.ranks; ++r) all[r] = r;
+      for (size_t i = 0; i < ctx_.graph->groups.size() && ctx_.all_ranks_group < 0; ++i)
+        if (ctx_.graph->groups[i] == all) ctx_.all_ranks_group = static_cast<int>(i);
+      if (ctx_.all_ranks_group < 0) {
+        ctx_.all_ranks_group = static_cast<int>(ctx_.graph->groups.size());
+        ctx_.graph->groups.push_back(std::move(all));
+      }
+    }
+    return ctx_.all_ranks_group;
+  }
+  for (size_t i = 0; i < ctx_.groups.keys.size() && g < 0; ++i)
+    if (ctx_.groups.keys[i] == pg) g = static_cast<int>(i);
+  if (g < 0)
+    fail(where, "pg_name \"" + pg + "\" is not in " +
+                    (ctx_.have_group_file
+                         ? ctx_.group_file
+                         : "a communicator-group file (there is no " + ctx_.group_file + ")"));
+  bool member = false;
+  for (int m : ctx_.graph->groups[g]) member |= m == rank_;
+  if (!member)
+    fail(where, "collective on pg_name \"" + pg + "\", which does not contain this rank");
+  return g;
+}
+
+// Places the nodes in a topological order that keeps the file's order where it already is one
+// (so a written graph reads back position for position); nodes skipped pass their dependencies on.
+void RankParser::place(RankGraph* out) {
+  const auto count = static_cast<uint32_t>(raw_.size());
+  deps_.resize(dep_ids_.size());
+  for (uint32_t v = 0; v < count; ++v) {
+    const RawNode& r = raw_[v];
+    for (uint64_t i = r.dep_begin; i < r.dep_begin + r.data + r.ctrl; ++i) {
+      auto it = index_.find(dep_ids_[i]);
+      if (it == index_.end())
+        fail(at_node(r.node.id), std::string(i < r.dep_begin + r.data ? "data" : "control") +
+                                     " dependency on node " + std::to_string(dep_ids_[i]) +
+                                     ", which is not in the trace");
+      deps_[i] = it->second;
+    }
+  }
+  std::vector<uint8_t> state(count, 0);  // 0 new, 1 on the DFS stack, 2 placed
+  position_.assign(count, UINT32_MAX);
+  std::vector<std::pair<uint32_t, uint64_t>> stack;  // node, next dependency
+  for (uint32_t root = 0; root < count; ++root) {
+    if (state[root]) continue;
+    state[root] = 1;
+    stack.emplace_back(root, 0);
+    while (!stack.empty()) {
+      auto& [v, k] = stack.back();
+      const RawNode& r = raw_[v];
+      if (k < uint64_t{r.data} + r.ctrl) {
+        const uint32_t d = deps_[r.dep_begin + k++];
+        if (state[d] == 1)
+          fail(at_node(r.node.id),
+               "lies on a dependency cycle (through node " + std::to_string(raw_[d].node.id) + ")");
+        if (state[d] == 0) {
+          state[d] = 1;
+          stack.emplace_back(d, 0);
+        }
+        continue;
+      }
+      state[v] = 2;
+      const uint32_t placed = v;
+      stack.pop_back();
+      emit(placed, out);
+    }
+  }
+  if (ctx_.report) ctx_.report->nodes += out->nodes.size();
+}
+
+void RankParser::emit(uint32_t v, RankGraph* out) {
+  const RawNode& r = raw_[v];
+  std::vector<uint32_t> lists[2];
+  if (stamp_.size() < out->nodes.size() + 1) stamp_.resize(out->nodes.size() + 1, 0);
+  ++stamp_now_;
+  auto take = [&](std::vector<uint32_t>& list, uint32_t pos) {
+    if (stamp_[pos] == stamp_now_) return;  // through skipped nodes a dependency can recur
+    stamp_[pos] = stamp_now_;
+    list.push_back(pos);
+  };
+  for (uint64_t i = 0; i < uint64_t{r.data} + r.ctrl; ++i) {
+    const uint32_t d = deps_[r.dep_begin + i];
+    std::vector<uint32_t>& list = lists[r.skipped || i < r.data ? 0 : 1];
+    if (raw_[d].skipped) {
+      for (uint32_t p : inherited_[d]) take(list, p);
+    } else if (r.skipped) {
+      take(list, position_[d]);
+    } else {
+      list.push_back(position_[d]);  // a kept node's own list stays as written
+    }
+  }
+  if (r.skipped) {
+    inherited_total_ += lists[0].size();
+    if (inherited_total_ > kMaxInheritedDeps)
+      fail(at_node(r.node.id), "too many dependencies passed on through skipped nodes (over " +
+                                   std::to_string(kMaxInheritedDeps) + ")");
+    inherited_[v] = std::move(lists[0]);
+    return;
+  }
+  for (int k = 0; k < 2; ++k)
+    if (lists[k].size() > UINT16_MAX)
+      fail(at_node(r.node.id), std::string(k ? "control" : "data") + " dependencies: " +
+                                   std::to_string(lists[k].size()) + " (at most 65535)");
+  position_[v] = out->add(r.node, lists[0], lists[1]);
+}
+
+Graph parse_with(TraceContext& ctx, int ranks, std::string_view groups_json,
+                 const std::function<std::string_view(int, std::string*)>& rank_bytes) {
+  Graph graph;
+  ctx.graph = &graph;
+  ctx.ranks = ranks;
+  if (ranks <= 0 || ranks > kChakraMaxRanks)
+    throw std::invalid_argument(ctx.label + ": " + std::to_string(ranks) + " ranks (at most " +
+                                std::to_string(kChakraMaxRanks) + ")");
+  if (ctx.have_group_file) {
+    ctx.groups = chakra_files::parse_comm_groups(groups_json, ctx.group_file, ranks);
+    graph.groups = ctx.groups.groups;
+  }
+  graph.ranks.resize(ranks);
+  std::string storage;
+  for (int r = 0; r < ranks; ++r) {
+    std::string file = ctx.label + "." + std::to_string(r) + ".et";
+    const std::string_view bytes = rank_bytes(r, &storage);
+    RankParser(ctx, r, std::move(file)).parse(bytes, &graph.ranks[r]);
+  }
+  if (graph.name.empty()) graph.name = std::filesystem::path(ctx.label).filename().string();
+  try {
+    check_graph(graph);  // the reader checked all of it already; this guards the invariants
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(ctx.label + ": " + e.what());
+  }
+  return graph;
+}
+
+}  // namespace
+
+Graph parse_chakra_trace(const std::vector<std::string_view>& rank_files,
+                         std::string_view comm_groups_json, const std::string& label,
+                         TraceReadReport* report) {
+  TraceContext ctx;
+  ctx.label = label;
+  ctx.group_file = chakra_comm_group_file(label);
+  ctx.have_group_file = !comm_groups_json.empty();
+  ctx.report = report;
+  return parse_with(ctx, static_cast<int>(rank_files.size()), comm_groups_json,
+                    [&](int r, std::string*) { return rank_files[r]; });
+}
+
+Graph read_chakra_trace(const std::string& prefix, TraceReadReport* report) {
+  const int ranks = chakra_files::count_rank_files(prefix);
+  TraceContext ctx;
+  ctx.label = prefix;
+  ctx.group_file = chakra_comm_group_file(prefix);
+  ctx.report = report;
+  const std::string groups = chakra_files::read_regular_file(
+      ctx.group_file, kChakraMaxGroupFileBytes, /*missing_ok=*/true, &ctx.have_group_file);
+  return parse_with(ctx, ranks, groups, [&](int r, std::string* storage) {
+    *storage = chakra_files::read_regular_file(prefix + "." + std::to_string(r) + ".et",
+                                               kChakraMaxFileBytes);
+    return std::string_view(*storage);
+  });
+}
+
+}  // namespace commlab::workload

@@ -1,0 +1,55 @@
+#pragma once
+// Chakra execution traces (the format of ASTRA-sim and MLCommons) in and out of a workload Graph.
+// A trace is one file per rank, PREFIX.RANK.et: a varint32 length-prefixed GlobalMetadata message,
+// then length-prefixed Node messages; communicator groups live in a JSON file beside it
+// (PREFIX.comm_groups.json, ASTRA-sim's --comm-group-configuration: {"1": [0, 1, 2, 3], ...}).
+// docs/workload.md "Chakra execution traces" has the field mapping, CommLab's own attributes, the
+// caps and the error messages. Only chakra/chakra_reader.cpp and chakra/chakra_writer.cpp know
+// protobuf; this header does not.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "workload/graph.h"
+
+namespace commlab::workload {
+
+// Caps a reader enforces before it allocates (a larger input is an error, not a crash).
+inline constexpr uint64_t kChakraMaxFileBytes = uint64_t{1} << 30;  // one rank's .et file
+inline constexpr uint32_t kChakraMaxMessageBytes = uint32_t{64}
+                                                   << 20;  // one length-prefixed message
+inline constexpr uint64_t kChakraMaxGroupFileBytes = uint64_t{256} << 20;
+inline constexpr int kChakraMaxRanks = 1 << 20;
+
+struct TraceReadReport {
+  uint64_t nodes = 0;               // nodes imported (all ranks)
+  uint64_t unknown_attributes = 0;  // attributes read but not used (by name below)
+  std::map<std::string, uint64_t> unknown_by_name;
+  uint64_t skipped_nodes = 0;  // METADATA, MEM_LOAD/STORE, INVALID, STORAGE, BATCH, CHECKPOINT
+};
+
+// The communicator-group file that belongs to a trace prefix: PREFIX.comm_groups.json.
+std::string chakra_comm_group_file(const std::string& prefix);
+
+// Reads PREFIX.0.et, PREFIX.1.et, ... (the rank count is the number of consecutive files; a gap
+// before a later file is an error) and PREFIX.comm_groups.json when it exists. Throws
+// std::invalid_argument, one line naming the file, the rank and the node id (or byte offset).
+Graph read_chakra_trace(const std::string& prefix, TraceReadReport* report = nullptr);
+
+// The same from memory: one buffer per rank, the group file's text (empty: none). label stands for
+// the prefix in error messages (label.RANK.et).
+Graph parse_chakra_trace(const std::vector<std::string_view>& rank_files,
+                         std::string_view comm_groups_json, const std::string& label,
+                         TraceReadReport* report = nullptr);
+
+// Writes DIR/NAME.RANK.et for every rank and DIR/NAME.comm_groups.json (creating DIR). Throws
+// std::invalid_argument for a graph check_graph rejects or with duplicate node ids in a rank, and
+// std::runtime_error when a file cannot be written.
+void write_chakra_trace(const Graph& graph, const std::string& dir, const std::string& name);
+
+// The bytes write_chakra_trace writes: one .et image per rank, and the group file's text.
+std::vector<std::string> encode_chakra_trace(const Graph& graph, std::string* comm_groups_json);
+
+}  // namespace commlab::workload

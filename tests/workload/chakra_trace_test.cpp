@@ -1,0 +1,250 @@
+// Chakra import: hand-written traces of each node type (raw wire bytes from the public schema's
+// field numbers) map to the documented Node fields, and malformed traces give the documented
+// one-line errors (docs/workload.md "Chakra execution traces").
+#include "workload/chakra_trace.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+#include <string>
+
+#include "chakra_wire.h"
+
+namespace commlab::workload {
+namespace {
+
+using namespace commlab::test::chakra_wire;
+using ::testing::HasSubstr;
+
+Graph parse(const std::vector<std::string>& files, const std::string& groups = "",
+            TraceReadReport* report = nullptr) {
+  std::vector<std::string_view> views(files.begin(), files.end());
+  return parse_chakra_trace(views, groups, "t", report);
+}
+
+std::string error_of(const std::vector<std::string>& files, const std::string& groups = "") {
+  try {
+    parse(files, groups);
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(ChakraRead, ComputeNodesDurationRooflineAndCpuOps) {
+  const std::string f = trace_file({
+      NodeMsg(10, "gemm", kComp).micros(250),
+      NodeMsg(11, "roof", kComp)
+          .attr(attr_u("num_ops", 4'000'000))
+          .attr(attr_u("tensor_size", 8192)),
+      NodeMsg(12, "cpu", kComp).attr(attr_b("is_cpu_op", true)).attr(attr_i("num_ops", 5)),
+      NodeMsg(13, "exact", kComp).micros(2).attr(attr_d("commlab_duration_s", 1.5e-6)),
+  });
+  const Graph g = parse({f});
+  ASSERT_EQ(g.rank_count(), 1);
+  const auto& n = g.ranks[0].nodes;
+  ASSERT_EQ(n.size(), 4u);
+  // duration_micros 250 -> 250 * 1e-6 s, on the compute stream.
+  EXPECT_EQ(n[0].kind, NodeKind::kCompute);
+  EXPECT_EQ(n[0].id, 10u);
+  EXPECT_EQ(g.name_of(n[0]), "gemm");
+  EXPECT_DOUBLE_EQ(n[0].duration_s, 250e-6);
+  EXPECT_EQ(n[0].stream, kComputeStream);
+  // No duration, num_ops and tensor_size: the roofline (duration_s < 0, FLOPs and bytes kept).
+  EXPECT_LT(n[1].duration_s, 0);
+  EXPECT_EQ(n[1].flops, 4e6);
+  EXPECT_EQ(n[1].mem_bytes, 8192);
+  // A CPU op replays its duration (0 here) even with num_ops, as ASTRA-sim does.
+  EXPECT_EQ(n[2].duration_s, 0);
+  EXPECT_EQ(n[2].flops, 5);
+  // CommLab's exact seconds win over the rounded microseconds.
+  EXPECT_EQ(n[3].duration_s, 1.5e-6);
+}
+
+TEST(ChakraRead, CollectivesGroupsAndOps) {
+  auto rank = [](int r) {
+    return trace_file({
+        NodeMsg(1, "ag", kColl)
+            .attr(attr_i("comm_type", kAllGather))
+            .attr(attr_u("comm_size", 1 << 20))
+            .attr(attr_s("pg_name", "2")),
+        NodeMsg(2, "ar", kColl)
+            .attr(attr_i("comm_type", kAllReduce))
+            .attr(attr_i("comm_size", 64))
+            .data(1),
+        NodeMsg(3, "rsb", kColl)
+            .attr(attr_i("comm_type", kReduceScatterBlock))
+            .attr(attr_u("comm_size", 8))
+            .attr(attr_s("pg_name", "0"))
+            .attr(attr_s("commlab_comm_kind", "DP"))
+            .attr(attr_u("commlab_stream", 3)),
+        NodeMsg(4, "a2a", kColl)
+            .attr(attr_i("comm_type", kAllToAll))
+            .attr(attr_u("comm_size", 9))
+            .attr(attr_s("pg_name", r == 0 ? "1" : "2")),
+    });
+  };
+  const Graph g = parse({rank(0), rank(1)}, R"({"2": [1, 0], "1": [0]})");
+  // Groups in numeric key order ("1" then "2"); the default (no pg_name, "0") is all ranks,
+  // appended when first used.
+  ASSERT_EQ(g.groups.size(), 3u);
+  EXPECT_EQ(g.groups[0], std::vector<int>({0}));
+  EXPECT_EQ(g.groups[1], std::vector<int>({1, 0}));
+  EXPECT_EQ(g.groups[2], std::vector<int>({0, 1}));
+  const auto& n = g.ranks[1].nodes;
+  EXPECT_EQ(n[0].kind, NodeKind::kCollective);
+  EXPECT_EQ(n[0].op, CommOp::kAllGather);
+  EXPECT_EQ(n[0].bytes, 1u << 20);
+  EXPECT_EQ(n[0].group_or_peer, 1);
+  EXPECT_EQ(n[0].stream, 1);  // communication defaults to stream 1
+  EXPECT_EQ(n[0].comm, CommKind::kOther);
+  EXPECT_LT(n[0].duration_s, 0);
+  EXPECT_EQ(n[1].op, CommOp::kAllReduce);
+  EXPECT_EQ(n[1].group_or_peer, 2);
+  EXPECT_EQ(n[2].op, CommOp::kReduceScatter);  // REDUCE_SCATTER_BLOCK: same pattern
+  EXPECT_EQ(n[2].group_or_peer, 2);
+  EXPECT_EQ(n[2].comm, CommKind::kDp);
+  EXPECT_EQ(n[2].stream, 3);
+  EXPECT_EQ(n[3].op, CommOp::kAllToAll);
+  EXPECT_EQ(g.ranks[0].nodes[3].group_or_peer, 0);
+}
+
+TEST(ChakraRead, SendAndRecv) {
+  const std::string r0 = trace_file({NodeMsg(5, "s", kSend)
+                                         .attr(attr_i("comm_src", 0))
+                                         .attr(attr_i("comm_dst", 1))
+                                         .attr(attr_i("comm_tag", 7))
+                                         .attr(attr_u("comm_size", 4096))});
+  const std::string r1 = trace_file({NodeMsg(9, "r", kRecv)
+                                         .attr(attr_i("comm_src", 0))
+                                         .attr(attr_i("comm_tag", 7))
+                                         .attr(attr_u("comm_size", 4096))});
+  const Graph g = parse({r0, r1});
+  const Node& s = g.ranks[0].nodes[0];
+  const Node& r = g.ranks[1].nodes[0];
+  EXPECT_EQ(s.kind, NodeKind::kSend);
+  EXPECT_EQ(s.group_or_peer, 1);  // send: destination rank
+  EXPECT_EQ(s.tag, 7);
+  EXPECT_EQ(s.bytes, 4096u);
+  EXPECT_EQ(r.kind, NodeKind::kRecv);
+  EXPECT_EQ(r.group_or_peer, 0);  // recv: source rank
+  EXPECT_EQ(r.tag, 7);
+}
+
+TEST(ChakraRead, DependenciesSortedAndPassedThroughSkippedNodes) {
+  // File order 3, 1, 2, 4: node 3 depends on 1 (data) and 2 (ctrl) listed after it; 4 depends on
+  // a METADATA node (5) that depends on 1 and 2, so 4 inherits both as data deps.
+  const std::string f = trace_file({
+      NodeMsg(3, "c", kComp).data(1).ctrl(2),
+      NodeMsg(1, "a", kComp),
+      NodeMsg(2, "b", kComp),
+      NodeMsg(5, "meta", kMetadata).data(1).ctrl(2),
+      NodeMsg(4, "d", kComp).data(5).ctrl(3),
+  });
+  TraceReadReport report;
+  const Graph g = parse({f}, "", &report);
+  const RankGraph& r = g.ranks[0];
+  ASSERT_EQ(r.nodes.size(), 4u);
+  // Depth-first in file order: 1 and 2 are placed before 3, then 4.
+  EXPECT_EQ(r.nodes[0].id, 1u);
+  EXPECT_EQ(r.nodes[1].id, 2u);
+  EXPECT_EQ(r.nodes[2].id, 3u);
+  EXPECT_EQ(r.nodes[3].id, 4u);
+  const Node& c = r.nodes[2];
+  ASSERT_EQ(c.data_deps, 1);
+  ASSERT_EQ(c.ctrl_deps, 1);
+  EXPECT_EQ(r.deps[c.dep_begin], 0u);
+  EXPECT_EQ(r.deps[c.dep_begin + 1], 1u);
+  const Node& d = r.nodes[3];
+  ASSERT_EQ(d.data_deps, 2);
+  ASSERT_EQ(d.ctrl_deps, 1);
+  EXPECT_EQ(r.deps[d.dep_begin], 0u);
+  EXPECT_EQ(r.deps[d.dep_begin + 1], 1u);
+  EXPECT_EQ(r.deps[d.dep_begin + 2], 2u);
+  EXPECT_EQ(report.nodes, 4u);
+  EXPECT_EQ(report.skipped_nodes, 1u);
+}
+
+TEST(ChakraRead, UnknownAttributesAreCountedByName) {
+  const std::string f = trace_file({
+      NodeMsg(1, "ar", kColl)
+          .attr(attr_i("comm_type", kAllReduce))
+          .attr(attr_u("comm_size", 1))
+          .attr(attr_bools("involved_dim", {true, true}))
+          .attr(attr_i("comm_priority", 0))
+          .attr(attr_u("num_ops", 3)),  // num_ops means nothing on a collective
+      NodeMsg(2, "c", kComp).micros(1).attr(attr_bools("involved_dim", {false})),
+  });
+  TraceReadReport report;
+  parse({f}, "", &report);
+  // 2 involved_dim + 1 comm_priority + 1 num_ops.
+  EXPECT_EQ(report.unknown_attributes, 4u);
+  EXPECT_EQ(report.unknown_by_name["involved_dim"], 2u);
+  EXPECT_EQ(report.unknown_by_name["comm_priority"], 1u);
+  EXPECT_EQ(report.unknown_by_name["num_ops"], 1u);
+}
+
+TEST(ChakraRead, MalformedFramingNamesFileRankAndOffset) {
+  const std::string good = trace_file({NodeMsg(1, "a", kComp).micros(1)});
+  // Bad varint: five bytes all with the continuation bit, right after the metadata.
+  std::string bad_varint = good + std::string(5, '\xff');
+  EXPECT_EQ(error_of({bad_varint}), "t.0.et: rank 0, byte offset " + std::to_string(good.size()) +
+                                        " (after node 1): bad varint length prefix (over 32 bits)");
+  // Truncated node: a length of 100 with 3 bytes behind it.
+  std::string truncated = good + std::string("\x64") + "abc";
+  EXPECT_EQ(error_of({truncated}), "t.0.et: rank 0, byte offset " + std::to_string(good.size()) +
+                                       " (after node 1): truncated message: length 100, only 3 "
+                                       "bytes left");
+  std::string cut_prefix = good + std::string("\x80");
+  EXPECT_THAT(error_of({cut_prefix}), HasSubstr("truncated length prefix"));
+  // A length over the 64 MiB cap (0x80 0x80 0x80 0x40 = 2^27).
+  std::string huge = good + std::string("\x80\x80\x80\x40", 4);
+  EXPECT_THAT(error_of({huge}), HasSubstr("message length 134217728 is over the cap"));
+  // Wire type 7 does not exist: the protobuf parser refuses the message.
+  std::string garbage = good;
+  frame(&garbage, std::string("\x0f\x01", 2));
+  EXPECT_THAT(error_of({garbage}), HasSubstr("not a valid Chakra Node message"));
+  EXPECT_EQ(error_of({std::string()}),
+            "t.0.et: rank 0, byte offset 0: empty file (expected a "
+            "GlobalMetadata)");
+}
+
+TEST(ChakraRead, MalformedGraphsNameTheNode) {
+  EXPECT_EQ(error_of({trace_file({NodeMsg(1, "a", kComp).data(99)})}),
+            "t.0.et: rank 0, node 1: data dependency on node 99, which is not in the trace");
+  EXPECT_EQ(
+      error_of({trace_file({NodeMsg(1, "a", kComp).ctrl(2), NodeMsg(2, "b", kComp).data(1)})}),
+      "t.0.et: rank 0, node 2: lies on a dependency cycle (through node 1)");
+  EXPECT_THAT(error_of({trace_file({NodeMsg(1, "a", kComp), NodeMsg(1, "b", kComp)})}),
+              HasSubstr("t.0.et: rank 0, node 1: duplicate node id (first at byte offset"));
+  EXPECT_THAT(error_of({trace_file({NodeMsg(1, "x", kColl)
+                                        .attr(attr_i("comm_type", kReduce))
+                                        .attr(attr_u("comm_size", 1))})}),
+              HasSubstr("t.0.et: rank 0, node 1: comm_type REDUCE (1) is not supported"));
+  EXPECT_EQ(error_of({trace_file({NodeMsg(1, "x", kColl).attr(attr_i("comm_type", kAllReduce))})}),
+            "t.0.et: rank 0, node 1: COMM_COLL_NODE without comm_size");
+  EXPECT_EQ(
+      error_of({trace_file(
+          {NodeMsg(4, "s", kSend).attr(attr_i("comm_dst", 0)).attr(attr_u("comm_size", 1))})}),
+      "t.0.et: rank 0, node 4: send to rank 0 (the trace has 1 ranks, this is rank 0)");
+  EXPECT_EQ(error_of({trace_file({NodeMsg(1, "x", kColl)
+                                      .attr(attr_i("comm_type", kAllReduce))
+                                      .attr(attr_u("comm_size", 1))
+                                      .attr(attr_s("pg_name", "5"))})}),
+            "t.0.et: rank 0, node 1: pg_name \"5\" is not in a communicator-group file (there is "
+            "no t.comm_groups.json)");
+  EXPECT_EQ(error_of({trace_file({NodeMsg(1, "x", kComp)
+                                      .attr(attr_d("comm_size", 1.0))
+                                      .attr(attr_s("num_ops", "many"))})}),
+            "t.0.et: rank 0, node 1: attribute num_ops: expected an integer value, found "
+            "string_val");
+  EXPECT_EQ(error_of({trace_file({NodeMsg(1, "x", kComp).attr(attr_i("commlab_stream", 9))})}),
+            "t.0.et: rank 0, node 1: attribute commlab_stream: 9 is out of range [0, 7]");
+  EXPECT_EQ(
+      error_of({trace_file({})}, R"({"1": [0, 3]})"),
+      "t.comm_groups.json: group \"1\": rank 3 is not in [0, 1) (the trace has 1 rank files)");
+}
+
+}  // namespace
+}  // namespace commlab::workload
