@@ -1,11 +1,18 @@
 #include "main_window.h"
 
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDesktopServices>
+#include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QSettings>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QUndoStack>
+#include <QUrl>
 
 #include "busbw_view.h"
 #include "chart_export.h"
@@ -16,6 +23,20 @@
 #include "training_view.h"
 
 namespace commlab::ui {
+
+namespace {
+
+constexpr int kRecentFiles = 8;
+
+// A shipped sample: opened as an untitled copy, never written over.
+bool is_preset(const QString& file) {
+  const QString samples = samples_dir();
+  if (samples.isEmpty()) return false;
+  return QFileInfo(QFileInfo(file).absolutePath()).canonicalFilePath() ==
+         QFileInfo(samples).canonicalFilePath();
+}
+
+}  // namespace
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   setWindowTitle("CommLab");
@@ -35,8 +56,86 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   tabs_->addTab(training_, "Training");
   tabs_->setTabToolTip(3, "Train a model over the simulated cluster and watch convergence live.");
   setCentralWidget(tabs_);
+  prompts_.unsaved = [this] {
+    return QMessageBox::question(
+        this, "Unsaved changes",
+        "The scenario has changes that are not saved. Save them before going on?",
+        QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+  };
+  prompts_.save_file = [this](const QString& suggested) {
+    return QFileDialog::getSaveFileName(this, "Save scenario", suggested, "Scenario (*.json)");
+  };
   add_menus();
+  connect(training_->undo_stack(), &QUndoStack::cleanChanged, this, [this] { update_title(); });
+  update_title();
   statusBar()->showMessage("CommLab: communication of distributed training on a simulated cluster");
+}
+
+void MainWindow::set_prompts(Prompts prompts) {
+  if (prompts.unsaved) prompts_.unsaved = std::move(prompts.unsaved);
+  if (prompts.save_file) prompts_.save_file = std::move(prompts.save_file);
+}
+
+bool MainWindow::modified() const {
+  return !training_->undo_stack()->isClean();
+}
+
+void MainWindow::update_title() {
+  QString name;
+  if (!scenario_file_.isEmpty())
+    name = QFileInfo(scenario_file_).fileName();
+  else if (!scenario_name_.isEmpty())
+    name = scenario_name_ + " (untitled copy)";
+  else
+    name = "untitled";
+  setWindowTitle(name + "[*] - CommLab");
+  setWindowModified(modified());
+}
+
+bool MainWindow::maybe_save() {
+  if (!modified()) return true;
+  switch (prompts_.unsaved()) {
+    case QMessageBox::Save: return save_dialog(false);
+    case QMessageBox::Discard: return true;
+    default: return false;
+  }
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  if (maybe_save())
+    event->accept();
+  else
+    event->ignore();
+}
+
+QStringList MainWindow::recent_files() const {
+  return QSettings().value("recent_files").toStringList();
+}
+
+void MainWindow::remember(const QString& file) {
+  QStringList files = recent_files();
+  const QString path = QFileInfo(file).absoluteFilePath();
+  files.removeAll(path);
+  files.prepend(path);
+  while (files.size() > kRecentFiles) files.removeLast();
+  QSettings().setValue("recent_files", files);
+}
+
+void MainWindow::fill_recent_menu() {
+  recent_menu_->clear();
+  const QStringList files = recent_files();
+  for (const QString& f : files) {
+    QAction* a =
+        recent_menu_->addAction(QFileInfo(f).fileName(), this, [this, f] { open_asking(f); });
+    a->setToolTip(f);
+  }
+  if (files.isEmpty()) recent_menu_->addAction("(none yet)")->setEnabled(false);
+}
+
+void MainWindow::open_asking(const QString& file) {
+  if (!maybe_save()) return;
+  const QStringList problems = open_scenario(file);
+  if (!problems.isEmpty()) show_load_problems(file, problems);
 }
 
 void MainWindow::add_menus() {
@@ -45,6 +144,10 @@ void MainWindow::add_menus() {
   QAction* open =
       file->addAction("&Open scenario...", QKeySequence::Open, this, &MainWindow::open_dialog);
   open->setToolTip("Load a scenario file (JSON, as commlab-cli runs it) into the Training tab.");
+  recent_menu_ = file->addMenu("Open &recent");
+  recent_menu_->setToolTipsVisible(true);
+  connect(recent_menu_, &QMenu::aboutToShow, this, &MainWindow::fill_recent_menu);
+  fill_recent_menu();
   QAction* save =
       file->addAction("&Save scenario", QKeySequence::Save, this, [this] { save_dialog(false); });
   save->setToolTip("Write the Training tab's runs back to the scenario file.");
@@ -55,11 +158,9 @@ void MainWindow::add_menus() {
   presets->setToolTipsVisible(true);
   const QStringList files = preset_files();
   for (const QString& f : files) {
-    QAction* a = presets->addAction(QFileInfo(f).completeBaseName(), this, [this, f] {
-      const QStringList problems = open_scenario(f);
-      if (!problems.isEmpty()) show_load_problems(f, problems);
-    });
-    a->setToolTip("Open " + f);
+    QAction* a =
+        presets->addAction(QFileInfo(f).completeBaseName(), this, [this, f] { open_asking(f); });
+    a->setToolTip("Open an untitled copy of " + f);
   }
   if (files.isEmpty()) presets->addAction("(no samples/ folder found)")->setEnabled(false);
   file->addSeparator();
@@ -76,6 +177,49 @@ void MainWindow::add_menus() {
   csv->setToolTip("Save the numbers behind the current tab as a CSV table.");
   file->addSeparator();
   file->addAction("&Quit", QKeySequence::Quit, this, &QWidget::close);
+  // Edit: undo / redo of the Training settings (the menu entries name the change).
+  QMenu* edit = menuBar()->addMenu("&Edit");
+  QAction* undo = training_->undo_stack()->createUndoAction(this, "&Undo");
+  undo->setShortcut(QKeySequence::Undo);
+  QAction* redo = training_->undo_stack()->createRedoAction(this, "&Redo");
+  redo->setShortcut(QKeySequence::Redo);
+  edit->addAction(undo);
+  edit->addAction(redo);
+  add_help_menu();
+}
+
+void MainWindow::add_help_menu() {
+  QMenu* help = menuBar()->addMenu("&Help");
+  help->setToolTipsVisible(true);
+  help->addAction("&Keyboard shortcuts", this, [this] {
+    QMessageBox::information(
+        this, "Keyboard shortcuts",
+        "Ctrl+O open a scenario, Ctrl+S save it, Ctrl+Shift+S save as, Ctrl+Q quit\n"
+        "Ctrl+Z undo a setting change, Ctrl+Shift+Z redo it\n"
+        "Training: with Live on, any setting change re-trains at once\n"
+        "Mouse wheel: scrolls the settings; it changes a spin box or list only after a click "
+        "on it");
+  });
+  // The docs live beside the samples in the source tree (docs/*.md).
+  const QString docs = QDir(samples_dir()).filePath("../docs");
+  for (const auto& [title, page] :
+       {std::pair{"&GUI guide", "gui.md"}, std::pair{"&Scenario files", "scenario.md"},
+        std::pair{"&Collectives", "collectives.md"},
+        std::pair{"&Training and techniques", "training.md"}}) {
+    const QString path = QDir(docs).absoluteFilePath(page);
+    QAction* a = help->addAction(title, this,
+                                 [path] { QDesktopServices::openUrl(QUrl::fromLocalFile(path)); });
+    a->setToolTip("Open " + path);
+    a->setEnabled(QFileInfo::exists(path));
+  }
+  help->addSeparator();
+  help->addAction("&About CommLab", this, [this] {
+    QMessageBox::about(this, "About CommLab",
+                       "<b>CommLab</b> " + QApplication::applicationVersion() +
+                           "<p>A laboratory for the communication of distributed training: "
+                           "collectives, networks, codecs, SkipReduce and trimming on a "
+                           "simulated cluster, with the real gradients.</p>");
+  });
 }
 
 bool MainWindow::idle() const {
@@ -116,10 +260,13 @@ QStringList MainWindow::open_scenario(const QString& file) {
   LoadedScenario loaded = load_scenario_file(file);
   if (!loaded.problems.isEmpty()) return loaded.problems;
   training_->reset();
-  training_->set_runs(loaded.runs);
-  scenario_file_ = file;
+  training_->set_runs(loaded.runs, loaded.name);  // runs kept from before stay, labelled
+  const bool preset = is_preset(file);
+  scenario_file_ = preset ? QString() : file;
   scenario_name_ = loaded.name;
   scenario_description_ = loaded.description;
+  if (!preset) remember(file);
+  update_title();
   select_tab("Training");
   statusBar()->showMessage(QString("Opened %1 (%2 run%3)")
                                .arg(file)
@@ -130,11 +277,18 @@ QStringList MainWindow::open_scenario(const QString& file) {
 }
 
 QString MainWindow::save_scenario(const QString& file) {
+  if (is_preset(file))
+    return file + " is a shipped sample; save your copy under another name or folder";
   const QString name =
       scenario_name_.isEmpty() ? QFileInfo(file).completeBaseName() : scenario_name_;
   const QString error = save_scenario_file(file, name, scenario_description_,
                                            training_->panel()->config(), training_->runs());
-  if (error.isEmpty()) scenario_file_ = file;
+  if (error.isEmpty()) {
+    scenario_file_ = file;
+    training_->undo_stack()->setClean();
+    remember(file);
+    update_title();
+  }
   return error;
 }
 
@@ -148,6 +302,7 @@ void MainWindow::show_load_problems(const QString& file, const QStringList& prob
 }
 
 void MainWindow::open_dialog() {
+  if (!maybe_save()) return;
   const QString file = QFileDialog::getOpenFileName(this, "Open scenario", samples_dir(),
                                                     "Scenario (*.json);;All files (*)");
   if (file.isEmpty()) return;
@@ -155,18 +310,25 @@ void MainWindow::open_dialog() {
   if (!problems.isEmpty()) show_load_problems(file, problems);
 }
 
-void MainWindow::save_dialog(bool ask) {
+bool MainWindow::save_dialog(bool ask) {
   QString file = scenario_file_;
-  if (ask || file.isEmpty())
-    file = QFileDialog::getSaveFileName(
-        this, "Save scenario", file.isEmpty() ? "scenario.json" : file, "Scenario (*.json)");
-  if (file.isEmpty()) return;
+  if (!ask && !file.isEmpty() && !modified()) return true;  // Ctrl+S with nothing to save
+  if (ask || file.isEmpty()) {
+    const QString suggested =
+        file.isEmpty() ? QDir::home().filePath(
+                             (scenario_name_.isEmpty() ? "scenario" : scenario_name_) + ".json")
+                       : file;
+    file = prompts_.save_file(suggested);
+  }
+  if (file.isEmpty()) return false;
   if (QFileInfo(file).suffix().isEmpty()) file += ".json";
   const QString error = save_scenario(file);
-  if (error.isEmpty())
+  if (error.isEmpty()) {
     statusBar()->showMessage("Saved " + file, 5000);
-  else
-    QMessageBox::warning(this, "Save failed", error);
+    return true;
+  }
+  QMessageBox::warning(this, "Save failed", error);
+  return false;
 }
 
 void MainWindow::export_dialog(const QString& suffix, const QString& filter) {

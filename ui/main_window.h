@@ -1,10 +1,15 @@
 #pragma once
 // The main window: one tab per view. Views own their settings and ask the engine on worker
-// threads; the window only arranges them, offers File > Open / Save (scenario files, the same the
-// CLI runs), Presets (samples/*.json) and Export for the current tab, and renders itself for
-// --screenshot.
+// threads; the window only arranges them, offers File > Open / Save / Recent (scenario files, the
+// same the CLI runs), Edit > Undo / Redo of the Training settings, Presets (samples/*.json, opened
+// as untitled copies so Save never overwrites a shipped sample), Export for the current tab and
+// Help, and renders itself for --screenshot. The title names the scenario file and marks unsaved
+// edits; quitting or opening another scenario with unsaved edits asks Save / Discard / Cancel.
 #include <QMainWindow>
+#include <QMessageBox>
+#include <functional>
 
+class QMenu;
 class QTabWidget;
 
 namespace commlab::ui {
@@ -32,26 +37,53 @@ class MainWindow : public QMainWindow {
   // Exports the current tab by the file's suffix (.png, .svg, .csv); empty string = success.
   QString export_current(const QString& file);
   // Loads a scenario into the Training tab (its runs in the run chooser). On failure returns the
-  // problems ("FILE:JSON.PATH: message" each) and keeps the current settings.
+  // problems ("FILE:JSON.PATH: message" each) and keeps the current settings. A shipped sample
+  // (samples/*.json) opens as an untitled copy. Does not ask about unsaved edits (the menus do).
   QStringList open_scenario(const QString& file);
-  // Saves the Training tab's runs (the chosen one as edited); empty string = success.
+  // Saves the Training tab's runs (the chosen one as edited); empty string = success. Refuses a
+  // shipped sample's path.
   QString save_scenario(const QString& file);
+  // The file Save writes to; empty for an untitled document (a preset, or nothing opened).
   QString scenario_file() const { return scenario_file_; }
+  bool modified() const;
+  // Recent scenario files, newest first (QSettings "recent_files").
+  QStringList recent_files() const;
+
+  // What the window asks the user; tests replace these. The defaults show dialogs.
+  struct Prompts {
+    std::function<QMessageBox::StandardButton()> unsaved;        // Save, Discard or Cancel
+    std::function<QString(const QString& suggested)> save_file;  // empty: cancelled
+  };
+  void set_prompts(Prompts prompts);
+  // With unsaved edits, asks Save / Discard / Cancel; true when the caller may go on.
+  bool maybe_save();
+  // File > Save (ask = false: Ctrl+S, which does nothing on an unmodified titled document) and
+  // Save as (ask = true). True when the document was written.
+  bool save_dialog(bool ask);
+
+ protected:
+  void closeEvent(QCloseEvent* event) override;
 
  private:
   void add_menus();
+  void add_help_menu();
   void export_dialog(const QString& suffix, const QString& filter);
   void open_dialog();
-  void save_dialog(bool ask);
+  void open_asking(const QString& file);  // maybe_save, then open (problems in a dialog)
   void show_load_problems(const QString& file, const QStringList& problems);
+  void remember(const QString& file);
+  void fill_recent_menu();
+  void update_title();
 
   QTabWidget* tabs_;
   BusbwView* busbw_;
   TeachingView* teaching_;
   TopologyView* topology_;
   TrainingView* training_;
+  QMenu* recent_menu_ = nullptr;
   QString scenario_file_;
   QString scenario_name_, scenario_description_;
+  Prompts prompts_;
 };
 
 }  // namespace commlab::ui

@@ -21,8 +21,7 @@ const Sample* latest_with_planes(const RunSeries& r) {
 }
 
 QStringList plane_labels(size_t planes) {
-  if (planes == 4)
-    return {"sign, exp", "exp, mantissa", "mantissa", "mantissa (low)"};
+  if (planes == 4) return {"sign, exp", "exp, mantissa", "mantissa", "mantissa (low)"};
   if (planes == 2) return {"high (sign, exp)", "low (mantissa)"};
   QStringList labels;
   for (size_t p = 0; p < planes; ++p) labels << QString("byte %1").arg(planes - 1 - p);
@@ -80,7 +79,7 @@ QChart* plane_entropy_chart(const std::vector<RunSeries>& runs) {
       const std::vector<double> planes_of_run = weighted_planes(*latest[i]);
       planes = std::max(planes, planes_of_run.size());
       auto* set = new QBarSet(QString::fromStdString(runs[i].name));
-      set->setColor(run_color(static_cast<int>(i)));
+      set->setColor(run_color(run_color_index(runs, i)));
       for (double v : planes_of_run) set->append(v);
       series->append(set);
     }

@@ -73,9 +73,19 @@ bool any_sample(const std::vector<RunSeries>& runs, const auto& pred) {
 }
 
 QPen run_pen(const RunSeries& r, int i) {
-  QPen pen(run_color(i), r.dashed ? 1.6 : 2.2);
+  QColor color = run_color(i);
+  if (r.ghost) color.setAlpha(70);  // faint: the curve before the last change
+  QPen pen(color, r.ghost ? 1.4 : r.dashed ? 1.6 : 2.2);
   if (r.dashed) pen.setStyle(Qt::DashLine);
   return pen;
+}
+
+// Bar charts compare finished runs; a live run's ghost is only a line.
+std::vector<RunSeries> without_ghosts(const std::vector<RunSeries>& runs) {
+  std::vector<RunSeries> out;
+  for (const RunSeries& r : runs)
+    if (!r.ghost) out.push_back(r);
+  return out;
 }
 
 struct LineSpec {
@@ -94,7 +104,8 @@ bool same_lines(QChart* chart, const std::vector<RunSeries>& runs) {
   for (size_t i = 0; i < runs.size(); ++i) {
     auto* line = qobject_cast<QLineSeries*>(chart->series()[static_cast<qsizetype>(i)]);
     if (!line || line->name() != QString::fromStdString(runs[i].name) ||
-        (line->pen().style() == Qt::DashLine) != runs[i].dashed)
+        (line->pen().style() == Qt::DashLine) != runs[i].dashed ||
+        line->pen().color() != run_pen(runs[i], run_color_index(runs, i)).color())
       return false;
   }
   return true;
@@ -156,7 +167,7 @@ QChart* line_chart(const LineSpec& spec, const std::vector<RunSeries>& runs, Val
     chart->addSeries(line);
     line->attachAxis(x);
     line->attachAxis(y_axis);
-    line->setPen(run_pen(runs[i], static_cast<int>(i)));
+    line->setPen(run_pen(runs[i], run_color_index(runs, i)));
   }
   if (y_hi < y_lo) y_lo = 0, y_hi = 1;
   x->setLabelFormat("%g");
@@ -191,7 +202,7 @@ QChart* bucket_chart(RunChart kind, const QString& y_title, const std::vector<Ru
   if (!categories.isEmpty()) {
     for (size_t i = 0; i < runs.size(); ++i) {
       auto* set = new QBarSet(QString::fromStdString(runs[i].name));
-      set->setColor(run_color(static_cast<int>(i)));
+      set->setColor(run_color(run_color_index(runs, i)));
       for (const QString& c : categories) {
         const double v = per_bucket(totals[i], c.toStdString());
         set->append(v);
@@ -244,6 +255,10 @@ const RunChartInfo& run_chart_info(RunChart kind) {
   return run_chart_infos().front();
 }
 
+int run_color_index(const std::vector<RunSeries>& runs, size_t i) {
+  return runs[i].color >= 0 ? runs[i].color : static_cast<int>(i);
+}
+
 QColor run_color(int i) {
   static const QColor colors[] = {QColor(0x4e, 0x79, 0xa7), QColor(0xe1, 0x57, 0x59),
                                   QColor(0x59, 0xa1, 0x4f), QColor(0xb0, 0x7a, 0xa1),
@@ -291,8 +306,11 @@ bool run_chart_has_data(RunChart kind, const std::vector<RunSeries>& runs) {
   return false;
 }
 
-QChart* build_run_chart(RunChart kind, const std::vector<RunSeries>& runs, QChart* reuse) {
+QChart* build_run_chart(RunChart kind, const std::vector<RunSeries>& all_runs, QChart* reuse) {
   const QString title = run_chart_info(kind).title;
+  const bool lines = kind != RunChart::kTimeSplit && kind != RunChart::kCodec &&
+                     kind != RunChart::kPlaneEntropy && kind != RunChart::kSkipBuckets;
+  const std::vector<RunSeries> runs = lines ? all_runs : without_ghosts(all_runs);
   const QString iteration = "iteration", time = "simulated time (s)";
   switch (kind) {
     case RunChart::kLossIteration:

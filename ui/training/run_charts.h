@@ -45,7 +45,12 @@ struct RunSeries {
   const std::vector<Sample>* samples = nullptr;
   double summary_ratio = -1;  // RunSummary::mean_ratio when known (codec chart before buckets)
   bool dashed = false;        // pinned runs in the GUI
+  int color = -1;             // run_color index; -1: the run's position in the list
+  bool ghost = false;         // the GUI's previous curve of a live run: faint, line charts only
 };
+
+// The colour index of runs[i] (its own when set, else its position).
+int run_color_index(const std::vector<RunSeries>& runs, size_t i);
 
 // True when some run has something to show in this chart (e.g. a dropped contribution for
 // SkipReduce). Convergence and time split have data as soon as one sample exists.

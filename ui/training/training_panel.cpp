@@ -3,6 +3,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QEvent>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QLabel>
@@ -199,6 +200,23 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
   connect(cluster_, &QLineEdit::editingFinished, this,
           [this] { custom_->show_spec(cluster_->text().trimmed()); });
   connect(this, &TrainingPanel::changed, this, &TrainingPanel::live_check);
+  // A wheel turned over the panel must not change whatever control passes under the pointer.
+  for (QWidget* w : findChildren<QWidget*>()) {
+    if (!qobject_cast<QAbstractSpinBox*>(w) && !qobject_cast<QComboBox*>(w)) continue;
+    w->setFocusPolicy(Qt::StrongFocus);
+    w->installEventFilter(this);
+  }
+}
+
+bool TrainingPanel::eventFilter(QObject* watched, QEvent* event) {
+  if (event->type() == QEvent::Wheel) {
+    auto* w = qobject_cast<QWidget*>(watched);
+    if (w && !w->hasFocus()) {
+      event->ignore();  // ignored: the scroll area around the panel scrolls instead
+      return true;
+    }
+  }
+  return QWidget::eventFilter(watched, event);
 }
 
 QWidget* TrainingPanel::add(const std::string& path, QWidget* control, const QString& tip) {
@@ -265,6 +283,11 @@ RunConfig TrainingPanel::config() const {
 }
 
 void TrainingPanel::set_config(const RunConfig& c) {
+  show_config(c);
+  emit replaced();
+}
+
+void TrainingPanel::show_config(const RunConfig& c) {
   base_ = c;
   const QSignalBlocker block(this);
   auto set_text = [](QComboBox* box, const std::string& text) {

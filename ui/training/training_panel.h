@@ -2,7 +2,8 @@
 // The Training tab's scenario panel: the settings of one run (cluster preset or custom cluster,
 // backend and background traffic, workload, training, collective, codec, SkipReduce, trimming) as
 // controls with a one-sentence tooltip each. It turns them into a RunConfig and shows the
-// engine's complaints next to the control they concern, keeping the user's edits.
+// engine's complaints next to the control they concern, keeping the user's edits. The wheel
+// scrolls the panel; it changes a spin box or combo box only when that control has focus.
 #include <QWidget>
 #include <map>
 #include <string>
@@ -40,11 +41,18 @@ class TrainingPanel : public QWidget {
   ClusterEditor* cluster_editor() const { return custom_; }
 
  signals:
-  void changed();
+  void changed();   // the user edited a control
+  void replaced();  // set_config showed other settings (no changed() for those)
+
+ protected:
+  // The mouse wheel scrolls the panel: a spin box or combo box takes it only when focused.
+  bool eventFilter(QObject* watched, QEvent* event) override;
 
  private:
   QWidget* add(const std::string& path, QWidget* control, const QString& tip);
-  void live_check();  // marks per-field problems as the user types (cheap checks only)
+  void live_check();
+  void show_config(const RunConfig& c);  // set_config without replaced()  // marks per-field
+                                         // problems as the user types (cheap checks only)
 
   RunConfig base_;  // fields without a control keep these values
   QLineEdit* cluster_;

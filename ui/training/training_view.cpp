@@ -1,20 +1,24 @@
 #include "training_view.h"
 
-#include <QChart>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
-#include <QLineSeries>
-#include <QPainter>
+#include <QProgressBar>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QSplitter>
 #include <QTimer>
+#include <QUndoStack>
 #include <QVBoxLayout>
 #include <algorithm>
-#include <cmath>
 
 #include "run_chart_pages.h"
+#include "run_naming.h"
+#include "runs_list.h"
+#include "scenario/schema.h"
+#include "settings_undo.h"
 #include "training_bridge.h"
 #include "training_panel.h"
 
@@ -23,25 +27,34 @@ namespace commlab::ui {
 namespace {
 constexpr int kSideWidth = 340;  // the scenario panel column
 constexpr int kRedrawMs = 40;    // DESIGN.md: redraw from a snapshot every ~30-40 ms
+constexpr int kLiveMs = 250;     // Live mode: at most one restart per this many ms
 }  // namespace
 
 TrainingView::TrainingView(QWidget* parent) : QWidget(parent) {
   panel_ = new TrainingPanel;
   bridge_ = new TrainingBridge(this);
+  undo_ = new QUndoStack(this);
   run_choice_ = new QComboBox;
   run_choice_->setToolTip("The scenario's runs: pick one to edit and run it.");
   run_all_ = new QPushButton("Run all");
-  run_all_->setToolTip("Run every run of the scenario in turn, each pinned for comparison.");
+  run_all_->setToolTip("Run every run of the scenario in turn, each kept on the charts.");
   run_ = new QPushButton("Run");
-  run_->setToolTip("Start a new run with these settings (the current one is dropped).");
+  run_->setToolTip(
+      "Start a new run with these settings (it replaces the current run once its first "
+      "iteration is in; kept runs stay).");
   pause_ = new QPushButton("Pause");
   pause_->setToolTip("Pause the run between iterations, or resume it.");
   step_ = new QPushButton("Step");
   step_->setToolTip("Run exactly one more iteration, then pause.");
   reset_ = new QPushButton("Reset");
-  reset_->setToolTip("Stop the run and clear its charts (pinned runs stay).");
+  reset_->setToolTip("Stop the run and clear its charts (kept runs stay).");
   pin_ = new QPushButton("Pin");
-  pin_->setToolTip("Keep this run's curves to compare the next runs against (compare mode).");
+  pin_->setToolTip("Keep this run's curves to compare the next runs against.");
+  live_ = new QCheckBox("Live");
+  live_->setChecked(true);
+  live_->setToolTip(
+      "Re-train at once when a setting changes; the previous curve stays faint until the new "
+      "one passes it. Heavy settings (catalog, packet backend with background) wait for Run.");
   x_axis_ = new QComboBox;
   x_axis_->addItems({"iteration", "simulated time"});
   x_axis_->setToolTip("Plot convergence against iterations or against simulated time.");
@@ -53,10 +66,17 @@ TrainingView::TrainingView(QWidget* parent) : QWidget(parent) {
   buttons->addWidget(run_, 0, 0);
   buttons->addWidget(pause_, 0, 1);
   buttons->addWidget(step_, 0, 2);
+  buttons->addWidget(live_, 0, 3);
   buttons->addWidget(reset_, 1, 0);
   buttons->addWidget(pin_, 1, 1);
-  buttons->addWidget(x_axis_, 1, 2);
-  status_ = new QLabel("Press Run to train with these settings.");
+  buttons->addWidget(x_axis_, 1, 2, 1, 2);
+  progress_ = new QProgressBar;
+  progress_->setToolTip("Iterations done in this run (or in Run all) and the time left.");
+  progress_->setFixedWidth(kSideWidth);  // a fixed size never re-lays out the panel
+  progress_->setRange(0, 1);
+  progress_->setValue(0);
+  progress_->setFormat("idle");
+  status_ = new QLabel("Change a setting (Live) or press Run to train with these settings.");
   status_->setObjectName("status");
   status_->setWordWrap(true);
   // A fixed size: a label whose size may change asks its parents to lay out again on every
@@ -66,6 +86,7 @@ TrainingView::TrainingView(QWidget* parent) : QWidget(parent) {
   status_->setAlignment(Qt::AlignLeft | Qt::AlignTop);
 
   auto* scroll = new QScrollArea;
+  scroll->setObjectName("settings_scroll");
   scroll->setWidget(panel_);
   scroll->setWidgetResizable(true);
   scroll->setFrameShape(QFrame::NoFrame);
@@ -75,13 +96,21 @@ TrainingView::TrainingView(QWidget* parent) : QWidget(parent) {
   side_layout->addLayout(choice);
   side_layout->addWidget(scroll, 1);
   side_layout->addLayout(buttons);
+  side_layout->addWidget(progress_);
   side_layout->addWidget(status_);
   side->setFixedWidth(kSideWidth);
 
   charts_ = new RunChartPages;
+  runs_list_ = new RunsList;
+  auto* split = new QSplitter(Qt::Vertical);
+  split->addWidget(charts_);
+  split->addWidget(runs_list_);
+  split->setStretchFactor(0, 5);
+  split->setStretchFactor(1, 1);
+  split->setSizes({600, 120});
   auto* layout = new QHBoxLayout(this);
   layout->addWidget(side);
-  layout->addWidget(charts_, 1);
+  layout->addWidget(split, 1);
 
   redraw_timer_ = new QTimer(this);
   redraw_timer_->setInterval(kRedrawMs);
@@ -95,31 +124,46 @@ TrainingView::TrainingView(QWidget* parent) : QWidget(parent) {
       update_buttons();
     }
   });
+  live_timer_ = new QTimer(this);
+  live_timer_->setSingleShot(true);
+  live_timer_->setInterval(kLiveMs);
+  connect(live_timer_, &QTimer::timeout, this, [this] {
+    if (!live_pending_) return;
+    live_pending_ = false;
+    live_change();
+  });
   connect(run_, &QPushButton::clicked, this, [this] { run(); });
   connect(run_all_, &QPushButton::clicked, this, [this] { run_all(); });
   connect(pause_, &QPushButton::clicked, this, &TrainingView::pause_or_resume);
   connect(step_, &QPushButton::clicked, this, &TrainingView::step);
   connect(reset_, &QPushButton::clicked, this, &TrainingView::reset);
   connect(pin_, &QPushButton::clicked, this, &TrainingView::pin);
+  connect(live_, &QCheckBox::toggled, this, [this] { update_buttons(); });
   connect(x_axis_, &QComboBox::currentIndexChanged, this,
           [this](int i) { charts_->set_by_time(i == 1); });
   connect(run_choice_, &QComboBox::currentIndexChanged, this, [this](int i) {
     if (i >= 0) choose_run(i);
   });
+  connect(runs_list_, &RunsList::visibility_changed, this, &TrainingView::set_run_visible);
+  connect(runs_list_, &RunsList::renamed, this, &TrainingView::rename_run);
+  connect(runs_list_, &RunsList::remove_requested, this, &TrainingView::remove_run);
+  connect(runs_list_, &RunsList::clear_requested, this, &TrainingView::clear_runs);
   connect(bridge_, &TrainingBridge::failed, this, [this](const QString& message) {
+    // Refused: the run never started, so every result stays as it was.
     awaiting_end_ = false;
+    starting_.reset();
     queue_.clear();
+    batch_total_ = 0;
     panel_->show_problems(message.split('\n'));
     status_->setText(
-        "The engine refused or failed the run (the reasons are marked on the "
-        "settings); your settings are kept.");
+        "The engine refused or failed the run (the reasons are marked on the settings); your "
+        "settings and every result are kept.");
     update_buttons();
+    update_progress();
   });
   connect(bridge_, &TrainingBridge::finished, this, &TrainingView::finished);
-  // A settings change restarts a live run at once.
-  connect(panel_, &TrainingPanel::changed, this, [this] {
-    if (bridge_->active() && queue_.empty()) run();
-  });
+  connect(panel_, &TrainingPanel::changed, this, &TrainingView::settings_edited);
+  connect(panel_, &TrainingPanel::replaced, this, [this] { last_config_ = panel_->config(); });
   set_runs({panel_->config()});
   update_buttons();
   redraw();
@@ -128,27 +172,29 @@ TrainingView::TrainingView(QWidget* parent) : QWidget(parent) {
 TrainingView::~TrainingView() = default;
 
 bool TrainingView::idle() const {
-  return !bridge_->active() && !redraw_timer_->isActive() && queue_.empty() && !awaiting_end_;
+  return !bridge_->active() && !redraw_timer_->isActive() && queue_.empty() && !awaiting_end_ &&
+         !live_pending_;
 }
 
-QStringList TrainingView::pinned_names() const {
-  QStringList names;
-  for (const Pinned& p : pinned_) names << p.name;
-  return names;
+void TrainingView::set_live(bool live) {
+  live_->setChecked(live);
 }
 
-int TrainingView::drawn_points() const {
-  QChart* chart = charts_->chart(RunChart::kLossIteration);
-  if (samples_.samples().empty() || !chart || chart->series().isEmpty()) return 0;
-  return static_cast<int>(qobject_cast<QLineSeries*>(chart->series().back())->count());
+bool TrainingView::live() const {
+  return live_->isChecked();
+}
+
+QString TrainingView::live_blocker_text() const {
+  return live_blocker(panel_->config());
 }
 
 bool TrainingView::run(int iterations) {
   queue_.clear();
-  return start(panel_->config(), iterations);
+  batch_total_ = 0;
+  return start(panel_->config(), iterations, false);
 }
 
-bool TrainingView::start(RunConfig config, int iterations) {
+bool TrainingView::start(RunConfig config, int iterations, bool from_run_all) {
   if (iterations > 0) config.training.iterations = std::min(config.training.iterations, iterations);
   const QStringList problems = panel_->check(config);
   panel_->show_problems(problems);
@@ -157,25 +203,45 @@ bool TrainingView::start(RunConfig config, int iterations) {
     status_->setText("Fix the marked settings to run; nothing was lost.");
     return false;
   }
-  samples_.clear();
-  ratio_ = -1;
-  ++run_counter_;
-  run_name_ = QString::fromStdString(config.name);
-  if (run_name_.isEmpty() || pinned_names().contains(run_name_))
-    run_name_ = QString("run %1").arg(run_counter_) +
-                (run_name_.isEmpty() ? QString() : " (" + run_name_ + ")");
+  Run next;
+  next.id = ++run_counter_;
+  // Named against the scenario's run it came from: Run all's by name, Run's the chosen one.
+  const RunConfig* as_loaded = &loaded_[std::min<size_t>(chosen_, loaded_.size() - 1)];
+  if (from_run_all)
+    for (const RunConfig& l : loaded_)
+      if (l.name == config.name) as_loaded = &l;
+  next.name = describe_run(loaded_.front(), *as_loaded, config);
+  next.changes = changed_settings(loaded_.front(), config).join(", ");
+  next.scenario = scenario_;
+  next.from_run_all = from_run_all;
+  // A live restart or a new Run of the current run keeps its colour; the old curve ghosts.
+  if (from_run_all)
+    next.color = take_color();
+  else if (starting_ && !starting_->from_run_all)
+    next.color = starting_->color;
+  else
+    next.color = current_.id != 0 ? current_.color : take_color();
+  starting_ = next;
+  starting_live_ = !from_run_all;
   run_iterations_ = config.training.iterations;
+  if (batch_total_ == 0) {
+    batch_total_ = run_iterations_;
+    batch_done_ = 0;
+    batch_clock_.start();
+  }
   bridge_->start(config);
   awaiting_end_ = true;
-  status_->setText("starting " + run_name_ + " (loading the data set)...");
-  dirty_ = true;
+  status_->setText("starting " + next.name + " (building the cluster and loading the data)...");
   redraw_timer_->start();
   update_buttons();
+  update_progress();
   return true;
 }
 
-void TrainingView::set_runs(const std::vector<RunConfig>& runs) {
+void TrainingView::set_runs(const std::vector<RunConfig>& runs, const QString& scenario) {
   runs_ = runs.empty() ? std::vector<RunConfig>{panel_->config()} : runs;
+  loaded_ = runs_;
+  scenario_ = scenario.isEmpty() ? QString::fromStdString(runs_.front().name) : scenario;
   chosen_ = 0;
   {
     const QSignalBlocker block(run_choice_);
@@ -185,7 +251,9 @@ void TrainingView::set_runs(const std::vector<RunConfig>& runs) {
   }
   panel_->set_config(runs_.front());
   panel_->show_problems({});
+  undo_->clear();
   update_buttons();
+  update_rows();
 }
 
 std::vector<RunConfig> TrainingView::runs() const {
@@ -214,23 +282,36 @@ bool TrainingView::run_all(int iterations) {
   const std::vector<RunConfig> all = runs();
   queue_.assign(all.begin() + 1, all.end());  // start() clears it when a run is refused
   queue_iterations_ = iterations;
-  return start(all.front(), iterations);
+  batch_total_ = 0;
+  for (const RunConfig& r : all)
+    batch_total_ +=
+        iterations > 0 ? std::min(r.training.iterations, iterations) : r.training.iterations;
+  batch_done_ = 0;
+  batch_clock_.start();
+  return start(all.front(), iterations, true);
 }
 
 void TrainingView::finished() {
   awaiting_end_ = false;
+  if (starting_) promote();
   if (auto summary = bridge_->summary()) {
     summaries_.push_back(*summary);
-    ratio_ = summary->mean_ratio;
+    current_.ratio = summary->mean_ratio;
   }
   drain();
+  batch_done_ += run_iterations_;
+  // Run all's results are kept, so a later Run or a live change never takes one away.
+  if (current_.from_run_all) pin();
   redraw();
+  if (queue_.empty()) {
+    batch_total_ = 0;
+  } else {
+    RunConfig next = queue_.front();
+    queue_.pop_front();
+    start(next, queue_iterations_, true);
+  }
   update_buttons();
-  if (queue_.empty()) return;
-  pin();
-  RunConfig next = queue_.front();
-  queue_.pop_front();
-  start(next, queue_iterations_);
+  update_progress();
 }
 
 void TrainingView::pause_or_resume() {
@@ -251,70 +332,47 @@ void TrainingView::step() {
   update_buttons();
 }
 
-void TrainingView::reset() {
-  queue_.clear();
-  awaiting_end_ = false;  // a dropped run reports nothing
-  bridge_->reset();
-  samples_.clear();
-  dirty_ = true;
-  redraw();
-  status_->setText("Reset. Press Run to train again.");
-  update_buttons();
+void TrainingView::settings_edited() {
+  const RunConfig now = panel_->config();
+  if (to_json(now) == to_json(last_config_)) return;  // e.g. editing finished without an edit
+  undo_->push(new SettingsCommand(chosen_, last_config_, now,
+                                  [this](int run, const RunConfig& c) { apply_undo(run, c); }));
+  last_config_ = now;
+  if (!live_->isChecked()) return;
+  // Throttled: the first change restarts at once, changes inside the window wait for its end.
+  if (live_timer_->isActive()) {
+    live_pending_ = true;
+    return;
+  }
+  live_change();
 }
 
-void TrainingView::pin() {
-  if (samples_.samples().empty()) return;
-  pinned_.push_back(Pinned{run_name_, samples_.samples(), ratio_});
-  dirty_ = true;
-  redraw();
+void TrainingView::live_change() {
+  if (!live_->isChecked()) return;
+  if (!queue_.empty()) {
+    status_->setText("Run all is in progress; press Run afterwards to train the new settings.");
+    return;
+  }
+  const QString blocker = live_blocker_text();
+  if (!blocker.isEmpty()) {
+    status_->setText("Live re-training is off for these settings: " + blocker +
+                     ". Press Run to train them.");
+    update_buttons();
+    return;
+  }
+  live_timer_->start();
+  run();
 }
 
-void TrainingView::drain() {
-  std::vector<Sample> fresh = bridge_->take_samples();
-  if (fresh.empty()) return;
-  for (const Sample& sample : fresh) samples_.add(sample);
-  dirty_ = true;
-}
-
-void TrainingView::redraw() {
-  dirty_ = false;
-  ++redraw_count_;
-  // Pinned runs first (dashed, in the order pinned), the current run last (solid): a run keeps
-  // its colour when it is pinned.
-  std::vector<RunSeries> series;
-  for (const Pinned& p : pinned_)
-    series.push_back({p.name.toStdString(), &p.samples, p.ratio, true});
-  if (!samples_.samples().empty() || pinned_.empty())
-    series.push_back({(run_name_.isEmpty() ? QString("current") : run_name_).toStdString(),
-                      &samples_.samples(), ratio_, false});
-  charts_->set_runs(std::move(series));
-
-  if (!samples_.samples().empty()) {
-    const Sample& last = samples_.samples().back();
-    QString acc;
-    for (auto it = samples_.samples().rbegin(); it != samples_.samples().rend(); ++it)
-      if (it->evaluated()) {
-        acc = QString(", test accuracy %1 (iteration %2)")
-                  .arg(it->test_accuracy, 0, 'f', 3)
-                  .arg(it->iteration);
-        break;
-      }
-    QString queued = queue_.empty() ? QString() : QString(" (%1 more queued)").arg(queue_.size());
-    // A catalog workload has no loss (time plane only): its news is the iteration time split.
-    const QString progress =
-        std::isnan(last.train_loss)
-            ? QString("iteration time %1 s (compute %2 s, exposed communication %3 s)")
-                  .arg(last.compute_time_s + last.comm_time_s + last.codec_time_s, 0, 'g', 4)
-                  .arg(last.compute_time_s, 0, 'g', 4)
-                  .arg(last.comm_time_s, 0, 'g', 4)
-            : QString("loss %1%2").arg(last.train_loss, 0, 'f', 4).arg(acc);
-    status_->setText(QString("%1: iteration %2/%3, simulated %4 s, %5.%6")
-                         .arg(run_name_)
-                         .arg(last.iteration)
-                         .arg(run_iterations_)
-                         .arg(last.sim_time_s, 0, 'g', 4)
-                         .arg(progress)
-                         .arg(queued));
+void TrainingView::apply_undo(int run, const RunConfig& config) {
+  if (run != chosen_) choose_run(run);
+  panel_->set_config(config);  // emits replaced(): last_config_ follows
+  panel_->show_problems(panel_->check(config));
+  if (live_->isChecked()) {
+    if (live_timer_->isActive())
+      live_pending_ = true;
+    else
+      live_change();
   }
 }
 
@@ -325,35 +383,11 @@ void TrainingView::update_buttons() {
   pin_->setEnabled(!samples_.samples().empty());
   run_all_->setEnabled(runs_.size() > 1);
   run_choice_->setEnabled(runs_.size() > 1);
-}
-
-QSize TrainingView::export_size() const {
-  return charts_->currentWidget()->size();
-}
-
-void TrainingView::export_render(QPainter& painter) const {
-  render_widget(charts_->currentWidget(), painter);
-}
-
-CsvTable TrainingView::export_data() const {
-  CsvTable table{{"run", "iteration", "sim_time_s", "train_loss", "test_accuracy", "compute_time_s",
-                  "comm_time_s", "codec_time_s", "bytes_on_wire", "skipped_contributions",
-                  "trimmed_packets", "nmse"},
-                 {}};
-  auto add = [&](const QString& name, const std::vector<Sample>& samples) {
-    for (const Sample& s : samples)
-      table.rows.push_back(
-          {name, QString::number(s.iteration), QString::number(s.sim_time_s, 'g', 10),
-           QString::number(s.train_loss, 'g', 8),
-           s.evaluated() ? QString::number(s.test_accuracy, 'g', 6) : QString(),
-           QString::number(s.compute_time_s, 'g', 8), QString::number(s.comm_time_s, 'g', 8),
-           QString::number(s.codec_time_s, 'g', 8), QString::number(s.bytes_on_wire),
-           QString::number(s.skipped_contributions), QString::number(s.trimmed_packets),
-           QString::number(s.nmse, 'g', 6)});
-  };
-  for (const Pinned& p : pinned_) add(p.name, p.samples);
-  add(run_name_, samples_.samples());
-  return table;
+  const QString blocker = live_blocker_text();
+  live_->setToolTip(blocker.isEmpty()
+                        ? QString("Re-train at once when a setting changes; the previous curve "
+                                  "stays faint until the new one passes it.")
+                        : "Live re-training waits for Run with these settings: " + blocker + ".");
 }
 
 }  // namespace commlab::ui

@@ -1,12 +1,20 @@
 #pragma once
-// Training tab: the scenario panel, Run / Pause / Step / Reset / Pin, and the run charts
-// (run_chart_pages.h: convergence, time split, codec, SkipReduce, trimming) of the current and
-// pinned runs. Samples arrive through the TrainingBridge; the charts redraw from a snapshot every
-// ~40 ms when something changed. A scenario with several runs fills the run chooser; Run all
-// runs them one after the other as pinned comparisons.
+// Training tab: the scenario panel, Run / Pause / Step / Reset / Pin, Live mode, the run charts
+// (run_chart_pages.h) and the runs list (runs_list.h) of every run on them. Samples arrive
+// through the TrainingBridge; the charts redraw from a snapshot every ~40 ms when something
+// changed. A scenario with several runs fills the run chooser; Run all runs them one after the
+// other, each kept on the charts.
+//
+// Live mode (on by default): a settings change restarts the chosen run at once (at most one
+// restart per 250 ms, the last change always applied); its previous curve stays as a faint ghost
+// until the new one passes it. Heavy configurations (live_blocker) wait for Run and say why.
+// A run that is refused (schema or engine checks) changes nothing on the charts: the previous
+// current run is replaced only when the new one's first sample arrives.
+#include <QElapsedTimer>
 #include <QString>
 #include <QWidget>
 #include <deque>
+#include <optional>
 #include <vector>
 
 #include "chart_export.h"
@@ -16,15 +24,18 @@
 #include "train/sample_store.h"
 #include "train/trainer.h"
 
-class QChart;
+class QCheckBox;
 class QComboBox;
 class QLabel;
+class QProgressBar;
 class QPushButton;
 class QTimer;
+class QUndoStack;
 
 namespace commlab::ui {
 
 class RunChartPages;
+class RunsList;
 class TrainingBridge;
 class TrainingPanel;
 
@@ -36,15 +47,26 @@ class TrainingView : public QWidget, public Exportable {
   TrainingPanel* panel() const { return panel_; }
   TrainingBridge* bridge() const { return bridge_; }
   RunChartPages* charts() const { return charts_; }
+  RunsList* runs_list() const { return runs_list_; }
+  // Setting edits, one command each (settings_undo.h); clean = as opened or last saved.
+  QUndoStack* undo_stack() const { return undo_; }
   // No run is active or queued and every sample that came back is drawn.
   bool idle() const;
   // The current run's samples: all of them up to kChartSamples, then thinned like commlab-cli's
   // (train/sample_store.h), the latest always last.
   const std::vector<Sample>& samples() const { return samples_.samples(); }
-  // Summaries of the completed runs, pinned ones first, in the order they ended.
+  // The current run's name ("lr 0.08, skip 4", or the scenario run's name when unedited).
+  QString current_name() const { return current_.name; }
+  // Summaries of the completed runs in the order they ended.
   const std::vector<RunSummary>& summaries() const { return summaries_; }
-  int pinned_count() const { return static_cast<int>(pinned_.size()); }
+  // Kept runs (pinned, or from Run all), in the order kept.
+  int pinned_count() const { return static_cast<int>(kept_.size()); }
   QStringList pinned_names() const;
+  // The names of the line series drawn in the loss chart (ghost and hidden runs included or not,
+  // as on screen).
+  QStringList drawn_names();
+  // The previous curve of the live run (empty when there is none or the new one passed it).
+  const std::vector<Sample>& ghost() const { return ghost_; }
   // Points in the loss chart's current-run series (what is drawn, not what was received).
   int drawn_points() const;
   // Chart redraws so far (bench/gui measures how often a run refreshes its charts).
@@ -52,19 +74,39 @@ class TrainingView : public QWidget, public Exportable {
   // Starts a run of the panel's settings, capped at `iterations` when > 0.
   bool run(int iterations = 0);
 
+  // Live mode: a settings change restarts the run (see the header comment).
+  void set_live(bool live);
+  bool live() const;
+  // Why the panel's settings cannot run live right now (empty: they can).
+  QString live_blocker_text() const;
+
   // The runs of a loaded scenario: the chooser lists them and the panel shows the first.
-  void set_runs(const std::vector<RunConfig>& runs);
+  // `scenario` names them in the runs list (runs kept from another scenario keep theirs).
+  void set_runs(const std::vector<RunConfig>& runs, const QString& scenario = QString());
   // The scenario's runs with the chosen one replaced by the panel's settings (what Save writes).
   std::vector<RunConfig> runs() const;
   int chosen_run() const;
   void choose_run(int index);
-  // Runs every run of the scenario in turn, each pinned when it ends (capped like run()).
+  // Runs every run of the scenario in turn, each kept when it ends (capped like run()).
   bool run_all(int iterations = 0);
+  // Runs list actions (also its buttons): show or hide, rename, remove one, remove all.
+  void set_run_visible(int id, bool visible);
+  void rename_run(int id, const QString& name);
+  void remove_run(int id);
+  void clear_runs();
+  // Ids of the runs in the list, kept ones first, the current run last (when it has samples).
+  std::vector<int> run_ids() const;
+  // The progress bar's text ("120/800 iterations, about 14 s left").
+  QString progress_text() const;
 
   QString export_name() const override { return "training"; }
   QSize export_size() const override;
   void export_render(QPainter& painter) const override;
   CsvTable export_data() const override;
+
+ signals:
+  // The current run's first points are on the charts (bench/gui times change -> first point).
+  void first_points_drawn();
 
  public slots:
   void pause_or_resume();
@@ -73,16 +115,29 @@ class TrainingView : public QWidget, public Exportable {
   void pin();
 
  private:
-  struct Pinned {
-    QString name;
-    std::vector<Sample> samples;
-    double ratio = -1;  // RunSummary::mean_ratio when the run completed
+  struct Run {
+    int id = 0;
+    QString name, scenario, changes;
+    bool named_by_user = false;
+    bool from_run_all = false;
+    std::vector<Sample> samples;  // kept runs only (the current run's are in samples_)
+    double ratio = -1;            // RunSummary::mean_ratio when the run completed
+    int color = 0;
+    bool visible = true;
   };
-  bool start(RunConfig config, int iterations);
-  void drain();   // takes queued samples (redraw timer)
-  void redraw();  // hands the snapshot to the chart pages
+  bool start(RunConfig config, int iterations, bool from_run_all);
+  void promote();  // the starting run's first sample came: it becomes the current run
+  void drain();    // takes queued samples (redraw timer)
+  void redraw();   // hands the snapshot to the chart pages and the runs list
   void finished();
   void update_buttons();
+  void update_progress();
+  void settings_edited();  // a panel control changed: undo entry, live restart
+  void live_change();
+  void apply_undo(int run, const RunConfig& config);
+  void update_rows();
+  QString display_name(const Run& r) const;
+  int take_color();
 
   TrainingPanel* panel_;
   TrainingBridge* bridge_;
@@ -93,25 +148,44 @@ class TrainingView : public QWidget, public Exportable {
   QPushButton* step_;
   QPushButton* reset_;
   QPushButton* pin_;
+  QCheckBox* live_;
   QComboBox* x_axis_;
   QLabel* status_;
+  QProgressBar* progress_;
   RunChartPages* charts_;
+  RunsList* runs_list_;
   QTimer* redraw_timer_;
+  QTimer* live_timer_;
+  QUndoStack* undo_;
   static constexpr size_t kChartSamples = 4096;
   SampleStore samples_{kChartSamples, true};
-  std::vector<Pinned> pinned_;
+  Run current_;                  // id 0: no current run
+  std::optional<Run> starting_;  // started, first sample not yet here
+  bool starting_live_ = false;   // the starting run is a live restart (the old curve ghosts)
+  std::vector<Run> kept_;
+  std::vector<Sample> ghost_;
+  QString ghost_name_;
+  int ghost_color_ = 0;
+  bool announce_first_ = false;  // emit first_points_drawn after the next redraw
   std::vector<RunSummary> summaries_;
-  double ratio_ = -1;            // the current run's summary ratio once it completed
-  std::vector<RunConfig> runs_;  // the loaded scenario's runs (edits of each kept)
+  std::vector<RunConfig> runs_;    // the loaded scenario's runs (edits of each kept)
+  std::vector<RunConfig> loaded_;  // the same as loaded (names describe edits against these)
+  QString scenario_;
+  RunConfig last_config_;  // the panel's settings before the edit being recorded
   int chosen_ = 0;
   std::deque<RunConfig> queue_;  // Run all: the runs still to start
   int queue_iterations_ = 0;
-  QString run_name_;
   int run_iterations_ = 0;
   bool dirty_ = false;
   bool awaiting_end_ = false;  // a run started whose finished / failed report has not come yet
+  bool live_pending_ = false;  // a change came during the live throttle window
   int run_counter_ = 0;
+  int color_counter_ = 0;
   int redraw_count_ = 0;
+  // Progress of the batch (a run, or Run all): iterations of its finished runs + the current one.
+  int batch_total_ = 0;
+  int batch_done_ = 0;
+  QElapsedTimer batch_clock_;
 };
 
 }  // namespace commlab::ui

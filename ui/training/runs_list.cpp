@@ -1,0 +1,122 @@
+#include "runs_list.h"
+
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QPainter>
+#include <QPixmap>
+#include <QPushButton>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+
+namespace commlab::ui {
+
+namespace {
+
+constexpr int kIdRole = Qt::UserRole + 1;
+
+QIcon swatch(const QColor& color, bool current) {
+  QPixmap pix(14, 14);
+  pix.fill(Qt::transparent);
+  QPainter p(&pix);
+  p.setPen(QPen(color.darker(140), 1));
+  p.setBrush(color);
+  if (current)
+    p.drawEllipse(1, 1, 12, 12);  // the run in progress: a dot
+  else
+    p.drawRect(1, 1, 11, 11);  // kept runs: a square
+  return QIcon(pix);
+}
+
+}  // namespace
+
+RunsList::RunsList(QWidget* parent) : QWidget(parent) {
+  tree_ = new QTreeWidget;
+  tree_->setColumnCount(3);
+  tree_->setHeaderLabels({"run", "scenario", "differs from the baseline"});
+  tree_->setRootIsDecorated(false);
+  tree_->setUniformRowHeights(true);
+  tree_->setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed);
+  tree_->header()->setStretchLastSection(true);
+  tree_->header()->setSectionResizeMode(0, QHeaderView::Interactive);
+  tree_->setColumnWidth(0, 220);
+  tree_->setColumnWidth(1, 110);
+  tree_->setToolTip(
+      "Every run on the charts: tick to show or hide its curves, double-click a name to rename "
+      "it.");
+  remove_ = new QPushButton("Remove");
+  remove_->setToolTip("Drop the selected run from the charts and the list.");
+  clear_ = new QPushButton("Clear all");
+  clear_->setToolTip("Drop every run from the charts (the settings stay).");
+  auto* buttons = new QVBoxLayout;
+  buttons->addWidget(remove_);
+  buttons->addWidget(clear_);
+  buttons->addStretch(1);
+  auto* layout = new QHBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(tree_, 1);
+  layout->addLayout(buttons);
+
+  connect(tree_, &QTreeWidget::itemChanged, this, [this](QTreeWidgetItem* item, int column) {
+    if (filling_ || column != 0) return;
+    // Read everything first: the view answers by refreshing the rows, this one included.
+    const int id = item->data(0, kIdRole).toInt();
+    const bool visible = item->checkState(0) == Qt::Checked;
+    const QString name = item->text(0).trimmed();
+    if (!name.isEmpty() && name != item->data(0, Qt::UserRole).toString())
+      emit renamed(id, name);
+    else
+      emit visibility_changed(id, visible);
+  });
+  connect(remove_, &QPushButton::clicked, this, [this] {
+    const int id = selected_id();
+    if (id != 0) emit remove_requested(id);
+  });
+  connect(clear_, &QPushButton::clicked, this, &RunsList::clear_requested);
+  connect(tree_, &QTreeWidget::itemSelectionChanged, this,
+          [this] { remove_->setEnabled(selected_id() != 0); });
+  remove_->setEnabled(false);
+  clear_->setEnabled(false);
+}
+
+void RunsList::set_rows(const std::vector<RunRow>& rows) {
+  filling_ = true;
+  const int selected = selected_id();
+  // The same runs in the same order are updated in place: this runs from the tree's own
+  // itemChanged (a tick, a rename), whose item must outlive it.
+  bool same = tree_->topLevelItemCount() == static_cast<int>(rows.size());
+  for (size_t i = 0; same && i < rows.size(); ++i)
+    same = tree_->topLevelItem(static_cast<int>(i))->data(0, kIdRole).toInt() == rows[i].id;
+  if (!same) tree_->clear();
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const RunRow& r = rows[i];
+    QTreeWidgetItem* item =
+        same ? tree_->topLevelItem(static_cast<int>(i)) : new QTreeWidgetItem(tree_);
+    item->setFlags(item->flags() | Qt::ItemIsUserCheckable | Qt::ItemIsEditable);
+    item->setText(0, r.name);
+    item->setData(0, Qt::UserRole, r.name);
+    item->setData(0, kIdRole, r.id);
+    item->setIcon(0, swatch(r.color, r.current));
+    item->setCheckState(0, r.visible ? Qt::Checked : Qt::Unchecked);
+    item->setText(1, r.scenario);
+    item->setText(2, r.changes.isEmpty() ? QString("(none)") : r.changes);
+    const QString tip = QString("%1%2\nscenario: %3\ndiffers from the baseline: %4")
+                            .arg(r.name, r.current ? " (current run)" : "", r.scenario,
+                                 r.changes.isEmpty() ? QString("nothing") : r.changes);
+    for (int c = 0; c < 3; ++c) item->setToolTip(c, tip);
+    if (!same && r.id == selected) item->setSelected(true);
+  }
+  filling_ = false;
+  clear_->setEnabled(!rows.empty());
+  remove_->setEnabled(selected_id() != 0);
+}
+
+int RunsList::row_count() const {
+  return tree_->topLevelItemCount();
+}
+
+int RunsList::selected_id() const {
+  const QList<QTreeWidgetItem*> items = tree_->selectedItems();
+  return items.isEmpty() ? 0 : items.front()->data(0, kIdRole).toInt();
+}
+
+}  // namespace commlab::ui

@@ -1,0 +1,48 @@
+#pragma once
+// The Training tab's runs list, beside the charts: one row per run (the current one, pinned ones,
+// Run all's), with its chart colour, name, scenario and the settings that differ from the
+// scenario's baseline. The check box shows or hides a run's curves, a double click renames it,
+// Remove and Clear all drop runs. The view owns the runs; this widget only shows rows and asks.
+#include <QColor>
+#include <QString>
+#include <QWidget>
+#include <vector>
+
+class QPushButton;
+class QTreeWidget;
+class QTreeWidgetItem;
+
+namespace commlab::ui {
+
+struct RunRow {
+  int id = 0;  // the view's run id
+  QString name, scenario, changes;
+  QColor color;
+  bool visible = true;
+  bool current = false;  // the run being trained (or last trained and not kept)
+};
+
+class RunsList : public QWidget {
+  Q_OBJECT
+ public:
+  explicit RunsList(QWidget* parent = nullptr);
+  void set_rows(const std::vector<RunRow>& rows);
+  int row_count() const;
+  QTreeWidget* tree() const { return tree_; }
+
+ signals:
+  void visibility_changed(int id, bool visible);
+  void renamed(int id, const QString& name);
+  void remove_requested(int id);
+  void clear_requested();
+
+ private:
+  int selected_id() const;
+
+  QTreeWidget* tree_;
+  QPushButton* remove_;
+  QPushButton* clear_;
+  bool filling_ = false;
+};
+
+}  // namespace commlab::ui

@@ -1,0 +1,274 @@
+// TrainingView's runs: the current run, the kept ones, the live ghost; what the charts, the runs
+// list, the progress bar and the CSV export show of them.
+#include <QChart>
+#include <QLabel>
+#include <QLineSeries>
+#include <QPainter>
+#include <QProgressBar>
+#include <QTimer>
+#include <cmath>
+
+#include "run_chart_pages.h"
+#include "runs_list.h"
+#include "training_bridge.h"
+#include "training_view.h"
+
+namespace commlab::ui {
+
+namespace {
+int last_iteration(const std::vector<Sample>& samples) {
+  return samples.empty() ? -1 : samples.back().iteration;
+}
+}  // namespace
+
+int TrainingView::take_color() {
+  return color_counter_++;
+}
+
+QString TrainingView::display_name(const Run& r) const {
+  // Runs of another scenario say which, so two "baseline"s never look like one.
+  return r.scenario.isEmpty() || r.scenario == scenario_ ? r.name : r.scenario + ": " + r.name;
+}
+
+void TrainingView::promote() {
+  if (!starting_) return;
+  if (starting_live_ && !samples_.samples().empty()) {
+    // The old curve stays as a ghost; rapid changes keep the longest one until it is passed.
+    if (last_iteration(samples_.samples()) >= last_iteration(ghost_)) {
+      ghost_ = samples_.samples();
+      ghost_name_ = "before: " + display_name(current_);
+      ghost_color_ = current_.color;
+    }
+  } else if (!starting_live_) {
+    ghost_.clear();
+  }
+  current_ = std::move(*starting_);
+  starting_.reset();
+  samples_.clear();
+  announce_first_ = true;
+  dirty_ = true;
+}
+
+void TrainingView::drain() {
+  std::vector<Sample> fresh = bridge_->take_samples();
+  if (fresh.empty()) return;
+  if (starting_) promote();
+  for (const Sample& sample : fresh) samples_.add(sample);
+  dirty_ = true;
+}
+
+void TrainingView::reset() {
+  queue_.clear();
+  awaiting_end_ = false;  // a dropped run reports nothing
+  live_pending_ = false;
+  live_timer_->stop();
+  bridge_->reset();
+  starting_.reset();
+  samples_.clear();
+  current_ = Run{};
+  ghost_.clear();
+  batch_total_ = 0;
+  dirty_ = true;
+  redraw();
+  status_->setText("Reset. Change a setting (Live) or press Run to train again.");
+  update_buttons();
+  update_progress();
+}
+
+void TrainingView::pin() {
+  if (samples_.samples().empty() || current_.id == 0) return;
+  Run kept = current_;
+  kept.samples = samples_.samples();
+  if (bridge_->active() && !starting_) {
+    // Still running: a snapshot is kept, the run goes on in a colour of its own.
+    kept.name += QString(" (at iteration %1)").arg(samples_.samples().back().iteration);
+    kept.id = ++run_counter_;
+    current_.color = take_color();
+  } else {
+    current_ = Run{};
+    samples_.clear();
+  }
+  kept_.push_back(std::move(kept));
+  dirty_ = true;
+  redraw();
+  update_buttons();
+}
+
+QStringList TrainingView::pinned_names() const {
+  QStringList names;
+  for (const Run& r : kept_) names << display_name(r);
+  return names;
+}
+
+std::vector<int> TrainingView::run_ids() const {
+  std::vector<int> ids;
+  for (const Run& r : kept_) ids.push_back(r.id);
+  if (current_.id != 0 && !samples_.samples().empty()) ids.push_back(current_.id);
+  return ids;
+}
+
+void TrainingView::set_run_visible(int id, bool visible) {
+  for (Run& r : kept_)
+    if (r.id == id) r.visible = visible;
+  if (current_.id == id) current_.visible = visible;
+  dirty_ = true;
+  redraw();
+}
+
+void TrainingView::rename_run(int id, const QString& name) {
+  if (name.trimmed().isEmpty()) return;
+  for (Run& r : kept_)
+    if (r.id == id) r.name = name.trimmed(), r.named_by_user = true;
+  if (current_.id == id) current_.name = name.trimmed(), current_.named_by_user = true;
+  dirty_ = true;
+  redraw();
+}
+
+void TrainingView::remove_run(int id) {
+  if (current_.id == id) {
+    reset();
+    return;
+  }
+  std::erase_if(kept_, [id](const Run& r) { return r.id == id; });
+  dirty_ = true;
+  redraw();
+}
+
+void TrainingView::clear_runs() {
+  kept_.clear();
+  reset();
+}
+
+int TrainingView::drawn_points() const {
+  QChart* chart = charts_->chart(RunChart::kLossIteration);
+  if (samples_.samples().empty() || !current_.visible || !chart || chart->series().isEmpty())
+    return 0;
+  return static_cast<int>(qobject_cast<QLineSeries*>(chart->series().back())->count());
+}
+
+QStringList TrainingView::drawn_names() {
+  QStringList names;
+  if (QChart* chart = charts_->chart(RunChart::kLossIteration))
+    for (QAbstractSeries* s : chart->series()) names << s->name();
+  return names;
+}
+
+void TrainingView::update_rows() {
+  std::vector<RunRow> rows;
+  for (const Run& r : kept_)
+    rows.push_back({r.id, r.name, r.scenario, r.changes, run_color(r.color), r.visible, false});
+  if (current_.id != 0 && !samples_.samples().empty())
+    rows.push_back({current_.id, current_.name, current_.scenario, current_.changes,
+                    run_color(current_.color), current_.visible, true});
+  runs_list_->set_rows(rows);
+}
+
+void TrainingView::redraw() {
+  dirty_ = false;
+  ++redraw_count_;
+  const std::vector<Sample>& current = samples_.samples();
+  // The ghost goes once the new curve has passed its last iteration.
+  if (!ghost_.empty() && last_iteration(current) >= last_iteration(ghost_)) ghost_.clear();
+  // Kept runs first (dashed, in the order kept), the ghost, the current run last (solid): a run
+  // keeps its colour when it is kept.
+  std::vector<RunSeries> series;
+  for (const Run& r : kept_)
+    if (r.visible)
+      series.push_back({display_name(r).toStdString(), &r.samples, r.ratio, true, r.color});
+  if (!ghost_.empty() && current_.visible)
+    series.push_back({ghost_name_.toStdString(), &ghost_, -1, false, ghost_color_, true});
+  if ((!current.empty() && current_.visible) || series.empty())
+    series.push_back(
+        {(current_.id == 0 ? QString("current") : display_name(current_)).toStdString(), &current,
+         current_.ratio, false, current_.color});
+  charts_->set_runs(std::move(series));
+  update_rows();
+  update_progress();
+  if (announce_first_ && !current.empty()) {
+    announce_first_ = false;
+    emit first_points_drawn();
+  }
+
+  if (!current.empty()) {
+    const Sample& last = current.back();
+    QString acc;
+    for (auto it = current.rbegin(); it != current.rend(); ++it)
+      if (it->evaluated()) {
+        acc = QString(", test accuracy %1 (iteration %2)")
+                  .arg(it->test_accuracy, 0, 'f', 3)
+                  .arg(it->iteration);
+        break;
+      }
+    QString queued = queue_.empty() ? QString() : QString(" (%1 more queued)").arg(queue_.size());
+    // A catalog workload has no loss (time plane only): its news is the iteration time split.
+    const QString progress =
+        std::isnan(last.train_loss)
+            ? QString("iteration time %1 s (compute %2 s, exposed communication %3 s)")
+                  .arg(last.compute_time_s + last.comm_time_s + last.codec_time_s, 0, 'g', 4)
+                  .arg(last.compute_time_s, 0, 'g', 4)
+                  .arg(last.comm_time_s, 0, 'g', 4)
+            : QString("loss %1%2").arg(last.train_loss, 0, 'f', 4).arg(acc);
+    status_->setText(QString("%1: iteration %2/%3, simulated %4 s, %5.%6")
+                         .arg(current_.name)
+                         .arg(last.iteration)
+                         .arg(run_iterations_)
+                         .arg(last.sim_time_s, 0, 'g', 4)
+                         .arg(progress)
+                         .arg(queued));
+  }
+}
+
+QString TrainingView::progress_text() const {
+  return progress_->format();
+}
+
+void TrainingView::update_progress() {
+  if (batch_total_ <= 0) {
+    progress_->setRange(0, 1);
+    progress_->setValue(awaiting_end_ ? 0 : 1);
+    progress_->setFormat(awaiting_end_ ? "starting..." : "idle");
+    return;
+  }
+  const int done = std::min(batch_total_, batch_done_ + (starting_ ? 0 : bridge_->completed()));
+  progress_->setRange(0, batch_total_);
+  progress_->setValue(done);
+  QString text = QString("%1/%2 iterations").arg(done).arg(batch_total_);
+  const double elapsed_s = batch_clock_.isValid() ? batch_clock_.elapsed() / 1e3 : 0;
+  if (done > 0 && elapsed_s > 0.5) {
+    const double left_s = elapsed_s / done * (batch_total_ - done);
+    text += left_s < 60 ? QString(", about %1 s left").arg(std::ceil(left_s))
+                        : QString(", about %1 min left").arg(std::ceil(left_s / 60));
+  }
+  progress_->setFormat(text);
+}
+
+QSize TrainingView::export_size() const {
+  return charts_->currentWidget()->size();
+}
+
+void TrainingView::export_render(QPainter& painter) const {
+  render_widget(charts_->currentWidget(), painter);
+}
+
+CsvTable TrainingView::export_data() const {
+  CsvTable table{{"run", "iteration", "sim_time_s", "train_loss", "test_accuracy", "compute_time_s",
+                  "comm_time_s", "codec_time_s", "bytes_on_wire", "skipped_contributions",
+                  "trimmed_packets", "nmse"},
+                 {}};
+  auto add = [&](const QString& name, const std::vector<Sample>& samples) {
+    for (const Sample& s : samples)
+      table.rows.push_back(
+          {name, QString::number(s.iteration), QString::number(s.sim_time_s, 'g', 10),
+           QString::number(s.train_loss, 'g', 8),
+           s.evaluated() ? QString::number(s.test_accuracy, 'g', 6) : QString(),
+           QString::number(s.compute_time_s, 'g', 8), QString::number(s.comm_time_s, 'g', 8),
+           QString::number(s.codec_time_s, 'g', 8), QString::number(s.bytes_on_wire),
+           QString::number(s.skipped_contributions), QString::number(s.trimmed_packets),
+           QString::number(s.nmse, 'g', 6)});
+  };
+  for (const Run& r : kept_) add(display_name(r), r.samples);
+  if (current_.id != 0) add(display_name(current_), samples_.samples());
+  return table;
+}
+
+}  // namespace commlab::ui
