@@ -122,4 +122,40 @@ CommGroups parse_comm_groups(std::string_view text, const std::string& file, int
   return out;
 }
 
+GroupResolver::GroupResolver(std::string file, bool have_file, std::string_view json, int ranks,
+                             std::vector<std::vector<int>>* graph_groups)
+    : file_(std::move(file)), have_file_(have_file), ranks_(ranks), groups_(graph_groups) {
+  if (!have_file_) return;
+  CommGroups g = parse_comm_groups(json, file_, ranks);
+  keys_ = std::move(g.keys);
+  *groups_ = std::move(g.groups);
+}
+
+int GroupResolver::resolve(const std::string& pg, int rank, const std::string& where) {
+  if (pg.empty() || pg == "0") {
+    if (all_ranks_ < 0) {
+      std::vector<int> all(ranks_);
+      for (int r = 0; r < ranks_; ++r) all[r] = r;
+      for (size_t i = 0; i < groups_->size() && all_ranks_ < 0; ++i)
+        if ((*groups_)[i] == all) all_ranks_ = static_cast<int>(i);
+      if (all_ranks_ < 0) {
+        all_ranks_ = static_cast<int>(groups_->size());
+        groups_->push_back(std::move(all));
+      }
+    }
+    return all_ranks_;
+  }
+  int g = -1;
+  for (size_t i = 0; i < keys_.size() && g < 0; ++i)
+    if (keys_[i] == pg) g = static_cast<int>(i);
+  if (g < 0)
+    throw std::invalid_argument(
+        where + ": pg_name \"" + pg + "\" is not in " +
+        (have_file_ ? file_ : "a communicator-group file (there is no " + file_ + ")"));
+  if (std::find((*groups_)[g].begin(), (*groups_)[g].end(), rank) == (*groups_)[g].end())
+    throw std::invalid_argument(where + ": collective on pg_name \"" + pg +
+                                "\", which does not contain this rank");
+  return g;
+}
+
 }  // namespace commlab::workload::chakra_files

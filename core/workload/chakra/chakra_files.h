@@ -25,4 +25,24 @@ struct CommGroups {
 };
 CommGroups parse_comm_groups(std::string_view json, const std::string& file, int ranks);
 
+// A collective's pg_name -> index in the graph's groups. The file's groups become the graph's
+// groups 0.. in key order; "" and "0" are every rank (ASTRA-sim's default), an equal group reused
+// or one appended when first needed. Throws naming `where` for a key not in the file or a group
+// without the rank.
+class GroupResolver {
+ public:
+  GroupResolver() = default;
+  GroupResolver(std::string file, bool have_file, std::string_view json, int ranks,
+                std::vector<std::vector<int>>* graph_groups);
+  int resolve(const std::string& pg_name, int rank, const std::string& where);
+
+ private:
+  std::string file_;
+  bool have_file_ = false;
+  int ranks_ = 0;
+  std::vector<std::string> keys_;
+  std::vector<std::vector<int>>* groups_ = nullptr;
+  int all_ranks_ = -1;
+};
+
 }  // namespace commlab::workload::chakra_files

@@ -13,6 +13,7 @@
 
 #include "workload/chakra/chakra_attrs.h"
 #include "workload/chakra/chakra_files.h"
+#include "workload/chakra/chakra_placement.h"
 #include "workload/chakra/et_def.pb.h"
 #include "workload/chakra_trace.h"
 
@@ -21,10 +22,6 @@ namespace {
 
 namespace pb = commlab::chakra;
 namespace attr = chakra_attr;
-
-// Dependencies inherited through skipped nodes, summed over a rank (bounds the memory a chain of
-// skipped nodes can make the reader spend).
-constexpr uint64_t kMaxInheritedDeps = uint64_t{1} << 26;
 
 [[noreturn]] void fail(const std::string& where, const std::string& what) {
   throw std::invalid_argument(where + ": " + what);
@@ -36,19 +33,9 @@ struct TraceContext {
   std::string group_file;
   bool have_group_file = false;
   int ranks = 0;
-  chakra_files::CommGroups groups;
-  int all_ranks_group = -1;  // index in graph.groups, made when first used
+  chakra_files::GroupResolver groups;
   Graph* graph = nullptr;
   TraceReadReport* report = nullptr;
-};
-
-// A node parsed from the file, before it is placed in topological order.
-struct RawNode {
-  Node node;
-  uint64_t dep_begin = 0;  // into RankParser::deps_
-  uint32_t data = 0, ctrl = 0;
-  uint64_t offset = 0;  // byte offset of its length prefix
-  bool skipped = false;
 };
 
 // Kinds an attribute is used by; on any other kind it is counted as ignored.
@@ -78,9 +65,6 @@ class RankParser {
   void read_metadata(std::string_view msg);
   void read_node(const pb::Node& n, uint64_t offset);
   void map_attributes(const pb::Node& n, Node* node, const std::string& where);
-  int resolve_group(const std::string& pg, const std::string& where);
-  void place(RankGraph* out);
-  void emit(uint32_t v, RankGraph* out);
 
   TraceContext& ctx_;
   const int rank_;
@@ -88,15 +72,7 @@ class RankParser {
   uint64_t pos_ = 0;
   uint64_t last_id_ = 0;
   bool any_node_ = false;
-  std::vector<RawNode> raw_;
-  std::vector<uint64_t> dep_ids_;
-  std::vector<uint32_t> deps_;  // dep_ids_ resolved to raw_ indices
-  std::unordered_map<uint64_t, uint32_t> index_;
-  std::vector<uint32_t> position_;  // raw index -> position in the RankGraph
-  std::unordered_map<uint32_t, std::vector<uint32_t>> inherited_;  // skipped node -> positions
-  uint64_t inherited_total_ = 0;
-  std::vector<uint32_t> stamp_;  // dedupe marks per position
-  uint32_t stamp_now_ = 0;
+  chakra_place::RawRank raw_;
 };
 
 std::string RankParser::at_offset(uint64_t offset) const {
@@ -153,24 +129,27 @@ void RankParser::parse(std::string_view bytes, RankGraph* out) {
     read_node(n, offset);
     offset = pos_;
   }
-  place(out);
+  raw_.file = file_;
+  raw_.rank = rank_;
+  chakra_place::place_rank(raw_, out);
+  if (ctx_.report) ctx_.report->nodes += out->nodes.size();
 }
 
 void RankParser::read_node(const pb::Node& n, uint64_t offset) {
   const std::string where = at_node(n.id());
-  if (raw_.size() >= UINT32_MAX) fail(where, "more than 2^32 - 1 nodes in one rank");
-  auto [it, fresh] = index_.emplace(n.id(), static_cast<uint32_t>(raw_.size()));
+  if (raw_.nodes.size() >= UINT32_MAX) fail(where, "more than 2^32 - 1 nodes in one rank");
+  auto [it, fresh] = raw_.index.emplace(n.id(), static_cast<uint32_t>(raw_.nodes.size()));
   if (!fresh)
     fail(where, "duplicate node id (first at byte offset " +
-                    std::to_string(raw_[it->second].offset) + ")");
-  RawNode r;
+                    std::to_string(raw_.nodes[it->second].offset) + ")");
+  chakra_place::RawNode r;
   r.offset = offset;
   r.node.id = n.id();
-  r.dep_begin = dep_ids_.size();
+  r.dep_begin = raw_.dep_ids.size();
   r.data = static_cast<uint32_t>(n.data_deps_size());
   r.ctrl = static_cast<uint32_t>(n.ctrl_deps_size());
-  dep_ids_.insert(dep_ids_.end(), n.data_deps().begin(), n.data_deps().end());
-  dep_ids_.insert(dep_ids_.end(), n.ctrl_deps().begin(), n.ctrl_deps().end());
+  raw_.dep_ids.insert(raw_.dep_ids.end(), n.data_deps().begin(), n.data_deps().end());
+  raw_.dep_ids.insert(raw_.dep_ids.end(), n.ctrl_deps().begin(), n.ctrl_deps().end());
   switch (n.type()) {
     case pb::COMP_NODE: r.node.kind = NodeKind::kCompute; break;
     case pb::COMM_COLL_NODE: r.node.kind = NodeKind::kCollective; break;
@@ -191,7 +170,7 @@ void RankParser::read_node(const pb::Node& n, uint64_t offset) {
   } else if (ctx_.report) {
     ++ctx_.report->skipped_nodes;
   }
-  raw_.push_back(r);
+  raw_.nodes.push_back(r);
   last_id_ = n.id();
   any_node_ = true;
 }
@@ -356,7 +335,7 @@ void RankParser::map_attributes(const pb::Node& n, Node* node, const std::string
                       "REDUCE_SCATTER_BLOCK, ALL_GATHER, ALL_TO_ALL and BROADCAST)");
     }
     node->op = *op;
-    node->group_or_peer = resolve_group(pg_name ? *pg_name : std::string(), where);
+    node->group_or_peer = ctx_.groups.resolve(pg_name ? *pg_name : std::string(), rank_, where);
     return;
   }
   const bool send = node->kind == NodeKind::kSend;
@@ -374,117 +353,6 @@ void RankParser::map_attributes(const pb::Node& n, Node* node, const std::string
   node->group_or_peer = static_cast<int32_t>(*peer);
 }
 
-int RankParser::resolve_group(const std::string& pg, const std::string& where) {
-  int g = -1;
-  if (pg.empty() || pg == "0") {  // ASTRA-sim: no group or "0" is every rank
-    if (ctx_.all_ranks_group < 0) {
-      std::vector<int> all(ctx_.ranks);
-      for (int r = 0; r < ctx_.ranks; ++r) all[r] = r;
-      for (size_t i = 0; i < ctx_.graph->groups.size() && ctx_.all_ranks_group < 0; ++i)
-        if (ctx_.graph->groups[i] == all) ctx_.all_ranks_group = static_cast<int>(i);
-      if (ctx_.all_ranks_group < 0) {
-        ctx_.all_ranks_group = static_cast<int>(ctx_.graph->groups.size());
-        ctx_.graph->groups.push_back(std::move(all));
-      }
-    }
-    return ctx_.all_ranks_group;
-  }
-  for (size_t i = 0; i < ctx_.groups.keys.size() && g < 0; ++i)
-    if (ctx_.groups.keys[i] == pg) g = static_cast<int>(i);
-  if (g < 0)
-    fail(where, "pg_name \"" + pg + "\" is not in " +
-                    (ctx_.have_group_file
-                         ? ctx_.group_file
-                         : "a communicator-group file (there is no " + ctx_.group_file + ")"));
-  bool member = false;
-  for (int m : ctx_.graph->groups[g]) member |= m == rank_;
-  if (!member)
-    fail(where, "collective on pg_name \"" + pg + "\", which does not contain this rank");
-  return g;
-}
-
-// Places the nodes in a topological order that keeps the file's order where it already is one
-// (so a written graph reads back position for position); nodes skipped pass their dependencies on.
-void RankParser::place(RankGraph* out) {
-  const auto count = static_cast<uint32_t>(raw_.size());
-  deps_.resize(dep_ids_.size());
-  for (uint32_t v = 0; v < count; ++v) {
-    const RawNode& r = raw_[v];
-    for (uint64_t i = r.dep_begin; i < r.dep_begin + r.data + r.ctrl; ++i) {
-      auto it = index_.find(dep_ids_[i]);
-      if (it == index_.end())
-        fail(at_node(r.node.id), std::string(i < r.dep_begin + r.data ? "data" : "control") +
-                                     " dependency on node " + std::to_string(dep_ids_[i]) +
-                                     ", which is not in the trace");
-      deps_[i] = it->second;
-    }
-  }
-  std::vector<uint8_t> state(count, 0);  // 0 new, 1 on the DFS stack, 2 placed
-  position_.assign(count, UINT32_MAX);
-  std::vector<std::pair<uint32_t, uint64_t>> stack;  // node, next dependency
-  for (uint32_t root = 0; root < count; ++root) {
-    if (state[root]) continue;
-    state[root] = 1;
-    stack.emplace_back(root, 0);
-    while (!stack.empty()) {
-      auto& [v, k] = stack.back();
-      const RawNode& r = raw_[v];
-      if (k < uint64_t{r.data} + r.ctrl) {
-        const uint32_t d = deps_[r.dep_begin + k++];
-        if (state[d] == 1)
-          fail(at_node(r.node.id),
-               "lies on a dependency cycle (through node " + std::to_string(raw_[d].node.id) + ")");
-        if (state[d] == 0) {
-          state[d] = 1;
-          stack.emplace_back(d, 0);
-        }
-        continue;
-      }
-      state[v] = 2;
-      const uint32_t placed = v;
-      stack.pop_back();
-      emit(placed, out);
-    }
-  }
-  if (ctx_.report) ctx_.report->nodes += out->nodes.size();
-}
-
-void RankParser::emit(uint32_t v, RankGraph* out) {
-  const RawNode& r = raw_[v];
-  std::vector<uint32_t> lists[2];
-  if (stamp_.size() < out->nodes.size() + 1) stamp_.resize(out->nodes.size() + 1, 0);
-  ++stamp_now_;
-  auto take = [&](std::vector<uint32_t>& list, uint32_t pos) {
-    if (stamp_[pos] == stamp_now_) return;  // through skipped nodes a dependency can recur
-    stamp_[pos] = stamp_now_;
-    list.push_back(pos);
-  };
-  for (uint64_t i = 0; i < uint64_t{r.data} + r.ctrl; ++i) {
-    const uint32_t d = deps_[r.dep_begin + i];
-    std::vector<uint32_t>& list = lists[r.skipped || i < r.data ? 0 : 1];
-    if (raw_[d].skipped) {
-      for (uint32_t p : inherited_[d]) take(list, p);
-    } else if (r.skipped) {
-      take(list, position_[d]);
-    } else {
-      list.push_back(position_[d]);  // a kept node's own list stays as written
-    }
-  }
-  if (r.skipped) {
-    inherited_total_ += lists[0].size();
-    if (inherited_total_ > kMaxInheritedDeps)
-      fail(at_node(r.node.id), "too many dependencies passed on through skipped nodes (over " +
-                                   std::to_string(kMaxInheritedDeps) + ")");
-    inherited_[v] = std::move(lists[0]);
-    return;
-  }
-  for (int k = 0; k < 2; ++k)
-    if (lists[k].size() > UINT16_MAX)
-      fail(at_node(r.node.id), std::string(k ? "control" : "data") + " dependencies: " +
-                                   std::to_string(lists[k].size()) + " (at most 65535)");
-  position_[v] = out->add(r.node, lists[0], lists[1]);
-}
-
 Graph parse_with(TraceContext& ctx, int ranks, std::string_view groups_json,
                  const std::function<std::string_view(int, std::string*)>& rank_bytes) {
   Graph graph;
@@ -493,10 +361,8 @@ Graph parse_with(TraceContext& ctx, int ranks, std::string_view groups_json,
   if (ranks <= 0 || ranks > kChakraMaxRanks)
     throw std::invalid_argument(ctx.label + ": " + std::to_string(ranks) + " ranks (at most " +
                                 std::to_string(kChakraMaxRanks) + ")");
-  if (ctx.have_group_file) {
-    ctx.groups = chakra_files::parse_comm_groups(groups_json, ctx.group_file, ranks);
-    graph.groups = ctx.groups.groups;
-  }
+  ctx.groups = chakra_files::GroupResolver(ctx.group_file, ctx.have_group_file, groups_json, ranks,
+                                           &graph.groups);
   graph.ranks.resize(ranks);
   std::string storage;
   for (int r = 0; r < ranks; ++r) {

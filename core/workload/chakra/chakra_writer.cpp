@@ -100,8 +100,7 @@ void encode_node(const Graph& graph, const RankGraph& g, int rank, const Node& n
       add_attr(n, attr::kCommTag)->set_int64_val(node.tag);
   }
   // Exact values, written whenever they differ from what the reader would infer without them.
-  if (node.duration_s >= 0 || (comm && node.duration_s != -1))
-    add_attr(n, attr::kDuration)->set_double_val(node.duration_s);
+  if (node.duration_s != -1) add_attr(n, attr::kDuration)->set_double_val(node.duration_s);
   if (node.flops != 0) add_attr(n, attr::kFlops)->set_double_val(node.flops);
   if (node.mem_bytes != 0) add_attr(n, attr::kMemBytes)->set_double_val(node.mem_bytes);
   if (node.comm != CommKind::kOther)

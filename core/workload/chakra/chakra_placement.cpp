@@ -1,0 +1,121 @@
+#include "workload/chakra/chakra_placement.h"
+
+#include <stdexcept>
+#include <utility>
+
+namespace commlab::workload::chakra_place {
+namespace {
+
+[[noreturn]] void fail(const std::string& where, const std::string& what) {
+  throw std::invalid_argument(where + ": " + what);
+}
+
+class Placer {
+ public:
+  Placer(const RawRank& raw, RankGraph* out) : raw_(raw), out_(out) {}
+  void run();
+
+ private:
+  std::string at_node(uint64_t id) const {
+    return raw_.file + ": rank " + std::to_string(raw_.rank) + ", node " + std::to_string(id);
+  }
+  void emit(uint32_t v);
+
+  const RawRank& raw_;
+  RankGraph* out_;
+  std::vector<uint32_t> deps_;      // raw_.dep_ids resolved to raw_.nodes indices
+  std::vector<uint32_t> position_;  // raw index -> position in the RankGraph
+  std::unordered_map<uint32_t, std::vector<uint32_t>> inherited_;  // skipped node -> positions
+  uint64_t inherited_total_ = 0;
+  std::vector<uint32_t> stamp_;  // dedupe marks per position
+  uint32_t stamp_now_ = 0;
+};
+
+// Depth-first from each node in file order, dependencies first; a dependency still on the stack
+// closes a cycle.
+void Placer::run() {
+  const auto count = static_cast<uint32_t>(raw_.nodes.size());
+  deps_.resize(raw_.dep_ids.size());
+  for (uint32_t v = 0; v < count; ++v) {
+    const RawNode& r = raw_.nodes[v];
+    for (uint64_t i = r.dep_begin; i < r.dep_begin + r.data + r.ctrl; ++i) {
+      auto it = raw_.index.find(raw_.dep_ids[i]);
+      if (it == raw_.index.end())
+        fail(at_node(r.node.id), std::string(i < r.dep_begin + r.data ? "data" : "control") +
+                                     " dependency on node " + std::to_string(raw_.dep_ids[i]) +
+                                     ", which is not in the trace");
+      deps_[i] = it->second;
+    }
+  }
+  std::vector<uint8_t> state(count, 0);  // 0 new, 1 on the DFS stack, 2 placed
+  position_.assign(count, UINT32_MAX);
+  std::vector<std::pair<uint32_t, uint64_t>> stack;  // node, next dependency
+  for (uint32_t root = 0; root < count; ++root) {
+    if (state[root]) continue;
+    state[root] = 1;
+    stack.emplace_back(root, 0);
+    while (!stack.empty()) {
+      auto& [v, k] = stack.back();
+      const RawNode& r = raw_.nodes[v];
+      if (k < uint64_t{r.data} + r.ctrl) {
+        const uint32_t d = deps_[r.dep_begin + k++];
+        if (state[d] == 1)
+          fail(at_node(r.node.id), "lies on a dependency cycle (through node " +
+                                       std::to_string(raw_.nodes[d].node.id) + ")");
+        if (state[d] == 0) {
+          state[d] = 1;
+          stack.emplace_back(d, 0);
+        }
+        continue;
+      }
+      state[v] = 2;
+      const uint32_t placed = v;
+      stack.pop_back();
+      emit(placed);
+    }
+  }
+}
+
+void Placer::emit(uint32_t v) {
+  const RawNode& r = raw_.nodes[v];
+  std::vector<uint32_t> lists[2];
+  if (stamp_.size() < out_->nodes.size() + 1) stamp_.resize(out_->nodes.size() + 1, 0);
+  ++stamp_now_;
+  auto take = [&](std::vector<uint32_t>& list, uint32_t pos) {
+    if (stamp_[pos] == stamp_now_) return;  // through skipped nodes a dependency can recur
+    stamp_[pos] = stamp_now_;
+    list.push_back(pos);
+  };
+  for (uint64_t i = 0; i < uint64_t{r.data} + r.ctrl; ++i) {
+    const uint32_t d = deps_[r.dep_begin + i];
+    std::vector<uint32_t>& list = lists[r.skipped || i < r.data ? 0 : 1];
+    if (raw_.nodes[d].skipped) {
+      for (uint32_t p : inherited_[d]) take(list, p);
+    } else if (r.skipped) {
+      take(list, position_[d]);
+    } else {
+      list.push_back(position_[d]);  // a kept node's own list stays as written
+    }
+  }
+  if (r.skipped) {
+    inherited_total_ += lists[0].size();
+    if (inherited_total_ > kMaxInheritedDeps)
+      fail(at_node(r.node.id), "too many dependencies passed on through skipped nodes (over " +
+                                   std::to_string(kMaxInheritedDeps) + ")");
+    inherited_[v] = std::move(lists[0]);
+    return;
+  }
+  for (int k = 0; k < 2; ++k)
+    if (lists[k].size() > UINT16_MAX)
+      fail(at_node(r.node.id), std::string(k ? "control" : "data") + " dependencies: " +
+                                   std::to_string(lists[k].size()) + " (at most 65535)");
+  position_[v] = out_->add(r.node, lists[0], lists[1]);
+}
+
+}  // namespace
+
+void place_rank(const RawRank& raw, RankGraph* out) {
+  Placer(raw, out).run();
+}
+
+}  // namespace commlab::workload::chakra_place
