@@ -241,6 +241,15 @@ TEST(ChakraRead, MalformedGraphsNameTheNode) {
             "string_val");
   EXPECT_EQ(error_of({trace_file({NodeMsg(1, "x", kComp).attr(attr_i("commlab_stream", 9))})}),
             "t.0.et: rank 0, node 1: attribute commlab_stream: 9 is out of range [0, 7]");
+  EXPECT_EQ(error_of({trace_file({NodeMsg(3, "x", NodeType(42))})}),
+            "t.0.et: rank 0, node 3: unknown node type 42");
+  const std::string in_g1 = trace_file({NodeMsg(1, "x", kColl)
+                                            .attr(attr_i("comm_type", kAllReduce))
+                                            .attr(attr_u("comm_size", 1))
+                                            .attr(attr_s("pg_name", "1"))});
+  EXPECT_EQ(
+      error_of({in_g1, in_g1}, R"({"1": [0]})"),
+      "t.1.et: rank 1, node 1: collective on pg_name \"1\", which does not contain this rank");
   EXPECT_EQ(
       error_of({trace_file({})}, R"({"1": [0, 3]})"),
       "t.comm_groups.json: group \"1\": rank 3 is not in [0, 1) (the trace has 1 rank files)");
