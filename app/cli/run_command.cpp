@@ -1,7 +1,9 @@
 // commlab-cli run: runs every run of an experiment and writes summary.json, series.csv, the
 // scenario as run and the version into --out. Independent runs execute in parallel (--jobs); each
 // run's numbers do not depend on it (every run owns its engine; OpenMP reductions use fixed
-// chunks). Ctrl-C stops cleanly and keeps what finished.
+// chunks). Ctrl-C stops cleanly and keeps what finished. Under `mpirun -np K` the simulated runs
+// are spread over the K processes and process 0 writes the same files; a run with execution "mpi"
+// is trained by all K processes together, one real rank each (docs/training.md, "On Open MPI").
 #include <omp.h>
 #include <unistd.h>
 
@@ -15,13 +17,18 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "cli/command.h"
 #ifdef COMMLAB_HAVE_CHARTS
 #include "chart_files.h"  // Qt-free: the charts are drawn inside commlab_ui
 #endif
+#include "cli/batch_util.h"
+#include "exec/mpi_batch.h"
+#include "exec/mpi_runtime.h"
 #include "scenario/results_io.h"
 #include "scenario/scenario.h"
 
@@ -39,7 +46,8 @@ struct Options {
   std::vector<std::string> sets;
   int64_t seed = -1;
   int threads = 0;
-  int jobs = 0;  // 0: as many as threads allow
+  int jobs = 0;      // 0: as many as threads allow
+  std::string exec;  // "", simulated or mpi: overrides every run's execution
   bool quiet = false;
   bool reproducible = false;
   bool charts = true;  // leave wall-clock times out so files are bit-identical
@@ -125,6 +133,67 @@ std::string write_charts(const std::vector<RunResult>& results, const std::strin
 #endif
 }
 
+// One process's part of the job: the runs it executes and the runtime when under mpirun.
+struct Job {
+  std::unique_ptr<exec::MpiRuntime> rt;
+  int rank = 0, size = 1;
+  bool root() const { return rank == 0; }
+};
+
+// Under mpirun every process checks that all got the same command line and scenario; without it,
+// an "mpi" run says how to launch it.
+Job start_job(const Options& o, const Experiment& exp) {
+  Job job;
+  bool wants_mpi = false;
+  for (const RunConfig& r : exp.runs) wants_mpi |= r.execution == "mpi";
+  if (!exec::launched_by_mpirun()) {
+    if (wants_mpi) throw InvalidInput(exec::launch_hint("run"));
+    return job;
+  }
+  if (!exec::mpi_built())
+    throw InvalidInput(
+        "started by mpirun, but this commlab-cli was built without Open MPI: every process would "
+        "write the same files (install libopenmpi-dev and configure again)");
+  job.rt = std::make_unique<exec::MpiRuntime>();
+  job.rank = job.rt->rank();
+  job.size = job.rt->size();
+  const std::string mismatch = job.rt->check_same_inputs(
+      exec::hash_inputs(exec::process_arguments(), std::vector<std::string>{o.scenario}));
+  if (!mismatch.empty()) job.rt->abort(mismatch, kExitInvalid);
+  return job;
+}
+
+// summary.json of an "mpi" run gains what was measured across the processes and what the
+// simulator predicted for the same run (the samples' time plane).
+struct MpiMeasure {
+  int processes = 0;
+  MpiRunStats mean, max;
+  uint64_t mismatched = 0;
+  double predicted_compute_s = 0, predicted_comm_s = 0, predicted_codec_s = 0;
+  double predicted_comm_total_s = 0, predicted_codec_total_s = 0;
+};
+
+nlohmann::json mpi_json(const MpiMeasure& m, double sim_time_s, bool reproducible) {
+  auto wall = [&](double v) { return reproducible ? nlohmann::json(nullptr) : nlohmann::json(v); };
+  auto split = [&](const MpiRunStats& s) {
+    return nlohmann::json{{"compute_s", wall(s.compute_s)},
+                          {"comm_s", wall(s.comm_s)},
+                          {"codec_s", wall(s.codec_s)},
+                          {"wall_s", wall(s.wall_s)}};
+  };
+  return {{"processes", m.processes},
+          {"mismatched_buckets", m.mismatched},
+          {"measured_mean", split(m.mean)},
+          {"measured_max", split(m.max)},
+          {"predicted",
+           {{"sim_time_s", sim_time_s},
+            {"compute_s", m.predicted_compute_s},
+            {"comm_exposed_s", m.predicted_comm_s},
+            {"codec_exposed_s", m.predicted_codec_s},
+            {"comm_total_s", m.predicted_comm_total_s},
+            {"codec_total_s", m.predicted_codec_total_s}}}};
+}
+
 int run(const Options& o) {
   Experiment exp;
   try {
@@ -135,61 +204,168 @@ int run(const Options& o) {
   }
   if (o.seed >= 0)
     for (RunConfig& r : exp.runs) r.seed = static_cast<uint64_t>(o.seed);
+  if (!o.exec.empty()) {
+    if (o.exec != "mpi" && o.exec != "simulated")
+      throw InvalidInput("--exec: expected mpi or simulated, got '" + o.exec + "'");
+    for (RunConfig& r : exp.runs) r.execution = o.exec;
+    exp.resolved["execution"] = o.exec;
+    for (nlohmann::json& r : exp.resolved["runs"]) r.erase("execution");
+  }
+  Job job = start_job(o, exp);
+  const bool quiet = o.quiet || !job.root();
   const int threads = o.threads > 0 ? o.threads : std::max(1, omp_get_max_threads());
   const int runs = static_cast<int>(exp.runs.size());
-  const int jobs = std::clamp(o.jobs > 0 ? o.jobs : threads, 1, std::max(runs, 1));
+  // Simulated runs are spread over the processes (the k-th simulated run goes to process
+  // k % size); each "mpi" run is trained by all processes together, one rank each.
+  std::vector<int> mine, together;
+  for (int i = 0, k = 0; i < runs; ++i) {
+    if (exp.runs[i].execution == "mpi")
+      together.push_back(i);
+    else if (exec::owns_item(k++, job.rank, job.size))
+      mine.push_back(i);
+  }
+  const int jobs =
+      std::clamp(o.jobs > 0 ? o.jobs : threads, 1, std::max(static_cast<int>(mine.size()), 1));
   const int threads_per_job = std::max(1, threads / jobs);
   const std::string out = o.out.empty() ? "results/" + exp.name : o.out;
-  std::filesystem::create_directories(out);
+  // Only process 0 writes into --out; the others keep their series rows in a scratch folder.
+  const std::string parts_dir =
+      job.root()
+          ? out
+          : (std::filesystem::temp_directory_path() / ("commlab-run-" + std::to_string(getpid())))
+                .string();
+  std::filesystem::create_directories(parts_dir);
 
   int64_t total = 0;
-  for (const RunConfig& r : exp.runs) total += r.training.iterations;
-  Progress progress(total, o.quiet);
+  for (int i : mine) total += exp.runs[i].training.iterations;
+  for (int i : together) total += exp.runs[i].training.iterations;
+  Progress progress(total, quiet);
   g_stop.store(false);
   auto previous = std::signal(SIGINT, on_sigint);
   // Workers take runs in scenario order; results keep that order whatever finishes first.
   std::vector<RunResult> slots(runs);
   std::vector<char> started(runs, 0);
   std::vector<std::exception_ptr> errors(runs);
-  std::atomic<int> next{0};
+  std::vector<MpiMeasure> measures(runs);
+  std::atomic<size_t> next{0};
+  auto execute = [&](int i, const exec::MpiRuntime* rt) {
+    const RunConfig& config = exp.runs[i];
+    started[i] = 1;
+    try {
+      // Every sample goes to this run's part of series.csv as it comes; the session keeps a
+      // bounded, thinned copy for the charts, so memory does not grow with the iterations.
+      const bool writes = rt == nullptr || job.root();
+      std::ofstream rows;
+      if (writes) rows.open(series_part(parts_dir, i), std::ios::binary | std::ios::trunc);
+      RunSession session(config, rt);
+      session.set_sample_budget(kChartSamples);
+      MpiMeasure& m = measures[i];
+      session.run(
+          [&](const Sample& s) {
+            m.predicted_compute_s += s.compute_time_s;
+            m.predicted_comm_s += s.comm_time_s;
+            m.predicted_codec_s += s.codec_time_s;
+            m.predicted_comm_total_s += s.comm_total_s;
+            m.predicted_codec_total_s += s.codec_total_s;
+            if (!writes) return progress.advance(config.name);
+            if (o.reproducible) {
+              Sample copy = s;
+              copy.wall_time_s = Sample::kNaN;
+              rows << series_row(config.name, copy);
+            } else {
+              rows << series_row(config.name, s);
+            }
+            progress.advance(config.name);
+          },
+          rt ? nullptr : &g_stop);  // all ranks of an mpi run must stop at the same iteration
+      if (writes && !rows.flush()) throw std::runtime_error("cannot write " + series_part(out, i));
+      if (rt) {  // every rank: the measured split, mean and max over the processes
+        const MpiRunStats mystats = session.mpi_stats();
+        m.processes = rt->size();
+        m.mean.compute_s = rt->sum(mystats.compute_s) / rt->size();
+        m.mean.comm_s = rt->sum(mystats.comm_s) / rt->size();
+        m.mean.codec_s = rt->sum(mystats.codec_s) / rt->size();
+        m.mean.wall_s = rt->sum(mystats.wall_s) / rt->size();
+        m.max.compute_s = rt->max(mystats.compute_s);
+        m.max.comm_s = rt->max(mystats.comm_s);
+        m.max.codec_s = rt->max(mystats.codec_s);
+        m.max.wall_s = rt->max(mystats.wall_s);
+        m.mismatched = mystats.mismatched_buckets;
+      }
+      slots[i] = {session.summary(), session.samples(), session.done()};
+    } catch (...) {  // rethrown below, in scenario order, so the exit code keeps its kind
+      errors[i] = std::current_exception();
+      g_stop.store(true);
+    }
+  };
   auto worker = [&] {
     omp_set_num_threads(threads_per_job);
-    for (int i = next++; i < runs && !g_stop.load(); i = next++) {
-      const RunConfig& config = exp.runs[i];
-      started[i] = 1;
-      try {
-        // Every sample goes to this run's part of series.csv as it comes; the session keeps a
-        // bounded, thinned copy for the charts, so memory does not grow with the iterations.
-        std::ofstream rows(series_part(out, i), std::ios::binary | std::ios::trunc);
-        RunSession session(config);
-        session.set_sample_budget(kChartSamples);
-        session.run(
-            [&](const Sample& s) {
-              if (o.reproducible) {
-                Sample copy = s;
-                copy.wall_time_s = Sample::kNaN;
-                rows << series_row(config.name, copy);
-              } else {
-                rows << series_row(config.name, s);
-              }
-              progress.advance(config.name);
-            },
-            &g_stop);
-        if (!rows.flush()) throw std::runtime_error("cannot write " + series_part(out, i));
-        slots[i] = {session.summary(), session.samples(), session.done()};
-      } catch (...) {  // rethrown below, in scenario order, so the exit code keeps its kind
-        errors[i] = std::current_exception();
-        g_stop.store(true);
-      }
-    }
+    for (size_t k = next++; k < mine.size() && !g_stop.load(); k = next++)
+      execute(mine[k], nullptr);
   };
   std::vector<std::thread> pool;
   for (int j = 1; j < jobs; ++j) pool.emplace_back(worker);
   worker();
   for (std::thread& t : pool) t.join();
+  omp_set_num_threads(threads);
+  // The "mpi" runs: every process is one rank, on its main thread (MPI is called from it only).
+  for (int i : together) {
+    if (errors[i] || g_stop.load()) break;
+    execute(i, job.rt.get());
+  }
   std::signal(SIGINT, previous);
   progress.finish();
+
+  if (job.size > 1) {  // process 0 gathers the other processes' simulated runs
+    std::vector<BatchItem> items;
+    if (!job.root()) {
+      for (int i : mine) {
+        BatchItem it;
+        it.index = i;
+        it.status = errors[i] ? 2 : started[i] ? 1 : 0;
+        if (errors[i]) {
+          try {
+            std::rethrow_exception(errors[i]);
+          } catch (const std::invalid_argument& e) {
+            it.invalid = true;
+            it.error = e.what();
+          } catch (const std::exception& e) {
+            it.error = e.what();
+          }
+        } else if (started[i]) {
+          it.result = std::move(slots[i]);
+          std::ifstream part(series_part(parts_dir, i), std::ios::binary);
+          it.series_rows.assign(std::istreambuf_iterator<char>(part), {});
+        }
+        items.push_back(std::move(it));
+      }
+      std::filesystem::remove_all(parts_dir);
+    }
+    job.rt->set_timeout_s(exec::kBatchGatherTimeout_s);
+    const std::vector<std::string> all = job.rt->gather_strings(encode_batch(items, g_stop.load()));
+    if (!job.root()) return kExitOk;  // process 0 reports and writes
+    for (size_t p = 1; p < all.size(); ++p) {
+      bool stopped = false;
+      for (BatchItem& it : decode_batch(all[p], &stopped)) {
+        const int i = it.index;
+        if (stopped) g_stop.store(true);
+        if (it.status == 0) continue;
+        started[i] = 1;
+        if (it.status == 2) {
+          errors[i] = it.invalid ? std::make_exception_ptr(std::invalid_argument(it.error))
+                                 : std::make_exception_ptr(std::runtime_error(it.error));
+          continue;
+        }
+        slots[i] = std::move(it.result);
+        std::ofstream(series_part(out, i), std::ios::binary | std::ios::trunc) << it.series_rows;
+      }
+    }
+  } else if (!job.root()) {
+    return kExitOk;
+  }
+
   std::vector<RunResult> results;
+  std::vector<int> result_index;
   for (int i = 0; i < runs; ++i) {
     if (errors[i]) {
       for (int k = 0; k < runs; ++k) std::filesystem::remove(series_part(out, k));
@@ -197,17 +373,30 @@ int run(const Options& o) {
     }
     if (!started[i]) continue;
     results.push_back(std::move(slots[i]));
+    result_index.push_back(i);
     if (o.reproducible) results.back().summary.wall_time_s = Sample::kNaN;  // varies by host
   }
 
-  write_file(out + "/summary.json", summary_json(exp.name, results));
+  std::string summary = summary_json(exp.name, results);
+  if (!together.empty()) {
+    nlohmann::json doc = nlohmann::json::parse(summary);
+    for (size_t k = 0; k < results.size(); ++k) {
+      const int i = result_index[k];
+      if (exp.runs[i].execution == "mpi")
+        doc["runs"][k]["mpi"] =
+            mpi_json(measures[i], results[k].summary.sim_time_s, o.reproducible);
+    }
+    summary = doc.dump(2) + "\n";
+  }
+  write_file(out + "/summary.json", summary);
   join_series(out, started);
   write_file(out + "/scenario.json", exp.resolved.dump(2) + "\n");
   write_file(out + "/VERSION", std::string("commlab ") + kCommLabVersion + "\n");
   std::string charts_note = ", no charts (--no-charts)";
   if (o.charts) charts_note = write_charts(results, out + "/charts");
-  if (!o.quiet) {
-    for (const RunResult& r : results) {
+  if (!quiet) {
+    for (size_t k = 0; k < results.size(); ++k) {
+      const RunResult& r = results[k];
       const RunSummary& s = r.summary;
       if (std::isnan(s.final_train_loss) && s.iterations > 0)  // a catalog run: time plane only
         std::fprintf(stderr,
@@ -219,11 +408,25 @@ int run(const Options& o) {
                      s.name.c_str(), s.final_test_accuracy, s.final_train_loss, s.sim_time_s,
                      static_cast<double>(s.bytes_on_wire), s.mean_ratio,
                      r.complete ? "" : "  (stopped)");
+      const MpiMeasure& m = measures[result_index[k]];
+      if (m.processes > 0)
+        std::fprintf(stderr,
+                     "%-28s on %d processes: measured compute %.3f s, comm %.3f s, codec %.3f s "
+                     "(mean per rank); %llu buckets differ from the simulation\n",
+                     "", m.processes, m.mean.compute_s, m.mean.comm_s, m.mean.codec_s,
+                     static_cast<unsigned long long>(m.mismatched));
     }
     std::fprintf(stderr, "results in %s (summary.json, series.csv, scenario.json%s)\n", out.c_str(),
                  charts_note.c_str());
   }
   if (g_stop.load()) return kExitFailed;
+  for (const MpiMeasure& m : measures)
+    if (m.mismatched > 0) {
+      std::fprintf(stderr,
+                   "commlab-cli: the real collective received other bytes than the "
+                   "simulated data plane (mismatched_buckets in summary.json)\n");
+      return kExitFailed;
+    }
   return kExitOk;
 }
 
@@ -239,6 +442,9 @@ const RegisterCommand reg{Command{
       app.add_option("--jobs", o->jobs,
                      "runs executed at once (default: --threads; results never depend on it)")
           ->check(CLI::Range(1, 256));
+      app.add_option("--exec", o->exec,
+                     "simulated or mpi: how every run executes (overrides the scenario's "
+                     "execution); mpi needs mpirun -np <training.ranks>");
       app.add_flag("--quiet", o->quiet, "no progress output");
       app.add_flag("!--no-charts", o->charts, "skip DIR/charts/*.png and *.svg");
       app.add_flag("--reproducible", o->reproducible,

@@ -76,6 +76,26 @@ std::string CollectiveReducer::name() const {
   return config_.collective.algorithm + "/" + codec_->name();
 }
 
+PlanRequest CollectiveReducer::request_for(int iteration, const BucketInfo& bucket,
+                                           int ranks) const {
+  PlanRequest req;
+  req.ranks = ranks;
+  req.count = bucket.size;
+  req.skip = decide_skip(skip_, ranks, bucket.index, bucket.name, bucket.size, iteration);
+  req.unbiased_skip = skip_.unbiased;
+  req.ranks_per_node = ranks_per_node_;
+  return req;
+}
+
+Plan CollectiveReducer::plan_for(int iteration, const BucketInfo& bucket, int ranks) const {
+  return build_plan(config_.collective.algorithm, request_for(iteration, bucket, ranks));
+}
+
+double CollectiveReducer::trim_rate() const {
+  const TrimConfigSpec& t = config_.techniques.trimming;
+  return trim_ && t.mode == "bernoulli" ? t.rate : 0.0;
+}
+
 ReduceReport CollectiveReducer::reduce(int iteration, const BucketInfo& bucket,
                                        std::vector<std::span<float>>& grads) {
   const int n = static_cast<int>(grads.size());
@@ -90,12 +110,7 @@ ReduceReport CollectiveReducer::reduce(int iteration, const BucketInfo& bucket,
   // What a lossless codec would see of rank 0's contribution (before the plan rounds it).
   std::vector<double> planes = byte_plane_entropy(grads[0], wire_);
 
-  PlanRequest req;
-  req.ranks = n;
-  req.count = count;
-  req.skip = decide_skip(skip_, n, bucket.index, bucket.name, count, iteration);
-  req.unbiased_skip = skip_.unbiased;
-  req.ranks_per_node = ranks_per_node_;
+  const PlanRequest req = request_for(iteration, bucket, n);
   Plan plan = build_plan(config_.collective.algorithm, req);
 
   ExecutorOptions options;

@@ -5,7 +5,9 @@
 #include <memory>
 #include <vector>
 
+#include "collective/algorithms.h"
 #include "collective/codec_wire.h"
+#include "collective/plan.h"
 #include "collective/skip.h"
 #include "network/backend.h"
 #include "scenario/run_config.h"
@@ -32,8 +34,15 @@ class CollectiveReducer final : public GradientReducer {
                       std::vector<std::span<float>>& grads) override;
   std::string name() const override;
   const ReducerTotals& totals() const { return totals_; }
+  // The plan reduce() runs for this bucket (SkipReduce's decision included), the transfer codec
+  // and the Bernoulli trimming rate (0: none): what `--exec mpi` runs across real processes.
+  Plan plan_for(int iteration, const BucketInfo& bucket, int ranks) const;
+  TransferCodec* codec() { return codec_.get(); }
+  double trim_rate() const;
 
  private:
+  PlanRequest request_for(int iteration, const BucketInfo& bucket, int ranks) const;
+
   RunConfig config_;
   NetworkBackend& backend_;
   SkipConfig skip_;

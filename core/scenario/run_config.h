@@ -87,6 +87,9 @@ struct TechniquesConfig {
 struct RunConfig {
   std::string name = "baseline";
   uint64_t seed = 1;
+  // simulated: every rank in this process (the default); mpi: one real process per rank, launched
+  // by `mpirun -np <training.ranks> commlab-cli run ...` (exec/rank_trainer.h).
+  std::string execution = "simulated";
   ClusterConfig cluster;
   PacketConfigSpec packet;
   WorkloadConfig workload;

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "exec/mpi_runtime.h"
+#include "exec/rank_trainer.h"
 #include "network/analytical.h"
 #include "network/packet_backend.h"
 #include "scenario/catalog_run.h"
@@ -67,6 +69,25 @@ TrainTest load_data(const RunConfig& c) {
   return make_synthetic(s);
 }
 
+// What the real collective runs: the scenario's plan and codec, from a reducer of its own (codecs
+// keep per-transfer state, which must not mix with the shadow's).
+class ScenarioCollective final : public exec::BucketCollective {
+ public:
+  ScenarioCollective(const RunConfig& c, NetworkBackend& backend)
+      : reducer_(c, backend), ranks_(c.training.ranks), seed_(c.seed) {}
+  Plan plan(int iteration, const BucketInfo& bucket) override {
+    return reducer_.plan_for(iteration, bucket, ranks_);
+  }
+  TransferCodec* codec() override { return reducer_.codec(); }
+  double trim_rate() const override { return reducer_.trim_rate(); }
+  uint64_t trim_seed() const override { return seed_; }
+
+ private:
+  CollectiveReducer reducer_;
+  int ranks_;
+  uint64_t seed_;
+};
+
 }  // namespace
 
 struct RunSession::Impl {
@@ -75,6 +96,8 @@ struct RunSession::Impl {
   std::unique_ptr<NetworkBackend> backend;
   std::unique_ptr<CollectiveReducer> reducer;
   std::unique_ptr<DataParallelTrainer> trainer;
+  std::unique_ptr<ScenarioCollective> real;         // execution mpi
+  std::unique_ptr<exec::RankTrainer> rank_trainer;  // execution mpi: this process's rank
   std::unique_ptr<NetworkProbe> probe;
   std::unique_ptr<CatalogRun> catalog;  // workload.kind catalog: time plane only
   int catalog_iterations = 0;           // completed (catalog runs)
@@ -85,8 +108,23 @@ struct RunSession::Impl {
   double wall_s = 0;
 };
 
-RunSession::RunSession(const RunConfig& config) : impl_(std::make_unique<Impl>()) {
+RunSession::RunSession(const RunConfig& config) : RunSession(config, nullptr) {}
+
+RunSession::RunSession(const RunConfig& config, const exec::MpiRuntime* mpi)
+    : impl_(std::make_unique<Impl>()) {
   Impl& m = *impl_;
+  if (config.execution != "simulated" && config.execution != "mpi")
+    throw std::invalid_argument("execution: expected simulated or mpi, got '" + config.execution +
+                                "'");
+  const bool real = config.execution == "mpi";
+  if (real && !mpi) throw std::invalid_argument("execution: mpi: " + exec::launch_hint("run"));
+  if (real && config.workload.kind != "train")
+    throw std::invalid_argument(
+        "execution: mpi trains real replicas; workload.kind catalog has none (use simulated)");
+  if (real && config.techniques.trimming.enabled && config.techniques.trimming.mode == "queue")
+    throw std::invalid_argument(
+        "execution: mpi cuts trimmed packets with Bernoulli draws; techniques.trimming.mode "
+        "queue needs the packet backend's queues (use bernoulli, or execution simulated)");
   m.config = config;
   if (config.workload.kind == "catalog") {
     m.catalog = std::make_unique<CatalogRun>(config);
@@ -118,6 +156,12 @@ RunSession::RunSession(const RunConfig& config) : impl_(std::make_unique<Impl>()
   tc.schedule.step_every = std::max(1, config.training.iterations / 3);
   tc.compute.gpu = gpu_preset(config.cluster.gpu);
   tc.compute.mfu = config.cluster.mfu;
+  if (real) {
+    m.real = std::make_unique<ScenarioCollective>(config, *m.backend);
+    m.rank_trainer = std::make_unique<exec::RankTrainer>(*mpi, std::move(model), m.data.train,
+                                                         m.data.test, tc, *m.real, m.reducer.get());
+    return;
+  }
   m.trainer = std::make_unique<DataParallelTrainer>(std::move(model), m.data.train, m.data.test, tc,
                                                     *m.reducer);
 }
@@ -129,6 +173,7 @@ const RunConfig& RunSession::config() const {
 }
 
 int RunSession::iteration() const {
+  if (impl_->rank_trainer) return impl_->rank_trainer->iteration();
   return impl_->catalog ? impl_->catalog_iterations : impl_->trainer->iteration();
 }
 
@@ -140,7 +185,9 @@ const Sample& RunSession::step() {
   Impl& m = *impl_;
   if (done()) throw std::logic_error("RunSession::step after the last iteration");
   auto t0 = std::chrono::steady_clock::now();
-  Sample s = m.catalog ? m.catalog->sample(++m.catalog_iterations) : m.trainer->step();
+  Sample s = m.catalog        ? m.catalog->sample(++m.catalog_iterations)
+             : m.rank_trainer ? m.rank_trainer->step()
+                              : m.trainer->step();
   m.wall_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   s.wall_time_s = m.wall_s;
   if (m.probe) s.network = m.probe->take();
@@ -206,9 +253,24 @@ RunSummary RunSession::summary() const {
 
 std::vector<std::string> RunSession::bucket_names() const {
   std::vector<std::string> names;
-  if (!impl_->trainer) return names;  // catalog runs have no gradient buckets
-  for (const BucketInfo& b : impl_->trainer->buckets()) names.push_back(b.name);
+  const std::vector<BucketInfo>* buckets = impl_->trainer        ? &impl_->trainer->buckets()
+                                           : impl_->rank_trainer ? &impl_->rank_trainer->buckets()
+                                                                 : nullptr;
+  if (!buckets) return names;  // catalog runs have no gradient buckets
+  for (const BucketInfo& b : *buckets) names.push_back(b.name);
   return names;
+}
+
+MpiRunStats RunSession::mpi_stats() const {
+  MpiRunStats s;
+  if (!impl_->rank_trainer) return s;
+  const exec::MeasuredSplit& m = impl_->rank_trainer->measured();
+  s.compute_s = m.compute_s;
+  s.comm_s = m.comm_s;
+  s.codec_s = m.codec_s;
+  s.wall_s = m.wall_s;
+  s.mismatched_buckets = impl_->rank_trainer->mismatched_buckets();
+  return s;
 }
 
 }  // namespace commlab

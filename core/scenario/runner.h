@@ -14,6 +14,16 @@
 
 namespace commlab {
 
+namespace exec {
+class MpiRuntime;
+}
+
+// A run with execution "mpi": this process's measured wall-clock split (exec/rank_trainer.h).
+struct MpiRunStats {
+  double compute_s = 0, comm_s = 0, codec_s = 0, wall_s = 0;
+  uint64_t mismatched_buckets = 0;  // rank 0: buckets received otherwise than simulated
+};
+
 struct RunSummary {
   std::string name;
   int iterations = 0;
@@ -33,6 +43,9 @@ class RunSession {
  public:
   // Throws std::invalid_argument for a configuration the engine cannot run (with the field named).
   explicit RunSession(const RunConfig& config);
+  // execution "mpi" needs the process's runtime (every rank constructs the session and steps it
+  // together); other runs ignore it. Without it an "mpi" run throws std::invalid_argument.
+  RunSession(const RunConfig& config, const exec::MpiRuntime* mpi);
   ~RunSession();
   RunSession(const RunSession&) = delete;
   RunSession& operator=(const RunSession&) = delete;
@@ -54,6 +67,8 @@ class RunSession {
   RunSummary summary() const;
   // Names of the gradient buckets (layers), in forward order.
   std::vector<std::string> bucket_names() const;
+  // execution "mpi": this process's measured split so far (zeros for other runs).
+  MpiRunStats mpi_stats() const;
 
  private:
   struct Impl;

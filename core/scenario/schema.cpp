@@ -177,6 +177,9 @@ std::vector<Field> make_table() {
   return {
       int_field("seed", ACC(seed), 0, 9007199254740992.0,
                 "Seed of every random choice (data order, init, SkipReduce rotation, trimming)."),
+      enum_field("execution", ACC(execution), {"simulated", "mpi"},
+                 "simulated: all ranks in one process; mpi: one real process per rank over Open "
+                 "MPI (mpirun -np <training.ranks>), same results, measured wall-clock split."),
       // cluster
       str_field("cluster.spec", ACC(cluster.spec), 1024,
                 "Cluster: a builder spec (flat:8, fattree:k=8), a preset (dgx-h100-pod) or a "

@@ -1,0 +1,338 @@
+#include "exec/rank_trainer.h"
+
+#include <omp.h>
+
+#include <chrono>
+#include <climits>
+#include <cmath>
+#include <numeric>
+#include <stdexcept>
+
+#include "numeric/rng.h"
+#if COMMLAB_HAVE_MPI
+#include "exec/mpi_detail.h"
+#endif
+
+namespace commlab::exec {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+int thread_count(int requested) {
+  return requested > 0 ? requested : omp_get_max_threads();
+}
+
+// Hash of a received bucket, to compare it with the shadow's copy without sending it.
+uint64_t hash_floats(std::span<const float> v) {
+  uint64_t h = 0x9e3779b97f4a7c15ull ^ v.size();
+  for (float x : v) {
+    uint32_t bits;
+    std::memcpy(&bits, &x, 4);
+    h = (h ^ bits) * 0x100000001b3ull;
+    h ^= h >> 29;
+  }
+  return h;
+}
+
+int checked_count(size_t n) {
+  if (n > static_cast<size_t>(INT_MAX))
+    throw std::invalid_argument("rank trainer: a bucket of " + std::to_string(n) +
+                                " elements is more than one MPI message holds");
+  return static_cast<int>(n);
+}
+
+// Rank 0 receives every rank's `mine` back to back (rank-major); the others send.
+void gather_floats(const MpiRuntime& rt, std::span<const float> mine, std::vector<float>& all) {
+#if COMMLAB_HAVE_MPI
+  if (rt.root()) all.resize(mine.size() * static_cast<size_t>(rt.size()));
+  const int n = checked_count(mine.size());
+  MPI_Request req;
+  MPI_Igather(mine.data(), n, MPI_FLOAT, rt.root() ? all.data() : nullptr, n, MPI_FLOAT, 0,
+              world(rt), &req);
+  wait_one(rt, req, "gathering a gradient bucket for the simulator's shadow");
+#else
+  (void)rt;
+  all.assign(mine.begin(), mine.end());
+#endif
+}
+
+void broadcast_floats(const MpiRuntime& rt, std::vector<float>& v) {
+#if COMMLAB_HAVE_MPI
+  MPI_Request req;
+  MPI_Ibcast(v.data(), checked_count(v.size()), MPI_FLOAT, 0, world(rt), &req);
+  wait_one(rt, req, "broadcasting rank 0's parameters (divergence)");
+#else
+  (void)rt;
+  (void)v;
+#endif
+}
+
+std::vector<uint64_t> gather_u64(const MpiRuntime& rt, const std::vector<uint64_t>& mine) {
+  std::vector<uint64_t> all(rt.root() ? mine.size() * rt.size() : 0);
+#if COMMLAB_HAVE_MPI
+  MPI_Request req;
+  MPI_Igather(mine.data(), checked_count(mine.size()), MPI_UINT64_T, all.data(),
+              checked_count(mine.size()), MPI_UINT64_T, 0, world(rt), &req);
+  wait_one(rt, req, "gathering the received buckets' hashes");
+#else
+  all = mine;
+#endif
+  return all;
+}
+
+}  // namespace
+
+RankTrainer::RankTrainer(const MpiRuntime& rt, Model prototype, const Dataset& train,
+                         const Dataset& test, TrainerConfig config, BucketCollective& collective,
+                         GradientReducer* shadow)
+    : rt_(rt),
+      train_(train),
+      test_(test),
+      config_(config),
+      collective_(collective),
+      shadow_(shadow),
+      executor_(rt),
+      optimizer_(config.optimizer) {
+  if (config_.ranks != rt.size())
+    throw std::invalid_argument("training.ranks: " + std::to_string(config_.ranks) +
+                                " ranks, but mpirun started " + std::to_string(rt.size()) +
+                                " processes (one process per rank: mpirun -np " +
+                                std::to_string(config_.ranks) +
+                                ", or --set training.ranks=" + std::to_string(rt.size()) + ")");
+  if (rt.root() && !shadow_) throw std::invalid_argument("rank trainer: rank 0 needs the shadow");
+  // The checks and the bucket table of DataParallelTrainer, in the same order.
+  if (config_.global_batch < config_.ranks || config_.global_batch % config_.ranks != 0)
+    throw std::invalid_argument("global batch " + std::to_string(config_.global_batch) +
+                                " must be a positive multiple of ranks " +
+                                std::to_string(config_.ranks));
+  if (config_.iterations < 0) throw std::invalid_argument("iterations must be >= 0");
+  if (train_.rows() == 0) throw std::invalid_argument("empty training set");
+  if (config_.schedule.total_iterations == 0)
+    config_.schedule.total_iterations = config_.iterations;
+  prototype.init(config_.seed);
+  size_t offset = 0;
+  const int micro = config_.global_batch / config_.ranks;
+  const int out_rows = micro * train_.labels_per_row;
+  for (size_t l = 0; l < prototype.num_layers(); ++l) {
+    const Layer& layer = prototype.layer(l);
+    LayerCost cost;
+    const int rows = train_.labels_per_row > 1 ? out_rows : micro;
+    const double weight_bytes = 2.0 * static_cast<double>(layer.num_params());
+    cost.forward_s = config_.compute.time(layer.forward_flops(rows), weight_bytes);
+    cost.backward_s = config_.compute.time(layer.backward_flops(rows, l > 0), 2 * weight_bytes);
+    if (layer.num_params() > 0) {
+      cost.bucket = static_cast<int>(buckets_.size());
+      buckets_.push_back(BucketInfo{static_cast<int>(buckets_.size()), static_cast<int>(l),
+                                    layer.name(), offset, layer.num_params()});
+      offset += layer.num_params();
+    }
+    layer_costs_.push_back(cost);
+  }
+  replica_ = std::move(prototype);
+  gathered_.resize(buckets_.size());
+}
+
+RankTrainer::~RankTrainer() = default;
+
+// DataParallelTrainer::batch_indices: the global batch sequence, whatever the number of ranks.
+void RankTrainer::batch_indices(int iteration, std::vector<int32_t>& out) {
+  const int64_t n = train_.rows();
+  const int64_t b = config_.global_batch;
+  out.resize(b);
+  for (int64_t k = 0; k < b; ++k) {
+    const int64_t p = static_cast<int64_t>(iteration) * b + k;
+    const int64_t epoch = p / n;
+    if (epoch != perm_epoch_) {
+      perm_.resize(n);
+      std::iota(perm_.begin(), perm_.end(), 0);
+      CounterRng rng(config_.seed, Purpose::kDataOrder, 0, static_cast<uint64_t>(epoch));
+      for (int64_t i = n - 1; i > 0; --i) {
+        std::swap(perm_[i], perm_[rng.below(static_cast<uint64_t>(i), i + 1)]);
+      }
+      perm_epoch_ = epoch;
+    }
+    out[k] = perm_[p % n];
+  }
+}
+
+Sample RankTrainer::step() {
+  const auto wall_start = Clock::now();
+  const int ranks = config_.ranks, me = rt_.rank();
+  const int micro = config_.global_batch / ranks;
+  auto t0 = Clock::now();
+  batch_indices(iteration_, index_);
+  gather_batch(train_, std::span<const int32_t>(index_).subspan(me * micro, micro), batch_x_,
+               batch_y_);
+  const double loss = replica_.forward_backward(batch_x_, batch_y_).loss;
+  measured_.compute_s += seconds_since(t0);
+  const std::vector<double> losses = rt_.gather(loss);
+  Sample s;
+  for (double l : losses) s.train_loss += l;  // rank order, as the simulated trainer sums
+  s.train_loss /= ranks;
+
+  // The real collectives, in readiness order (last layer first). Each bucket first goes to rank
+  // 0 as it is, for the shadow: untimed, and it lines the ranks up before the timed collective.
+  const size_t nb = buckets_.size();
+  std::vector<uint64_t> received(nb);
+  const float inv_n = 1.0f / static_cast<float>(ranks);
+  for (size_t bi = nb; bi-- > 0;) {
+    const BucketInfo& b = buckets_[bi];
+    std::span<float> g = replica_.layer(b.layer).grads();
+    gather_floats(rt_, g, gathered_[bi]);
+    const Plan plan = collective_.plan(iteration_, b);
+    MpiExecOptions options;
+    options.codec = collective_.codec();
+    options.iteration = static_cast<uint64_t>(iteration_);
+    options.bucket = b.index;
+    options.trim_rate = collective_.trim_rate();
+    options.trim_seed = collective_.trim_seed();
+    const MpiCollectiveReport rep = executor_.run(plan, g, options);
+    measured_.comm_s += rep.time_s - rep.codec_s;
+    measured_.codec_s += rep.codec_s;
+    for (float& v : g) v *= inv_n;  // DDP divides the sum by N (as CollectiveReducer)
+    received[bi] = hash_floats(g);
+  }
+  const std::vector<uint64_t> hashes = gather_u64(rt_, received);
+
+  // Rank 0: the simulated reducer on the same inputs gives the time plane and the reports.
+  std::vector<double> comm(nb), codec(nb);
+  ReduceReport total;
+  if (rt_.root()) {
+    std::vector<std::span<float>> grads(ranks);
+    s.buckets.resize(nb);
+    for (size_t bi = nb; bi-- > 0;) {
+      const BucketInfo& b = buckets_[bi];
+      for (int r = 0; r < ranks; ++r)
+        grads[r] = std::span<float>(gathered_[bi]).subspan(static_cast<size_t>(r) * b.size, b.size);
+      ReduceReport rep = shadow_->reduce(iteration_, b, grads);
+      for (int r = 0; r < ranks; ++r)
+        mismatched_ += hash_floats(grads[r]) != hashes[static_cast<size_t>(r) * nb + bi];
+      comm[bi] = rep.comm_time_s;
+      codec[bi] = rep.codec_time_s;
+      BucketSample& bs = s.buckets[bi];
+      bs.name = b.name;
+      bs.elements = b.size;
+      bs.ratio =
+          rep.reference_bytes ? static_cast<double>(rep.bytes_on_wire) / rep.reference_bytes : 1.0;
+      bs.effective_bits = rep.effective_bits();
+      bs.dropped_contributions = rep.skipped_contributions;
+      bs.trimmed_packets = rep.trimmed_packets;
+      bs.nmse = rep.nmse;
+      bs.plane_entropy = std::move(rep.plane_entropy);
+      total += rep;
+    }
+    double norm2 = 0;
+    for (const auto& b : buckets_)
+      for (float g : replica_.layer(b.layer).grads()) norm2 += static_cast<double>(g) * g;
+    s.grad_norm = std::sqrt(norm2);
+  }
+  s.lr = learning_rate(config_.optimizer, config_.schedule, iteration_);
+  t0 = Clock::now();
+  optimizer_.step(replica_, s.lr);
+  measured_.compute_s += seconds_since(t0);
+
+  const StepTiming t = overlap_step(layer_costs_, comm, codec);
+  ++iteration_;
+  sim_time_s_ += t.step_s;
+  s.iteration = iteration_;
+  s.sim_time_s = sim_time_s_;
+  s.bytes_on_wire = total.bytes_on_wire;
+  s.compute_time_s = t.compute_s;
+  s.comm_time_s = t.comm_exposed_s;
+  s.codec_time_s = t.codec_exposed_s;
+  s.comm_total_s = t.comm_total_s;
+  s.codec_total_s = t.codec_total_s;
+  s.skipped_contributions = total.skipped_contributions;
+  s.trimmed_packets = total.trimmed_packets;
+  s.nmse = total.nmse;
+  s.ratio = total.reference_bytes ? static_cast<double>(total.bytes_on_wire) / total.reference_bytes
+                                  : 1.0;
+  s.effective_bits = total.effective_bits();
+  s.divergence = divergence();
+  const bool due = (config_.eval_every > 0 && iteration_ % config_.eval_every == 0) ||
+                   iteration_ == config_.iterations;
+  if (due && rt_.root()) {
+    LossStats e = evaluate();
+    s.test_loss = e.loss;
+    s.test_accuracy = e.count > 0 ? static_cast<double>(e.correct) / e.count : 0.0;
+  }
+  const double wall = seconds_since(wall_start);
+  measured_.wall_s += wall;
+  wall_time_s_ += wall;
+  s.wall_time_s = wall_time_s_;
+  return s;
+}
+
+// DataParallelTrainer::evaluate on this replica: fixed chunks summed in chunk order.
+LossStats RankTrainer::evaluate() {
+  const int rows = config_.eval_rows > 0 ? std::min(config_.eval_rows, test_.rows()) : test_.rows();
+  constexpr int kChunk = 500;
+  const int chunks = (rows + kChunk - 1) / kChunk;
+  const int threads = std::min(thread_count(config_.threads), std::max(chunks, 1));
+  std::vector<Model> models(threads, replica_);
+  std::vector<LossStats> parts(chunks);
+#pragma omp parallel num_threads(threads)
+  {
+    Model& m = models[omp_get_thread_num()];
+    std::vector<int32_t> index, y;
+    Matrix x;
+#pragma omp for schedule(static)
+    for (int c = 0; c < chunks; ++c) {
+      const int start = c * kChunk, n = std::min(kChunk, rows - start);
+      index.resize(n);
+      std::iota(index.begin(), index.end(), start);
+      gather_batch(test_, index, x, y);
+      parts[c] = softmax_cross_entropy(m.forward(x), y, nullptr);
+    }
+  }
+  LossStats total;
+  double loss_sum = 0;
+  for (const auto& p : parts) {
+    loss_sum += p.loss * static_cast<double>(p.count);
+    total.correct += p.correct;
+    total.count += p.count;
+  }
+  total.loss = total.count > 0 ? loss_sum / static_cast<double>(total.count) : 0.0;
+  return total;
+}
+
+// DataParallelTrainer::divergence: rank 0's parameters go to every rank, each computes its
+// distance with the same loop, rank 0 takes the worst.
+double RankTrainer::divergence() {
+  if (config_.ranks == 1) return 0;
+  std::vector<float> p0;
+  size_t total = 0;
+  for (const auto& b : buckets_) total += b.size;
+  p0.resize(total);
+  if (rt_.root()) {
+    size_t at = 0;
+    for (const auto& b : buckets_)
+      for (float p : replica_.layer(b.layer).params()) p0[at++] = p;
+  }
+  broadcast_floats(rt_, p0);
+  double d = 0;
+  size_t at = 0;
+  for (const auto& b : buckets_) {
+    auto pr = replica_.layer(b.layer).params();
+    for (size_t i = 0; i < pr.size(); ++i) {
+      const double e = static_cast<double>(pr[i]) - p0[at + i];
+      d += e * e;
+    }
+    at += b.size;
+  }
+  const std::vector<double> all = rt_.gather(d);
+  if (!rt_.root()) return 0;
+  double ref = 0;
+  for (float p : p0) ref += static_cast<double>(p) * p;
+  double worst = 0;
+  for (int r = 1; r < config_.ranks; ++r)
+    worst = std::max(worst, ref > 0 ? std::sqrt(all[r] / ref) : std::sqrt(all[r]));
+  return worst;
+}
+
+}  // namespace commlab::exec

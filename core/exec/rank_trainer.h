@@ -1,0 +1,90 @@
+#pragma once
+// Data-parallel training with one real process per rank (`run --exec mpi`): this process holds
+// only its own replica and optimizer, computes its own micro-batch and sends each gradient bucket
+// through the real collective (MpiExecutor) with the scenario's plan and codec. Everything else is
+// DataParallelTrainer's arithmetic in the same order, so rank r's replica follows the simulated
+// rank r's bit for bit and rank 0's samples equal the simulated run's.
+//
+// The time plane (what the simulator predicts for this run) comes from a shadow: rank 0 also
+// receives every rank's bucket (outside the timed collective) and hands all of them to the
+// simulated reducer, whose reports fill the sample exactly as in a simulated run; the shadow's
+// per-rank results are compared with what each process really received (`mismatched_buckets`).
+#include <memory>
+#include <vector>
+
+#include "collective/plan.h"
+#include "collective/wire.h"
+#include "exec/mpi_executor.h"
+#include "exec/mpi_runtime.h"
+#include "train/trainer.h"
+
+namespace commlab::exec {
+
+// What the real collective runs for a bucket: the scenario's plan (SkipReduce decision included)
+// and the transfer codec, identical on every rank.
+class BucketCollective {
+ public:
+  virtual ~BucketCollective() = default;
+  virtual Plan plan(int iteration, const BucketInfo& bucket) = 0;
+  virtual TransferCodec* codec() = 0;
+  virtual double trim_rate() const = 0;  // Bernoulli trimming (0: none)
+  virtual uint64_t trim_seed() const = 0;
+};
+
+// Measured wall-clock seconds of this rank, summed over the iterations so far.
+struct MeasuredSplit {
+  double compute_s = 0;  // batch, forward/backward, optimizer
+  double comm_s = 0;     // the real collectives, codec excluded
+  double codec_s = 0;    // encoding and decoding inside them
+  double wall_s = 0;     // whole iterations (shadow and metrics included)
+};
+
+class RankTrainer {
+ public:
+  // config.ranks must equal rt.size(). `shadow` is used on rank 0 only (may be null elsewhere);
+  // everything passed must outlive the trainer. Throws std::invalid_argument for a bad config.
+  RankTrainer(const MpiRuntime& rt, Model prototype, const Dataset& train, const Dataset& test,
+              TrainerConfig config, BucketCollective& collective, GradientReducer* shadow);
+  ~RankTrainer();
+
+  // One iteration on every rank (all must call it). On rank 0 the full sample; elsewhere only
+  // `iteration` is meaningful.
+  Sample step();
+  int iteration() const { return iteration_; }
+  const std::vector<BucketInfo>& buckets() const { return buckets_; }
+  Model& replica() { return replica_; }
+  const MeasuredSplit& measured() const { return measured_; }
+  // Rank 0: buckets (summed over iterations and ranks) where a process received other bytes than
+  // the simulated data plane gave that rank. 0 when the real collective is right.
+  uint64_t mismatched_buckets() const { return mismatched_; }
+
+ private:
+  void batch_indices(int iteration, std::vector<int32_t>& out);
+  LossStats evaluate();
+  double divergence();
+
+  const MpiRuntime& rt_;
+  const Dataset& train_;
+  const Dataset& test_;
+  TrainerConfig config_;
+  BucketCollective& collective_;
+  GradientReducer* shadow_;
+  MpiExecutor executor_;
+  Model replica_;
+  Optimizer optimizer_;
+  std::vector<BucketInfo> buckets_;
+  std::vector<LayerCost> layer_costs_;
+  std::vector<int32_t> perm_, index_;
+  int64_t perm_epoch_ = -1;
+  int iteration_ = 0;
+  double sim_time_s_ = 0;
+  double wall_time_s_ = 0;
+  MeasuredSplit measured_;
+  uint64_t mismatched_ = 0;
+  Matrix batch_x_;
+  std::vector<int32_t> batch_y_;
+  // Rank 0: every rank's bucket before the collective (rank-major), for the shadow.
+  std::vector<std::vector<float>> gathered_;
+};
+
+}  // namespace commlab::exec
