@@ -1,47 +1,12 @@
 // Reading and parsing scenario text with hostile-input limits: file size, nesting depth, and JSON
 // syntax errors reported as FILE:LINE:COL on one line.
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
 
+#include "numeric/input_file.h"
 #include "scenario/scenario.h"
 #include "scenario/schema.h"
 
 namespace commlab {
 namespace {
-
-std::string line_col(const std::string& text, size_t pos) {
-  pos = std::min(pos, text.size());
-  size_t line = 1, line_start = 0;
-  for (size_t i = 0; i < pos; ++i)
-    if (text[i] == '\n') ++line, line_start = i + 1;
-  return std::to_string(line) + ":" + std::to_string(pos - line_start + 1);
-}
-
-// Scans brackets outside strings; returns the offset where the depth first exceeds the limit.
-std::optional<size_t> too_deep(const std::string& text) {
-  int depth = 0;
-  bool in_string = false, escape = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (in_string) {
-      if (escape)
-        escape = false;
-      else if (c == '\\')
-        escape = true;
-      else if (c == '"')
-        in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '{' || c == '[') {
-      if (++depth > kMaxNestingDepth) return i;
-    } else if (c == '}' || c == ']') {
-      --depth;
-    }
-  }
-  return std::nullopt;
-}
 
 // nlohmann's message without its "[json.exception...] parse error at line L, column C: " prefix.
 std::string bare_message(const std::string& what) {
@@ -70,7 +35,7 @@ Experiment parse_scenario_text(const std::string& text, const std::string& file,
          std::to_string(kMaxScenarioBytes) + ")");
   if (text.find_first_not_of(" \t\r\n") == std::string::npos)
     fail(" empty file (expected a JSON object)");
-  if (auto at = too_deep(text))
+  if (auto at = json_too_deep(text, kMaxNestingDepth))
     fail(line_col(text, *at) + ": nesting deeper than " + std::to_string(kMaxNestingDepth) +
          " levels");
   nlohmann::json doc;
@@ -86,18 +51,12 @@ Experiment parse_scenario_text(const std::string& text, const std::string& file,
 }
 
 Experiment load_scenario(const std::string& path, const std::vector<std::string>& sets) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    throw ScenarioError({path + ": is a directory, expected a scenario file"});
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ScenarioError({path + ": cannot open: " + std::strerror(errno)});
-  // Read at most one byte past the limit, so a huge or endless file is refused without reading it.
-  std::string text(kMaxScenarioBytes + 1, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  text.resize(static_cast<size_t>(in.gcount()));
-  if (text.size() > kMaxScenarioBytes)
-    throw ScenarioError(
-        {path + ": file too large (more than " + std::to_string(kMaxScenarioBytes) + " bytes)"});
+  std::string text;
+  try {
+    text = read_input_file(path, kMaxScenarioBytes, "scenario file");
+  } catch (const std::invalid_argument& e) {
+    throw ScenarioError({e.what()});
+  }
   return parse_scenario_text(text, path, sets);
 }
 

@@ -1,10 +1,15 @@
 #include "topology/topology_json.h"
 
+#include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
+#include <unordered_map>
+#include <vector>
 
+#include "numeric/input_file.h"
 #include "topology/params.h"
 #include "topology/presets.h"
 
@@ -23,8 +28,21 @@ std::string at(const std::string& path, const std::string& key) {
 
 [[noreturn]] void fail(const std::string& where, const std::string& expected, const json& got) {
   throw std::invalid_argument(where + ": expected " + expected + ", got " +
-                              (got.is_null() ? std::string("nothing") : got.dump()));
+                              (got.is_null() ? std::string("nothing") : excerpt(got.dump())));
 }
+
+// obj[key] without operator[] on a const object (undefined for a missing key): null when absent.
+const json& member(const json& obj, const char* key) {
+  static const json kNull;
+  auto it = obj.find(key);
+  return it == obj.end() ? kNull : *it;
+}
+
+// Cluster files may name other cluster files (a spec string that is a path); these bound that.
+constexpr int kMaxClusterFileDepth = 8;
+constexpr uint64_t kMaxClusterFileBytes = 256ull << 20;  // a 60k-GPU explicit file is ~20 MB
+constexpr int kMaxClusterNesting = 32;
+thread_local std::vector<std::string> loading_files;  // the chain being loaded, outermost first
 
 double number(const json& obj, const std::string& key, const std::string& where, double fallback,
               bool positive) {
@@ -53,7 +71,7 @@ std::string value_text(const json& v) {
 }
 
 Topology from_compact(const json& j, const std::string& path) {
-  const json& b = j["builder"];
+  const json& b = member(j, "builder");
   if (!b.is_string()) fail(at(path, "builder"), "a builder or preset name", b);
   std::vector<std::pair<std::string, std::string>> values;
   if (auto it = j.find("params"); it != j.end()) {
@@ -68,13 +86,16 @@ Topology from_compact(const json& j, const std::string& path) {
   return build_cluster(b.get<std::string>(), p);
 }
 
-int node_ref(const json& v, const std::string& where, const std::vector<Node>& nodes) {
+// Node names -> the first node of that name (a hash map: a 60k-GPU file has 100k+ link ends).
+using NameIndex = std::unordered_map<std::string, int>;
+
+int node_ref(const json& v, const std::string& where, const std::vector<Node>& nodes,
+             const NameIndex& names) {
   if (v.is_number_integer()) {
     long long i = v.get<long long>();
     if (i >= 0 && i < static_cast<long long>(nodes.size())) return static_cast<int>(i);
   } else if (v.is_string()) {
-    for (size_t i = 0; i < nodes.size(); ++i)
-      if (nodes[i].name == v.get<std::string>()) return static_cast<int>(i);
+    if (auto it = names.find(v.get<std::string>()); it != names.end()) return it->second;
   }
   fail(where, "a node index in [0, " + std::to_string(nodes.size()) + ") or a node name", v);
 }
@@ -83,13 +104,13 @@ Topology from_explicit(const json& j, const std::string& path) {
   Topology t(j.value("name", std::string("custom")));
   if (auto it = j.find("gpu_model"); it != j.end() && it->is_string())
     t.set_gpu_model(it->get<std::string>());
-  const json& nodes = j["nodes"];
+  const json& nodes = member(j, "nodes");
   if (!nodes.is_array() || nodes.empty()) fail(at(path, "nodes"), "a non-empty array", nodes);
   for (size_t i = 0; i < nodes.size(); ++i) {
     std::string w = at(path, "nodes[" + std::to_string(i) + "]");
     const json& n = nodes[i];
     if (!n.is_object()) fail(w, "an object", n);
-    const json& kind = n["kind"];
+    const json& kind = member(n, "kind");
     int found = -1;
     for (int k = 0; k < 5; ++k)
       if (kind.is_string() && kind.get<std::string>() == node_kind_name(kKinds[k])) found = k;
@@ -98,15 +119,18 @@ Topology from_explicit(const json& j, const std::string& path) {
         n.value("name", std::string(node_kind_name(kKinds[found])) + std::to_string(i));
     t.add_node(kKinds[found], name, n.value("server", -1), n.value("tier", 0));
   }
-  const json& links = j["links"];
+  const json& links = member(j, "links");
   if (!links.is_array()) fail(at(path, "links"), "an array", links);
+  NameIndex names;
+  for (size_t i = 0; i < t.nodes().size(); ++i)
+    names.emplace(t.nodes()[i].name, static_cast<int>(i));
   for (size_t i = 0; i < links.size(); ++i) {
     std::string w = at(path, "links[" + std::to_string(i) + "]");
     const json& l = links[i];
     if (!l.is_object()) fail(w, "an object", l);
-    int from = node_ref(l["from"], w + ".from", t.nodes());
-    int to = node_ref(l["to"], w + ".to", t.nodes());
-    if (from == to) fail(w + ".to", "a node other than 'from'", l["to"]);
+    int from = node_ref(member(l, "from"), w + ".from", t.nodes(), names);
+    int to = node_ref(member(l, "to"), w + ".to", t.nodes(), names);
+    if (from == to) fail(w + ".to", "a node other than 'from'", member(l, "to"));
     double gbps = number(l, "bandwidth_gbps", w, NAN, true);
     double lat_us = number(l, "latency_us", w, 0.0, false);
     double buffer = number(l, "buffer_bytes", w, Topology::kDefaultBufferBytes, true);
@@ -184,14 +208,32 @@ void save_topology(const Topology& t, const std::string& file, JsonForm form) {
 }
 
 Topology load_topology(const std::string& file) {
-  std::ifstream in(file);
-  if (!in) throw std::invalid_argument(file + ": cannot open topology file");
+  std::error_code ec;
+  std::string key = std::filesystem::weakly_canonical(file, ec).string();
+  if (ec || key.empty()) key = file;
+  if (std::find(loading_files.begin(), loading_files.end(), key) != loading_files.end()) {
+    std::string chain;
+    for (const std::string& f : loading_files) chain += f + " -> ";
+    // Thrown inside the outer file's load, which prefixes its own name.
+    throw std::invalid_argument(" cluster file names itself (" + chain + key + ")");
+  }
+  if (loading_files.size() >= kMaxClusterFileDepth)
+    throw std::invalid_argument(" cluster files name each other more than " +
+                                std::to_string(kMaxClusterFileDepth) + " levels deep");
+  const std::string text = read_input_file(file, kMaxClusterFileBytes, "cluster file");
+  if (auto at = json_too_deep(text, kMaxClusterNesting))
+    throw std::invalid_argument(file + ":" + line_col(text, *at) + ": nesting deeper than " +
+                                std::to_string(kMaxClusterNesting) + " levels");
   json j;
   try {
-    j = json::parse(in);
-  } catch (const json::parse_error& e) {
-    throw std::invalid_argument(file + ": not valid JSON: " + e.what());
+    j = json::parse(text);
+  } catch (const json::exception& e) {
+    throw std::invalid_argument(file + ": not valid JSON: " + excerpt(e.what(), 200));
   }
+  loading_files.push_back(key);
+  struct Pop {
+    ~Pop() { loading_files.pop_back(); }
+  } pop;
   try {
     return topology_from_json(j, "");
   } catch (const std::invalid_argument& e) {

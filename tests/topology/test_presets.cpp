@@ -82,7 +82,8 @@ TEST(ClusterSpec, ErrorsNameTheParameter) {
   EXPECT_EQ(error_of("flat:abc"),
             "cluster 'flat:abc': ranks: expected an integer in [1, 1048576], got abc");
   EXPECT_NE(error_of("mesh:4").find("unknown cluster builder or preset 'mesh'"), std::string::npos);
-  EXPECT_EQ(error_of("no/such/file.json"), "no/such/file.json: cannot open topology file");
+  EXPECT_EQ(error_of("no/such/file.json"),
+            "no/such/file.json: cannot open: No such file or directory");
 }
 
 }  // namespace

@@ -1,0 +1,68 @@
+#include "numeric/input_file.h"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <stdexcept>
+
+namespace commlab {
+
+std::string read_input_file(const std::string& path, uint64_t max_bytes, std::string_view what) {
+  auto fail = [&](const std::string& why) { throw std::invalid_argument(path + ": " + why); };
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) fail(std::string("cannot open: ") + std::strerror(errno));
+  if (S_ISDIR(st.st_mode)) fail("is a directory, expected a " + std::string(what));
+  if (!S_ISREG(st.st_mode))
+    fail(std::string(S_ISFIFO(st.st_mode) ? "is a FIFO" : "is a device or socket") +
+         ", expected a regular " + std::string(what));
+  const std::string too_large =
+      "file too large (more than " + std::to_string(max_bytes) + " bytes)";
+  if (static_cast<uint64_t>(st.st_size) > max_bytes) fail(too_large);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail(std::string("cannot open: ") + std::strerror(errno));
+  std::string text(static_cast<size_t>(st.st_size) + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<size_t>(in.gcount()));
+  if (text.size() > max_bytes) fail(too_large);
+  return text;
+}
+
+std::optional<size_t> json_too_deep(std::string_view text, int max_depth) {
+  int depth = 0;
+  bool in_string = false, escape = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (escape)
+        escape = false;
+      else if (c == '\\')
+        escape = true;
+      else if (c == '"')
+        in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      if (++depth > max_depth) return i;
+    } else if (c == '}' || c == ']') {
+      --depth;
+    }
+  }
+  return std::nullopt;
+}
+
+std::string line_col(std::string_view text, size_t offset) {
+  offset = std::min(offset, text.size());
+  size_t line = 1, line_start = 0;
+  for (size_t i = 0; i < offset; ++i)
+    if (text[i] == '\n') ++line, line_start = i + 1;
+  return std::to_string(line) + ":" + std::to_string(offset - line_start + 1);
+}
+
+std::string excerpt(std::string_view text, size_t max_chars) {
+  if (text.size() <= max_chars) return std::string(text);
+  return std::string(text.substr(0, max_chars)) + "...";
+}
+
+}  // namespace commlab

@@ -1,0 +1,28 @@
+#pragma once
+// Every file CommLab reads from a user goes through here (issue #21): it must be a regular file
+// (a FIFO, a directory or a device such as /dev/zero is refused before it is opened, so nothing
+// blocks or reads forever), no larger than a cap the caller documents, and JSON text must not nest
+// deeper than a limit. Errors are one line: "PATH: what is wrong".
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace commlab {
+
+// Reads the whole file. `what` names the kind of file for messages ("cluster file"). Throws
+// std::invalid_argument when the path is missing, not a regular file, unreadable, or larger than
+// max_bytes (it reads at most max_bytes + 1 bytes, so a growing file is refused too).
+std::string read_input_file(const std::string& path, uint64_t max_bytes, std::string_view what);
+
+// The byte offset where bracket nesting ({ and [ outside strings) first exceeds max_depth.
+std::optional<size_t> json_too_deep(std::string_view text, int max_depth);
+
+// "LINE:COL" of a byte offset, for messages.
+std::string line_col(std::string_view text, size_t offset);
+
+// The first `max_chars` characters of a value's text, with "..." when cut: error messages quote
+// what they got without dumping a 200 MB value.
+std::string excerpt(std::string_view text, size_t max_chars = 60);
+
+}  // namespace commlab
