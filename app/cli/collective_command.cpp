@@ -1,4 +1,5 @@
 // commlab-cli collective: times collectives like nccl-tests and verifies the reduced buffers.
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -6,38 +7,20 @@
 #include <optional>
 #include <tuple>
 
+#include "cli/collective_options.h"
 #include "cli/command.h"
 #include "cli/network_util.h"
 #include "collective/algorithms.h"
+#include "collective/codec_wire.h"
 #include "collective/executor.h"
 #include "collective/reference.h"
+#include "collective/tuner.h"
 #include "numeric/size_parse.h"
 #include "topology/topology.h"
 
 namespace commlab::cli {
-namespace {
 
-struct Options {
-  std::string algo = "ring";
-  std::string op = "allreduce";
-  int ranks = 8;
-  int ranks_per_node = 0;
-  NetworkFlags net;
-  std::string sizes = "1K:64M";
-  int skip = 0;
-  std::string skip_policy = "naive";
-  bool unbiased = false;
-  uint64_t seed = 1;
-  uint64_t iteration = 0;
-  std::string wire = "fp32";
-  double reduce_gbps = 0;
-  std::string slice_bytes = "512K";
-  std::string chunk_bytes = "2M";
-  bool time_only = false;
-  bool json = false;
-};
-
-std::pair<uint64_t, uint64_t> parse_range(const std::string& text) {
+std::pair<uint64_t, uint64_t> parse_size_range(const std::string& text) {
   auto colon = text.find(':');
   auto lo = parse_size(text.substr(0, colon));
   auto hi = colon == std::string::npos ? lo : parse_size(text.substr(colon + 1));
@@ -49,17 +32,52 @@ std::pair<uint64_t, uint64_t> parse_range(const std::string& text) {
   return {*lo, *hi};
 }
 
-int run(const Options& o) {
-  auto [min_bytes, max_bytes] = parse_range(o.sizes);
+std::unique_ptr<TransferCodec> make_transfer_codec(const CollectiveOptions& o, double cpu_Bps) {
+  if (o.wire != "fp32" && o.wire != "bf16")
+    throw InvalidInput("--wire: expected fp32 or bf16, got '" + o.wire + "'");
+  if (o.codec.empty()) return o.wire == "bf16" ? std::make_unique<Bf16Wire>() : nullptr;
+  PlacementModel placement;
+  if (cpu_Bps > 0) placement = PlacementModel{CodecPlacement::kCpu, 0, 0, cpu_Bps};
+  try {
+    return std::make_unique<CodecWire>(o.codec, parse_dtype(o.wire), placement);
+  } catch (const std::invalid_argument& e) {
+    throw InvalidInput(std::string("--codec: ") + e.what());
+  }
+}
+
+double verify_tolerance(const CollectiveOptions& o, int ranks) {
+  // BF16 rounds each hop's partial sum to 8 bits of mantissa: |error| <= 2^-8 relative per hop on
+  // sums of at most 3 * ranks in magnitude (test_value), over at most `ranks` hops.
+  const double bf16 = 0.02 * 6.0 * 3 * ranks * ranks;
+  if (o.codec.empty()) return o.wire == "bf16" ? bf16 : 0.0;
+  auto probe = make_codec(o.codec);
+  if (!probe->lossless()) return -1;
+  return o.wire == "bf16" ? bf16 : 0.0;
+}
+
+namespace {
+
+int run(const CollectiveOptions& o) {
+  if (o.exec == "mpi") return run_collective_mpi(o);
+  if (o.exec != "sim") throw InvalidInput("--exec: expected sim or mpi, got '" + o.exec + "'");
+  auto [min_bytes, max_bytes] = parse_size_range(o.sizes);
   std::unique_ptr<NetworkBackend> backend = make_backend(o.net, o.ranks);
   const int ranks = backend->topology().ranks();
   CollectiveOp op = parse_op(o.op);
+  // NCCL mode (--algo auto, --proto, --channels): the tuner picks algorithm, protocol and
+  // channels per size and the time plane runs them (collective/tuner.h, docs/collectives.md).
+  const bool nccl = o.algo == "auto" || !o.proto.empty() || o.channels > 0;
+  const NcclOverrides force = nccl ? parse_nccl_overrides(o.algo, o.proto, o.channels)
+                                   : NcclOverrides{};
+  std::optional<NcclTuner> tuner;
+  if (nccl) tuner.emplace(tuner_inputs(backend->topology(), o.channels > 0 ? o.channels : 16));
+  const std::string plan_algo = o.algo == "auto" ? "ring" : o.algo;
   // Fail on a bad name or an oversized plan before printing anything.
   for (uint64_t bytes = min_bytes; bytes <= max_bytes && bytes > 0; bytes *= 2) {
     PlanRequest probe{op, ranks, std::max<uint64_t>(bytes / sizeof(float), 1), o.time_only};
     probe.ranks_per_node = std::max(o.ranks_per_node, 1);
-    if (estimated_transfers(find_algorithm(o.algo).name, probe) > kMaxPlanTransfers)
-      build_plan(o.algo, probe);  // throws with the message
+    if (estimated_transfers(find_algorithm(plan_algo).name, probe) > kMaxPlanTransfers)
+      build_plan(plan_algo, probe);  // throws with the message
     if (bytes > max_bytes / 2) break;
   }
   SkipConfig skip{o.skip, parse_skip_policy(o.skip_policy), o.seed, o.unbiased};
@@ -79,13 +97,9 @@ int run(const Options& o) {
     PlanRequest probe{op, ranks, std::max<uint64_t>(min_bytes / sizeof(float), 1), o.time_only};
     probe.ranks_per_node = ranks_per_node;
     probe.skip = decide_skip(skip, ranks, 0, "bucket0", probe.count, o.iteration);
-    build_plan(o.algo, probe);
+    build_plan(plan_algo, probe);
   }
-  std::unique_ptr<TransferCodec> codec;
-  if (o.wire == "bf16")
-    codec = std::make_unique<Bf16Wire>();
-  else if (o.wire != "fp32")
-    throw InvalidInput("--wire: expected fp32 or bf16, got '" + o.wire + "'");
+  std::unique_ptr<TransferCodec> codec = make_transfer_codec(o);
   const uint64_t data_budget = 6ull << 30;  // inputs + outputs of every rank
   if (!o.time_only && 2 * static_cast<double>(ranks) * max_bytes > data_budget)
     throw InvalidInput("the data plane would need " +
@@ -96,20 +110,30 @@ int run(const Options& o) {
   nlohmann::json rows = nlohmann::json::array();
   bool all_ok = true;
   if (!o.json) {
-    std::printf("# commlab collective: algo %s, op %s, %d ranks, backend %s (%s), wire %s%s\n",
+    std::printf("# commlab collective: algo %s, op %s, %d ranks, backend %s (%s), wire %s%s%s\n",
                 o.algo.c_str(), op_name(op), ranks, backend->name().c_str(),
                 backend->topology().name().c_str(), o.wire.c_str(),
+                o.codec.empty() ? "" : (", codec " + o.codec).c_str(),
                 o.time_only ? ", time only (not verified)" : "");
-    std::printf("%12s %12s %8s %8s %7s %12s %12s %12s %7s\n", "size", "count", "type", "redop",
-                "steps", "time(us)", "algbw(GB/s)", "busbw(GB/s)", "#wrong");
+    std::printf("%12s %12s %8s %8s %7s %12s %12s %12s %7s%s\n", "size", "count", "type", "redop",
+                "steps", "time(us)", "algbw(GB/s)", "busbw(GB/s)", "#wrong",
+                nccl ? "   algo  proto channels" : "");
   }
   for (uint64_t bytes = min_bytes; bytes <= max_bytes; bytes *= 2) {
     uint64_t count = std::max<uint64_t>(bytes / sizeof(float), 1);
     PlanRequest req{op, ranks, count, o.time_only, {}, o.unbiased, ranks_per_node};
     req.skip = decide_skip(skip, ranks, 0, "bucket0", count, o.iteration);
     req.pipeline = pipeline;
-    Plan plan = build_plan(o.algo, req);
-    ExecutorOptions ex{backend.get(), codec.get(), o.reduce_gbps * 1e9};
+    std::optional<NcclSetup> ns;
+    if (nccl) ns = nccl_setup(*tuner, op, count * sizeof(float), force);
+    if (ns) req.pipeline = ns->pipeline;
+    Plan plan = build_plan(ns ? nccl_algo_name(ns->choice.algo) : plan_algo, req);
+    std::optional<ChannelBackend> channels;
+    if (ns) {
+      mark_pipelined(plan);  // NCCL pipelines its tree by chunks too
+      channels.emplace(*backend, ns->channel);
+    }
+    ExecutorOptions ex{ns ? &*channels : backend.get(), codec.get(), o.reduce_gbps * 1e9};
     ex.iteration = o.iteration;
     std::vector<std::vector<float>> inputs, outputs;
     std::vector<std::span<float>> views;
@@ -121,11 +145,12 @@ int run(const Options& o) {
       for (auto& b : outputs) views.emplace_back(b);
     }
     CollectiveReport rep = execute_plan(plan, views, ex);
+    if (ns) rep.time_s += ns->base_latency_s;
     uint64_t wrong = 0;
     bool ok = true;
     if (!o.time_only) {
-      double tol = o.wire == "bf16" ? 0.02 * 6.0 * 3 * ranks * ranks : 0.0;
-      Verification v = verify_collective(plan, inputs, views, tol);
+      const double tol = verify_tolerance(o, ranks);
+      Verification v = verify_collective(plan, inputs, views, tol < 0 ? INFINITY : tol);
       ok = v.ok;
       wrong = v.ok ? 0 : 1;
       if (!v.ok) std::cerr << "commlab-cli: verification failed: " << v.first_mismatch << "\n";
@@ -142,13 +167,22 @@ int run(const Options& o) {
                       {"busbw_gbps", busbw},
                       {"steps", rep.steps},
                       {"bytes_on_wire", rep.bytes_on_wire}});
+      if (ns)
+        rows.back().update({{"algo", nccl_algo_name(ns->choice.algo)},
+                            {"proto", protocol_name(ns->choice.proto)},
+                            {"channels", ns->choice.channels},
+                            {"nccl_model_us", ns->choice.predicted_s * 1e6}});
     } else {
-      std::printf("%12llu %12llu %8s %8s %7llu %12.2f %12.3f %12.3f %7s\n",
+      std::printf("%12llu %12llu %8s %8s %7llu %12.2f %12.3f %12.3f %7s",
                   static_cast<unsigned long long>(count * sizeof(float)),
                   static_cast<unsigned long long>(count), "float",
                   op == CollectiveOp::kAllGather || op == CollectiveOp::kBroadcast ? "none" : "sum",
                   static_cast<unsigned long long>(rep.steps), rep.time_s * 1e6, algbw, busbw,
                   o.time_only ? "n/a" : std::to_string(wrong).c_str());
+      if (ns)
+        std::printf(" %6s %6s %8d", nccl_algo_name(ns->choice.algo),
+                    protocol_name(ns->choice.proto), ns->choice.channels);
+      std::printf("\n");
     }
     if (bytes > max_bytes / 2) break;  // avoid overflow at the top of the range
   }
@@ -167,8 +201,12 @@ int run(const Options& o) {
 
 const RegisterCommand reg{Command{
     "collective", "time collectives like nccl-tests on real, verified buffers", [](CLI::App& app) {
-      auto o = std::make_shared<Options>();
-      app.add_option("--algo", o->algo, "ring, tree, hd, hier or direct")->capture_default_str();
+      auto o = std::make_shared<CollectiveOptions>();
+      app.add_option("--algo", o->algo, "ring, tree, hd, hier, direct, or auto (NCCL's tuner)")
+          ->capture_default_str();
+      app.add_option("--proto", o->proto, "NCCL protocol: auto, simple, ll or ll128 (NCCL mode)");
+      app.add_option("--channels", o->channels, "NCCL channels (NCCL mode; 0: the tuner's)")
+          ->check(CLI::Range(0, 64));
       app.add_option("--op", o->op, "allreduce, reducescatter, allgather or broadcast")
           ->capture_default_str();
       app.add_option("--ranks", o->ranks, "ranks on a flat alpha-beta network")
@@ -200,6 +238,23 @@ const RegisterCommand reg{Command{
       app.add_flag("--time-only", o->time_only,
                    "skip the data plane (no buffers, no verification)");
       app.add_flag("--json", o->json, "one JSON document on stdout");
+      app.add_option("--codec", o->codec,
+                     "a stateless codec on every transfer (codec names: commlab-cli codec); the "
+                     "values are cast to --wire first")
+          ->capture_default_str();
+      app.add_option("--exec", o->exec,
+                     "sim (simulated cluster) or mpi (one real process per rank, under mpirun)")
+          ->capture_default_str();
+      app.add_option("--warmup", o->warmup, "--exec mpi: untimed iterations per size")
+          ->check(CLI::NonNegativeNumber)
+          ->capture_default_str();
+      app.add_option("--iters", o->iters, "--exec mpi: timed iterations per size")
+          ->check(CLI::PositiveNumber)
+          ->capture_default_str();
+      app.add_option("--timeout", o->timeout_s,
+                     "--exec mpi: seconds without an answer from a peer before the job is ended")
+          ->check(CLI::PositiveNumber)
+          ->capture_default_str();
       return [o] { return run(*o); };
     }}};
 

@@ -98,10 +98,9 @@ void on_mpi_error(MPI_Comm*, int* code, ...) {
   std::_Exit(kMpiFailureExit);
 }
 
+// The host's cores, not this process's affinity mask: mpirun binds each rank to a core.
 int usable_cores() {
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof(set), &set) == 0) return std::max(1, CPU_COUNT(&set));
-  return std::max(1u, std::thread::hardware_concurrency());
+  return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
 }
 
 }  // namespace
