@@ -1,0 +1,255 @@
+// The Workload page: lanes hold exactly the recorded ranks' nodes at the engine's times, bars sit
+// where their times scale to, the critical path is the engine's, and a changed control replays
+// (more bandwidth or a DP codec -> a shorter iteration; stale results are dropped).
+#include "workload_view.h"
+
+#include <gtest/gtest.h>
+
+#include <QDir>
+#include <QDoubleSpinBox>
+#include <QImage>
+#include <QPainter>
+#include <QSpinBox>
+#include <QTemporaryDir>
+#include <set>
+
+#include "gantt_canvas.h"
+#include "ui_test_util.h"
+#include "workload/chakra_trace.h"
+#include "workload_model.h"
+
+namespace commlab::ui {
+namespace {
+
+using workload::check_graph;
+using workload::CommKind;
+using workload::CriticalStep;
+using workload::Graph;
+using workload::Node;
+using workload::NodeKind;
+using workload::RankGraph;
+using workload::ScheduleResult;
+using workload::TimelineEntry;
+using workload::write_chakra_trace;
+using test::app;
+using test::wait_for;
+
+Node compute(uint64_t id, double seconds) {
+  Node n;
+  n.id = id;
+  n.duration_s = seconds;
+  return n;
+}
+
+Node comm(uint64_t id, NodeKind kind, CommKind what, uint64_t bytes, int group_or_peer,
+          uint8_t stream) {
+  Node n;
+  n.id = id;
+  n.kind = kind;
+  n.comm = what;
+  n.bytes = bytes;
+  n.group_or_peer = group_or_peer;
+  n.stream = stream;
+  return n;
+}
+
+// Two pipeline stages x two DP replicas: rank = 2 * stage + replica. Stage 0 runs forward (1 ms),
+// sends its activations to stage 1, gets the gradient back, runs backward (2 ms) and all-reduces
+// its gradients with its replica (DP, stream 1); stage 1 mirrors it. PP traffic on stream 2.
+Graph pipeline_graph(uint64_t dp_bytes = 64 << 20) {
+  Graph g;
+  g.name = "two-stage";
+  g.ranks.resize(4);
+  g.groups = {{0, 1}, {2, 3}};
+  const uint64_t act = 8 << 20;
+  for (int replica = 0; replica < 2; ++replica) {
+    RankGraph& s0 = g.ranks[replica];
+    uint32_t f = s0.add(compute(1, 1e-3));
+    s0.nodes[f].name = g.intern("fwd0");
+    uint32_t tx = s0.add(comm(2, NodeKind::kSend, CommKind::kPp, act, 2 + replica, 2), {f});
+    uint32_t rx = s0.add(comm(3, NodeKind::kRecv, CommKind::kPp, act, 2 + replica, 2), {tx});
+    uint32_t b = s0.add(compute(4, 2e-3), {rx});
+    s0.nodes[b].name = g.intern("bwd0");
+    uint32_t ar = s0.add(comm(5, NodeKind::kCollective, CommKind::kDp, dp_bytes, 0, 1), {b});
+    s0.add(compute(6, 0), {ar});
+
+    RankGraph& s1 = g.ranks[2 + replica];
+    uint32_t r1 = s1.add(comm(1, NodeKind::kRecv, CommKind::kPp, act, replica, 2));
+    uint32_t f1 = s1.add(compute(2, 1e-3), {r1});
+    uint32_t b1 = s1.add(compute(3, 2e-3), {f1});
+    s1.nodes[b1].name = g.intern("bwd1");
+    s1.add(comm(4, NodeKind::kSend, CommKind::kPp, act, replica, 2), {b1});
+    uint32_t ar1 = s1.add(comm(5, NodeKind::kCollective, CommKind::kDp, dp_bytes, 1, 1), {b1});
+    s1.add(compute(6, 0), {ar1});
+  }
+  check_graph(g);
+  return g;
+}
+
+WorkloadSettings slow_network() {
+  WorkloadSettings s;
+  s.gbps = 10;
+  s.gpus_per_server = 1;  // every rank its own server: DP and PP cross the network
+  return s;
+}
+
+TEST(WorkloadModel, LanesHoldTheRecordedRanksNodesAtTheEnginesTimes) {
+  auto graph = std::make_shared<const Graph>(pipeline_graph());
+  WorkloadPicture pic = replay_graph(graph, slow_network());
+  const ScheduleResult& r = pic.result;
+  // Ranks drawn follow the pipeline from rank 0: its PP send goes to rank 2.
+  EXPECT_EQ(r.timeline_ranks, (std::vector<int>{0, 2}));
+  // Each drawn rank uses streams 0 (compute), 1 (DP) and 2 (PP): 2 ranks x 3 streams.
+  ASSERT_EQ(pic.lanes.size(), 6u);
+  for (size_t i = 0; i < r.timeline_ranks.size(); ++i) {
+    const int rank = r.timeline_ranks[i];
+    std::set<uint32_t> drawn;
+    for (const GanttLane& lane : pic.lanes) {
+      if (lane.rank != rank) continue;
+      EXPECT_DOUBLE_EQ(lane.busy_s, r.stream_busy[rank][lane.stream].busy_s);
+      for (const GanttBar& b : lane.bars) {
+        EXPECT_EQ(graph->ranks[rank].nodes[b.node].stream, lane.stream);
+        EXPECT_TRUE(drawn.insert(b.node).second) << "node drawn twice";
+        // The bar's times are the engine's timeline entry for that node.
+        bool found = false;
+        for (const TimelineEntry& e : r.timelines[i]) {
+          if (e.node != b.node) continue;
+          found = true;
+          EXPECT_EQ(b.start_s, e.start_s);
+          EXPECT_EQ(b.end_s, e.end_s);
+          EXPECT_EQ(b.ready_s, e.ready_s);
+        }
+        EXPECT_TRUE(found);
+      }
+    }
+    // Every node of the rank, and nothing else.
+    EXPECT_EQ(drawn.size(), graph->ranks[rank].nodes.size());
+  }
+  // The critical path ends at the last node, so its end is the iteration time.
+  ASSERT_FALSE(r.critical_path.empty());
+  EXPECT_DOUBLE_EQ(r.critical_path.back().end_s, r.iteration_s);
+}
+
+TEST(WorkloadModel, CriticalBarsAreExactlyTheEnginesCriticalPathOnDrawnRanks) {
+  auto graph = std::make_shared<const Graph>(pipeline_graph());
+  WorkloadPicture pic = replay_graph(graph, slow_network());
+  std::set<std::pair<int, uint32_t>> expected, marked;
+  for (const CriticalStep& c : pic.result.critical_path)
+    if (c.rank == 0 || c.rank == 2) expected.insert({c.rank, c.node});
+  for (const GanttLane& lane : pic.lanes)
+    for (const GanttBar& b : lane.bars)
+      if (b.critical) marked.insert({lane.rank, b.node});
+  EXPECT_EQ(marked, expected);
+  EXPECT_EQ(pic.critical_nodes_shown, expected.size());
+  // A 64 MiB DP all-reduce at 10 Gb/s (~100 ms) dwarfs 3 ms of compute: the path ends in DP.
+  const CriticalStep& last = pic.result.critical_path.back();
+  EXPECT_EQ(graph->ranks[last.rank].nodes[last.node].comm, CommKind::kDp);
+  EXPECT_GT(pic.result.exposed_s[int(CommKind::kDp)], 0.5 * pic.result.iteration_s);
+}
+
+TEST(GanttCanvas, BarsSpanTheirStartAndEndScaledToTheView) {
+  app();
+  auto pic = std::make_shared<const WorkloadPicture>(
+      replay_graph(std::make_shared<const Graph>(pipeline_graph()), slow_network()));
+  GanttCanvas canvas;
+  canvas.set_picture(pic);
+  const QSize size(1000, 400);
+  const double T = pic->result.iteration_s;
+  const double w = size.width() - GanttCanvas::kLabelWidth - 8;
+  // Whole iteration: x(t) = label + t / T * plot width.
+  for (int l = 0; l < int(pic->lanes.size()); ++l) {
+    for (int b = 0; b < int(pic->lanes[l].bars.size()); ++b) {
+      const GanttBar& bar = pic->lanes[l].bars[b];
+      const QRectF r = canvas.bar_rect(l, b, size);
+      EXPECT_NEAR(r.left(), GanttCanvas::kLabelWidth + bar.start_s / T * w, 1e-6);
+      EXPECT_NEAR(r.right(), GanttCanvas::kLabelWidth + bar.end_s / T * w, 1e-6);
+    }
+  }
+  // Zoomed to [T/4, T/2]: x(t) = label + (t - T/4) / (T/4) * plot width.
+  canvas.set_view(T / 4, T / 2);
+  const GanttBar& bar = pic->lanes[0].bars[0];
+  EXPECT_NEAR(canvas.bar_rect(0, 0, size).left(),
+              GanttCanvas::kLabelWidth + (bar.start_s - T / 4) / (T / 4) * w, 1e-6);
+  // The painter fills each wide-enough bar with its kind's colour at its centre, and the hover
+  // finds it there.
+  canvas.reset_view();
+  QImage image(size, QImage::Format_RGB32);
+  {
+    QPainter p(&image);
+    canvas.paint(p, size);
+  }
+  int checked = 0;
+  for (int l = 0; l < int(pic->lanes.size()); ++l) {
+    for (int b = 0; b < int(pic->lanes[l].bars.size()); ++b) {
+      const QRectF r = canvas.bar_rect(l, b, size);
+      if (r.width() < 8) continue;
+      EXPECT_EQ(image.pixelColor(r.center().toPoint()), bar_color(pic->lanes[l].bars[b].kind));
+      int hit_lane = -1, hit_bar = -1;
+      ASSERT_TRUE(canvas.bar_at(r.center(), size, &hit_lane, &hit_bar));
+      EXPECT_EQ(hit_lane, l);
+      EXPECT_EQ(hit_bar, b);
+      ++checked;
+    }
+  }
+  EXPECT_GE(checked, 2);
+}
+
+TEST(WorkloadView, MoreBandwidthOrACodecReplaysToAShorterIteration) {
+  app();
+  QTemporaryDir dir;
+  ASSERT_TRUE(dir.isValid());
+  write_chakra_trace(pipeline_graph(), dir.path().toStdString(), "pipe");
+  WorkloadView view;
+  view.resize(1280, 760);
+  view.show();
+  WorkloadSettings s = slow_network();
+  s.source = WorkloadSettings::Source::kTrace;
+  s.trace_prefix = QDir(dir.path()).filePath("pipe").toStdString();
+  view.set_settings(s);
+  auto current = [&] {
+    return view.idle() && view.picture() && view.picture()->settings == view.settings();
+  };
+  ASSERT_TRUE(wait_for(current));
+  ASSERT_TRUE(view.error_text().isEmpty()) << view.error_text().toStdString();
+  const double slow = view.picture()->result.iteration_s;
+
+  // The bandwidth control: 10 -> 400 Gb/s. DP all-reduce time ~ bytes / bandwidth shrinks 40x.
+  auto* gbps = view.findChild<QDoubleSpinBox*>("gbps");
+  ASSERT_NE(gbps, nullptr);
+  const int before = view.replays_started();
+  gbps->setValue(400);
+  ASSERT_TRUE(wait_for(current));
+  EXPECT_GT(view.replays_started(), before);
+  const double fast = view.picture()->result.iteration_s;
+  EXPECT_LT(fast, slow);
+
+  // DP codec ratio 0.5 halves the DP bytes on the wire: the iteration cannot get longer, and at
+  // 10 Gb/s (DP-bound) it gets shorter.
+  gbps->setValue(10);
+  ASSERT_TRUE(wait_for(current));
+  EXPECT_DOUBLE_EQ(view.picture()->result.iteration_s, slow);
+  view.findChild<QDoubleSpinBox*>("dp_ratio")->setValue(0.5);
+  ASSERT_TRUE(wait_for(current));
+  EXPECT_LT(view.picture()->result.iteration_s, slow);
+
+  // Changes in quick succession: the result drawn is the last setting's, never a stale one.
+  for (int v : {20, 40, 80, 160}) gbps->setValue(v);
+  ASSERT_TRUE(wait_for(current));
+  EXPECT_EQ(view.picture()->settings.gbps, 160);
+  EXPECT_FALSE(view.summary_text().isEmpty());
+}
+
+TEST(WorkloadView, ABadTracePrefixIsAOneLineErrorAndKeepsThePage) {
+  app();
+  WorkloadView view;
+  WorkloadSettings s;
+  s.source = WorkloadSettings::Source::kTrace;
+  s.trace_prefix = "/nonexistent/dir/none";
+  view.set_settings(s);
+  ASSERT_TRUE(wait_for([&] { return view.idle() && !view.error_text().isEmpty(); }));
+  EXPECT_FALSE(view.error_text().contains('\n'));
+  EXPECT_TRUE(view.error_text().contains("none")) << view.error_text().toStdString();
+}
+
+}  // namespace
+}  // namespace commlab::ui

@@ -1,0 +1,333 @@
+#include "workload_view.h"
+
+#include <QApplication>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPointer>
+#include <QPushButton>
+#include <QRegularExpression>
+#include <QSignalBlocker>
+#include <QSpinBox>
+#include <QThreadPool>
+#include <QTimer>
+#include <QVBoxLayout>
+
+#include "format_util.h"
+#include "gantt_canvas.h"
+#include "train/catalog.h"
+
+namespace commlab::ui {
+
+namespace {
+
+QSpinBox* spin(const char* name, int lo, int hi, int value, const char* tip) {
+  auto* s = new QSpinBox;
+  s->setObjectName(name);
+  s->setRange(lo, hi);
+  s->setValue(value);
+  s->setToolTip(tip);
+  s->setKeyboardTracking(false);  // typing "128" replays once, not three times
+  return s;
+}
+
+QString legend_html() {
+  QString html;
+  for (int k = 0; k <= 4; ++k)
+    html += QString("<span style='color:%1'>&#9632;</span>&nbsp;%2&nbsp;&nbsp;&nbsp;")
+                .arg(bar_color(k).name(), k == 0 ? "compute" : bar_kind_name(k));
+  return html +
+         "<span style='color:#101010'>&#9633;</span>&nbsp;critical path&nbsp;&nbsp;&nbsp;"
+         "<span style='color:#888'>&middot;&middot;&middot;</span>&nbsp;waiting for peers";
+}
+
+}  // namespace
+
+WorkloadView::WorkloadView(QWidget* parent) : QWidget(parent) {
+  auto* layout = new QHBoxLayout(this);
+  layout->addWidget(build_controls());
+  auto* right = new QVBoxLayout;
+  title_ = new QLabel;
+  title_->setStyleSheet("font-weight: bold; font-size: 11pt");
+  summary_ = new QLabel;
+  summary_->setTextFormat(Qt::RichText);
+  summary_->setWordWrap(true);
+  legend_ = new QLabel(legend_html());
+  error_ = new QLabel;
+  error_->setStyleSheet("color: #b00020");
+  error_->setWordWrap(true);
+  canvas_ = new GanttCanvas;
+  right->addWidget(title_);
+  right->addWidget(summary_);
+  right->addWidget(legend_);
+  right->addWidget(canvas_, 1);
+  right->addWidget(error_);
+  layout->addLayout(right, 1);
+  debounce_ = new QTimer(this);
+  debounce_->setSingleShot(true);
+  debounce_->setInterval(120);
+  connect(debounce_, &QTimer::timeout, this, &WorkloadView::start_replay);
+  update_source_controls();
+  schedule_replay();
+}
+
+QWidget* WorkloadView::build_controls() {
+  auto* panel = new QWidget;
+  panel->setFixedWidth(260);
+  auto* form = new QFormLayout(panel);
+  form->setContentsMargins(0, 0, 8, 0);
+  source_ = new QComboBox;
+  source_->setObjectName("source");
+  source_->addItem("catalog model", int(WorkloadSettings::Source::kCatalog));
+  source_->addItem("Chakra trace", int(WorkloadSettings::Source::kTrace));
+  source_->setToolTip("Generate a catalog workload's graph, or replay a Chakra execution trace.");
+  form->addRow("Workload", source_);
+  model_ = new QComboBox;
+  model_->setObjectName("model");
+  for (const TransformerSpec& s : workload_catalog())
+    model_->addItem(QString::fromStdString(s.display), QString::fromStdString(s.name));
+  model_->setCurrentIndex(std::max(0, model_->findData(QString("llama3-8b"))));
+  form->addRow("Model", model_);
+  trace_ = new QLineEdit;
+  trace_->setObjectName("trace");
+  trace_->setPlaceholderText("DIR/PREFIX (PREFIX.0.et ...)");
+  trace_button_ = new QPushButton("Open trace...");
+  auto* trace_row = new QHBoxLayout;
+  trace_row->addWidget(trace_, 1);
+  trace_row->addWidget(trace_button_);
+  form->addRow("Trace", trace_row);
+  dp_ = spin("dp", 1, 1024, 2, "Data-parallel replicas.");
+  tp_ = spin("tp", 1, 64, 2, "Tensor-parallel ranks (Megatron: all-reduces on the critical path).");
+  pp_ = spin("pp", 1, 64, 4, "Pipeline stages (1F1B).");
+  micro_ = spin("micro_batch", 1, 64, 1, "Sequences per micro-batch.");
+  global_ = spin("global_batch", 1, 65536, 16, "Sequences per iteration, over all replicas.");
+  form->addRow("DP", dp_);
+  form->addRow("TP", tp_);
+  form->addRow("PP", pp_);
+  form->addRow("Micro batch", micro_);
+  form->addRow("Global batch", global_);
+  gbps_ = new QDoubleSpinBox;
+  gbps_->setObjectName("gbps");
+  gbps_->setRange(1, 3200);
+  gbps_->setDecimals(0);
+  gbps_->setValue(100);
+  gbps_->setSuffix(" Gb/s");
+  gbps_->setKeyboardTracking(false);
+  gbps_->setToolTip("NIC rate of every GPU on the leaf-spine (NVLink inside a server).");
+  form->addRow("Network", gbps_);
+  per_server_ = spin("gpus_per_server", 1, 8, 8, "GPUs per server (NVSwitch between them).");
+  form->addRow("GPUs/server", per_server_);
+  ratio_ = new QDoubleSpinBox;
+  ratio_->setObjectName("dp_ratio");
+  ratio_->setRange(0.05, 1);
+  ratio_->setSingleStep(0.05);
+  ratio_->setDecimals(2);
+  ratio_->setValue(1);
+  ratio_->setKeyboardTracking(false);
+  ratio_->setToolTip("Codec on DP traffic: wire bytes / payload bytes (1 = no compression).");
+  form->addRow("DP codec ratio", ratio_);
+  skip_ = spin("skip", 0, 63, 0, "SkipReduce s: reduce-scatter steps skipped on DP.");
+  form->addRow("SkipReduce s", skip_);
+  overlap_ = new QCheckBox("DP overlaps backward");
+  overlap_->setObjectName("overlap");
+  overlap_->setChecked(true);
+  overlap_->setToolTip("Off: every DP collective waits for the whole backward pass.");
+  form->addRow(overlap_);
+  ranks_ = spin("ranks", 1, 32, 8, "Ranks drawn: rank 0 and the first rank of later stages.");
+  form->addRow("Ranks shown", ranks_);
+  auto* help = new QLabel(
+      "<small>Wheel on the chart zooms, drag pans, double click shows the whole iteration; "
+      "hover a bar for its node.</small>");
+  help->setWordWrap(true);
+  form->addRow(help);
+
+  for (QSpinBox* s : {dp_, tp_, pp_, micro_, global_, per_server_, skip_, ranks_})
+    connect(s, &QSpinBox::valueChanged, this, &WorkloadView::schedule_replay);
+  for (QDoubleSpinBox* s : {gbps_, ratio_})
+    connect(s, &QDoubleSpinBox::valueChanged, this, &WorkloadView::schedule_replay);
+  connect(model_, &QComboBox::currentIndexChanged, this, &WorkloadView::schedule_replay);
+  connect(source_, &QComboBox::currentIndexChanged, this, [this] {
+    update_source_controls();
+    schedule_replay();
+  });
+  connect(overlap_, &QCheckBox::toggled, this, &WorkloadView::schedule_replay);
+  connect(trace_, &QLineEdit::editingFinished, this, &WorkloadView::schedule_replay);
+  connect(trace_button_, &QPushButton::clicked, this, &WorkloadView::choose_trace);
+  return panel;
+}
+
+void WorkloadView::update_source_controls() {
+  const bool catalog = source_->currentData().toInt() == int(WorkloadSettings::Source::kCatalog);
+  model_->setEnabled(catalog);
+  for (QWidget* w : std::initializer_list<QWidget*>{dp_, tp_, pp_, micro_, global_, overlap_})
+    w->setEnabled(catalog);
+  trace_->setEnabled(!catalog);
+}
+
+void WorkloadView::choose_trace() {
+  const QString file = QFileDialog::getOpenFileName(this, "Open Chakra trace", QString(),
+                                                    "Chakra trace (*.et);;All files (*)");
+  if (file.isEmpty()) return;
+  // PREFIX.RANK.et names the prefix.
+  QString prefix = file;
+  prefix.remove(QRegularExpression("\\.\\d+\\.et$"));
+  trace_->setText(prefix);
+  source_->setCurrentIndex(source_->findData(int(WorkloadSettings::Source::kTrace)));
+  schedule_replay();
+}
+
+WorkloadSettings WorkloadView::settings() const {
+  WorkloadSettings s;
+  s.source = WorkloadSettings::Source(source_->currentData().toInt());
+  s.model = model_->currentData().toString().toStdString();
+  s.trace_prefix = trace_->text().trimmed().toStdString();
+  s.dp = dp_->value();
+  s.tp = tp_->value();
+  s.pp = pp_->value();
+  s.micro_batch = micro_->value();
+  s.global_batch = global_->value();
+  s.gbps = gbps_->value();
+  s.gpus_per_server = per_server_->value();
+  s.dp_ratio = ratio_->value();
+  s.skip = skip_->value();
+  s.overlap = overlap_->isChecked();
+  s.max_ranks = ranks_->value();
+  return s;
+}
+
+void WorkloadView::set_settings(const WorkloadSettings& s) {
+  {
+    const QSignalBlocker blocks[] = {
+        QSignalBlocker(source_),     QSignalBlocker(model_),  QSignalBlocker(trace_),
+        QSignalBlocker(dp_),         QSignalBlocker(tp_),     QSignalBlocker(pp_),
+        QSignalBlocker(micro_),      QSignalBlocker(global_), QSignalBlocker(gbps_),
+        QSignalBlocker(per_server_), QSignalBlocker(ratio_),  QSignalBlocker(skip_),
+        QSignalBlocker(overlap_),    QSignalBlocker(ranks_)};
+    source_->setCurrentIndex(source_->findData(int(s.source)));
+    const int m = model_->findData(QString::fromStdString(s.model));
+    if (m >= 0) model_->setCurrentIndex(m);
+    trace_->setText(QString::fromStdString(s.trace_prefix));
+    dp_->setValue(s.dp);
+    tp_->setValue(s.tp);
+    pp_->setValue(s.pp);
+    micro_->setValue(s.micro_batch);
+    global_->setValue(s.global_batch);
+    gbps_->setValue(s.gbps);
+    per_server_->setValue(s.gpus_per_server);
+    ratio_->setValue(s.dp_ratio);
+    skip_->setValue(s.skip);
+    overlap_->setChecked(s.overlap);
+    ranks_->setValue(s.max_ranks);
+  }
+  update_source_controls();
+  schedule_replay();
+}
+
+bool WorkloadView::idle() const {
+  return !running_ && !rerun_ && !debounce_->isActive();
+}
+
+QString WorkloadView::error_text() const {
+  return error_->text();
+}
+
+QString WorkloadView::summary_text() const {
+  return summary_->text();
+}
+
+void WorkloadView::schedule_replay() {
+  debounce_->start();
+}
+
+void WorkloadView::start_replay() {
+  if (running_) {  // the engine cannot be interrupted; run again with the newest settings after
+    rerun_ = true;
+    return;
+  }
+  running_ = true;
+  rerun_ = false;
+  ++replays_;
+  const WorkloadSettings s = settings();
+  QPointer<WorkloadView> self(this);
+  QThreadPool::globalInstance()->start([self, s] {
+    std::shared_ptr<const WorkloadPicture> pic;
+    QString error;
+    try {
+      pic = std::make_shared<const WorkloadPicture>(compute_workload_picture(s));
+    } catch (const std::exception& e) {
+      error = QString::fromUtf8(e.what());
+    }
+    QMetaObject::invokeMethod(qApp, [self, s, pic, error] {
+      if (!self) return;
+      self->running_ = false;
+      // A change made during the replay makes this result stale: drop it and replay again.
+      if (self->rerun_ || !(s == self->settings())) {
+        self->rerun_ = false;
+        self->start_replay();
+        return;
+      }
+      self->error_->setText(error);  // the previous timeline stays under an error
+      if (pic) self->show_picture(pic);
+      emit self->computed();
+    });
+  });
+}
+
+void WorkloadView::show_picture(std::shared_ptr<const WorkloadPicture> pic) {
+  picture_ = pic;
+  const workload::ScheduleResult& r = pic->result;
+  title_->setText(QString::fromStdString(pic->title));
+  const double t = r.iteration_s;
+  QString exposed;
+  for (int k = 0; k < workload::kCommKinds; ++k) {
+    if (r.comm_total_s[k] <= 0 && r.exposed_s[k] <= 0) continue;
+    exposed += QString("&nbsp;&nbsp;<span style='color:%1'>&#9632;</span> %2 %3 (%4%)")
+                   .arg(bar_color(k + 1).name(), workload::comm_kind_name(workload::CommKind(k)),
+                        seconds_text(r.exposed_s[k]))
+                   .arg(t > 0 ? QString::number(100 * r.exposed_s[k] / t, 'f', 1) : "0");
+  }
+  summary_->setText(
+      QString("Iteration <b>%1</b> &nbsp; critical path: compute %2, idle %3; exposed "
+              "communication:%4<br><small>%5 nodes on %6 ranks, %7 collectives, %8 send/recv "
+              "pairs, %9 on the wire; %10 of %11 critical-path nodes on the drawn lanes; "
+              "lane labels give stream busy %</small>")
+          .arg(seconds_text(t), seconds_text(r.critical_compute_s), seconds_text(r.critical_idle_s),
+               exposed.isEmpty() ? " none" : exposed)
+          .arg(r.nodes)
+          .arg(pic->graph->rank_count())
+          .arg(r.collectives)
+          .arg(r.p2p)
+          .arg(long_bytes(double(r.bytes_on_wire)))
+          .arg(pic->critical_nodes_shown)
+          .arg(r.critical_path.size()));
+  canvas_->set_picture(pic);
+}
+
+void WorkloadView::export_render(QPainter& painter) const {
+  render_widget(this, painter);
+}
+
+CsvTable WorkloadView::export_data() const {
+  CsvTable t;
+  t.header = {"rank",    "stream",  "node_id", "name",    "kind",
+              "ready_s", "start_s", "end_s",   "critical"};
+  if (!picture_) return t;
+  for (const GanttLane& lane : picture_->lanes) {
+    for (const GanttBar& b : lane.bars) {
+      const workload::Node& n = picture_->graph->ranks[lane.rank].nodes[b.node];
+      t.rows.push_back({QString::number(lane.rank), QString::number(lane.stream),
+                        QString::number(n.id), QString::fromStdString(picture_->graph->name_of(n)),
+                        bar_kind_name(b.kind), QString::number(b.ready_s, 'g', 17),
+                        QString::number(b.start_s, 'g', 17), QString::number(b.end_s, 'g', 17),
+                        b.critical ? "1" : "0"});
+    }
+  }
+  return t;
+}
+
+}  // namespace commlab::ui
