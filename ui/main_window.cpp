@@ -21,6 +21,7 @@
 #include "topology_view.h"
 #include "training_panel.h"
 #include "training_view.h"
+#include "workload_view.h"
 
 namespace commlab::ui {
 
@@ -55,6 +56,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   training_ = new TrainingView;
   tabs_->addTab(training_, "Training");
   tabs_->setTabToolTip(3, "Train a model over the simulated cluster and watch convergence live.");
+  tabs_->setTabToolTip(tabs_->addTab(new WorkloadView, "Workload"),
+                       "A catalog workload or Chakra trace as a timeline per rank and stream.");
   setCentralWidget(tabs_);
   prompts_.unsaved = [this] {
     return QMessageBox::question(
@@ -223,7 +226,8 @@ void MainWindow::add_help_menu() {
 }
 
 bool MainWindow::idle() const {
-  return busbw_->idle() && teaching_->idle() && topology_->idle() && training_->idle();
+  return busbw_->idle() && teaching_->idle() && topology_->idle() && training_->idle() &&
+         findChild<WorkloadView*>()->idle();
 }
 
 bool MainWindow::select_tab(const QString& name) {
