@@ -127,11 +127,11 @@ GroupResolver::GroupResolver(std::string file, bool have_file, std::string_view 
     : file_(std::move(file)), have_file_(have_file), ranks_(ranks), groups_(graph_groups) {
   if (!have_file_) return;
   CommGroups g = parse_comm_groups(json, file_, ranks);
-  keys_ = std::move(g.keys);
+  for (size_t i = 0; i < g.keys.size(); ++i) keys_.emplace(g.keys[i], static_cast<int>(i));
   *groups_ = std::move(g.groups);
 }
 
-int GroupResolver::resolve(const std::string& pg, int rank, const std::string& where) {
+int GroupResolver::resolve(const std::string& pg, int rank) {
   if (pg.empty() || pg == "0") {
     if (all_ranks_ < 0) {
       std::vector<int> all(ranks_);
@@ -145,15 +145,14 @@ int GroupResolver::resolve(const std::string& pg, int rank, const std::string& w
     }
     return all_ranks_;
   }
-  int g = -1;
-  for (size_t i = 0; i < keys_.size() && g < 0; ++i)
-    if (keys_[i] == pg) g = static_cast<int>(i);
+  const auto it = keys_.find(pg);
+  const int g = it == keys_.end() ? -1 : it->second;
   if (g < 0)
     throw std::invalid_argument(
-        where + ": pg_name \"" + pg + "\" is not in " +
+        "pg_name \"" + pg + "\" is not in " +
         (have_file_ ? file_ : "a communicator-group file (there is no " + file_ + ")"));
   if (std::find((*groups_)[g].begin(), (*groups_)[g].end(), rank) == (*groups_)[g].end())
-    throw std::invalid_argument(where + ": collective on pg_name \"" + pg +
+    throw std::invalid_argument("collective on pg_name \"" + pg +
                                 "\", which does not contain this rank");
   return g;
 }

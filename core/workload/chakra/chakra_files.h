@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace commlab::workload::chakra_files {
@@ -27,20 +28,20 @@ CommGroups parse_comm_groups(std::string_view json, const std::string& file, int
 
 // A collective's pg_name -> index in the graph's groups. The file's groups become the graph's
 // groups 0.. in key order; "" and "0" are every rank (ASTRA-sim's default), an equal group reused
-// or one appended when first needed. Throws naming `where` for a key not in the file or a group
-// without the rank.
+// or one appended when first needed. Throws (the caller adds where) for a key not in the file or
+// a group without the rank.
 class GroupResolver {
  public:
   GroupResolver() = default;
   GroupResolver(std::string file, bool have_file, std::string_view json, int ranks,
                 std::vector<std::vector<int>>* graph_groups);
-  int resolve(const std::string& pg_name, int rank, const std::string& where);
+  int resolve(const std::string& pg_name, int rank);
 
  private:
   std::string file_;
   bool have_file_ = false;
   int ranks_ = 0;
-  std::vector<std::string> keys_;
+  std::unordered_map<std::string, int> keys_;  // key -> group index
   std::vector<std::vector<int>>* groups_ = nullptr;
   int all_ranks_ = -1;
 };

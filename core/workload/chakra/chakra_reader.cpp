@@ -27,6 +27,19 @@ namespace attr = chakra_attr;
   throw std::invalid_argument(where + ": " + what);
 }
 
+// Where a node's error is: "FILE: rank R, node ID", made only when there is an error.
+struct Where {
+  const std::string& file;
+  int rank;
+  uint64_t id;
+  std::string str() const {
+    return file + ": rank " + std::to_string(rank) + ", node " + std::to_string(id);
+  }
+};
+[[noreturn]] void fail(const Where& where, const std::string& what) {
+  fail(where.str(), what);
+}
+
 // What the trace as a whole shares: rank count, groups, the report.
 struct TraceContext {
   std::string label;
@@ -58,13 +71,10 @@ class RankParser {
 
  private:
   std::string at_offset(uint64_t offset) const;
-  std::string at_node(uint64_t id) const {
-    return file_ + ": rank " + std::to_string(rank_) + ", node " + std::to_string(id);
-  }
   bool next_message(std::string_view bytes, std::string_view* msg);
   void read_metadata(std::string_view msg);
   void read_node(const pb::Node& n, uint64_t offset);
-  void map_attributes(const pb::Node& n, Node* node, const std::string& where);
+  void map_attributes(const pb::Node& n, Node* node, const Where& where);
 
   TraceContext& ctx_;
   const int rank_;
@@ -73,6 +83,7 @@ class RankParser {
   uint64_t last_id_ = 0;
   bool any_node_ = false;
   chakra_place::RawRank raw_;
+  std::unordered_map<std::string, int> pg_cache_;  // pg_name -> group index
 };
 
 std::string RankParser::at_offset(uint64_t offset) const {
@@ -136,7 +147,7 @@ void RankParser::parse(std::string_view bytes, RankGraph* out) {
 }
 
 void RankParser::read_node(const pb::Node& n, uint64_t offset) {
-  const std::string where = at_node(n.id());
+  const Where where{file_, rank_, n.id()};
   if (raw_.nodes.size() >= UINT32_MAX) fail(where, "more than 2^32 - 1 nodes in one rank");
   auto [it, fresh] = raw_.index.emplace(n.id(), static_cast<uint32_t>(raw_.nodes.size()));
   if (!fresh)
@@ -182,7 +193,7 @@ std::string value_case_name(const pb::AttributeProto& a) {
   return field ? field->name() : "no value";
 }
 
-__int128 int_value(const pb::AttributeProto& a, const std::string& where) {
+__int128 int_value(const pb::AttributeProto& a, const Where& where) {
   switch (a.value_case()) {
     case pb::AttributeProto::kInt32Val: return a.int32_val();
     case pb::AttributeProto::kInt64Val: return a.int64_val();
@@ -201,7 +212,7 @@ __int128 int_value(const pb::AttributeProto& a, const std::string& where) {
   }
 }
 
-uint64_t int_in(const pb::AttributeProto& a, const std::string& where, __int128 lo, __int128 hi) {
+uint64_t int_in(const pb::AttributeProto& a, const Where& where, __int128 lo, __int128 hi) {
   const __int128 v = int_value(a, where);
   if (v < lo || v > hi) {
     const bool neg = v < 0;
@@ -214,7 +225,7 @@ uint64_t int_in(const pb::AttributeProto& a, const std::string& where, __int128 
   return static_cast<uint64_t>(v);
 }
 
-double double_value(const pb::AttributeProto& a, const std::string& where) {
+double double_value(const pb::AttributeProto& a, const Where& where) {
   if (a.value_case() != pb::AttributeProto::kDoubleVal)
     fail(where, "attribute " + a.name() + ": expected double_val, found " + value_case_name(a));
   if (!std::isfinite(a.double_val()))
@@ -222,7 +233,7 @@ double double_value(const pb::AttributeProto& a, const std::string& where) {
   return a.double_val();
 }
 
-const std::string& string_value(const pb::AttributeProto& a, const std::string& where) {
+const std::string& string_value(const pb::AttributeProto& a, const Where& where) {
   if (a.value_case() != pb::AttributeProto::kStringVal)
     fail(where, "attribute " + a.name() + ": expected string_val, found " + value_case_name(a));
   return a.string_val();
@@ -240,7 +251,7 @@ std::optional<CommOp> comm_op(uint64_t type) {
   }
 }
 
-void RankParser::map_attributes(const pb::Node& n, Node* node, const std::string& where) {
+void RankParser::map_attributes(const pb::Node& n, Node* node, const Where& where) {
   std::optional<uint64_t> comm_type, comm_size, comm_src, comm_dst, num_ops, tensor_size, stream;
   std::optional<int64_t> comm_tag;
   std::optional<double> duration, flops, mem_bytes;
@@ -335,7 +346,17 @@ void RankParser::map_attributes(const pb::Node& n, Node* node, const std::string
                       "REDUCE_SCATTER_BLOCK, ALL_GATHER, ALL_TO_ALL and BROADCAST)");
     }
     node->op = *op;
-    node->group_or_peer = ctx_.groups.resolve(pg_name ? *pg_name : std::string(), rank_, where);
+    // A rank names few groups, each many times: resolve (and check membership) once per name.
+    const std::string& pg = pg_name ? *pg_name : std::string();
+    auto cached = pg_cache_.find(pg);
+    if (cached == pg_cache_.end()) {
+      try {
+        cached = pg_cache_.emplace(pg, ctx_.groups.resolve(pg, rank_)).first;
+      } catch (const std::invalid_argument& e) {
+        fail(where, e.what());
+      }
+    }
+    node->group_or_peer = cached->second;
     return;
   }
   const bool send = node->kind == NodeKind::kSend;
