@@ -10,7 +10,7 @@
 
 namespace commlab::test::chakra_wire {
 
-enum NodeType {
+enum NodeType : int {
   kInvalid = 0,
   kMetadata = 1,
   kMemLoad = 2,
@@ -19,7 +19,7 @@ enum NodeType {
   kRecv = 6,
   kColl = 7
 };
-enum CommType {
+enum CommType : int {
   kAllReduce = 0,
   kReduce = 1,
   kAllGather = 2,
