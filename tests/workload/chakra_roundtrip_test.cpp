@@ -10,7 +10,10 @@
 #include <stdexcept>
 
 #include "chakra_wire.h"
+#include "network/analytical.h"
+#include "topology/builders.h"
 #include "workload/chakra_trace.h"
+#include "workload/scheduler.h"
 
 namespace commlab::workload {
 namespace {
@@ -156,6 +159,28 @@ TEST(ChakraRoundTrip, WriteThenReadIsTheSameGraph) {
   std::string j1, j2;
   EXPECT_EQ(encode_chakra_trace(g, &j1), encode_chakra_trace(back, &j2));
   EXPECT_EQ(j1, j2);
+}
+
+TEST(ChakraRoundTrip, ReplayOfTheReadBackTraceTakesTheSameTime) {
+  // Emit, import, replay: the same graph gives the same schedule, to the last bit.
+  const Graph g = sample_graph();
+  const fs::path dir = temp_dir("chakra_replay");
+  write_chakra_trace(g, dir.string(), "sample");
+  const Graph back = read_chakra_trace((dir / "sample").string());
+  SchedulerOptions o;
+  o.timeline_ranks = {-1};
+  AnalyticalBackend b1(make_flat(3, 25e9, 5e-6));
+  AnalyticalBackend b2(make_flat(3, 25e9, 5e-6));
+  const ScheduleResult x = schedule(g, b1, o);
+  const ScheduleResult y = schedule(back, b2, o);
+  EXPECT_GT(x.iteration_s, 0);
+  EXPECT_EQ(x.iteration_s, y.iteration_s);
+  EXPECT_EQ(x.exposed_s, y.exposed_s);
+  EXPECT_EQ(x.critical_path.size(), y.critical_path.size());
+  ASSERT_EQ(x.timelines.size(), y.timelines.size());
+  for (size_t r = 0; r < x.timelines.size(); ++r)
+    for (size_t i = 0; i < x.timelines[r].size(); ++i)
+      EXPECT_EQ(x.timelines[r][i].end_s, y.timelines[r][i].end_s) << "rank " << r << " node " << i;
 }
 
 TEST(ChakraRoundTrip, WritesTheStandardFieldsAstraSimReplays) {
