@@ -110,6 +110,41 @@ TEST(ChakraRead, CollectivesGroupsAndOps) {
   EXPECT_EQ(g.ranks[0].nodes[3].group_or_peer, 0);
 }
 
+TEST(ChakraRead, ProcessGroupsFromPyTorchMetadataNodes) {
+  // Chakra's PyTorch converter keeps "## process_group:init ##" as a METADATA node whose
+  // inputs.values wraps a JSON list of process groups; ASTRA-sim drops two characters at each
+  // end. Both wrappings seen in the wild: "[[...]]" and the Python list "['...']".
+  const std::string pgs = R"([{"pg_name": "0", "ranks": []}, {"pg_name": "3", "ranks": [1, 0]}])";
+  auto rank = [&](const std::string& values) {
+    return trace_file({NodeMsg(1, "## process_group:init ##", kMetadata).inputs(values),
+                       NodeMsg(2, "ar", kColl)
+                           .attr(attr_i("comm_type", kAllReduce))
+                           .attr(attr_u("comm_size", 64))
+                           .attr(attr_s("pg_name", "3"))
+                           .ctrl(1)});
+  };
+  TraceReadReport report;
+  const Graph g = parse({rank("[[" + pgs + "]]"), rank("['" + pgs + "']")}, "", &report);
+  // Groups in definition order: "0" (every rank), then "3" = [1, 0].
+  ASSERT_EQ(g.groups.size(), 2u);
+  EXPECT_EQ(g.groups[0], std::vector<int>({0, 1}));
+  EXPECT_EQ(g.groups[1], std::vector<int>({1, 0}));
+  EXPECT_EQ(g.ranks[0].nodes[0].group_or_peer, 1);
+  EXPECT_EQ(g.ranks[1].nodes[0].group_or_peer, 1);
+  EXPECT_EQ(g.ranks[0].nodes[0].ctrl_deps, 0);  // the metadata node had no deps to pass on
+  EXPECT_EQ(report.skipped_nodes, 2u);
+  EXPECT_EQ(report.unknown_attributes, 0u);
+  // A redefinition with other ranks is an error naming the node.
+  const std::string other = R"([{"pg_name": "3", "ranks": [0, 1]}])";
+  EXPECT_EQ(error_of({rank("[[" + pgs + "]]"), rank("[[" + other + "]]")}),
+            "t.1.et: rank 1, node 1: process group \"3\": ranks differ from its earlier "
+            "definition");
+  // Text that is not a process-group list is skipped and counted, as ASTRA-sim skips it.
+  TraceReadReport r2;
+  parse({trace_file({NodeMsg(1, "meta", kMetadata).inputs("['hello']")})}, "", &r2);
+  EXPECT_EQ(r2.unknown_by_name["METADATA_NODE inputs.values"], 1u);
+}
+
 TEST(ChakraRead, SendAndRecv) {
   const std::string r0 = trace_file({NodeMsg(5, "s", kSend)
                                          .attr(attr_i("comm_src", 0))
@@ -233,7 +268,7 @@ TEST(ChakraRead, MalformedGraphsNameTheNode) {
                                       .attr(attr_u("comm_size", 1))
                                       .attr(attr_s("pg_name", "5"))})}),
             "t.0.et: rank 0, node 1: pg_name \"5\" is not in a communicator-group file (there is "
-            "no t.comm_groups.json)");
+            "no t.comm_groups.json) or a process_group:init metadata node");
   EXPECT_EQ(error_of({trace_file({NodeMsg(1, "x", kComp)
                                       .attr(attr_d("comm_size", 1.0))
                                       .attr(attr_s("num_ops", "many"))})}),

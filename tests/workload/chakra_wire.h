@@ -83,7 +83,8 @@ inline Msg attr_bools(std::string_view name, std::vector<bool> v) {
   return Msg().s(1, name).m(28, Msg().s(1, packed));
 }
 
-// Node: id 1, name 2, type 3, ctrl_deps 4, data_deps 5, duration_micros 7, attr 10.
+// Node: id 1, name 2, type 3, ctrl_deps 4, data_deps 5, duration_micros 7, inputs 8 (IOInfo:
+// values 1), attr 10.
 struct NodeMsg {
   Msg msg;
   NodeMsg(uint64_t id, std::string_view name, NodeType type) { msg.u(1, id).s(2, name).u(3, type); }
@@ -91,6 +92,7 @@ struct NodeMsg {
   NodeMsg& ctrl(uint64_t id) { return msg.u(4, id), *this; }
   NodeMsg& micros(uint64_t us) { return msg.u(7, us), *this; }
   NodeMsg& attr(const Msg& a) { return msg.m(10, a), *this; }
+  NodeMsg& inputs(std::string_view values) { return msg.m(8, Msg().s(1, values)), *this; }
 };
 
 inline void frame(std::string* file, const std::string& msg) {

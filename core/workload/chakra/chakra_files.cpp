@@ -150,11 +150,50 @@ int GroupResolver::resolve(const std::string& pg, int rank) {
   if (g < 0)
     throw std::invalid_argument(
         "pg_name \"" + pg + "\" is not in " +
-        (have_file_ ? file_ : "a communicator-group file (there is no " + file_ + ")"));
+        (have_file_ ? file_ : "a communicator-group file (there is no " + file_ + ")") +
+        " or a process_group:init metadata node");
   if (std::find((*groups_)[g].begin(), (*groups_)[g].end(), rank) == (*groups_)[g].end())
     throw std::invalid_argument("collective on pg_name \"" + pg +
                                 "\", which does not contain this rank");
   return g;
+}
+
+bool GroupResolver::define_from_metadata(std::string_view values) {
+  if (values.size() < 4) return false;
+  values = values.substr(2, values.size() - 4);
+  const nlohmann::json j = nlohmann::json::parse(values.begin(), values.end(), nullptr, false);
+  if (j.is_discarded() || !j.is_array()) return false;
+  for (const auto& pg : j) {
+    if (!pg.is_object() || !pg.contains("pg_name") || !pg["pg_name"].is_string() ||
+        !pg.contains("ranks") || !pg["ranks"].is_array())
+      return false;
+  }
+  for (const auto& pg : j) {
+    const std::string key = pg["pg_name"].get<std::string>();
+    const std::string where = "process group \"" + key + "\": ";
+    std::vector<int> members;
+    std::vector<bool> seen(ranks_, false);
+    for (const auto& v : pg["ranks"]) {
+      if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() >= ranks_)
+        throw std::invalid_argument(where + "rank " + v.dump() + " is not in [0, " +
+                                    std::to_string(ranks_) + ")");
+      const int r = static_cast<int>(v.get<int64_t>());
+      if (seen[r]) throw std::invalid_argument(where + "rank " + std::to_string(r) + " twice");
+      seen[r] = true;
+      members.push_back(r);
+    }
+    if (members.empty())
+      for (int r = 0; r < ranks_; ++r) members.push_back(r);
+    const auto it = keys_.find(key);
+    if (it != keys_.end()) {
+      if ((*groups_)[it->second] != members)
+        throw std::invalid_argument(where + "ranks differ from its earlier definition");
+      continue;
+    }
+    keys_.emplace(key, static_cast<int>(groups_->size()));
+    groups_->push_back(std::move(members));
+  }
+  return true;
 }
 
 }  // namespace commlab::workload::chakra_files

@@ -36,6 +36,12 @@ class GroupResolver {
   GroupResolver(std::string file, bool have_file, std::string_view json, int ranks,
                 std::vector<std::vector<int>>* graph_groups);
   int resolve(const std::string& pg_name, int rank);
+  // PyTorch's process groups in a "## process_group:init ##" METADATA node, read as ASTRA-sim
+  // does: inputs.values minus two characters at each end is a JSON list of {"pg_name": "K",
+  // "ranks": [...]} (no ranks: every rank). New keys become groups; a key defined twice must
+  // name the same ranks. False when the text is not such a list (ASTRA-sim skips it too); throws
+  // for bad ranks or a conflicting definition.
+  bool define_from_metadata(std::string_view inputs_values);
 
  private:
   std::string file_;

@@ -178,8 +178,20 @@ void RankParser::read_node(const pb::Node& n, uint64_t offset) {
   if (!r.skipped) {
     r.node.name = ctx_.graph->intern(n.name());
     map_attributes(n, &r.node, where);
-  } else if (ctx_.report) {
-    ++ctx_.report->skipped_nodes;
+  } else {
+    if (ctx_.report) ++ctx_.report->skipped_nodes;
+    if (n.type() == pb::METADATA_NODE && !n.inputs().values().empty()) {
+      bool read = false;
+      try {
+        read = ctx_.groups.define_from_metadata(n.inputs().values());
+      } catch (const std::invalid_argument& e) {
+        fail(where, e.what());
+      }
+      if (!read && ctx_.report) {
+        ++ctx_.report->unknown_attributes;
+        ++ctx_.report->unknown_by_name["METADATA_NODE inputs.values"];
+      }
+    }
   }
   raw_.nodes.push_back(r);
   last_id_ = n.id();
