@@ -1,8 +1,8 @@
 // Fuzzes the Chakra trace reader (workload/chakra_trace.h parse_chakra_trace, the same parser
 // read_chakra_trace runs on the files). Input: [flags][rank 0 bytes] SEP [rank 1 bytes] ... with
 // SEP = "\nRANK\n"; flags bit 0: the last segment is the communicator-group JSON. Every error
-// must name the trace (label "fz"); every accepted trace must write and read back to the same
-// bytes (the writer and the reader agree on everything the reader keeps).
+// must name the trace (label "fz"); every accepted trace must pass check_graph and write and read
+// back to the same bytes (the writer and the reader agree on everything the reader keeps).
 #include <cstdint>
 #include <cstring>
 #include <stdexcept>
@@ -43,6 +43,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   } catch (const std::invalid_argument& e) {
     if (std::strncmp(e.what(), "fz", 2) != 0) __builtin_trap();  // every message names the trace
     return 0;
+  }
+  try {
+    check_graph(g);  // the reader's own checks must cover the graph's invariants
+  } catch (const std::invalid_argument&) {
+    __builtin_trap();
   }
   std::string j1, j2;
   const std::vector<std::string> once = encode_chakra_trace(g, &j1);

@@ -29,6 +29,7 @@ class Placer {
   uint64_t inherited_total_ = 0;
   std::vector<uint32_t> stamp_;  // dedupe marks per position
   uint32_t stamp_now_ = 0;
+  std::vector<uint32_t> lists_[2];  // data, ctrl positions of the node being placed (reused)
 };
 
 // Depth-first from each node in file order, dependencies first; a dependency still on the stack
@@ -78,7 +79,9 @@ void Placer::run() {
 
 void Placer::emit(uint32_t v) {
   const RawNode& r = raw_.nodes[v];
-  std::vector<uint32_t> lists[2];
+  std::vector<uint32_t>(&lists)[2] = lists_;
+  lists[0].clear();
+  lists[1].clear();
   if (stamp_.size() < out_->nodes.size() + 1) stamp_.resize(out_->nodes.size() + 1, 0);
   ++stamp_now_;
   auto take = [&](std::vector<uint32_t>& list, uint32_t pos) {
@@ -102,7 +105,7 @@ void Placer::emit(uint32_t v) {
     if (inherited_total_ > kMaxInheritedDeps)
       fail(at_node(r.node.id), "too many dependencies passed on through skipped nodes (over " +
                                    std::to_string(kMaxInheritedDeps) + ")");
-    inherited_[v] = std::move(lists[0]);
+    inherited_[v] = lists[0];
     return;
   }
   for (int k = 0; k < 2; ++k)
