@@ -45,8 +45,8 @@ Graph parse_chakra_trace(const std::vector<std::string_view>& rank_files,
                          TraceReadReport* report = nullptr);
 
 // Writes DIR/NAME.RANK.et for every rank and DIR/NAME.comm_groups.json (creating DIR). Throws
-// std::invalid_argument for a graph check_graph rejects or with duplicate node ids in a rank, and
-// std::runtime_error when a file cannot be written.
+// std::invalid_argument for a graph check_graph rejects, with no rank or with duplicate node ids
+// in a rank, and std::runtime_error when a file cannot be written.
 void write_chakra_trace(const Graph& graph, const std::string& dir, const std::string& name);
 
 // The bytes write_chakra_trace writes: one .et image per rank, and the group file's text.

@@ -242,6 +242,11 @@ TEST(ChakraRoundTrip, WritesTheStandardFieldsAstraSimReplays) {
   EXPECT_EQ(attr(msgs[8], "comm_dst").value, 1u);
 }
 
+TEST(ChakraRoundTrip, WriterRejectsAGraphWithoutRanks) {
+  std::string j;
+  EXPECT_THROW(encode_chakra_trace(Graph{}, &j), std::invalid_argument);
+}
+
 TEST(ChakraRoundTrip, WriterRejectsDuplicateIds) {
   Graph g;
   g.ranks.resize(1);

@@ -117,6 +117,8 @@ std::string chakra_comm_group_file(const std::string& prefix) {
 
 std::vector<std::string> encode_chakra_trace(const Graph& graph, std::string* comm_groups_json) {
   check_graph(graph);
+  if (graph.ranks.empty())  // a reader finds a trace by its PREFIX.0.et
+    throw std::invalid_argument("a Chakra trace needs at least one rank");
   std::vector<std::string> files(graph.ranks.size());
   pb::GlobalMetadata meta;
   meta.set_version(attr::kSchemaVersion);
