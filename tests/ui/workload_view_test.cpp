@@ -21,6 +21,8 @@
 namespace commlab::ui {
 namespace {
 
+using test::app;
+using test::wait_for;
 using workload::check_graph;
 using workload::CommKind;
 using workload::CriticalStep;
@@ -31,8 +33,6 @@ using workload::RankGraph;
 using workload::ScheduleResult;
 using workload::TimelineEntry;
 using workload::write_chakra_trace;
-using test::app;
-using test::wait_for;
 
 Node compute(uint64_t id, double seconds) {
   Node n;
@@ -170,8 +170,8 @@ TEST(GanttCanvas, BarsSpanTheirStartAndEndScaledToTheView) {
   const GanttBar& bar = pic->lanes[0].bars[0];
   EXPECT_NEAR(canvas.bar_rect(0, 0, size).left(),
               GanttCanvas::kLabelWidth + (bar.start_s - T / 4) / (T / 4) * w, 1e-6);
-  // The painter fills each wide-enough bar with its kind's colour at its centre, and the hover
-  // finds it there.
+  // The painter fills each wide-enough bar with its kind's colour (paler off the critical path),
+  // and the hover finds it there.
   canvas.reset_view();
   QImage image(size, QImage::Format_RGB32);
   {
@@ -183,7 +183,8 @@ TEST(GanttCanvas, BarsSpanTheirStartAndEndScaledToTheView) {
     for (int b = 0; b < int(pic->lanes[l].bars.size()); ++b) {
       const QRectF r = canvas.bar_rect(l, b, size);
       if (r.width() < 8) continue;
-      EXPECT_EQ(image.pixelColor(r.center().toPoint()), bar_color(pic->lanes[l].bars[b].kind));
+      const GanttBar& bar = pic->lanes[l].bars[b];
+      EXPECT_EQ(image.pixelColor(r.center().toPoint()), bar_fill(bar.kind, bar.critical));
       int hit_lane = -1, hit_bar = -1;
       ASSERT_TRUE(canvas.bar_at(r.center(), size, &hit_lane, &hit_bar));
       EXPECT_EQ(hit_lane, l);

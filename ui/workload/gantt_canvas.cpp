@@ -26,6 +26,14 @@ QColor bar_color(int kind) {
   }
 }
 
+QColor bar_fill(int kind, bool critical) {
+  if (critical) return bar_color(kind);
+  const QColor c = bar_color(kind);
+  // 45% of the colour over white.
+  auto mix = [](int v) { return int(std::lround(255 - 0.45 * (255 - v))); };
+  return QColor(mix(c.red()), mix(c.green()), mix(c.blue()));
+}
+
 GanttCanvas::GanttCanvas(QWidget* parent) : QWidget(parent) {
   setMouseTracking(true);
   setMinimumHeight(200);
@@ -158,7 +166,7 @@ void GanttCanvas::paint_axis(QPainter& p, QSize size) const {
     p.setPen(QColor(0xe3, 0xe6, 0xeb));
     p.drawLine(QPointF(x, kAxisHeight), QPointF(x, size.height()));
     p.setPen(QColor(0x55, 0x5b, 0x66));
-    const QString label = seconds_text(std::abs(t) < step * 1e-6 ? 0 : t);
+    const QString label = std::abs(t) < step * 1e-6 ? QString("0") : seconds_text(t);
     p.drawText(QPointF(x - fm.horizontalAdvance(label) / 2.0, kAxisHeight - 8), label);
   }
 }
@@ -198,11 +206,11 @@ void GanttCanvas::paint(QPainter& p, QSize size) const {
           p.drawLine(QPointF(wx, r.center().y()), QPointF(r.left(), r.center().y()));
         }
         if (r.width() < 1) r.setWidth(1);
-        p.fillRect(r, bar_color(bar.kind));
-        if (bar.critical) {
-          p.setPen(QPen(QColor(0x10, 0x10, 0x10), 2));
-          p.drawRect(r.adjusted(0.5, 0.5, -0.5, -0.5));
-        } else if (r.width() > 4) {
+        p.fillRect(r, bar_fill(bar.kind, bar.critical));
+        if (bar.critical && r.width() >= 4) {  // narrower: the full colour says it
+          p.setPen(QPen(QColor(0x10, 0x10, 0x10), 1));
+          p.drawRect(r.adjusted(0, 0, -1, -1));
+        } else if (!bar.critical && r.width() > 4) {
           p.setPen(QPen(Qt::white, 1));
           p.drawLine(r.topLeft(), r.bottomLeft());  // separates back-to-back nodes
         }

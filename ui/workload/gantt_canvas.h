@@ -1,10 +1,10 @@
 #pragma once
 // The Workload page's timeline: one lane per (rank, stream), a bar per node at the engine's
-// start/end, coloured by kind (compute, TP, DP, PP, EP), the critical path outlined, the time a
-// collective waited at its rendezvous as a thin line before the bar. Wheel zooms about the
-// cursor, dragging pans, a double click shows the whole iteration; hovering a bar tells its node.
-// A custom painter rather than a QGraphicsScene: a GPT-3 rank has thousands of nodes, and the
-// same paint() serves the screen and PNG/SVG export.
+// start/end, coloured by kind (compute, TP, DP, PP, EP), the critical path in full colour and
+// outlined, the rest paler, the time a collective waited at its rendezvous as a thin line before
+// the bar. Wheel zooms about the cursor, dragging pans, a double click shows the whole iteration;
+// hovering a bar tells its node. A custom painter rather than a QGraphicsScene: a GPT-3 rank has
+// thousands of nodes, and the same paint() serves the screen and PNG/SVG export.
 #include <QColor>
 #include <QWidget>
 #include <memory>
@@ -14,6 +14,9 @@
 namespace commlab::ui {
 
 QColor bar_color(int kind);
+// What a bar is filled with: its kind's colour on the critical path, a paler one off it, so the
+// path stands out even where bars are a pixel wide.
+QColor bar_fill(int kind, bool critical);
 
 class GanttCanvas : public QWidget {
   Q_OBJECT
@@ -39,7 +42,7 @@ class GanttCanvas : public QWidget {
 
   static constexpr int kLabelWidth = 150;
   static constexpr int kAxisHeight = 26;
-  static constexpr int kLaneHeight = 24;
+  static constexpr int kLaneHeight = 30;
   static constexpr int kRankGap = 6;
 
  protected:

@@ -42,7 +42,8 @@ QString legend_html() {
     html += QString("<span style='color:%1'>&#9632;</span>&nbsp;%2&nbsp;&nbsp;&nbsp;")
                 .arg(bar_color(k).name(), k == 0 ? "compute" : bar_kind_name(k));
   return html +
-         "<span style='color:#101010'>&#9633;</span>&nbsp;critical path&nbsp;&nbsp;&nbsp;"
+         "<span style='color:#101010'>&#9633;</span>&nbsp;critical path (full colour, outlined; "
+         "paler: off it)&nbsp;&nbsp;&nbsp;"
          "<span style='color:#888'>&middot;&middot;&middot;</span>&nbsp;waiting for peers";
 }
 
