@@ -13,6 +13,7 @@
 #include "topology_view.h"
 #include "training_panel.h"
 #include "training_view.h"
+#include "workload_view.h"
 
 int main(int argc, char** argv) {
   QApplication app(argc, argv);
@@ -50,9 +51,18 @@ int main(int argc, char** argv) {
   QCommandLineOption run_index("run", "training tab: the scenario's run to show (0-based)", "I");
   parser.addOptions({shot, iterations, tab, exp, step, skip, trim, cluster, topo_backend,
                      background, message, size, chart, run_all, run_index});
+  QCommandLineOption workload_trace("workload-trace",
+                                    "workload tab: replay the Chakra trace PREFIX.RANK.et", "PREFIX");
+  parser.addOption(workload_trace);
   parser.process(app);
 
   commlab::ui::MainWindow window;
+  if (parser.isSet(workload_trace)) {
+    commlab::ui::WorkloadSettings w;
+    w.source = commlab::ui::WorkloadSettings::Source::kTrace;
+    w.trace_prefix = parser.value(workload_trace).toStdString();
+    window.findChild<commlab::ui::WorkloadView*>()->set_settings(w);
+  }
   if (parser.isSet(tab) && !window.select_tab(parser.value(tab))) {
     std::fprintf(stderr, "commlab: --tab: no tab named '%s' (tabs: %s)\n",
                  qPrintable(parser.value(tab)), qPrintable(window.tab_names().join(", ")));
