@@ -295,8 +295,8 @@ void WorkloadView::show_picture(std::shared_ptr<const WorkloadPicture> pic) {
   summary_->setText(
       QString("Iteration <b>%1</b> &nbsp; critical path: compute %2, idle %3; exposed "
               "communication:%4<br><small>%5 nodes on %6 ranks, %7 collectives, %8 send/recv "
-              "pairs, %9 on the wire; %10 of %11 critical-path nodes on the drawn lanes; "
-              "lane labels give stream busy %</small>")
+              "pairs, %9 on the wire, replayed in %12; %10 of %11 critical-path nodes on the drawn "
+              "lanes; lane labels give stream busy %</small>")
           .arg(seconds_text(t), seconds_text(r.critical_compute_s), seconds_text(r.critical_idle_s),
                exposed.isEmpty() ? " none" : exposed)
           .arg(r.nodes)
@@ -305,7 +305,8 @@ void WorkloadView::show_picture(std::shared_ptr<const WorkloadPicture> pic) {
           .arg(r.p2p)
           .arg(long_bytes(double(r.bytes_on_wire)))
           .arg(pic->critical_nodes_shown)
-          .arg(r.critical_path.size()));
+          .arg(r.critical_path.size())
+          .arg(seconds_text(r.wall_s)));
   canvas_->set_picture(pic);
 }
 
