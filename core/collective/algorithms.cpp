@@ -16,6 +16,9 @@ const std::vector<Algorithm>& algorithms() {
        &build_hierarchical},
       {"direct", "one-shot: every rank sends its data straight to every other (small messages)",
        &build_direct},
+      {"nccl-tree",
+       "NCCL's tree: a chain inside each node, a double binary tree over the nodes (all-reduce)",
+       &build_nccl_tree},
   };
   return table;
 }
@@ -52,7 +55,7 @@ Plan build_plan(const std::string& algorithm, const PlanRequest& request) {
         std::to_string(estimated_transfers(a.name, request)) + " transfers, over the limit of " +
         std::to_string(kMaxPlanTransfers) +
         " (fewer ranks; for ring, a size divisible by the ranks with --time-only folds the plan)");
-  if (request.skip.skip > 0 && (a.name == "hier" || a.name == "direct"))
+  if (request.skip.skip > 0 && (a.name == "hier" || a.name == "direct" || a.name == "nccl-tree"))
     throw std::invalid_argument("SkipReduce skips steps of ring, tree or hd; algorithm '" + a.name +
                                 "' has none to skip");
   if (request.skip.skip > 0 && request.op == CollectiveOp::kBroadcast)

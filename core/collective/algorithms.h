@@ -59,5 +59,6 @@ Plan build_direct(const PlanRequest& request);
 Plan build_halving_doubling(const PlanRequest& request);
 Plan build_tree(const PlanRequest& request);
 Plan build_hierarchical(const PlanRequest& request);
+Plan build_nccl_tree(const PlanRequest& request);  // nccl_tree.cpp
 
 }  // namespace commlab

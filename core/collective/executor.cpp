@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <unordered_map>
 
 #include "numeric/rng.h"
 
@@ -72,7 +73,8 @@ double pipeline_time(std::span<const SliceCost> steps, uint64_t loops, uint64_t 
   bool uniform = true;
   uint64_t depth = 0;
   for (const SliceCost& s : steps) {
-    uniform &= s.link_s == steps[0].link_s && s.arrive_s == steps[0].arrive_s;
+    uniform &= s.link_s == steps[0].link_s && s.arrive_s == steps[0].arrive_s &&
+               s.senders == steps[0].senders;
     depth += s.repeat;
   }
   const double k = static_cast<double>(slices);
@@ -82,13 +84,23 @@ double pipeline_time(std::span<const SliceCost> steps, uint64_t loops, uint64_t 
   }
   // Loops are identical and each starts when the previous one's last slice arrived.
   std::vector<double> arrive(slices, 0.0);
-  double busy = 0;  // when the sender finishes its previous slice
+  // When each sender finishes its previous slice: busy[r], but never before `floor` (set by
+  // steps where every rank sends); `all` is the latest of them.
+  std::vector<double> busy;
+  double floor = 0, all = 0;
+  for (const SliceCost& s : steps)
+    for (int r : s.senders) busy.resize(std::max<size_t>(busy.size(), r + 1), 0.0);
   bool first = true;
   for (const SliceCost& s : steps) {
     for (uint32_t rep = 0; rep < s.repeat; ++rep) {
       for (uint64_t i = 0; i < slices; ++i) {
-        double start = first ? busy : std::max(busy, arrive[i]);
-        busy = start + s.link_s;
+        double ready = s.senders.empty() ? all : floor;
+        for (int r : s.senders) ready = std::max(ready, busy[r]);
+        const double start = first ? ready : std::max(ready, arrive[i]);
+        const double done = start + s.link_s;
+        if (s.senders.empty()) floor = done;
+        for (int r : s.senders) busy[r] = done;
+        all = std::max(all, done);
         arrive[i] = start + s.arrive_s;
       }
       first = false;
@@ -120,6 +132,7 @@ CollectiveReport execute_plan(const Plan& plan, std::vector<std::span<float>> bu
   // A stateful backend is timed step after step as it runs; pipelining needs extra probes.
   const bool can_pipeline = options.backend && !options.backend->stateful();
   std::vector<SliceCost> chain;
+  std::unordered_map<uint64_t, int> connections;  // of the current chain, densely numbered
   Slicing chain_slicing;
   auto close_chain = [&] {
     if (chain.empty()) return;
@@ -127,6 +140,7 @@ CollectiveReport execute_plan(const Plan& plan, std::vector<std::span<float>> bu
     report.pipeline_loops = chain_slicing.loops;
     report.pipeline_slices = chain_slicing.slices;
     chain.clear();
+    connections.clear();
   };
 
   for (size_t s = 0; s < plan.steps.size(); ++s) {
@@ -232,7 +246,20 @@ CollectiveReport execute_plan(const Plan& plan, std::vector<std::span<float>> bu
         chain_slicing = slicing_for(plan.pipeline, widest);
       }
       const uint64_t m = chain_slicing.loops * chain_slicing.slices;
-      SliceCost cost{0, bulk_s, step.repeat};
+      SliceCost cost{0, bulk_s, step.repeat, {}};
+      // Connections, unless every rank sends (rings): then the step shares them with every other.
+      std::vector<char> sends(plan.ranks, 0);
+      for (const Transfer& t : step.transfers) sends[t.src] = 1;
+      if (std::count(sends.begin(), sends.end(), 1) < plan.ranks)
+        for (const Transfer& t : step.transfers) {
+          // Per phase: a tree's reduce going up and its broadcast coming down are separate
+          // channels even between the same two ranks (the double tree's two halves).
+          const uint64_t phase = std::hash<std::string>{}(step.phase);
+          const uint64_t key = hash_combine(
+              phase, static_cast<uint64_t>(t.src) * static_cast<uint64_t>(plan.ranks) + t.dst);
+          auto it = connections.try_emplace(key, static_cast<int>(connections.size())).first;
+          cost.senders.push_back(it->second);
+        }
       if (m > 1) {
         // Probe one slice: the latency part stays, the bandwidth part shrinks m-fold.
         std::vector<Flow> slice = flows;

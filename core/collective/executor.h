@@ -64,11 +64,17 @@ struct SliceCost {
   double link_s = 0;
   double arrive_s = 0;
   uint32_t repeat = 1;
+  // The connections ((sender, receiver, phase), densely numbered) this step sends on; empty when
+  // every rank sends (a ring). A connection is busy only with its own slices, so steps on other
+  // connections overlap: a tree's levels, and its reduce going up beside its broadcast coming
+  // down (NCCL runs both at once); a ring's steps all share the ranks.
+  std::vector<int> senders;
 };
 // Completion time of `loops` loops, each running the steps in order on `slices` slices: slice k
 // of step j starts when the sender has finished slice k-1 (program order) and slice k of step j-1
 // has arrived; a loop starts when the previous loop's last slice has arrived. For identical steps
-// (D in all, link b, arrival a = alpha + b) this is loops * max(D K b + alpha, D a + (K-1) b).
+// of the same senders (D in all, link b, arrival a = alpha + b) this is
+// loops * max(D K b + alpha, D a + (K-1) b).
 double pipeline_time(std::span<const SliceCost> steps, uint64_t loops, uint64_t slices);
 
 }  // namespace commlab

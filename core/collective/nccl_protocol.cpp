@@ -23,6 +23,10 @@ const char* nccl_algo_name(NcclAlgo a) {
   return a == NcclAlgo::kTree ? "tree" : "ring";
 }
 
+const char* nccl_plan_name(NcclAlgo a) {
+  return a == NcclAlgo::kTree ? "nccl-tree" : "ring";
+}
+
 NcclProtocol parse_protocol(std::string_view text) {
   for (NcclProtocol p : {NcclProtocol::kLL, NcclProtocol::kLL128, NcclProtocol::kSimple})
     if (text == protocol_name(p)) return p;

@@ -22,8 +22,10 @@ enum class NcclAlgo : uint8_t { kTree = 0, kRing = 1 };
 inline constexpr int kNcclProtocols = 3;
 inline constexpr int kNcclAlgos = 2;
 
-const char* protocol_name(NcclProtocol p);           // "ll", "ll128", "simple"
-const char* nccl_algo_name(NcclAlgo a);              // "tree", "ring" (the plan builders' names)
+const char* protocol_name(NcclProtocol p);  // "ll", "ll128", "simple"
+const char* nccl_algo_name(NcclAlgo a);     // "tree", "ring" (the plan builders' names)
+// The plan that runs it: "ring" or "nccl-tree" (a chain per node, a tree over the nodes).
+const char* nccl_plan_name(NcclAlgo a);
 NcclProtocol parse_protocol(std::string_view text);  // throws std::invalid_argument
 
 struct ProtocolTraits {

@@ -213,6 +213,9 @@ ChannelConfig NcclTuner::channel_config(CollectiveOp op, const NcclChoice& choic
   c.channels = choice.channels;
   // NCCL's bus bandwidth is reached with all its channels; fewer run proportionally slower.
   c.rate_cap_Bps = bus_bw(op, choice.algo, choice.proto) * 1e9 * choice.channels / in_.channels;
+  // A tree channel's threads are split between the reduce going up and the broadcast coming
+  // down (all_reduce.h, runTreeSplit), which run at once: each direction gets half (NCCL's 0.5).
+  if (choice.algo == NcclAlgo::kTree) c.rate_cap_Bps *= 0.5;
   const int a = static_cast<int>(choice.algo), p = static_cast<int>(choice.proto);
   const double ppn = static_cast<double>(in_.ranks) / in_.nodes;
   double intra = kHwLat[in_.nvlink ? kNvlink : kPci][a][p];
@@ -229,10 +232,30 @@ NcclSetup nccl_setup(const NcclTuner& tuner, CollectiveOp op, uint64_t bytes,
   s.choice = tuner.choose(op, bytes, force);
   const ProtocolTraits traits = protocol_traits(s.choice.proto);
   s.pipeline.slice_bytes = traits.slice_bytes * s.choice.channels;
-  s.pipeline.chunk_bytes = traits.chunk_bytes * s.choice.channels;
+  // A tree streams its chunks through without waiting for a loop to end (no ring loop).
+  s.pipeline.chunk_bytes =
+      s.choice.algo == NcclAlgo::kTree ? 0 : traits.chunk_bytes * s.choice.channels;
   s.channel = tuner.channel_config(op, s.choice);
   s.base_latency_s = tuner.base_latency_s(s.choice.algo, s.choice.proto);
   return s;
+}
+
+NcclOverrides parse_nccl_overrides(std::string_view algo, std::string_view proto, int channels) {
+  NcclOverrides o;
+  if (algo == "ring")
+    o.algo = NcclAlgo::kRing;
+  else if (algo == "tree")
+    o.algo = NcclAlgo::kTree;
+  else if (algo != "auto")
+    throw std::invalid_argument("--algo '" + std::string(algo) +
+                                "' has no NCCL model: with --proto or --channels use auto, ring or "
+                                "tree");
+  if (!proto.empty() && proto != "auto") o.proto = parse_protocol(proto);
+  if (channels < 0 || channels > 64)
+    throw std::invalid_argument("--channels: expected 1 to 64 (NCCL's MAXCHANNELS), got " +
+                                std::to_string(channels));
+  o.channels = channels;
+  return o;
 }
 
 void mark_pipelined(Plan& plan) {

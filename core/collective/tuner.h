@@ -6,6 +6,7 @@
 // time plane runs: the plan's name, its slicing, and the ChannelBackend settings.
 #include <cstdint>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "collective/nccl_protocol.h"
@@ -35,6 +36,10 @@ struct NcclOverrides {
   std::optional<NcclProtocol> proto;
   int channels = 0;  // 0: NCCL's choice for the size
 };
+
+// --algo / --proto / --channels as given by the CLI: algo auto | ring | tree, proto empty | auto |
+// simple | ll | ll128, channels 0 (NCCL's choice) or C. Throws std::invalid_argument.
+NcclOverrides parse_nccl_overrides(std::string_view algo, std::string_view proto, int channels);
 
 struct NcclChoice {
   NcclAlgo algo = NcclAlgo::kRing;

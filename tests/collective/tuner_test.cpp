@@ -6,7 +6,9 @@
 
 #include "collective/algorithms.h"
 #include "collective/executor.h"
+#include "collective/reference.h"
 #include "network/analytical.h"
+#include "test_util.h"
 #include "topology/presets.h"
 #include "topology/topology.h"
 
@@ -163,13 +165,93 @@ TEST(NcclSetup, LargeAllReduceOnOneNodeApproachesNcclsBusBandwidth) {
   req.count = bytes / 4;
   req.time_only = true;
   req.pipeline = s.pipeline;
-  Plan plan = build_plan(nccl_algo_name(s.choice.algo), req);
+  Plan plan = build_plan(nccl_plan_name(s.choice.algo), req);
   ExecutorOptions ex;
   ex.backend = &channels;
   const double t = execute_plan(plan, {}, ex).time_s + s.base_latency_s;
   EXPECT_NEAR(t, s.choice.predicted_s, 0.05 * s.choice.predicted_s);
   // busbw = 2(n-1)/n * S / t is within 5% of the 450 GB/s links.
   EXPECT_NEAR(14.0 / 8 * bytes / t / 1e9, 450, 0.05 * 450);
+}
+
+}  // namespace
+}  // namespace commlab
+
+namespace commlab {
+namespace {
+
+TEST(NcclTreePlan, AllReduceIsExactAndHasNcclsDepth) {
+  for (auto [n, g] : {std::pair{16, 4}, std::pair{8, 8}, std::pair{6, 1}, std::pair{24, 8}}) {
+    PlanRequest req;
+    req.ranks = n;
+    req.count = 1000 + n;
+    req.ranks_per_node = g;
+    Plan plan = build_plan("nccl-tree", req);
+    // Depth 2 ((g-1) + levels of the node tree), the steps NCCL's tree latency counts.
+    int levels = 0;
+    while ((2 << levels) - 1 < n / g) ++levels;
+    EXPECT_EQ(plan.total_steps(), static_cast<uint64_t>(2 * (g - 1) + 2 * levels)) << n << "/" << g;
+    auto run = testing::run_on_test_data(plan);
+    Verification v = verify_collective(plan, run.inputs, run.views(), 0);
+    EXPECT_TRUE(v.ok) << n << "/" << g << ": " << v.first_mismatch;
+  }
+}
+
+double nccl_time(const std::string& cluster, uint64_t bytes, const NcclOverrides& force,
+                 NcclSetup* out = nullptr) {
+  Topology topo = cluster_from_spec(cluster);
+  AnalyticalBackend net(topo);
+  NcclTuner tuner(tuner_inputs(topo));
+  NcclSetup s = nccl_setup(tuner, CollectiveOp::kAllReduce, bytes, force);
+  ChannelBackend channels(net, s.channel);
+  PlanRequest req;
+  req.ranks = topo.ranks();
+  req.count = bytes / 4;
+  req.time_only = true;
+  req.pipeline = s.pipeline;
+  req.ranks_per_node = tuner.inputs().ranks / tuner.inputs().nodes;
+  Plan plan = build_plan(nccl_plan_name(s.choice.algo), req);
+  mark_pipelined(plan);
+  ExecutorOptions ex;
+  ex.backend = &channels;
+  if (out) *out = s;
+  return execute_plan(plan, {}, ex).time_s + s.base_latency_s;
+}
+
+TEST(NcclSetup, SixteenNodeTreeAndRingFollowTheModelAtLargeSizes) {
+  NcclSetup s;
+  // Tree, 1 GiB on 16 x 8 H100: the model's 8.4 + 2 (7 x 4 + 4 x 14) us + S / (0.5 x 368 GB/s)
+  // = 6.01 ms; the plane pipelines 128 slices of 8 MiB through 2 x 7 chain and 9 node-tree steps
+  // at half the 368 GB/s per direction: (22 + 127) x 45.6 us = 6.8 ms, 12% above.
+  const double tree = nccl_time("dgx-h100-pod:nodes=16", 1ull << 30,
+                                {NcclAlgo::kTree, NcclProtocol::kSimple, 0}, &s);
+  EXPECT_NEAR(tree, s.choice.predicted_s, 0.15 * s.choice.predicted_s);
+  // Ring: 254 bulk steps of 8 MiB (one slice per channel) each pay the slowest hop's 14 us
+  // (steps are synchronous), where NCCL's asynchronous ring pays 14 us only on its 30 inter-node
+  // steps: 254 x (21 + 14) us = 8.9 ms against the model's 7.0 ms (docs/collectives.md).
+  const double ring = nccl_time("dgx-h100-pod:nodes=16", 1ull << 30,
+                                {NcclAlgo::kRing, NcclProtocol::kSimple, 0}, &s);
+  EXPECT_GT(ring, s.choice.predicted_s);
+  EXPECT_NEAR(ring, s.choice.predicted_s, 0.3 * s.choice.predicted_s);
+}
+
+}  // namespace
+}  // namespace commlab
+
+namespace commlab {
+namespace {
+
+TEST(PipelineTime, StepsOnOtherConnectionsOverlap) {
+  // Three steps of link 1 and arrival 1, 4 slices. On one shared set of senders (a ring) the
+  // sender sends 3 x 4 slices in turn: 12. On three different connections (a chain) slice k
+  // leaves step j at k + j + 1: the last arrives at (3 + 4 - 1) x 1 = 6.
+  std::vector<SliceCost> shared, chain;
+  for (int j = 0; j < 3; ++j) {
+    shared.push_back(SliceCost{1.0, 1.0, 1, {}});
+    chain.push_back(SliceCost{1.0, 1.0, 1, {j}});
+  }
+  EXPECT_DOUBLE_EQ(pipeline_time(shared, 1, 4), 12.0);
+  EXPECT_DOUBLE_EQ(pipeline_time(chain, 1, 4), 6.0);
 }
 
 }  // namespace
