@@ -11,6 +11,8 @@
 #include <QPainter>
 #include <QSpinBox>
 #include <QTemporaryDir>
+#include <cstdlib>
+#include <map>
 #include <set>
 
 #include "gantt_canvas.h"
@@ -86,6 +88,85 @@ Graph pipeline_graph(uint64_t dp_bytes = 64 << 20) {
   return g;
 }
 
+// A Megatron-like iteration: pp stages x dp replicas x tp ranks (rank = (d * pp + s) * tp + t),
+// 1F1B over m micro-batches (pp-1-s warm-up forwards, then one forward one backward), `layers`
+// layers per stage each followed by a TP all-reduce on the compute stream, PP activations and
+// gradients as send (stream 3) / recv (stream 2), one DP all-reduce bucket per layer on stream 1
+// after the last micro-batch's backward of that layer, then the optimizer.
+Graph one_f_one_b_graph(int pp, int m, int dp, int tp, int layers) {
+  Graph g;
+  g.name = "1f1b";
+  g.ranks.resize(pp * dp * tp);
+  auto rank_of = [&](int d, int s, int t) { return (d * pp + s) * tp + t; };
+  std::map<std::vector<int>, int> group_ids;
+  auto group = [&](const std::vector<int>& members) {
+    auto [it, added] = group_ids.emplace(members, int(g.groups.size()));
+    if (added) g.groups.push_back(members);
+    return it->second;
+  };
+  for (int d = 0; d < dp; ++d)
+    for (int s = 0; s < pp; ++s)
+      for (int t = 0; t < tp; ++t) {
+        RankGraph& rg = g.ranks[rank_of(d, s, t)];
+        uint64_t id = 1;
+        std::vector<int> tp_members, dp_members;
+        for (int x = 0; x < tp; ++x) tp_members.push_back(rank_of(d, s, x));
+        for (int x = 0; x < dp; ++x) dp_members.push_back(rank_of(x, s, t));
+        const int tp_group = group(tp_members), dp_group = group(dp_members);
+        auto node = [&](Node n, const std::string& name, std::vector<uint32_t> deps) {
+          n.id = id++;
+          n.name = g.intern(name);
+          return rg.add(n, deps, {});
+        };
+        auto p2p = [&](NodeKind kind, int peer, int tag, const std::string& name,
+                       std::vector<uint32_t> deps) {
+          Node n = comm(0, kind, CommKind::kPp, 16 << 20, peer, kind == NodeKind::kSend ? 3 : 2);
+          n.tag = tag;
+          return node(n, name, deps);
+        };
+        std::vector<int> order;  // micro-batch i: forward i, backward ~i
+        int f = 0, b = 0;
+        for (int i = 0; i < std::min(m, pp - 1 - s); ++i) order.push_back(f++);
+        while (b < m) {
+          if (f < m) order.push_back(f++);
+          order.push_back(~b++);
+        }
+        std::vector<uint32_t> prev, last_backward(layers);
+        for (int o : order) {
+          const bool fwd = o >= 0;
+          const int mb = fwd ? o : ~o;
+          const std::string tag = " mb" + std::to_string(mb);
+          std::vector<uint32_t> deps = prev;
+          if (fwd && s > 0)
+            deps = {p2p(NodeKind::kRecv, rank_of(d, s - 1, t), mb, "recv act" + tag, deps)};
+          if (!fwd && s < pp - 1)
+            deps = {p2p(NodeKind::kRecv, rank_of(d, s + 1, t), 1000 + mb, "recv grad" + tag, deps)};
+          for (int l = 0; l < layers; ++l) {
+            const int layer = s * layers + (fwd ? l : layers - 1 - l);
+            const std::string ln = " L" + std::to_string(layer);
+            uint32_t c =
+                node(compute(0, fwd ? 0.6e-3 : 1.2e-3), (fwd ? "fwd" : "bwd") + ln + tag, deps);
+            Node ar = comm(0, NodeKind::kCollective, CommKind::kTp, 8 << 20, tp_group, 0);
+            deps = {node(ar, "TP all-reduce" + ln + tag, {c})};
+            if (!fwd && mb == m - 1) last_backward[l] = deps[0];
+          }
+          if (fwd && s < pp - 1)
+            p2p(NodeKind::kSend, rank_of(d, s + 1, t), mb, "send act" + tag, deps);
+          if (!fwd && s > 0)
+            p2p(NodeKind::kSend, rank_of(d, s - 1, t), 1000 + mb, "send grad" + tag, deps);
+          prev = deps;
+        }
+        std::vector<uint32_t> before_step = prev;
+        for (int l = 0; l < layers; ++l) {
+          Node bucket = comm(0, NodeKind::kCollective, CommKind::kDp, 100 << 20, dp_group, 1);
+          before_step.push_back(node(bucket, "DP bucket " + std::to_string(l), {last_backward[l]}));
+        }
+        node(compute(0, 1e-3), "optimizer", before_step);
+      }
+  check_graph(g);
+  return g;
+}
+
 WorkloadSettings slow_network() {
   WorkloadSettings s;
   s.gbps = 10;
@@ -145,6 +226,31 @@ TEST(WorkloadModel, CriticalBarsAreExactlyTheEnginesCriticalPathOnDrawnRanks) {
   const CriticalStep& last = pic.result.critical_path.back();
   EXPECT_EQ(graph->ranks[last.rank].nodes[last.node].comm, CommKind::kDp);
   EXPECT_GT(pic.result.exposed_s[int(CommKind::kDp)], 0.5 * pic.result.iteration_s);
+}
+
+TEST(WorkloadModel, A1F1BPipelineShowsTheFirstRankOfEveryStage) {
+  const int pp = 4, m = 8, dp = 2, tp = 2, layers = 4;
+  Graph g = one_f_one_b_graph(pp, m, dp, tp, layers);
+  // The screenshot in docs/img/workload.png replays this trace: written when asked for.
+  if (const char* dir = std::getenv("COMMLAB_WORKLOAD_TRACE_DIR"))
+    write_chakra_trace(g, dir, "1f1b");
+  auto graph = std::make_shared<const Graph>(std::move(g));
+  WorkloadSettings s;
+  s.gpus_per_server = 2;  // TP inside a server, PP and DP across the network
+  WorkloadPicture pic = replay_graph(graph, s);
+  // Stage s's first rank is (0 * pp + s) * tp: 0, 2, 4, 6.
+  EXPECT_EQ(pic.result.timeline_ranks, (std::vector<int>{0, 2, 4, 6}));
+  // Every rank runs m forwards and m backwards of `layers` layers: 2 m layers compute nodes plus
+  // the optimizer, all on the compute lane.
+  for (const GanttLane& lane : pic.lanes) {
+    if (lane.stream != 0) continue;
+    int computes = 0;
+    for (const GanttBar& b : lane.bars) computes += b.kind == kBarCompute;
+    EXPECT_EQ(computes, 2 * m * layers + 1) << "rank " << lane.rank;
+  }
+  // The iteration ends with an optimizer step on some rank: the path's last node is compute.
+  const CriticalStep& last = pic.result.critical_path.back();
+  EXPECT_EQ(graph->name_of(graph->ranks[last.rank].nodes[last.node]), "optimizer");
 }
 
 TEST(GanttCanvas, BarsSpanTheirStartAndEndScaledToTheView) {
