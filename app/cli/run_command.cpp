@@ -344,6 +344,7 @@ int run(const Options& o) {
     job.rt->set_timeout_s(exec::kBatchGatherTimeout_s);
     const std::vector<std::string> all = job.rt->gather_strings(encode_batch(items, g_stop.load()));
     if (!job.root()) return kExitOk;  // process 0 reports and writes
+    size_t gathered = 0;
     for (size_t p = 1; p < all.size(); ++p) {
       bool stopped = false;
       for (BatchItem& it : decode_batch(all[p], &stopped)) {
@@ -358,8 +359,12 @@ int run(const Options& o) {
         }
         slots[i] = std::move(it.result);
         std::ofstream(series_part(out, i), std::ios::binary | std::ios::trunc) << it.series_rows;
+        ++gathered;
       }
     }
+    if (!quiet)
+      std::fprintf(stderr, "%d runs on %d processes: %zu here, %zu gathered\n",
+                   runs - static_cast<int>(together.size()), job.size, mine.size(), gathered);
   } else if (!job.root()) {
     return kExitOk;
   }

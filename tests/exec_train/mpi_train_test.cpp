@@ -1,0 +1,171 @@
+// `run` across real processes: a short training run with one process per rank equals the
+// simulated run bit for bit (every technique the MPI executor carries), and a sweep spread over 2
+// processes writes the same files as one process. Every job runs under `timeout`, so a hang fails
+// the test instead of CI.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+struct Outcome {
+  int code = -1;  // exit status of the whole job (124: killed by timeout, i.e. it hung)
+  std::string output;
+};
+
+Outcome shell(const std::string& command) {
+  Outcome out;
+  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
+  if (!pipe) return out;
+  std::array<char, 4096> buf;
+  while (size_t n = fread(buf.data(), 1, buf.size(), pipe)) out.output.append(buf.data(), n);
+  int status = pclose(pipe);
+  out.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return out;
+}
+
+// mpirun on loopback shared memory; as root (CI) this test's own jobs say so to Open MPI, which
+// otherwise refuses (never set globally).
+std::string mpirun(int processes) {
+  return "timeout 60 " + std::string(COMMLAB_MPIEXEC) +
+         (geteuid() == 0 ? " --allow-run-as-root" : "") + " -np " + std::to_string(processes) +
+         " --oversubscribe --mca btl self,vader " + COMMLAB_CLI;
+}
+
+std::string cli() {
+  return "timeout 60 " + std::string(COMMLAB_CLI);
+}
+
+std::string read_text(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(f), {}};
+}
+
+fs::path scratch(const std::string& name) {
+  fs::path dir = fs::path(COMMLAB_BINARY_DIR) / "tests/exec_train" / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+// 2 ranks, a small MLP on Fashion-MNIST, one run per technique the real collective carries.
+const char* kTraining = R"({
+  "name": "mpi_train", "seed": 3,
+  "cluster": {"spec": "flat:2,gbps=100,alpha_us=5"},
+  "workload": {"model": "mlp", "hidden": [32], "dataset": "fashion-mnist", "max_train": 2000},
+  "training": {"ranks": 2, "iterations": 12, "global_batch": 64, "eval_every": 6,
+               "eval_rows": 500, "lr": 0.05},
+  "collective": {"algorithm": "ring", "wire": "bf16"},
+  "runs": [
+    {"name": "ring-bf16"},
+    {"name": "tree-fp32", "set": {"collective": {"algorithm": "tree", "wire": "fp32"}}},
+    {"name": "skip-random", "set": {"techniques": {"skipreduce": {"skip": 1, "policy": "random",
+                                                                  "min_elements": 0}}}},
+    {"name": "codec", "set": {"techniques": {"codec": "commlab"}}},
+    {"name": "trim-eden", "set": {"collective": {"wire": "fp32"},
+        "techniques": {"trimming": {"enabled": true, "encoding": "eden", "rate": 0.3}}}}
+  ]})";
+
+TEST(MpiTraining, ShortRunOnTwoProcessesEqualsTheSimulatedRun) {
+  const fs::path dir = scratch("train");
+  std::ofstream(dir / "train.json") << kTraining;
+  const std::string flags = " --reproducible --quiet --no-charts";
+  Outcome sim = shell(cli() + " run " + (dir / "train.json").string() + " --out " +
+                      (dir / "sim").string() + flags);
+  ASSERT_EQ(sim.code, 0) << sim.output;
+  Outcome real = shell(mpirun(2) + " run " + (dir / "train.json").string() + " --exec mpi --out " +
+                       (dir / "real").string() + flags);
+  ASSERT_EQ(real.code, 0) << real.output;
+  // Every sample (losses, accuracies, grad norms, divergence between the replicas, wire bytes):
+  // the same bytes, so rank r's replica followed the simulated rank r's exactly.
+  EXPECT_EQ(read_text(dir / "sim/series.csv"), read_text(dir / "real/series.csv"));
+  json s = json::parse(read_text(dir / "sim/summary.json"));
+  json r = json::parse(read_text(dir / "real/summary.json"));
+  ASSERT_EQ(r["runs"].size(), 5u);
+  for (json& run : r["runs"]) {
+    // Every bucket each process received equals what the simulated data plane gave that rank.
+    EXPECT_EQ(run["mpi"]["processes"], 2);
+    EXPECT_EQ(run["mpi"]["mismatched_buckets"], 0) << run["name"];
+    // The prediction is the simulated run's own time plane.
+    EXPECT_EQ(run["mpi"]["predicted"]["sim_time_s"], run["sim_time_s"]);
+    run.erase("mpi");
+  }
+  EXPECT_EQ(s, r);
+  // SkipReduce really dropped contributions and trimming really cut packets (not a no-op run).
+  EXPECT_GT(r["runs"][2]["skipped_steps"].get<int>(), 0);
+  EXPECT_GT(r["runs"][4]["trimmed_packets"].get<int>(), 0);
+}
+
+TEST(MpiTraining, SummaryRecordsTheMeasuredSplit) {
+  const fs::path dir = scratch("split");
+  std::ofstream(dir / "train.json") << kTraining;
+  Outcome real = shell(mpirun(2) + " run " + (dir / "train.json").string() +
+                       " --exec mpi --quiet --no-charts --set training.iterations=3 --out " +
+                       (dir / "out").string());
+  ASSERT_EQ(real.code, 0) << real.output;
+  json r = json::parse(read_text(dir / "out/summary.json"));
+  for (const json& run : r["runs"]) {
+    const json& m = run["mpi"]["measured_max"];
+    // Each rank's whole iterations contain its compute, collectives and codec, so on the slowest
+    // rank wall >= each part, and each part was really measured (> 0 s).
+    EXPECT_GT(m["compute_s"].get<double>(), 0) << run["name"];
+    EXPECT_GT(m["comm_s"].get<double>(), 0) << run["name"];
+    EXPECT_GE(m["wall_s"].get<double>(), m["compute_s"].get<double>()) << run["name"];
+    EXPECT_GE(m["wall_s"].get<double>(), m["comm_s"].get<double>()) << run["name"];
+  }
+  // A codec's encode/decode is timed on its own (the plain wires have none).
+  EXPECT_GT(r["runs"][3]["mpi"]["measured_max"]["codec_s"].get<double>(), 0);
+}
+
+TEST(MpiTraining, WrongProcessCountAndMissingMpirunAreClearErrors) {
+  const fs::path dir = scratch("errors");
+  std::ofstream(dir / "train.json") << kTraining;
+  Outcome three = shell(mpirun(3) + " run " + (dir / "train.json").string() +
+                        " --exec mpi --quiet --no-charts --out " + (dir / "out").string());
+  EXPECT_NE(three.code, 0);
+  EXPECT_NE(three.output.find("training.ranks: 2 ranks, but mpirun started 3 processes"),
+            std::string::npos)
+      << three.output;
+  Outcome plain = shell(cli() + " run " + (dir / "train.json").string() +
+                        " --exec mpi --quiet --no-charts --out " + (dir / "out").string());
+  EXPECT_EQ(plain.code, 2);
+  EXPECT_NE(plain.output.find("mpirun -np"), std::string::npos) << plain.output;
+}
+
+TEST(MpiBatch, SweepSplitOverTwoProcessesEqualsTheSerialRun) {
+  const fs::path dir = scratch("sweep");
+  std::ofstream(dir / "sweep.json") << R"({
+    "name": "mpi_sweep", "seed": 6,
+    "cluster": {"spec": "flat:4,gbps=100,alpha_us=5"},
+    "workload": {"model": "mlp", "hidden": [16], "dataset": "fashion-mnist", "max_train": 1000},
+    "training": {"ranks": 4, "iterations": 8, "global_batch": 64, "eval_every": 4,
+                 "eval_rows": 300},
+    "techniques": {"skipreduce": {"policy": "random", "min_elements": 0}},
+    "runs": [{"name": "skip"}],
+    "sweep": [{"path": "techniques.skipreduce.skip", "values": [0, 1, 2]},
+              {"path": "training.lr", "values": [0.02, 0.05]}]})";
+  const std::string flags = " --reproducible --no-charts";
+  Outcome serial = shell(cli() + " run " + (dir / "sweep.json").string() + " --out " +
+                         (dir / "serial").string() + flags + " --quiet");
+  ASSERT_EQ(serial.code, 0) << serial.output;
+  Outcome spread = shell(mpirun(2) + " run " + (dir / "sweep.json").string() + " --out " +
+                         (dir / "spread").string() + flags);
+  ASSERT_EQ(spread.code, 0) << spread.output;
+  // 6 sweep points, point k on process k % 2: process 0 ran 3 and gathered 3.
+  EXPECT_NE(spread.output.find("6 runs on 2 processes: 3 here, 3 gathered"), std::string::npos)
+      << spread.output;
+  for (const char* f : {"summary.json", "series.csv", "scenario.json", "VERSION"})
+    EXPECT_EQ(read_text(dir / "serial" / f), read_text(dir / "spread" / f)) << f;
+  EXPECT_EQ(json::parse(read_text(dir / "spread/summary.json"))["runs"].size(), 6u);
+}
+
+}  // namespace
