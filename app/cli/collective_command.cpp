@@ -127,7 +127,7 @@ int run(const CollectiveOptions& o) {
     std::optional<NcclSetup> ns;
     if (nccl) ns = nccl_setup(*tuner, op, count * sizeof(float), force);
     if (ns) req.pipeline = ns->pipeline;
-    Plan plan = build_plan(ns ? nccl_algo_name(ns->choice.algo) : plan_algo, req);
+    Plan plan = build_plan(ns ? nccl_plan_name(ns->choice.algo) : plan_algo, req);
     std::optional<ChannelBackend> channels;
     if (ns) {
       mark_pipelined(plan);  // NCCL pipelines its tree by chunks too
