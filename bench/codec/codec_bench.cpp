@@ -4,7 +4,6 @@
 // raw bytes. Usage: codec_bench [--count N] [--data LIST] [--codecs LIST] [--packet BYTES]
 //                           [--min-time S] [--file PATH] [--dump FILE] [--target-reps N]
 // The run ends with the issue-5 target table: commlab and libzstd -1 measured alternately.
-#include <time.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -19,18 +18,13 @@
 #include "codec/codec.h"
 #include "codec/error_stats.h"
 #include "codec/value_cast.h"
+#include "cpu_time.h"
 #include "numeric/float16.h"
 #include "numeric/tensor_gen.h"
 #include "train/model_gradients.h"
 
 namespace commlab {
 namespace {
-
-double cpu_seconds() {
-  timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
-}
 
 std::vector<std::string> split(const std::string& s) {
   std::vector<std::string> out;
