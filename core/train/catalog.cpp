@@ -1,5 +1,6 @@
 #include "train/catalog.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace commlab {
@@ -20,6 +21,9 @@ const std::vector<TransformerSpec>& workload_catalog() {
        false, false, 405e9},
       {"bloom-176b", "BLOOM-176B", 70, 14336, 112, 112, 57344, 250880, 2048, false, true, false,
        true, true, 176.2e9},
+      // Mixtral 8x7B (Jiang et al. 2024): Mistral-7B blocks with 8 SwiGLU experts, top-2 routing.
+      {"mixtral-8x7b", "Mixtral 8x7B", 32, 4096, 32, 8, 14336, 32000, 4096, true, false, false,
+       false, false, 46.7e9, 8, 2, 12.9e9},
   };
   return catalog;
 }
@@ -33,33 +37,59 @@ const TransformerSpec& find_workload(const std::string& name) {
   throw std::invalid_argument("unknown workload '" + name + "' (known: " + known + ")");
 }
 
-int64_t layer_parameter_count(const TransformerSpec& s) {
+int64_t attention_parameter_count(const TransformerSpec& s) {
   const int64_t h = s.hidden;
   const int64_t kv = h / s.heads * s.kv_heads;  // width of K and V under grouped-query attention
   int64_t attn = 2 * h * h + 2 * h * kv;        // Q, O and K, V
-  int64_t mlp = (s.gated_mlp ? 3 : 2) * h * s.ffn;
-  // Two norms per block: LayerNorm has scale and shift, RMSNorm only a scale.
-  int64_t norms = (s.biases ? 4 : 2) * h;
-  if (s.biases) {
-    attn += h + 2 * kv + h;
-    mlp += s.ffn + h;
-  }
-  return attn + mlp + norms;
+  if (s.biases) attn += h + 2 * kv + h;
+  // Its norm: LayerNorm has scale and shift, RMSNorm only a scale.
+  return attn + (s.biases ? 2 : 1) * h;
 }
 
-int64_t parameter_count(const TransformerSpec& s) {
+int64_t mlp_parameter_count(const TransformerSpec& s) {
   const int64_t h = s.hidden;
-  int64_t n = s.layers * layer_parameter_count(s);
-  n += s.vocab * h * (s.tied_embeddings ? 1 : 2);
+  int64_t mlp = (s.gated_mlp ? 3 : 2) * h * s.ffn;
+  if (s.biases) mlp += s.ffn + h;
+  return mlp;
+}
+
+int64_t router_parameter_count(const TransformerSpec& s) {
+  return s.moe() ? s.hidden * s.experts : 0;
+}
+
+// The block's second norm (before the MLP) is counted with the router: it is not an expert's.
+int64_t layer_parameter_count(const TransformerSpec& s) {
+  const int64_t mlp_norm = (s.biases ? 2 : 1) * s.hidden;
+  return attention_parameter_count(s) + mlp_parameter_count(s) * std::max(s.experts, 1) +
+         router_parameter_count(s) + mlp_norm;
+}
+
+namespace {
+int64_t outside_layers(const TransformerSpec& s) {
+  const int64_t h = s.hidden;
+  int64_t n = s.vocab * h * (s.tied_embeddings ? 1 : 2);
   if (s.learned_positions) n += s.seq * h;
   if (s.embedding_norm) n += 2 * h;
-  n += (s.biases ? 2 : 1) * h;  // final norm
-  return n;
+  return n + (s.biases ? 2 : 1) * h;  // final norm
+}
+}  // namespace
+
+int64_t parameter_count(const TransformerSpec& s) {
+  return s.layers * layer_parameter_count(s) + outside_layers(s);
+}
+
+int64_t active_parameter_count(const TransformerSpec& s) {
+  if (!s.moe()) return parameter_count(s);
+  const int64_t idle = static_cast<int64_t>(s.experts - s.top_k) * mlp_parameter_count(s);
+  return parameter_count(s) - s.layers * idle;
 }
 
 double forward_flops_per_token(const TransformerSpec& s) {
   const double h = static_cast<double>(s.hidden);
-  const double matrices = static_cast<double>(s.layers) * layer_parameter_count(s) +
+  const int64_t active_layer =
+      layer_parameter_count(s) -
+      (s.moe() ? static_cast<int64_t>(s.experts - s.top_k) * mlp_parameter_count(s) : 0);
+  const double matrices = static_cast<double>(s.layers) * active_layer +
                           static_cast<double>(s.vocab) * h;  // the output head
   return 2.0 * matrices + 4.0 * s.layers * static_cast<double>(s.seq) * h;
 }

@@ -26,6 +26,12 @@ struct TransformerSpec {
   bool biases = false;             // linear biases (GPT, BLOOM)
   bool embedding_norm = false;     // BLOOM: a LayerNorm after the embedding
   double published_params = 0;     // as announced by the authors
+  // Mixture of experts (Mixtral): every block's MLP is `experts` expert MLPs behind a linear
+  // router, and each token goes through `top_k` of them. 0: a dense MLP.
+  int experts = 0;
+  int top_k = 0;
+  double published_active_params = 0;  // MoE: parameters one token goes through
+  bool moe() const { return experts > 0; }
 };
 
 const std::vector<TransformerSpec>& workload_catalog();
@@ -35,7 +41,16 @@ const TransformerSpec& find_workload(const std::string& name);
 // Parameters counted from the shapes (embeddings included).
 int64_t parameter_count(const TransformerSpec& s);
 int64_t layer_parameter_count(const TransformerSpec& s);
-// Forward FLOPs per token: 2 per MAC over every weight matrix (head included, lookups free) plus
+// One block's parts: attention (with its norm), one MLP (one expert for MoE, with its norm) and
+// the MoE router (0 for a dense block). layer = attention + mlp x max(experts, 1) + router.
+int64_t attention_parameter_count(const TransformerSpec& s);
+int64_t mlp_parameter_count(const TransformerSpec& s);
+int64_t router_parameter_count(const TransformerSpec& s);
+// Parameters one token goes through (MoE: top_k experts of each block); == parameter_count for
+// dense models.
+int64_t active_parameter_count(const TransformerSpec& s);
+// Forward FLOPs per token: 2 per MAC over every weight matrix a token goes through (MoE: its
+// top_k experts and the router; head included, lookups free) plus
 // attention scores and weighted values (2 * 2 * seq * h per layer, full, not causal-halved).
 double forward_flops_per_token(const TransformerSpec& s);
 // Training FLOPs per token = 3 x forward (backward is two GEMMs per forward GEMM).

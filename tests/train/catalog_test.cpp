@@ -8,7 +8,7 @@ namespace commlab {
 namespace {
 
 TEST(Catalog, ParameterCountsMatchPublishedWithin2Percent) {
-  ASSERT_EQ(workload_catalog().size(), 6u);
+  ASSERT_EQ(workload_catalog().size(), 7u);
   for (const auto& s : workload_catalog()) {
     const double n = static_cast<double>(parameter_count(s));
     EXPECT_NEAR(n / s.published_params, 1.0, 0.02) << s.display << ": " << n;
@@ -21,6 +21,27 @@ TEST(Catalog, Llama3_8BCountedExactly) {
   // = 8,030,261,248 (the model card's 8.03B).
   EXPECT_EQ(parameter_count(find_workload("llama3-8b")), 8030261248);
   EXPECT_THROW(find_workload("gpt-5"), std::invalid_argument);
+}
+
+TEST(Catalog, MixtralCountsEveryExpertButATokenGoesThroughTwo) {
+  const auto& s = find_workload("mixtral-8x7b");
+  ASSERT_TRUE(s.moe());
+  // Per layer: attention 2*4096^2 + 2*4096*1024 + norm 4096 = 41,947,136; one SwiGLU expert
+  // 3*4096*14336 = 176,160,768; router 4096*8; MLP norm 4096.
+  EXPECT_EQ(attention_parameter_count(s), 41947136);
+  EXPECT_EQ(mlp_parameter_count(s), 176160768);
+  EXPECT_EQ(layer_parameter_count(s), 41947136 + 8 * 176160768 + 32768 + 4096);
+  // Total = 32 layers + untied embeddings 2*32000*4096 + final norm: 46.70B (the paper's 46.7B).
+  const int64_t total = 32 * layer_parameter_count(s) + 2 * 32000 * 4096 + 4096;
+  EXPECT_EQ(parameter_count(s), total);
+  // Active: 6 of the 8 experts idle per token: total - 32*6*176,160,768 = 12.88B (paper: 12.9B).
+  EXPECT_EQ(active_parameter_count(s), total - 32 * 6 * int64_t{176160768});
+  EXPECT_NEAR(static_cast<double>(active_parameter_count(s)) / s.published_active_params, 1.0,
+              0.01);
+  // FLOPs follow the active parameters: 2 per weight a token meets (the embedding lookup and the
+  // final norm free, the head counted) + attention 4*L*seq*h with seq 4096.
+  const double met = static_cast<double>(active_parameter_count(s)) - 32000.0 * 4096 - 4096;
+  EXPECT_DOUBLE_EQ(forward_flops_per_token(s), 2 * met + 4.0 * 32 * 4096 * 4096);
 }
 
 TEST(Catalog, TrainingFlopsAreSixTimesParamsPlusAttention) {

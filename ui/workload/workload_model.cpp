@@ -1,6 +1,7 @@
 #include "workload_model.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -8,6 +9,7 @@
 #include "network/analytical.h"
 #include "topology/builders.h"
 #include "train/catalog.h"
+#include "workload/catalog_graph.h"
 #include "workload/chakra_trace.h"
 
 namespace commlab::ui {
@@ -119,7 +121,18 @@ std::shared_ptr<const Graph> build_graph(const WorkloadSettings& s, std::string*
     *title = "trace " + s.trace_prefix;
     return std::make_shared<const Graph>(std::move(g));
   }
-  throw std::invalid_argument("catalog graphs: not available in this build");
+  const TransformerSpec& spec = find_workload(s.model);
+  workload::CatalogGraphOptions o;
+  o.parallel.dp = s.dp;
+  o.parallel.tp = s.tp;
+  o.parallel.pp = s.pp;
+  o.parallel.micro_batch = s.micro_batch;
+  o.parallel.global_batch = s.global_batch;
+  o.overlap = s.overlap;
+  char t[128];
+  std::snprintf(t, sizeof t, "%s, dp %d x tp %d x pp %d", spec.display.c_str(), s.dp, s.tp, s.pp);
+  *title = t;
+  return std::make_shared<const Graph>(workload::catalog_graph(spec, o));
 }
 
 }  // namespace
