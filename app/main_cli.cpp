@@ -1,6 +1,8 @@
 // commlab-cli: the headless engine. Thin: parse arguments, hand off to a registered subcommand.
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <iostream>
 
 #include "cli/command.h"
@@ -10,6 +12,35 @@ std::vector<Command>& command_registry() {
   static std::vector<Command> registry;
   return registry;
 }
+
+namespace {
+// Every number flag of every subcommand refuses NaN and infinities (issue #21): CLI11's range
+// checks compare, and every comparison with NaN is false, so `--lr nan` used to pass them. Checked
+// before CLI11 parses, so the message is the same whatever other check the flag has.
+std::string non_finite_flag(CLI::App& app, int argc, char** argv) {
+  CLI::App* sub = nullptr;
+  for (int i = 1; i < argc; ++i) {
+    std::string token = argv[i], value;
+    if (!sub) {
+      auto named = app.get_subcommands([&](CLI::App* s) { return s->get_name() == token; });
+      if (!named.empty()) sub = named.front();
+      continue;
+    }
+    if (!token.starts_with("-")) continue;
+    if (auto eq = token.find('='); eq != std::string::npos)
+      value = token.substr(eq + 1), token.resize(eq);
+    else if (i + 1 < argc)
+      value = argv[i + 1];
+    const CLI::Option* option = sub->get_option_no_throw(token);
+    if (!option || option->get_type_name().rfind("FLOAT", 0) != 0) continue;
+    char* end = nullptr;
+    const double v = std::strtod(value.c_str(), &end);
+    if (end != value.c_str() && *end == '\0' && !std::isfinite(v))
+      return token + ": expected a finite number, got " + value;
+  }
+  return "";
+}
+}  // namespace
 }  // namespace commlab::cli
 
 int main(int argc, char** argv) {
@@ -28,6 +59,10 @@ int main(int argc, char** argv) {
     CLI::App* sub = app.add_subcommand(command.name, command.description);
     auto run = command.setup(*sub);
     sub->callback([&action, run] { action = run; });
+  }
+  if (std::string bad = non_finite_flag(app, argc, argv); !bad.empty()) {
+    std::cerr << "commlab-cli: " << bad << " (see --help)\n";
+    return kExitInvalid;
   }
   try {
     app.parse(argc, argv);
