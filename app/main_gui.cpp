@@ -51,8 +51,8 @@ int main(int argc, char** argv) {
   QCommandLineOption run_index("run", "training tab: the scenario's run to show (0-based)", "I");
   parser.addOptions({shot, iterations, tab, exp, step, skip, trim, cluster, topo_backend,
                      background, message, size, chart, run_all, run_index});
-  QCommandLineOption workload_trace("workload-trace",
-                                    "workload tab: replay the Chakra trace PREFIX.RANK.et", "PREFIX");
+  QCommandLineOption workload_trace(
+      "workload-trace", "workload tab: replay the Chakra trace PREFIX.RANK.et", "PREFIX");
   parser.addOption(workload_trace);
   parser.process(app);
 
@@ -72,6 +72,10 @@ int main(int argc, char** argv) {
     const QStringList wh = parser.value(size).split('x');
     if (wh.size() == 2) window.resize(wh[0].toInt(), wh[1].toInt());
   }
+  // Explicit Teaching / Topology settings win over the scenario's.
+  if (parser.isSet(skip) || parser.isSet(trim) || parser.isSet(cluster) ||
+      parser.isSet(topo_backend) || parser.isSet(background) || parser.isSet(message))
+    window.set_follow_scenario(false);
   if (parser.isSet(skip) || parser.isSet(trim)) {
     commlab::ui::TeachingSettings s;
     s.skip = parser.value(skip).toInt();

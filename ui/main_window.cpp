@@ -13,6 +13,8 @@
 #include <QTabWidget>
 #include <QUndoStack>
 #include <QUrl>
+#include <algorithm>
+#include <cmath>
 
 #include "busbw_view.h"
 #include "chart_export.h"
@@ -70,6 +72,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   };
   add_menus();
   connect(training_->undo_stack(), &QUndoStack::cleanChanged, this, [this] { update_title(); });
+  connect(training_->panel(), &TrainingPanel::changed, this, &MainWindow::follow);
+  connect(training_->panel(), &TrainingPanel::replaced, this, &MainWindow::follow);
   update_title();
   statusBar()->showMessage("CommLab: communication of distributed training on a simulated cluster");
 }
@@ -188,7 +192,50 @@ void MainWindow::add_menus() {
   redo->setShortcut(QKeySequence::Redo);
   edit->addAction(undo);
   edit->addAction(redo);
+  QMenu* view = menuBar()->addMenu("&View");
+  view->setToolTipsVisible(true);
+  follow_ = view->addAction("&Follow the scenario");
+  follow_->setCheckable(true);
+  follow_->setChecked(true);
+  follow_->setToolTip(
+      "Topology and Teaching show the Training scenario's cluster, backend, background traffic, "
+      "algorithm, SkipReduce and trimming, as it is opened or edited.");
+  connect(follow_, &QAction::toggled, this, [this](bool on) {
+    if (on) follow();
+  });
   add_help_menu();
+}
+
+void MainWindow::set_follow_scenario(bool follow) {
+  follow_->setChecked(follow);
+}
+
+bool MainWindow::follow_scenario() const {
+  return follow_->isChecked();
+}
+
+void MainWindow::follow() {
+  if (!follow_->isChecked()) return;
+  const RunConfig c = training_->panel()->config();
+  TopologySettings t = topology_->settings();
+  t.spec = c.cluster.spec;
+  t.backend = c.cluster.backend;
+  t.background = c.packet.background;
+  t.algorithm = c.collective.algorithm;
+  if (!(t == topology_->settings())) topology_->set_settings(t);
+  // The teaching page draws 2-8 GPUs and the ring, tree, hd and direct algorithms.
+  TeachingSettings s = teaching_->settings();
+  s.ranks = std::clamp(c.training.ranks, 2, 8);
+  const QStringList drawn{"ring", "tree", "hd", "direct"};
+  if (drawn.contains(QString::fromStdString(c.collective.algorithm)))
+    s.algorithm = c.collective.algorithm;
+  const int skip = c.techniques.skipreduce.skip > 0
+                       ? c.techniques.skipreduce.skip
+                       : static_cast<int>(std::lround(c.techniques.skipreduce.ratio * s.ranks));
+  s.skip = s.algorithm == "ring" ? std::min(skip, s.ranks - 1) : 0;
+  s.policy = c.techniques.skipreduce.policy;
+  s.trim_rate = c.techniques.trimming.enabled ? c.techniques.trimming.rate : 0;
+  if (!(s == teaching_->settings())) teaching_->set_settings(s);
 }
 
 void MainWindow::add_help_menu() {

@@ -3,8 +3,9 @@
 // threads; the window only arranges them, offers File > Open / Save / Recent (scenario files, the
 // same the CLI runs), Edit > Undo / Redo of the Training settings, Presets (samples/*.json, opened
 // as untitled copies so Save never overwrites a shipped sample), Export for the current tab and
-// Help, and renders itself for --screenshot. The title names the scenario file and marks unsaved
-// edits; quitting or opening another scenario with unsaved edits asks Save / Discard / Cancel.
+// Help, and renders itself for --screenshot. Topology and Teaching follow the scenario by default.
+// The title names the scenario file and marks unsaved edits; quitting or opening another scenario
+// with unsaved edits asks Save / Discard / Cancel.
 #include <QMainWindow>
 #include <QMessageBox>
 #include <functional>
@@ -49,6 +50,11 @@ class MainWindow : public QMainWindow {
   // Recent scenario files, newest first (QSettings "recent_files").
   QStringList recent_files() const;
 
+  // Topology and Teaching follow the Training tab's scenario (cluster, backend, background,
+  // algorithm, SkipReduce, trimming) as it is opened or edited; View > Follow the scenario.
+  void set_follow_scenario(bool follow);
+  bool follow_scenario() const;
+
   // What the window asks the user; tests replace these. The defaults show dialogs.
   struct Prompts {
     std::function<QMessageBox::StandardButton()> unsaved;        // Save, Discard or Cancel
@@ -74,6 +80,7 @@ class MainWindow : public QMainWindow {
   void remember(const QString& file);
   void fill_recent_menu();
   void update_title();
+  void follow();  // pushes the scenario's settings to Topology and Teaching when following
 
   QTabWidget* tabs_;
   BusbwView* busbw_;
@@ -81,6 +88,7 @@ class MainWindow : public QMainWindow {
   TopologyView* topology_;
   TrainingView* training_;
   QMenu* recent_menu_ = nullptr;
+  QAction* follow_ = nullptr;
   QString scenario_file_;
   QString scenario_name_, scenario_description_;
   Prompts prompts_;

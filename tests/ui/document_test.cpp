@@ -18,6 +18,8 @@
 
 #include "main_window.h"
 #include "scenario_files.h"
+#include "teaching_view.h"
+#include "topology_view.h"
 #include "training_panel.h"
 #include "training_view.h"
 #include "ui_test_util.h"
@@ -163,6 +165,26 @@ TEST_F(Document, APresetOpensUntitledAndSaveAsksForANameNeverTheSample) {
   EXPECT_EQ(window->scenario_file(), save_to);
   EXPECT_TRUE(QFileInfo::exists(save_to));
   EXPECT_TRUE(window->windowTitle().startsWith("mine.json"));
+}
+
+TEST(FollowScenario, TopologyAndTeachingShowTheScenariosSettings) {
+  app();
+  MainWindow window;
+  window.training_view()->set_live(false);
+  ASSERT_TRUE(window.follow_scenario());  // on by default
+  ASSERT_TRUE(window.open_scenario(QDir(samples_dir()).filePath("quickstart.json")).isEmpty());
+  EXPECT_EQ(window.topology_view()->settings().spec, "flat:8,gbps=200,alpha_us=5");
+  EXPECT_EQ(window.teaching_view()->settings().ranks, 8);
+  window.training_view()->choose_run(1);  // skipreduce-50: s = 4 of 8 ranks
+  EXPECT_EQ(window.teaching_view()->settings().skip, 4);
+  window.training_view()->choose_run(3);  // trim-eden-20: 20% of packets trimmed
+  EXPECT_DOUBLE_EQ(window.teaching_view()->settings().trim_rate, 0.2);
+  EXPECT_EQ(window.teaching_view()->settings().skip, 0);
+  // Not following: the pages keep what they show.
+  window.set_follow_scenario(false);
+  window.training_view()->choose_run(1);
+  EXPECT_EQ(window.teaching_view()->settings().skip, 0);
+  EXPECT_TRUE(wait_for([&] { return window.idle(); }));
 }
 
 TEST(Wheel, AnUnfocusedSpinBoxIgnoresTheWheelAndAFocusedOneTakesIt) {

@@ -25,7 +25,8 @@ TEST(MainWindow, OpensWithItsTabsAndEveryViewComputes) {
   app();
   MainWindow window;
   window.show();
-  EXPECT_EQ(window.tab_names(), (QStringList{"Teaching", "Topology", "Throughput", "Training"}));
+  EXPECT_EQ(window.tab_names(),
+            (QStringList{"Teaching", "Topology", "Throughput", "Training", "Workload"}));
   ASSERT_TRUE(wait_for([&] { return window.idle(); }));
   EXPECT_TRUE(window.select_tab("topology"));
   EXPECT_FALSE(window.select_tab("no such tab"));
@@ -88,6 +89,34 @@ TEST(TeachingView, PlayAdvancesOnItsTimer) {
   const int paused_at = view.frame();
   QTest::qWait(1200);
   EXPECT_EQ(view.frame(), paused_at);
+}
+
+TEST(TeachingView, KeysStepPlayAndResetAndThePlayButtonUsesAnIcon) {
+  app();
+  TeachingView view;
+  view.show();
+  ASSERT_TRUE(QTest::qWaitForWindowActive(&view));
+  ASSERT_TRUE(wait_for([&] { return view.idle() && view.trace(); }));
+  view.canvas()->setFocus();  // the page has focus, no control that uses the keys itself
+  QTest::keyClick(view.canvas(), Qt::Key_Right);
+  QTest::keyClick(view.canvas(), Qt::Key_Right);
+  EXPECT_EQ(view.frame(), 2);
+  QTest::keyClick(view.canvas(), Qt::Key_Left);
+  EXPECT_EQ(view.frame(), 1);
+  QTest::keyClick(view.canvas(), Qt::Key_Home);
+  EXPECT_EQ(view.frame(), 0);
+  QAbstractButton* play = nullptr;
+  for (QAbstractButton* b : view.findChildren<QAbstractButton*>())
+    if (b->text() == "Play") play = b;
+  ASSERT_NE(play, nullptr);
+  // A theme icon, and text without symbols a font may lack (U+23F8 drew a box).
+  EXPECT_FALSE(play->icon().isNull());
+  QTest::keyClick(view.canvas(), Qt::Key_Space);
+  EXPECT_EQ(play->text(), "Pause");
+  QTest::keyClick(view.canvas(), Qt::Key_Space);
+  EXPECT_EQ(play->text(), "Play");
+  for (QAbstractButton* b : view.findChildren<QAbstractButton*>())
+    for (QChar c : b->text()) EXPECT_LT(c.unicode(), 0x2000) << b->text().toStdString();
 }
 
 TEST(TopologyView, BuildsItemsForASmallFatTree) {

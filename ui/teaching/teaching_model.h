@@ -23,6 +23,7 @@ struct TeachingSettings {
   // then also runs on a second copy of the buffers through that real codec; cells whose values
   // differ from the exact run are marked approximate.
   double trim_rate = 0;
+  bool operator==(const TeachingSettings&) const = default;
 };
 
 // One frame: the buffers after a step (frame 0: before the first step).

@@ -9,7 +9,9 @@
 #include <QPainter>
 #include <QPointer>
 #include <QPushButton>
+#include <QShortcut>
 #include <QSpinBox>
+#include <QStyle>
 #include <QThreadPool>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -63,12 +65,27 @@ TeachingView::TeachingView(QWidget* parent) : QWidget(parent) {
 
   reset_ = new QPushButton("Reset");
   reset_->setToolTip("Go back to the start, before the first step.");
-  back_ = new QPushButton("\u25c0 Back");
-  back_->setToolTip("Show the previous step.");
-  play_ = new QPushButton("\u25b6 Play");
-  play_->setToolTip("Step forward automatically, one step per second; press again to pause.");
-  forward_ = new QPushButton("Forward \u25b6");
-  forward_->setToolTip("Show the next step.");
+  // Theme icons, not text symbols: U+23F8 (pause) has no glyph in DejaVu Sans and drew a box.
+  back_ = new QPushButton(style()->standardIcon(QStyle::SP_MediaSeekBackward), "Back");
+  back_->setToolTip("Show the previous step (Left).");
+  play_ = new QPushButton(style()->standardIcon(QStyle::SP_MediaPlay), "Play");
+  play_->setToolTip(
+      "Step forward automatically, one step per second; press again to pause (Space).");
+  forward_ = new QPushButton(style()->standardIcon(QStyle::SP_MediaSeekForward), "Forward");
+  forward_->setToolTip("Show the next step (Right).");
+  reset_->setToolTip("Go back to the start, before the first step (Home).");
+  // Keyboard stepping for a class: anywhere on the page except inside a control that uses the
+  // key itself (a focused spin box keeps Left / Right).
+  const std::pair<QKeySequence, void (TeachingView::*)()> keys[] = {
+      {Qt::Key_Left, &TeachingView::back},
+      {Qt::Key_Right, &TeachingView::forward},
+      {Qt::Key_Space, &TeachingView::toggle_play},
+      {Qt::Key_Home, &TeachingView::reset}};
+  for (const auto& [key, slot] : keys) {
+    auto* shortcut = new QShortcut(key, this);
+    shortcut->setContext(Qt::WidgetWithChildrenShortcut);
+    connect(shortcut, &QShortcut::activated, this, slot);
+  }
   auto* buttons = new QHBoxLayout;
   for (QPushButton* b : {reset_, back_, play_, forward_}) buttons->addWidget(b);
   form->addRow(buttons);
@@ -94,6 +111,7 @@ TeachingView::TeachingView(QWidget* parent) : QWidget(parent) {
   side->setFixedWidth(300);
 
   canvas_ = new TeachingCanvas;
+  canvas_->setFocusPolicy(Qt::StrongFocus);  // a click on the picture gives the keys to stepping
   caption_ = new QLabel;
   caption_->setWordWrap(true);
   caption_->setObjectName("caption");
@@ -267,7 +285,9 @@ void TeachingView::update_controls() {
   const int last = trace_ ? trace_->steps() : 0;
   back_->setEnabled(frame_ > 0);
   forward_->setEnabled(frame_ < last);
-  play_->setText(timer_->isActive() ? "\u23f8 Pause" : "\u25b6 Play");
+  play_->setText(timer_->isActive() ? "Pause" : "Play");
+  play_->setIcon(
+      style()->standardIcon(timer_->isActive() ? QStyle::SP_MediaPause : QStyle::SP_MediaPlay));
 }
 
 }  // namespace commlab::ui

@@ -29,6 +29,7 @@ class TeachingView : public QWidget, public Exportable {
   int frame() const { return frame_; }
   QString error_text() const;
   void set_settings(const TeachingSettings& settings);  // updates the controls and recomputes
+  TeachingSettings settings() const;                    // what the controls say now
   void show_frame(int frame);
   QWidget* canvas() const;
 
@@ -49,7 +50,6 @@ class TeachingView : public QWidget, public Exportable {
   void computed();
 
  private:
-  TeachingSettings settings() const;
   void update_controls();
 
   QSpinBox* ranks_;

@@ -26,6 +26,7 @@ struct TopologySettings {
   std::string admission = "trim";   // a full switch port: tail-drop | ecn | trim
   int queue_packets = 8;            // data queue per switch port, full packets (0: link buffer)
   std::string background = "none";  // none | perm | incast:K | alltoall | onoff:LOAD
+  bool operator==(const TopologySettings&) const = default;
 };
 
 // What the timed step did to one directed topology link.

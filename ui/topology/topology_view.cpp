@@ -254,7 +254,7 @@ void TopologyView::set_settings(const TopologySettings& s) {
   recompute();
 }
 
-void TopologyView::recompute() {
+TopologySettings TopologyView::settings() const {
   TopologySettings s;
   s.spec = cluster_->currentText().trimmed().toStdString();
   s.algorithm = algorithm_->currentText().toStdString();
@@ -264,6 +264,11 @@ void TopologyView::recompute() {
   s.admission = admission_->currentText().toStdString();
   s.queue_packets = buffer_->value();
   s.background = background_->currentText().trimmed().toStdString();
+  return s;
+}
+
+void TopologyView::recompute() {
+  const TopologySettings s = settings();
   const int generation = ++generation_;
   ++pending_;
   QPointer<TopologyView> self(this);

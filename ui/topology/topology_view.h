@@ -47,6 +47,7 @@ class TopologyView : public QWidget, public Exportable {
   void set_spec(const QString& spec);  // e.g. "fattree:k=4"; recomputes
   // Sets every control from `settings` (spec, algorithm, size, step, backend, ...); recomputes.
   void set_settings(const TopologySettings& settings);
+  TopologySettings settings() const;  // what the controls say now
 
   QString export_name() const override { return "topology"; }
   QSize export_size() const override;  // the whole scene, not just what is scrolled into view

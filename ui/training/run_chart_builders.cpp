@@ -18,6 +18,8 @@ QChart* new_chart(const QString& title) {
   auto* chart = new QChart;
   chart->setTitle(title);
   chart->legend()->setAlignment(Qt::AlignBottom);
+  // A name too long for its legend slot is elided; hovering it shows the whole name.
+  chart->legend()->setShowToolTips(true);
   chart->setMargins(QMargins(4, 4, 4, 4));
   return chart;
 }

@@ -2,7 +2,10 @@
 
 #include <QChart>
 #include <QChartView>
+#include <QCursor>
 #include <QGridLayout>
+#include <QLineSeries>
+#include <QToolTip>
 
 namespace commlab::ui {
 
@@ -117,6 +120,18 @@ void RunChartPages::draw(Slot& s) {
   if (!run_chart_has_data(kind, runs_))
     chart->setTitle(chart->title() + " (no data in these runs)");
   if (chart != old) {
+    // Hover readout on every line: run, x and value at the pointer.
+    const QList<QAbstractAxis*> x_axes = chart->axes(Qt::Horizontal);
+    const QString x_name = x_axes.isEmpty() ? QString("x") : x_axes.front()->titleText();
+    for (QAbstractSeries* series : chart->series())
+      if (auto* line = qobject_cast<QLineSeries*>(series))
+        connect(line, &QLineSeries::hovered, s.view, [line, x_name](QPointF p, bool on) {
+          if (!on) return;
+          QToolTip::showText(QCursor::pos(), QString("%1\n%2 %3: %4")
+                                                 .arg(line->name(), x_name)
+                                                 .arg(p.x(), 0, 'g', 5)
+                                                 .arg(p.y(), 0, 'g', 5));
+        });
     s.view->setChart(chart);
     delete old;
   }

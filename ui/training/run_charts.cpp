@@ -88,6 +88,15 @@ std::vector<RunSeries> without_ghosts(const std::vector<RunSeries>& runs) {
   return out;
 }
 
+// 1, 2 or 5 times a power of ten, at least `raw`.
+double nice_step(double raw) {
+  if (!(raw > 0)) return 1;
+  const double p = std::pow(10.0, std::floor(std::log10(raw)));
+  for (double m : {1.0, 2.0, 5.0, 10.0})
+    if (m * p >= raw) return m * p;
+  return 10 * p;
+}
+
 struct LineSpec {
   QString title, x_title, y_title;
   bool by_time = false;
@@ -170,9 +179,18 @@ QChart* line_chart(const LineSpec& spec, const std::vector<RunSeries>& runs, Val
     line->setPen(run_pen(runs[i], run_color_index(runs, i)));
   }
   if (y_hi < y_lo) y_lo = 0, y_hi = 1;
+  // The x axis ends at the last point (a nice range would run on past it), with ticks at a
+  // nice step from 0. The interval is set before the range: a refreshed axis still holds the
+  // previous interval, and an empty chart's (x_hi ~ 0) on a new range would lay out ~1e13 ticks
+  // (Qt Charts then spins in calculateLayout).
   x->setLabelFormat("%g");
+  x->setTickType(QValueAxis::TicksFixed);
+  x->setTickInterval(nice_step(x_hi / 5));
   x->setRange(0, x_hi);
-  x->applyNiceNumbers();
+  if (x_hi >= 1e-9) {  // an empty chart keeps fixed ticks
+    x->setTickAnchor(0);
+    x->setTickType(QValueAxis::TicksDynamic);
+  }
   if (spec.log_y) {
     y_axis->setRange(y_lo / 2, y_hi * 2);
   } else {

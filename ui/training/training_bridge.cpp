@@ -111,7 +111,15 @@ void TrainingBridge::worker(std::shared_ptr<Run> run, RunConfig config) {
       error = QString::fromUtf8(e.what());
       break;
     }
-    ++run->completed;
+    // The first sample is news at once (Live mode's change -> first point); later ones wait for
+    // the view's redraw timer.
+    if (++run->completed == 1)
+      QMetaObject::invokeMethod(
+          this,
+          [this, run] {
+            if (run == run_) emit first_sample();
+          },
+          Qt::QueuedConnection);
   }
   bool cancelled;
   {

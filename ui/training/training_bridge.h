@@ -41,6 +41,7 @@ class TrainingBridge : public QObject {
  signals:
   void failed(const QString& message);  // the engine rejected the configuration or failed
   void finished();                      // the current run did all its iterations
+  void first_sample();                  // the current run's first sample is queued
 
  private:
   struct Run;

@@ -200,6 +200,7 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
   connect(cluster_, &QLineEdit::editingFinished, this,
           [this] { custom_->show_spec(cluster_->text().trimmed()); });
   connect(this, &TrainingPanel::changed, this, &TrainingPanel::live_check);
+  connect(this, &TrainingPanel::changed, this, &TrainingPanel::update_applicability);
   // A wheel turned over the panel must not change whatever control passes under the pointer.
   for (QWidget* w : findChildren<QWidget*>()) {
     if (!qobject_cast<QAbstractSpinBox*>(w) && !qobject_cast<QComboBox*>(w)) continue;
@@ -284,7 +285,28 @@ RunConfig TrainingPanel::config() const {
 
 void TrainingPanel::set_config(const RunConfig& c) {
   show_config(c);
+  update_applicability();
   emit replaced();
+}
+
+void TrainingPanel::update_applicability() {
+  // Controls that do not apply are disabled, and their tooltip says why.
+  const bool catalog = kind_->currentText() == "catalog";
+  const bool packet = backend_->currentText() == "packet";
+  auto apply = [](QWidget* w, bool on, const QString& why) {
+    w->setEnabled(on);
+    const QString tip = w->toolTip().section("\n(Not used: ", 0, 0);  // keeps a problem mark
+    w->setToolTip(on ? tip : tip + "\n(Not used: " + why + ")");
+  };
+  for (QWidget* w :
+       {static_cast<QWidget*>(catalog_), static_cast<QWidget*>(tp_), static_cast<QWidget*>(pp_)})
+    apply(w, catalog, "the workload is train; choose catalog to time a large model.");
+  for (QWidget* w : {static_cast<QWidget*>(model_), static_cast<QWidget*>(hidden_),
+                     static_cast<QWidget*>(dataset_)})
+    apply(w, !catalog, "a catalog workload has its own model and no data set.");
+  for (QWidget* w : {static_cast<QWidget*>(transport_), static_cast<QWidget*>(background_),
+                     static_cast<QWidget*>(background_load_)})
+    apply(w, packet, "the analytical backend has no packets; choose the packet backend.");
 }
 
 void TrainingPanel::show_config(const RunConfig& c) {

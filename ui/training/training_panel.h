@@ -51,8 +51,8 @@ class TrainingPanel : public QWidget {
  private:
   QWidget* add(const std::string& path, QWidget* control, const QString& tip);
   void live_check();
-  void show_config(const RunConfig& c);  // set_config without replaced()  // marks per-field
-                                         // problems as the user types (cheap checks only)
+  void show_config(const RunConfig& c);  // set_config without replaced()
+  void update_applicability();           // disables the controls the settings do not use
 
   RunConfig base_;  // fields without a control keep these values
   QLineEdit* cluster_;

@@ -225,7 +225,7 @@ QString TrainingView::progress_text() const {
 void TrainingView::update_progress() {
   if (batch_total_ <= 0) {
     progress_->setRange(0, 1);
-    progress_->setValue(awaiting_end_ ? 0 : 1);
+    progress_->setValue(0);
     progress_->setFormat(awaiting_end_ ? "starting..." : "idle");
     return;
   }

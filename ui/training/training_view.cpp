@@ -162,6 +162,10 @@ TrainingView::TrainingView(QWidget* parent) : QWidget(parent) {
     update_progress();
   });
   connect(bridge_, &TrainingBridge::finished, this, &TrainingView::finished);
+  connect(bridge_, &TrainingBridge::first_sample, this, [this] {
+    drain();
+    if (dirty_) redraw();
+  });
   connect(panel_, &TrainingPanel::changed, this, &TrainingView::settings_edited);
   connect(panel_, &TrainingPanel::replaced, this, [this] { last_config_ = panel_->config(); });
   set_runs({panel_->config()});
@@ -195,6 +199,7 @@ bool TrainingView::run(int iterations) {
 }
 
 bool TrainingView::start(RunConfig config, int iterations, bool from_run_all) {
+  const RunConfig uncapped = config;  // named as set, not as capped (--iterations)
   if (iterations > 0) config.training.iterations = std::min(config.training.iterations, iterations);
   const QStringList problems = panel_->check(config);
   panel_->show_problems(problems);
@@ -210,8 +215,8 @@ bool TrainingView::start(RunConfig config, int iterations, bool from_run_all) {
   if (from_run_all)
     for (const RunConfig& l : loaded_)
       if (l.name == config.name) as_loaded = &l;
-  next.name = describe_run(loaded_.front(), *as_loaded, config);
-  next.changes = changed_settings(loaded_.front(), config).join(", ");
+  next.name = describe_run(loaded_.front(), *as_loaded, uncapped);
+  next.changes = changed_settings(loaded_.front(), uncapped).join(", ");
   next.scenario = scenario_;
   next.from_run_all = from_run_all;
   // A live restart or a new Run of the current run keeps its colour; the old curve ghosts.

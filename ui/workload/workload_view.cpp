@@ -93,11 +93,13 @@ QWidget* WorkloadView::build_controls() {
   for (const TransformerSpec& s : workload_catalog())
     model_->addItem(QString::fromStdString(s.display), QString::fromStdString(s.name));
   model_->setCurrentIndex(std::max(0, model_->findData(QString("llama3-8b"))));
+  model_->setToolTip("The catalog model whose training iteration is generated as a graph.");
   form->addRow("Model", model_);
   trace_ = new QLineEdit;
   trace_->setObjectName("trace");
   trace_->setPlaceholderText("DIR/PREFIX (PREFIX.0.et ...)");
   trace_button_ = new QPushButton("Open trace...");
+  trace_button_->setToolTip("Choose a Chakra trace: any PREFIX.RANK.et file of it.");
   auto* trace_row = new QHBoxLayout;
   trace_row->addWidget(trace_, 1);
   trace_row->addWidget(trace_button_);
