@@ -24,7 +24,7 @@ struct Options {
   std::string admission = "trim";
   uint32_t queue = 8;
   uint32_t mtu = 4096;
-  uint32_t paths = 1;
+  uint32_t paths = 0;  // 0: NDP and accept-trimmed spray over all paths, reliable uses one
   double trim_fraction = 0;
   std::string background;
   std::string background_size = "1M";
@@ -56,7 +56,9 @@ int run(const Options& o) {
   cfg.admission = parse_admission(o.admission);
   cfg.queue_packets = o.queue;
   cfg.mtu_bytes = o.mtu;
-  cfg.paths = o.paths;
+  // NDP sprays every packet over the equal-cost paths (Handley et al., SIGCOMM 2017); 64 is the
+  // most a packet's path index holds and more than any preset's equal-cost paths (k=16: 64).
+  cfg.paths = o.paths > 0 ? o.paths : (cfg.transport == Transport::kReliable ? 1 : 64);
   cfg.random_trim_fraction = o.trim_fraction;
   cfg.seed = o.seed;
   PacketBackend net(cluster_from_spec(o.cluster), cfg);
@@ -109,6 +111,7 @@ int run(const Options& o) {
         {"cluster", net.topology().name()},
         {"transport", transport_name(cfg.transport)},
         {"admission", admission_name(cfg.admission)},
+        {"paths", cfg.paths},
         {"trimmed_packet_hops", t.trimmed_packet_hops},
         {"control_packet_hops", t.control_packet_hops},
         {"events", t.events},
@@ -123,7 +126,7 @@ int run(const Options& o) {
       "queue %u packets, mtu %u, paths %u\n",
       o.pattern.c_str(), flows.size(), format_size(spec.flow_bytes).c_str(), net.topology().ranks(),
       net.topology().name().c_str(), transport_name(cfg.transport), admission_name(cfg.admission),
-      o.queue, o.mtu, o.paths);
+      o.queue, o.mtu, cfg.paths);
   std::printf("fct(us)      first %.1f  median %.1f  last %.1f  ideal %.1f\n", fct.front(), median,
               fct.back(), ideal);
   std::printf("packets      sent %llu  retransmitted %llu  trimmed %llu  dropped %llu\n",
@@ -155,8 +158,10 @@ const RegisterCommand reg{Command{
       app.add_option("--mtu", o->mtu, "payload bytes per packet")
           ->check(CLI::Range(1u, 65000u))
           ->capture_default_str();
-      app.add_option("--paths", o->paths, "paths per flow: 1 per-flow ECMP, >1 packet spraying")
-          ->check(CLI::Range(1u, 64u))
+      app.add_option("--paths", o->paths,
+                     "paths per flow: 1 per-flow ECMP, >1 packet spraying over up to that many; "
+                     "default: all equal-cost paths for ndp/accept-trimmed, 1 for reliable")
+          ->check(CLI::Range(0u, 64u))
           ->capture_default_str();
       app.add_option("--trim-fraction", o->trim_fraction,
                      "Bernoulli: trim this fraction of data packets at their first switch")
