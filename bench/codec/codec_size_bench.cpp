@@ -4,6 +4,7 @@
 // all alike. commlab goes through its whole Codec API (frame header, CRC-32C); the peers are the
 // bare library calls, with their contexts made once. Every sample's round trip is checked.
 // Usage: codec_size_bench [--sizes 64K,400K,4M,64M] [--samples N] [--sample-bytes B]
+//                         [--profile enc|dec] (commlab only, ~1 GB through it: for perf)
 #include <lz4.h>
 #include <zstd.h>
 
@@ -113,12 +114,15 @@ int main(int argc, char** argv) {
   std::string sizes = "64K,400K,4M,64M";
   int samples = 15;
   size_t sample_bytes = 8 << 20;  // calls per sample: at least this many input bytes
+  std::string profile;            // "enc" or "dec": only commlab, in a loop (for perf record)
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i], v = argv[i + 1];
     if (a == "--sizes")
       sizes = v;
     else if (a == "--samples")
       samples = std::stoi(v);
+    else if (a == "--profile")
+      profile = v;
     else if (a == "--sample-bytes")
       sample_bytes = parse_size(v);
     else
@@ -138,6 +142,16 @@ int main(int argc, char** argv) {
   for (size_t size : list) {
     const std::vector<std::byte> in(all.begin(), all.begin() + std::ptrdiff_t(size & ~size_t(1)));
     std::vector<Peer> peers = make_peers();
+    if (!profile.empty()) {  // ~1 GB of input through commlab's encoder or decoder
+      Peer& p = peers[0];
+      std::vector<std::byte> back(in.size());
+      p.packed_size = p.encode(in, p.packed);
+      for (size_t k = 0; k < (size_t(1) << 30) / in.size(); ++k) {
+        if (profile == "enc") p.packed_size = p.encode(in, p.packed);
+        if (profile == "dec") p.decode(p.packed, p.packed_size, back);
+      }
+      continue;
+    }
     std::vector<std::byte> out(in.size());
     const size_t calls = std::max<size_t>(1, sample_bytes / std::max<size_t>(in.size(), 1));
     for (int s = 0; s < samples; ++s) {
