@@ -1,5 +1,8 @@
-// commlab-cli workload: iteration time of a catalog workload (GPT-3 175B, Llama-3, ...) on a
-// cluster, with every message timed on the network, and what compression and SkipReduce change.
+// commlab-cli workload: iteration time of a catalog workload (GPT-3 175B, Llama-3, Mixtral, ...)
+// or of a Chakra execution trace on a cluster. The default engine generates the iteration as a
+// graph per rank (workload/catalog_graph.h) and replays it (workload/scheduler.h): overlap,
+// pipeline bubbles and all-to-alls as they happen; `--engine sum` keeps the closed form that
+// counts every message fully exposed. Both time the run twice: as is, and with the techniques.
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -11,95 +14,233 @@
 #include "scenario/workload_timing.h"
 #include "topology/gpu_presets.h"
 #include "topology/topology.h"
+#include "workload/catalog_graph.h"
+#include "workload/chakra_trace.h"
+#include "workload/scheduler.h"
 
 namespace commlab::cli {
 namespace {
 
+using workload::CommKind;
+
 struct Options {
   std::string catalog = "gpt3-175b";
+  std::string trace;  // DIR/PREFIX of a Chakra trace (instead of --catalog)
+  std::string engine = "graph";
   NetworkFlags net;
-  int dp = 0, tp = 4, pp = 1, micro_batch = 1, global_batch = 128;
+  int dp = 0, tp = 4, pp = 1, ep = 1, micro_batch = 1, global_batch = 128;
   std::string gpu = "h100";
   double mfu = 0.4;
   double ratio = 0;  // 0: measure --codec on --tensor-source
   std::string codec = "none";
   std::string source = "gaussian";
   int skip = 0;
+  std::string grad_dtype = "bf16";
+  double bucket_mb = 25;
+  bool no_overlap = false, no_distributed_optimizer = false;
+  std::string emit_trace;
   bool json = false;
 };
 
-int run(const Options& o) {
-  const TransformerSpec& spec = find_workload(o.catalog);
-  if (o.net.cluster.empty()) throw InvalidInput("--cluster is required (e.g. netzip-512:gbps=400)");
+struct Timing {  // one replay (or the closed form), in the JSON's terms
+  double iteration_s = 0, compute_s = 0, tp_s = 0, dp_s = 0, pp_s = 0, ep_s = 0, idle_s = 0;
+  std::array<double, workload::kCommKinds> total_s{};
+  uint64_t nodes = 0, collectives = 0, p2p = 0;
+  double wall_s = 0;
+};
+
+nlohmann::json to_json(const Timing& t, bool graph) {
+  nlohmann::json j = {{"iteration_s", t.iteration_s},
+                      {"compute_s", t.compute_s},
+                      {"tp_s", t.tp_s},
+                      {"dp_s", t.dp_s},
+                      {"pp_s", t.pp_s},
+                      {"ep_s", t.ep_s}};
+  if (!graph) return j;
+  j["idle_s"] = t.idle_s;
+  j["comm_total_s"] = {
+      {"tp", t.total_s[0]}, {"dp", t.total_s[1]}, {"pp", t.total_s[2]}, {"ep", t.total_s[3]}};
+  j["nodes"] = t.nodes;
+  j["collectives"] = t.collectives;
+  j["p2p"] = t.p2p;
+  j["replay_wall_s"] = t.wall_s;
+  return j;
+}
+
+Timing replay(const workload::Graph& g, const Options& o, const ComputeModel& compute, double ratio,
+              int skip) {
+  auto backend = make_backend(o.net, g.rank_count());
+  if (backend->topology().ranks() < g.rank_count())
+    throw InvalidInput("the graph has " + std::to_string(g.rank_count()) +
+                       " ranks; the cluster only " + std::to_string(backend->topology().ranks()) +
+                       " GPUs");
+  workload::SchedulerOptions so;
+  so.compute = compute;
+  so.techniques.ratio[static_cast<int>(CommKind::kTp)] = ratio;
+  so.techniques.ratio[static_cast<int>(CommKind::kDp)] = ratio;
+  so.techniques.dp_skip.skip = skip;
+  so.timeline_ranks = {};
+  const workload::ScheduleResult r = workload::schedule(g, *backend, so);
+  Timing t;
+  t.iteration_s = r.iteration_s;
+  t.compute_s = r.critical_compute_s;
+  t.tp_s = r.exposed_s[static_cast<int>(CommKind::kTp)];
+  t.dp_s = r.exposed_s[static_cast<int>(CommKind::kDp)];
+  t.pp_s = r.exposed_s[static_cast<int>(CommKind::kPp)];
+  t.ep_s = r.exposed_s[static_cast<int>(CommKind::kEp)];
+  t.idle_s = r.critical_idle_s;
+  t.total_s = r.comm_total_s;
+  t.nodes = r.nodes;
+  t.collectives = r.collectives;
+  t.p2p = r.p2p;
+  t.wall_s = r.wall_s;
+  return t;
+}
+
+Timing closed_form(const TransformerSpec& spec, const Parallelism& p, const Options& o,
+                   const ComputeModel& compute, double ratio, int skip) {
   auto backend = make_backend(o.net, 0);
-  const int gpus = backend->topology().ranks();
-  Parallelism p;
-  p.tp = o.tp;
-  p.pp = o.pp;
-  p.dp = o.dp > 0 ? o.dp : gpus / (o.tp * o.pp);
-  p.micro_batch = o.micro_batch;
-  p.global_batch = o.global_batch;
-  if (p.dp < 1)
-    throw InvalidInput("--tp x --pp exceeds the cluster's " + std::to_string(gpus) + " GPUs");
+  const WorkloadTiming w =
+      time_workload(spec, p, *backend, compute, WorkloadTechniques{ratio, ratio, skip});
+  Timing t;
+  t.iteration_s = w.iteration_s;
+  t.compute_s = w.compute_s;
+  t.tp_s = w.tp_s;
+  t.dp_s = w.dp_s;
+  t.pp_s = w.pp_s;
+  return t;
+}
+
+int run(const Options& o) {
+  const bool graph_engine = o.engine == "graph";
+  if (!graph_engine && o.engine != "sum") throw InvalidInput("--engine: expected graph or sum");
+  if (!o.trace.empty() && !graph_engine) throw InvalidInput("--trace needs --engine graph");
+  if (o.grad_dtype != "bf16" && o.grad_dtype != "fp32")
+    throw InvalidInput("--grad-dtype: expected bf16 or fp32, got " + o.grad_dtype);
   ComputeModel compute;
   compute.gpu = gpu_preset(o.gpu);
   compute.mfu = o.mfu;
   const double ratio = o.ratio > 0 ? o.ratio : measure_codec_ratio(o.codec, o.source, 1);
-  WorkloadTiming base = time_workload(spec, p, *backend, compute);
-  auto backend2 = make_backend(o.net, 0);  // a fresh network for the second timing
-  WorkloadTechniques tech{ratio, ratio, o.skip};
-  WorkloadTiming with = time_workload(spec, p, *backend2, compute, tech);
+
+  workload::Graph graph;
+  const TransformerSpec* spec = nullptr;
+  Parallelism p;
+  std::string what, cluster_name;
+  if (!o.trace.empty()) {
+    workload::TraceReadReport report;
+    graph = workload::read_chakra_trace(o.trace, &report);
+    what = "trace " + o.trace + " (" + std::to_string(graph.rank_count()) + " ranks, " +
+           std::to_string(report.nodes) + " nodes)";
+  } else {
+    spec = &find_workload(o.catalog);
+    if (o.net.cluster.empty())
+      throw InvalidInput("--cluster is required (e.g. netzip-512:gbps=400)");
+    const int gpus = make_backend(o.net, 0)->topology().ranks();
+    p.tp = o.tp;
+    p.pp = o.pp;
+    p.dp = o.dp > 0 ? o.dp : gpus / (o.tp * o.pp);
+    p.micro_batch = o.micro_batch;
+    p.global_batch = o.global_batch;
+    if (p.dp < 1)
+      throw InvalidInput("--tp x --pp exceeds the cluster's " + std::to_string(gpus) + " GPUs");
+    if (p.gpus() > gpus)
+      throw InvalidInput("dp x tp x pp = " + std::to_string(p.gpus()) + " exceeds the cluster's " +
+                         std::to_string(gpus) + " GPUs");
+    what = spec->display;
+    if (graph_engine) {
+      workload::CatalogGraphOptions go;
+      go.parallel = p;
+      go.ep = o.ep;
+      go.grad_bytes = o.grad_dtype == "fp32" ? 4 : 2;
+      go.bucket_bytes = static_cast<uint64_t>(o.bucket_mb * (1 << 20));
+      go.overlap = !o.no_overlap;
+      go.distributed_optimizer = !o.no_distributed_optimizer;
+      graph = workload::catalog_graph(*spec, go);
+    } else if (o.ep > 1 || o.grad_dtype != "bf16" || o.no_overlap || o.no_distributed_optimizer) {
+      throw InvalidInput(
+          "--ep, --grad-dtype, --no-overlap and --no-distributed-optimizer need "
+          "--engine graph");
+    }
+  }
+  if (!o.emit_trace.empty()) {
+    if (!graph_engine) throw InvalidInput("--emit-trace needs --engine graph");
+    workload::write_chakra_trace(graph, o.emit_trace, spec ? spec->name : "trace");
+  }
+  const Timing base =
+      graph_engine ? replay(graph, o, compute, 1.0, 0) : closed_form(*spec, p, o, compute, 1.0, 0);
+  const Timing with = graph_engine ? replay(graph, o, compute, ratio, o.skip)
+                                   : closed_form(*spec, p, o, compute, ratio, o.skip);
   const double saving = 1.0 - with.iteration_s / base.iteration_s;
   if (o.json) {
-    auto timing = [](const WorkloadTiming& w) {
-      return nlohmann::json{{"iteration_s", w.iteration_s},
-                            {"compute_s", w.compute_s},
-                            {"tp_s", w.tp_s},
-                            {"dp_s", w.dp_s},
-                            {"pp_s", w.pp_s}};
-    };
-    nlohmann::json doc = {{"workload", spec.name},
-                          {"gpus", p.gpus()},
-                          {"dp", p.dp},
-                          {"tp", p.tp},
-                          {"pp", p.pp},
+    nlohmann::json doc = {{"workload", spec ? spec->name : o.trace},
+                          {"engine", o.engine},
+                          {"gpus", spec ? p.gpus() : graph.rank_count()},
                           {"ratio", ratio},
                           {"codec", o.codec},
                           {"tensor_source", o.source},
                           {"skip", o.skip},
-                          {"baseline", timing(base)},
-                          {"with_techniques", timing(with)},
+                          {"baseline", to_json(base, graph_engine)},
+                          {"with_techniques", to_json(with, graph_engine)},
                           {"time_saving", saving}};
+    if (spec) {
+      doc["dp"] = p.dp, doc["tp"] = p.tp, doc["pp"] = p.pp, doc["ep"] = o.ep;
+      doc["micro_batch"] = p.micro_batch, doc["global_batch"] = p.global_batch;
+      doc["grad_dtype"] = o.grad_dtype, doc["overlap"] = !o.no_overlap;
+      doc["distributed_optimizer"] = !o.no_distributed_optimizer;
+      doc["bucket_mb"] = o.bucket_mb;
+    }
     std::cout << doc.dump(2) << "\n";
     return kExitOk;
   }
-  std::printf("# %s on %s: dp %d x tp %d x pp %d = %d GPUs, %s at MFU %.2f\n", spec.display.c_str(),
-              backend->topology().name().c_str(), p.dp, p.tp, p.pp, p.gpus(), o.gpu.c_str(), o.mfu);
-  std::printf("# wire ratio %.3f (%s), SkipReduce s=%d on DP reduce-scatter\n", ratio,
+  if (spec)
+    std::printf("# %s: dp %d x tp %d x pp %d%s = %d GPUs, %s at MFU %.2f, %s engine\n",
+                what.c_str(), p.dp, p.tp, p.pp,
+                o.ep > 1 ? (" (ep " + std::to_string(o.ep) + ")").c_str() : "", p.gpus(),
+                o.gpu.c_str(), o.mfu, o.engine.c_str());
+  else
+    std::printf("# %s, %s at MFU %.2f\n", what.c_str(), o.gpu.c_str(), o.mfu);
+  std::printf("# wire ratio %.3f (%s) on TP and DP, SkipReduce s=%d on DP reduce-scatter\n", ratio,
               o.ratio > 0 ? "given" : (o.codec + " measured on " + o.source + " BF16").c_str(),
               o.skip);
-  std::printf("%-18s %12s %12s %12s %12s %12s\n", "", "iteration(s)", "compute(s)", "TP(s)",
-              "DP(s)", "PP(s)");
+  std::printf("# %s\n", graph_engine ? "critical path: compute and exposed communication per kind"
+                                     : "closed form: every message fully exposed");
+  std::printf("%-16s %12s %11s %9s %9s %9s %9s\n", "", "iteration(s)", "compute(s)", "TP(s)",
+              "DP(s)", "PP(s)", "EP(s)");
   for (auto [name, w] : {std::pair{"baseline", &base}, std::pair{"with techniques", &with}})
-    std::printf("%-18s %12.3f %12.3f %12.3f %12.3f %12.3f\n", name, w->iteration_s, w->compute_s,
-                w->tp_s, w->dp_s, w->pp_s);
+    std::printf("%-16s %12.3f %11.3f %9.3f %9.3f %9.3f %9.3f\n", name, w->iteration_s, w->compute_s,
+                w->tp_s, w->dp_s, w->pp_s, w->ep_s);
+  if (graph_engine)
+    std::printf("replayed %llu nodes (%llu collectives, %llu send/recv pairs) in %.2f s\n",
+                static_cast<unsigned long long>(base.nodes),
+                static_cast<unsigned long long>(base.collectives),
+                static_cast<unsigned long long>(base.p2p), base.wall_s);
   std::printf("time saving: %.1f%%\n", 100 * saving);
   return kExitOk;
 }
 
 const RegisterCommand reg{Command{
-    "workload", "iteration time of a catalog workload (GPT-3, Llama-3, ...) on a cluster",
+    "workload", "iteration time of a catalog workload or a Chakra trace on a cluster",
     [](CLI::App& app) {
       auto o = std::make_shared<Options>();
       app.add_option("--catalog", o->catalog,
-                     "gpt3-175b, llama3-8b, llama3-70b, llama3-405b, bloom-176b, gpt-7b")
+                     "gpt3-175b, gpt-7b, llama3-8b, llama3-70b, llama3-405b, bloom-176b, "
+                     "mixtral-8x7b")
+          ->capture_default_str();
+      app.add_option("--trace", o->trace,
+                     "replay a Chakra trace DIR/PREFIX (PREFIX.RANK.et) instead of --catalog");
+      app.add_option("--engine", o->engine,
+                     "graph: replay the iteration's graph; sum: closed form, all exposed")
           ->capture_default_str();
       add_network_flags(app, o->net);
-      app.add_option("--dp", o->dp, "data-parallel degree (0: GPUs / (tp x pp))");
+      app.add_option("--dp", o->dp, "data-parallel degree (0: GPUs / (tp x pp))")
+          ->check(CLI::Range(0, 1 << 20));
       app.add_option("--tp", o->tp, "tensor-parallel degree")
           ->capture_default_str()
           ->check(CLI::Range(1, 4096));
-      app.add_option("--pp", o->pp, "pipeline-parallel degree")
+      app.add_option("--pp", o->pp, "pipeline-parallel degree (1F1B)")
+          ->capture_default_str()
+          ->check(CLI::Range(1, 4096));
+      app.add_option("--ep", o->ep, "expert-parallel degree (MoE models; divides dp)")
           ->capture_default_str()
           ->check(CLI::Range(1, 4096));
       app.add_option("--micro-batch", o->micro_batch, "sequences per micro-batch")
@@ -107,6 +248,17 @@ const RegisterCommand reg{Command{
       app.add_option("--global-batch", o->global_batch, "sequences per iteration")
           ->capture_default_str()
           ->check(CLI::Range(1, 1 << 24));
+      app.add_option("--grad-dtype", o->grad_dtype, "gradients on the wire: bf16 or fp32")
+          ->capture_default_str();
+      app.add_option("--bucket-mb", o->bucket_mb, "DP gradient bucket size in MiB")
+          ->capture_default_str()
+          ->check(CLI::Range(0.001, 65536.0));
+      app.add_flag("--no-overlap", o->no_overlap,
+                   "DP communication waits for the whole backward (and all-gathers for the step)");
+      app.add_flag("--no-distributed-optimizer", o->no_distributed_optimizer,
+                   "DDP all-reduce of every bucket instead of reduce-scatter + all-gather");
+      app.add_option("--emit-trace", o->emit_trace,
+                     "also write the graph as Chakra traces DIR/NAME.RANK.et");
       app.add_option("--gpu", o->gpu, "GPU preset for compute time")->capture_default_str();
       app.add_option("--mfu", o->mfu, "model FLOPs utilisation")->check(CLI::Range(0.01, 1.0));
       app.add_option("--ratio", o->ratio, "wire ratio to apply (0: measure --codec)")
@@ -116,7 +268,7 @@ const RegisterCommand reg{Command{
       app.add_option("--tensor-source", o->source, "gaussian, laplace, student-t or sparse:F")
           ->capture_default_str();
       app.add_option("--skip", o->skip, "SkipReduce steps skipped in the DP reduce-scatter")
-          ->check(CLI::NonNegativeNumber);
+          ->check(CLI::Range(0, 1 << 20));
       app.add_flag("--json", o->json, "one JSON document on stdout");
       return [o] { return run(*o); };
     }}};

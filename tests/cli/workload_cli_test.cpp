@@ -1,0 +1,78 @@
+// `workload` on the graph engine (issue #16): the JSON contract, the Chakra round trip through
+// the command line (--emit-trace, then --trace), the closed form still one flag away, and flags
+// that need the graph refused with the sum engine.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "../support/cli_runner.h"
+
+namespace commlab {
+namespace {
+
+using nlohmann::json;
+using testing::run_cli;
+
+const std::string kLlama =
+    "workload --catalog llama3-8b --cluster leafspine:servers=4,gpus_per_server=8 --tp 4 --pp 2 "
+    "--global-batch 32 --ratio 0.5 --json";
+
+TEST(WorkloadCli, TheGraphEngineReportsTheCriticalPathSplit) {
+  const auto o = run_cli(kLlama);
+  ASSERT_EQ(o.code, 0) << o.err;
+  const json d = json::parse(o.out);
+  EXPECT_EQ(d["engine"], "graph");
+  EXPECT_EQ(d["dp"], 4);
+  for (const char* run : {"baseline", "with_techniques"}) {
+    const json& t = d[run];
+    // The critical path covers the iteration: compute + exposed communication + idle gaps.
+    const double sum = t["compute_s"].get<double>() + t["tp_s"].get<double>() +
+                       t["dp_s"].get<double>() + t["pp_s"].get<double>() + t["ep_s"].get<double>() +
+                       t["idle_s"].get<double>();
+    EXPECT_NEAR(sum, t["iteration_s"].get<double>(), 1e-6 * sum) << run;
+    // One stage boundary (pp 2) per replica and TP rank, crossed by an activation and a gradient
+    // per micro-batch: 2 x 8 micro-batches (32 / dp 4) x 4 TP ranks x 4 replicas.
+    EXPECT_EQ(t["p2p"], 2 * 8 * 4 * 4) << run;
+  }
+  // Halving TP and DP bytes shortens the iteration, never lengthens it.
+  EXPECT_LT(d["with_techniques"]["iteration_s"].get<double>(),
+            d["baseline"]["iteration_s"].get<double>());
+  EXPECT_GT(d["time_saving"].get<double>(), 0);
+}
+
+TEST(WorkloadCli, AnEmittedTraceReplaysToTheSameNumbers) {
+  const std::string dir = ::testing::TempDir() + "/workload_cli_trace_" + std::to_string(getpid());
+  std::filesystem::remove_all(dir);
+  const auto gen = run_cli(kLlama + " --emit-trace " + dir);
+  ASSERT_EQ(gen.code, 0) << gen.err;
+  ASSERT_TRUE(std::filesystem::exists(dir + "/llama3-8b.31.et"));
+  const auto rep =
+      run_cli("workload --trace " + dir +
+              "/llama3-8b --cluster leafspine:servers=4,gpus_per_server=8 --ratio 0.5 --json");
+  ASSERT_EQ(rep.code, 0) << rep.err;
+  const json a = json::parse(gen.out), b = json::parse(rep.out);
+  for (const char* run : {"baseline", "with_techniques"})
+    EXPECT_DOUBLE_EQ(b[run]["iteration_s"].get<double>(), a[run]["iteration_s"].get<double>());
+  EXPECT_EQ(b["gpus"], 32);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(WorkloadCli, TheClosedFormStaysAvailableAndRefusesGraphOnlyFlags) {
+  const auto sum = run_cli(
+      "workload --catalog gpt3-175b --cluster netzip-512:gbps=100 --tp 4 --ratio 0.33 --engine sum "
+      "--json");
+  ASSERT_EQ(sum.code, 0) << sum.err;
+  EXPECT_EQ(json::parse(sum.out)["engine"], "sum");
+  const auto bad = run_cli(
+      "workload --catalog gpt3-175b --cluster netzip-512:gbps=100 --engine sum --no-overlap");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("need --engine graph"), std::string::npos) << bad.err;
+  const auto ep = run_cli("workload --catalog gpt3-175b --cluster netzip-512:gbps=100 --ep 2");
+  EXPECT_EQ(ep.code, 2);
+  EXPECT_NE(ep.err.find("mixture-of-experts"), std::string::npos) << ep.err;
+}
+
+}  // namespace
+}  // namespace commlab
