@@ -29,6 +29,7 @@ struct Options {
   std::string engine = "graph";
   NetworkFlags net;
   int dp = 0, tp = 4, pp = 1, ep = 1, micro_batch = 1, global_batch = 128;
+  int seq = 0;  // 0: the model's own sequence length
   std::string gpu = "h100";
   double mfu = 0.4;
   double ratio = 0;  // 0: measure --codec on --tensor-source
@@ -124,6 +125,7 @@ int run(const Options& o) {
 
   workload::Graph graph;
   const TransformerSpec* spec = nullptr;
+  TransformerSpec spec_as_run;
   Parallelism p;
   std::string what, cluster_name;
   if (!o.trace.empty()) {
@@ -132,7 +134,9 @@ int run(const Options& o) {
     what = "trace " + o.trace + " (" + std::to_string(graph.rank_count()) + " ranks, " +
            std::to_string(report.nodes) + " nodes)";
   } else {
-    spec = &find_workload(o.catalog);
+    spec_as_run = find_workload(o.catalog);
+    if (o.seq > 0) spec_as_run.seq = o.seq;
+    spec = &spec_as_run;
     if (o.net.cluster.empty())
       throw InvalidInput("--cluster is required (e.g. netzip-512:gbps=400)");
     const int gpus = make_backend(o.net, 0)->topology().ranks();
@@ -185,6 +189,7 @@ int run(const Options& o) {
     if (spec) {
       doc["dp"] = p.dp, doc["tp"] = p.tp, doc["pp"] = p.pp, doc["ep"] = o.ep;
       doc["micro_batch"] = p.micro_batch, doc["global_batch"] = p.global_batch;
+      doc["seq"] = spec->seq;
       doc["grad_dtype"] = o.grad_dtype, doc["overlap"] = !o.no_overlap;
       doc["distributed_optimizer"] = !o.no_distributed_optimizer;
       doc["bucket_mb"] = o.bucket_mb;
@@ -248,6 +253,8 @@ const RegisterCommand reg{Command{
       app.add_option("--global-batch", o->global_batch, "sequences per iteration")
           ->capture_default_str()
           ->check(CLI::Range(1, 1 << 24));
+      app.add_option("--seq", o->seq, "sequence length (0: the model's, e.g. 2048 for GPT-3)")
+          ->check(CLI::Range(0, 1 << 20));
       app.add_option("--grad-dtype", o->grad_dtype, "gradients on the wire: bf16 or fp32")
           ->capture_default_str();
       app.add_option("--bucket-mb", o->bucket_mb, "DP gradient bucket size in MiB")

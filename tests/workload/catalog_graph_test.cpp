@@ -113,6 +113,30 @@ TEST(CatalogGraph, APipelineRunsAtTheSpeedOfItsSlowestStageAfterTheFillAndDrain)
   EXPECT_EQ(r.p2p, 2u * m * (pp - 1));  // an activation and a gradient per micro-batch per boundary
 }
 
+TEST(CatalogGraph, EqualStagesIdleForTheTextbookBubble) {
+  // With equal stages (a one-token vocabulary makes the head free) the 1F1B iteration is
+  // (m + p - 1)(t_f + t_b), so every stage's compute stream idles (p - 1) / (m + p - 1) of it
+  // (Narayanan et al. 2021), here p = 4, m = 12: 3/15 = 20%.
+  TransformerSpec s = find_workload("gpt-7b");
+  s.vocab = 1;
+  const int pp = 4, m = 12;
+  const Graph g = catalog_graph(s, split(1, 1, pp, m));
+  AnalyticalBackend net(make_flat(pp, 1e18, 0));  // hand-offs take no time
+  SchedulerOptions opt;
+  const ScheduleResult r = schedule(g, net, opt);
+  auto optimizer = [&](int rank) {  // the Adam step after the pipeline drains
+    for (const Node& n : g.ranks[rank].nodes)
+      if (g.name_of(n) == "optimizer") return opt.compute.time(n.flops, n.mem_bytes);
+    return 0.0;
+  };
+  const double pipeline = r.iteration_s - optimizer(0);  // the drain ends on stage 0
+  for (int stage = 0; stage < pp; ++stage) {
+    const double busy = r.stream_busy[stage][kComputeStream].busy_s - optimizer(stage);
+    // Tolerance: the one-token head still costs a little (~1e-6 of the pipeline).
+    EXPECT_NEAR(1 - busy / pipeline, (pp - 1.0) / (m + pp - 1.0), 1e-5) << "stage " << stage;
+  }
+}
+
 TEST(CatalogGraph, GradientBucketsOverlapTheBackwardOnlyWhenAsked) {
   // dp = 4, 800 Gb/s: DP traffic (0.3 s) is well below compute (1.4 s). Without overlap every DP
   // byte is exposed, after the backward: iteration = critical compute + DP total. With overlap

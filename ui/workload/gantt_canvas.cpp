@@ -120,8 +120,21 @@ bool GanttCanvas::bar_at(QPointF p, QSize size, int* lane, int* bar) const {
 QString GanttCanvas::lane_label(int lane) const {
   const GanttLane& l = pic_->lanes[lane];
   const double t = pic_->result.iteration_s;
-  const QString stream =
-      l.stream == workload::kComputeStream ? "compute" : QString("comm %1").arg(l.stream);
+  // A communication stream is named by what it carries (a trace's streams have no fixed roles):
+  // "TP", "DP", "PP send", "PP recv"... when every node on it is of one kind, else "comm N".
+  QString stream = "compute";
+  if (l.stream != workload::kComputeStream) {
+    QString name;
+    for (const GanttBar& b : l.bars) {
+      const Node& n = pic_->graph->ranks[l.rank].nodes[b.node];
+      QString k = bar_kind_name(b.kind);
+      if (n.kind == workload::NodeKind::kSend) k += " send";
+      if (n.kind == workload::NodeKind::kRecv) k += " recv";
+      if (name.isEmpty()) name = k;
+      if (name != k) name = "mixed";
+    }
+    stream = name.isEmpty() || name == "mixed" ? QString("comm %1").arg(l.stream) : name;
+  }
   return QString("rank %1 %2  %3%")
       .arg(l.rank)
       .arg(stream)
