@@ -35,7 +35,17 @@ struct WorkloadConfig {
   int max_train = 0;                  // 0: the whole training set
   std::string catalog = "gpt3-175b";  // catalog workload name (kind = catalog)
   int dp = 0, tp = 1, pp = 1;         // catalog parallelism; dp 0: ranks / (tp * pp)
-  std::string tensor_source = "gaussian";  // where catalog codec ratios are measured
+  std::string tensor_source = "gaussian";  // where catalog (and trace) codec ratios are measured
+  // Catalog graphs (workload/catalog_graph.h) and traces (kind = trace).
+  std::string engine = "graph";       // graph: replay per-rank graphs; sum: the closed form
+  std::string trace;                  // DIR/PREFIX of a Chakra trace (kind = trace)
+  int ep = 1;                         // expert parallelism (MoE catalog models)
+  int seq = 0;                        // sequence length; 0: the model's
+  int micro_batch = 1;                // sequences per micro-batch
+  std::string grad_dtype = "bf16";    // bf16 | fp32 gradients on the wire
+  double bucket_mb = 25;              // DP gradient bucket size
+  bool overlap = true;                // DP buckets overlap the backward pass
+  bool distributed_optimizer = true;  // reduce-scatter + all-gather; false: all-reduce
 };
 
 struct TrainingConfig {

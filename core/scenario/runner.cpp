@@ -119,19 +119,19 @@ RunSession::RunSession(const RunConfig& config, const exec::MpiRuntime* mpi)
   const bool real = config.execution == "mpi";
   if (real && !mpi) throw std::invalid_argument("execution: mpi: " + exec::launch_hint("run"));
   if (real && config.workload.kind != "train")
-    throw std::invalid_argument(
-        "execution: mpi trains real replicas; workload.kind catalog has none (use simulated)");
+    throw std::invalid_argument("execution: mpi trains real replicas; workload.kind " +
+                                config.workload.kind + " has none (use simulated)");
   if (real && config.techniques.trimming.enabled && config.techniques.trimming.mode == "queue")
     throw std::invalid_argument(
         "execution: mpi cuts trimmed packets with Bernoulli draws; techniques.trimming.mode "
         "queue needs the packet backend's queues (use bernoulli, or execution simulated)");
   m.config = config;
-  if (config.workload.kind == "catalog") {
+  if (config.workload.kind == "catalog" || config.workload.kind == "trace") {
     m.catalog = std::make_unique<CatalogRun>(config);
     return;
   }
   if (config.workload.kind != "train")
-    throw std::invalid_argument("workload.kind: expected train or catalog, got '" +
+    throw std::invalid_argument("workload.kind: expected train, catalog or trace, got '" +
                                 config.workload.kind + "'");
   m.backend = make_run_backend(config);
   m.data = load_data(config);

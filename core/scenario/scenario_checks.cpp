@@ -143,13 +143,25 @@ std::vector<std::pair<std::string, std::string>> check_run(const RunConfig& c,
   if (!train) {
     const auto& w = c.workload;
     long long tp_pp = static_cast<long long>(w.tp) * w.pp;
-    if (w.dp > 0 && w.dp * tp_pp != t.ranks)
+    const bool trace = w.kind == "trace";
+    if (trace && w.trace.empty())
+      add("workload.trace", "kind trace needs a Chakra trace DIR/PREFIX (PREFIX.0.et, ...)");
+    if (trace && w.engine != "graph")
+      add("workload.engine", "a trace is replayed by the graph engine, got " + w.engine);
+    if (!trace && w.engine == "sum" &&
+        (w.ep > 1 || w.grad_dtype != "bf16" || !w.overlap || !w.distributed_optimizer ||
+         w.micro_batch > 1 || w.seq > 0))
+      add("workload.engine",
+          "ep, seq, micro_batch, grad_dtype, overlap and distributed_optimizer need engine graph");
+    if (trace) {
+      // The trace fixes its own ranks and parallelism.
+    } else if (w.dp > 0 && w.dp * tp_pp != t.ranks)
       add("workload.dp", "dp * tp * pp = " + str(w.dp * tp_pp) + " must equal training.ranks (" +
                              str(t.ranks) + ")");
     else if (w.dp == 0 && t.ranks % tp_pp != 0)
       add("workload.tp", "training.ranks (" + str(t.ranks) + ") is not a multiple of tp * pp (" +
                              str(tp_pp) + ")");
-    // Catalog runs are time plane only (scenario/catalog_run.h).
+    // Catalog and trace runs are time plane only (scenario/catalog_run.h).
     if (tech.trimming.enabled)
       add("techniques.trimming.enabled",
           "catalog workloads have no packets to trim; use workload.kind train");

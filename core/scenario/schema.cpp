@@ -206,8 +206,9 @@ std::vector<Field> make_table() {
       num_field("packet.background_load", ACC(packet.background_load), 0, 1,
                 "Fraction of line rate the background senders offer."),
       // workload
-      enum_field("workload.kind", ACC(workload.kind), {"train", "catalog"},
-                 "train: a real model trained on real data; catalog: a large model's time plane."),
+      enum_field("workload.kind", ACC(workload.kind), {"train", "catalog", "trace"},
+                 "train: a real model trained on real data; catalog: a large model's time plane; "
+                 "trace: a Chakra execution trace replayed on the time plane."),
       enum_field("workload.model", ACC(workload.model), {"mlp", "cnn", "transformer"},
                  "Trained model architecture (kind train)."),
       list_field("workload.hidden", ACC(workload.hidden), FieldType::kIntList, 1, 65536, 64,
@@ -227,6 +228,25 @@ std::vector<Field> make_table() {
                 "Tensors whose codec ratios the catalog uses: gaussian, laplace, student-t, "
                 "sparse:F or model:NAME.",
                 distribution_check()),
+      enum_field("workload.engine", ACC(workload.engine), {"graph", "sum"},
+                 "Catalog timing: graph replays the iteration as per-rank graphs (overlap, 1F1B, "
+                 "all-to-alls); sum is the closed form with every message exposed."),
+      str_field("workload.trace", ACC(workload.trace), 4096,
+                "Chakra trace DIR/PREFIX (files PREFIX.RANK.et) for kind trace."),
+      int_field("workload.ep", ACC(workload.ep), 1, 1024,
+                "Catalog expert parallelism (MoE models such as mixtral-8x7b; divides dp)."),
+      int_field("workload.seq", ACC(workload.seq), 0, 1 << 20,
+                "Catalog sequence length (0: the model's own)."),
+      int_field("workload.micro_batch", ACC(workload.micro_batch), 1, 65536,
+                "Catalog sequences per micro-batch (training.global_batch is in sequences)."),
+      enum_field("workload.grad_dtype", ACC(workload.grad_dtype), {"bf16", "fp32"},
+                 "Catalog gradients on the wire."),
+      num_field("workload.bucket_mb", ACC(workload.bucket_mb), 0.001, 65536,
+                "Catalog DP gradient bucket size in MiB (PyTorch DDP's 25)."),
+      bool_field("workload.overlap", ACC(workload.overlap),
+                 "Catalog DP buckets overlap the backward pass (graph engine)."),
+      bool_field("workload.distributed_optimizer", ACC(workload.distributed_optimizer),
+                 "Catalog DP as reduce-scatter + all-gather (ZeRO-1); false: all-reduce."),
       // training
       int_field("training.ranks", ACC(training.ranks), 1, kMaxRanks,
                 "Data-parallel ranks (at most 256 for kind train); default: the cluster's GPUs."),

@@ -29,6 +29,8 @@ struct MessageTiming {
 struct WorkloadTiming {
   double compute_s = 0;
   double tp_s = 0, dp_s = 0, pp_s = 0;  // per iteration, on the critical path
+  double ep_s = 0;                      // graph engine only: expert all-to-alls
+  double idle_s = 0;                    // graph engine only: gaps on the critical path
   double iteration_s = 0;
   std::vector<MessageTiming> messages;
 };

@@ -6,12 +6,16 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
 
 #include "network/analytical.h"
 #include "scenario/runner.h"
 #include "scenario/scenario.h"
 #include "topology/presets.h"
 #include "train/catalog.h"
+#include "workload/catalog_graph.h"
+#include "workload/chakra_trace.h"
+#include "workload/scheduler.h"
 
 namespace commlab {
 namespace {
@@ -25,6 +29,7 @@ RunConfig gpt3_on_64() {
   c.workload.kind = "catalog";
   c.workload.catalog = "gpt3-175b";
   c.workload.tp = 4;
+  c.workload.engine = "sum";  // the closed form; TheGraphEngine... below replays graphs
   return c;
 }
 
@@ -81,6 +86,80 @@ TEST(CatalogRun, ACodecAndSkippingShortenTheIteration) {
     if (m.kind == MessageKind::kDpReduceScatter) rs_messages += m.count;
   ASSERT_GT(rs_messages, 0);
   EXPECT_EQ(t.summary().skipped_steps, static_cast<uint64_t>(2 * rs_messages));
+}
+
+// The scheduler's iteration for `g` on the run's cluster and GPU, without techniques.
+double replay_s(const workload::Graph& g, const RunConfig& c) {
+  AnalyticalBackend backend(cluster_from_spec(c.cluster.spec));
+  workload::SchedulerOptions so;
+  so.compute.gpu = gpu_preset(c.cluster.gpu);
+  so.compute.mfu = c.cluster.mfu;
+  return workload::schedule(g, backend, so).iteration_s;
+}
+
+TEST(CatalogRun, TheGraphEngineReplaysTheCatalogGraph) {
+  // engine graph (the default): the run's iteration is the scheduler's replay of the catalog
+  // graph with the run's techniques; compute + exposed communication (+ idle) = iteration.
+  RunConfig c = gpt3_on_64();
+  c.workload.engine = "graph";
+  ASSERT_TRUE(check_run_config(c).empty());
+  workload::CatalogGraphOptions o;
+  o.parallel.tp = 4;
+  o.parallel.dp = 16;
+  o.parallel.global_batch = 128;
+  const workload::Graph g = workload::catalog_graph(find_workload("gpt3-175b"), o);
+  const double direct = replay_s(g, c);
+  RunSession session(c);
+  const Sample s1 = session.step();
+  EXPECT_DOUBLE_EQ(s1.sim_time_s, direct);
+  EXPECT_NEAR(s1.compute_time_s + s1.comm_time_s, direct, 1e-9 * direct);
+  // A codec and SkipReduce: a shorter iteration; 2 steps skipped per DP reduce-scatter bucket.
+  RunConfig tech = c;
+  tech.techniques.codec = "commlab";
+  tech.techniques.skipreduce.skip = 2;
+  RunSession t(tech);
+  EXPECT_LT(t.step().sim_time_s, direct);
+  uint64_t buckets = 0;
+  for (const workload::Node& n : g.ranks[0].nodes)
+    buckets +=
+        n.kind == workload::NodeKind::kCollective && n.op == workload::CommOp::kReduceScatter;
+  EXPECT_EQ(t.summary().skipped_steps, 2 * buckets);
+}
+
+TEST(CatalogRun, ATraceRunReplaysItsFiles) {
+  // kind trace: the scenario names PREFIX of PREFIX.RANK.et; the run's iteration is the replay.
+  workload::CatalogGraphOptions o;
+  o.parallel.tp = 2;
+  o.parallel.pp = 2;
+  o.parallel.dp = 2;
+  o.parallel.global_batch = 8;
+  const workload::Graph g = workload::catalog_graph(find_workload("llama3-8b"), o);
+  const auto dir = std::filesystem::path(::testing::TempDir()) / "catalog_run_trace";
+  std::filesystem::remove_all(dir);
+  workload::write_chakra_trace(g, dir.string(), "llama");
+  RunConfig c;
+  c.cluster.spec = "flat:8";
+  c.training.ranks = 8;
+  c.training.iterations = 2;
+  c.workload.kind = "trace";
+  ASSERT_FALSE(check_run_config(c).empty());  // no workload.trace
+  EXPECT_EQ(check_run_config(c).front().rfind("workload.trace:", 0), 0u);
+  c.workload.trace = (dir / "llama").string();
+  ASSERT_TRUE(check_run_config(c).empty()) << check_run_config(c).front();
+  const double direct = replay_s(g, c);
+  RunSession session(c);
+  session.run();
+  ASSERT_EQ(session.samples().size(), 2u);
+  EXPECT_DOUBLE_EQ(session.samples()[1].sim_time_s, 2 * direct);
+  // A missing trace names the field.
+  c.workload.trace = (dir / "nope").string();
+  try {
+    RunSession bad(c);
+    ADD_FAILURE() << "a missing trace was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("workload.trace: ", 0), 0u) << e.what();
+  }
+  std::filesystem::remove_all(dir);
 }
 
 TEST(CatalogRun, ModelSourcesMeasureTheCodecOnARealGradient) {

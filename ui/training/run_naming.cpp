@@ -100,6 +100,7 @@ QString describe_run(const RunConfig& baseline, const RunConfig& as_loaded,
 QString live_blocker(const RunConfig& config) {
   if (config.workload.kind == "catalog")
     return "a catalog workload times every message of a large model (seconds per iteration)";
+  if (config.workload.kind == "trace") return "a trace replays every node of every rank";
   if (config.cluster.backend == "packet" && config.packet.background != "none")
     return "the packet backend with background traffic simulates every packet of the "
            "competing flows";

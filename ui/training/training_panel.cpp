@@ -92,10 +92,11 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
   f->addRow("Background load", add("packet.background_load", background_load_,
                                    "Fraction of line rate each background sender offers."));
   f = group("Workload and training");
-  kind_ = combo({"train", "catalog"});
+  kind_ = combo({"train", "catalog", "trace"});
   f->addRow("Workload", add("workload.kind", kind_,
-                            "Train a real model (train), or time a large catalog model at real "
-                            "scale (catalog: time split only, no loss to train)."));
+                            "Train a real model (train), time a large catalog model at real "
+                            "scale (catalog: time split only, no loss to train), or replay the "
+                            "scenario's Chakra trace (trace: workload.trace)."));
   QStringList catalog;
   for (const TransformerSpec& w : workload_catalog()) catalog << QString::fromStdString(w.name);
   catalog_ = combo(catalog, true);
@@ -292,6 +293,7 @@ void TrainingPanel::set_config(const RunConfig& c) {
 void TrainingPanel::update_applicability() {
   // Controls that do not apply are disabled, and their tooltip says why.
   const bool catalog = kind_->currentText() == "catalog";
+  const bool train = kind_->currentText() == "train";
   const bool packet = backend_->currentText() == "packet";
   auto apply = [](QWidget* w, bool on, const QString& why) {
     w->setEnabled(on);
@@ -303,7 +305,7 @@ void TrainingPanel::update_applicability() {
     apply(w, catalog, "the workload is train; choose catalog to time a large model.");
   for (QWidget* w : {static_cast<QWidget*>(model_), static_cast<QWidget*>(hidden_),
                      static_cast<QWidget*>(dataset_)})
-    apply(w, !catalog, "a catalog workload has its own model and no data set.");
+    apply(w, train, "a catalog or trace workload has its own model and no data set.");
   for (QWidget* w : {static_cast<QWidget*>(transport_), static_cast<QWidget*>(background_),
                      static_cast<QWidget*>(background_load_)})
     apply(w, packet, "the analytical backend has no packets; choose the packet backend.");
