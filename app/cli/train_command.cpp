@@ -10,12 +10,17 @@
 #include <sstream>
 
 #include "cli/command.h"
+#include "network/analytical.h"
+#include "topology/topology.h"
 #include "train/dataset.h"
 #include "train/model.h"
 #include "train/models.h"
 #include "train/reducer.h"
 #include "train/synthetic.h"
 #include "train/trainer.h"
+#include "workload/chakra_trace.h"
+#include "workload/scheduler.h"
+#include "workload/trainer_graph.h"
 
 namespace commlab::cli {
 namespace {
@@ -28,6 +33,7 @@ struct TrainOptions {
   std::string decay = "constant";
   std::string gpu = "a100";
   std::string dump_gradients;
+  std::string emit_trace;  // DIR: write the iteration as a Chakra trace, and replay it
   std::string dump_activations;
   std::string text_file;
   int ranks = 1;
@@ -157,8 +163,28 @@ int run_train(const TrainOptions& o) {
     if (!o.json)
       std::printf("# wrote %zu FP32 activations to %s\n", values, o.dump_activations.c_str());
   }
+  double replayed_s = -1;
+  if (!o.emit_trace.empty()) {
+    // The iteration as it ran (the trainer's compute durations, one FP32 all-reduce per bucket),
+    // written as Chakra files, read back and replayed on the trainer's flat ring network (slicing
+    // off: the reducer's alpha-beta ring), so the replay is checked against the trainer itself.
+    const std::string name = "train-" + o.model;
+    workload::write_chakra_trace(workload::trainer_graph(trainer, 4, name), o.emit_trace, name);
+    const workload::Graph back = workload::read_chakra_trace(o.emit_trace + "/" + name);
+    AnalyticalBackend net(make_flat(o.ranks, o.link_gbps * 1e9 / 8, 2e-6));
+    workload::SchedulerOptions so;
+    so.pipeline = PipelineConfig{0, 0};
+    so.timeline_ranks = {};
+    replayed_s = workload::schedule(back, net, so).iteration_s;
+    if (!o.json)
+      std::printf(
+          "# wrote %s/%s.*.et (%llu nodes); replayed: %.9f s per iteration, trainer %.9f s\n",
+          o.emit_trace.c_str(), name.c_str(), static_cast<unsigned long long>(back.node_count()),
+          replayed_s, last.iteration > 0 ? last.sim_time_s / last.iteration : 0.0);
+  }
   if (o.json) {
     nlohmann::json j;
+    if (replayed_s >= 0) j["trace_replay_iteration_s"] = replayed_s;
     j["model"] = o.model;
     j["data"] = o.data;
     j["ranks"] = o.ranks;
@@ -214,6 +240,10 @@ Command make_command() {
                        "but the first, on --batch test rows (raw FP32), to this file");
         app.add_option("--dump-gradients", opts->dump_gradients,
                        "write rank 0's last gradient (raw little-endian FP32, all layers) to FILE");
+        app.add_option(
+            "--emit-trace", opts->emit_trace,
+            "after training, write one iteration as Chakra traces DIR/train-MODEL.RANK.et "
+            "and replay them");
         app.add_flag("--json", opts->json, "one JSON summary on stdout");
         return [opts] {
           if (opts->batch % opts->ranks != 0) {

@@ -59,6 +59,32 @@ TEST(WorkloadCli, AnEmittedTraceReplaysToTheSameNumbers) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(WorkloadCli, ATrainedModelsTraceReplaysToTheTrainersIteration) {
+  // train --emit-trace: the iteration the trainer ran (its compute durations, an FP32 all-reduce
+  // per bucket) as Chakra files; read back and replayed on the trainer's alpha-beta ring, it takes
+  // the trainer's own simulated iteration time (sim_time_s / iterations; every iteration costs the
+  // same, the shapes do not change).
+  const std::string dir = ::testing::TempDir() + "/train_trace_" + std::to_string(getpid());
+  std::filesystem::remove_all(dir);
+  const auto o = run_cli(
+      "train --model mlp --data spiral --ranks 4 --iterations 3 --batch 64 "
+      "--link-gbps 10 --json --emit-trace " +
+      dir);
+  ASSERT_EQ(o.code, 0) << o.err;
+  const json d = json::parse(o.out);
+  const double per_iteration = d["sim_time_s"].get<double>() / 3;
+  // Up to one FP32 element per ring step apart: the planner moves whole elements (the largest
+  // chunk is ceil(count / n)), the reducer's formula bytes / n. At most 4 buckets (layers) x
+  // 2(n - 1) = 6 steps x 4 bytes at 10 Gb/s.
+  EXPECT_NEAR(d["trace_replay_iteration_s"].get<double>(), per_iteration, 4 * 6 * 4 / 1.25e9);
+  ASSERT_TRUE(std::filesystem::exists(dir + "/train-mlp.3.et"));
+  // The same files replay through `workload --trace`.
+  const auto rep = run_cli("workload --trace " + dir + "/train-mlp --json");
+  ASSERT_EQ(rep.code, 0) << rep.err;
+  EXPECT_EQ(json::parse(rep.out)["gpus"], 4);
+  std::filesystem::remove_all(dir);
+}
+
 TEST(WorkloadCli, TheClosedFormStaysAvailableAndRefusesGraphOnlyFlags) {
   const auto sum = run_cli(
       "workload --catalog gpt3-175b --cluster netzip-512:gbps=100 --tp 4 --ratio 0.33 --engine sum "
