@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <csignal>
@@ -23,6 +24,8 @@
 #include <thread>
 
 #include "cli/command.h"
+#include "workload/chakra_trace.h"
+#include "workload/trainer_graph.h"
 #ifdef COMMLAB_HAVE_CHARTS
 #include "chart_files.h"  // Qt-free: the charts are drawn inside commlab_ui
 #endif
@@ -50,7 +53,8 @@ struct Options {
   std::string exec;  // "", simulated or mpi: overrides every run's execution
   bool quiet = false;
   bool reproducible = false;
-  bool charts = true;  // leave wall-clock times out so files are bit-identical
+  bool charts = true;      // leave wall-clock times out so files are bit-identical
+  std::string emit_trace;  // DIR: each trained run's iteration as Chakra traces
 };
 
 class Progress {
@@ -279,6 +283,16 @@ int run(const Options& o) {
           },
           rt ? nullptr : &g_stop);  // all ranks of an mpi run must stop at the same iteration
       if (writes && !rows.flush()) throw std::runtime_error("cannot write " + series_part(out, i));
+      if (writes && !o.emit_trace.empty() && session.trainer()) {
+        // The iteration as the trainer ran it (workload/trainer_graph.h), in the wire format's
+        // bytes per gradient element; DIR/RUN.RANK.et with the run's name made file-safe.
+        std::string file = config.name;
+        for (char& ch : file)
+          if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '-' && ch != '_') ch = '_';
+        const int wire = config.collective.wire == "fp32" ? 4 : 2;
+        workload::write_chakra_trace(workload::trainer_graph(*session.trainer(), wire, config.name),
+                                     o.emit_trace, file);
+      }
       if (rt) {  // every rank: the measured split, mean and max over the processes
         const MpiRunStats mystats = session.mpi_stats();
         m.processes = rt->size();
@@ -440,6 +454,8 @@ const RegisterCommand reg{Command{
       auto o = std::make_shared<Options>();
       app.add_option("scenario", o->scenario, "scenario file (JSON)")->required();
       app.add_option("--out", o->out, "output directory (default results/NAME)");
+      app.add_option("--emit-trace", o->emit_trace,
+                     "also write each trained run's iteration as Chakra traces DIR/RUN.RANK.et");
       app.add_option("--set", o->sets, "override a field: PATH=VALUE (repeatable)");
       app.add_option("--seed", o->seed, "seed for every run (overrides the scenario)");
       app.add_option("--threads", o->threads, "worker threads (results never depend on it)")

@@ -212,7 +212,7 @@ int run(const Options& o) {
   std::printf("%-16s %12s %11s %9s %9s %9s %9s\n", "", "iteration(s)", "compute(s)", "TP(s)",
               "DP(s)", "PP(s)", "EP(s)");
   for (auto [name, w] : {std::pair{"baseline", &base}, std::pair{"with techniques", &with}})
-    std::printf("%-16s %12.3f %11.3f %9.3f %9.3f %9.3f %9.3f\n", name, w->iteration_s, w->compute_s,
+    std::printf("%-16s %12.4g %11.4g %9.3g %9.3g %9.3g %9.3g\n", name, w->iteration_s, w->compute_s,
                 w->tp_s, w->dp_s, w->pp_s, w->ep_s);
   if (graph_engine)
     std::printf("replayed %llu nodes (%llu collectives, %llu send/recv pairs) in %.2f s\n",

@@ -251,6 +251,10 @@ RunSummary RunSession::summary() const {
   return s;
 }
 
+const DataParallelTrainer* RunSession::trainer() const {
+  return impl_->trainer.get();
+}
+
 std::vector<std::string> RunSession::bucket_names() const {
   std::vector<std::string> names;
   const std::vector<BucketInfo>* buckets = impl_->trainer        ? &impl_->trainer->buckets()

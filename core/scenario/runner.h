@@ -65,6 +65,8 @@ class RunSession {
   // every sample, and summary() does not depend on the budget.
   void set_sample_budget(size_t max_kept);
   RunSummary summary() const;
+  // The simulated data-parallel trainer (kind train, execution simulated), else nullptr.
+  const DataParallelTrainer* trainer() const;
   // Names of the gradient buckets (layers), in forward order.
   std::vector<std::string> bucket_names() const;
   // execution "mpi": this process's measured split so far (zeros for other runs).

@@ -85,6 +85,24 @@ TEST(WorkloadCli, ATrainedModelsTraceReplaysToTheTrainersIteration) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(WorkloadCli, RunWritesATracePerTrainedRunThatReplays) {
+  // run --emit-trace: DIR/RUN.RANK.et for each of the scenario's runs (teaching_ring4: ring,
+  // skip-1, skip-2 on 4 ranks); each replays through `workload --trace` on its 4 ranks.
+  const std::string base = ::testing::TempDir() + "/run_trace_" + std::to_string(getpid());
+  std::filesystem::remove_all(base);
+  const auto o = run_cli("run " + std::string(COMMLAB_SOURCE_DIR) +
+                         "/samples/teaching_ring4.json --quiet --set training.iterations=2 --out " +
+                         base + "/out --emit-trace " + base + "/trace");
+  ASSERT_EQ(o.code, 0) << o.err;
+  for (const char* run : {"ring", "skip-1", "skip-2"}) {
+    EXPECT_TRUE(std::filesystem::exists(base + "/trace/" + run + ".3.et")) << run;
+    const auto rep = run_cli("workload --trace " + base + "/trace/" + run + " --json");
+    ASSERT_EQ(rep.code, 0) << rep.err;
+    EXPECT_EQ(json::parse(rep.out)["gpus"], 4) << run;
+  }
+  std::filesystem::remove_all(base);
+}
+
 TEST(WorkloadCli, TheClosedFormStaysAvailableAndRefusesGraphOnlyFlags) {
   const auto sum = run_cli(
       "workload --catalog gpt3-175b --cluster netzip-512:gbps=100 --tp 4 --ratio 0.33 --engine sum "
