@@ -7,7 +7,9 @@
 #include <QComboBox>
 #include <QGraphicsItem>
 #include <QGraphicsScene>
+#include <QSpinBox>
 #include <QToolTip>
+#include <cmath>
 
 #include "busbw_view.h"
 #include "main_window.h"
@@ -160,6 +162,24 @@ TEST(BusbwView, AxisShowsBinarySizesAndCeilingsMatchTheLink) {
   EXPECT_NEAR(result.front().ceiling_gbps, 25.0, 0.25);
   // Latency makes small messages far slower than the ceiling.
   EXPECT_LT(result.front().points.front().busbw_gbps, 0.5 * result.front().ceiling_gbps);
+}
+
+TEST(BusbwView, RingSlicingIsASettingAndOffIsThePlainAlphaBetaRing) {
+  // Slicing off: ring all-reduce of S bytes on n ranks takes 2(n-1)(alpha + S/(n B)), so
+  // busbw = S / t x 2(n-1)/n. n = 8, B = 25 GB/s, alpha = 5 us, S = 64 MiB.
+  const double S = 64.0 * (1 << 20), n = 8, B = 25e9, alpha = 5e-6;
+  const double t = 2 * (n - 1) * (alpha + S / (n * B));
+  const double expected = S / t / 1e9 * 2 * (n - 1) / n;
+  const auto off = compute_busbw(8, 25, 5, 64 << 20, 64 << 20, PipelineConfig{0, 0});
+  EXPECT_NEAR(off.front().points.front().busbw_gbps, expected, 1e-6 * expected);
+  // NCCL's default slicing (512 KiB slices of 2 MiB chunks) pays alpha per slice: another curve.
+  const auto on = compute_busbw(8, 25, 5, 64 << 20, 64 << 20);
+  EXPECT_GT(std::abs(on.front().points.front().busbw_gbps - expected), 0.01 * expected);
+  // The page has both controls.
+  app();
+  BusbwView view;
+  EXPECT_NE(view.findChild<QSpinBox*>("slice"), nullptr);
+  EXPECT_NE(view.findChild<QSpinBox*>("chunk"), nullptr);
 }
 
 }  // namespace

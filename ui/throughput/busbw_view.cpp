@@ -31,9 +31,11 @@ namespace {
 
 constexpr int kDebounceMs = 30;
 
-double busbw_of(const char* algo, int ranks, uint64_t bytes, NetworkBackend& backend) {
+double busbw_of(const char* algo, int ranks, uint64_t bytes, NetworkBackend& backend,
+                PipelineConfig pipeline) {
   PlanRequest req;
   req.ranks = ranks;
+  req.pipeline = pipeline;
   req.count = bytes / sizeof(float);
   req.time_only = true;
   Plan plan = build_plan(algo, req);
@@ -47,15 +49,17 @@ double busbw_of(const char* algo, int ranks, uint64_t bytes, NetworkBackend& bac
 }  // namespace
 
 std::vector<BusbwSeries> compute_busbw(int ranks, double bw_gbps, double alpha_us,
-                                       uint64_t min_bytes, uint64_t max_bytes) {
+                                       uint64_t min_bytes, uint64_t max_bytes,
+                                       PipelineConfig pipeline) {
   AnalyticalBackend backend(make_flat(ranks, bw_gbps * 1e9, alpha_us * 1e-6));
   AnalyticalBackend no_latency(make_flat(ranks, bw_gbps * 1e9, 0));
   std::vector<BusbwSeries> result;
   for (const char* algo : {"ring", "tree", "hd", "direct"}) {
     BusbwSeries series{algo, {}};
     for (uint64_t bytes = min_bytes; bytes <= max_bytes; bytes *= 2)
-      series.points.push_back({static_cast<double>(bytes), busbw_of(algo, ranks, bytes, backend)});
-    series.ceiling_gbps = busbw_of(algo, ranks, 1ull << 30, no_latency);
+      series.points.push_back(
+          {static_cast<double>(bytes), busbw_of(algo, ranks, bytes, backend, pipeline)});
+    series.ceiling_gbps = busbw_of(algo, ranks, 1ull << 30, no_latency, pipeline);
     result.push_back(std::move(series));
   }
   return result;
@@ -80,9 +84,30 @@ BusbwView::BusbwView(QWidget* parent) : QWidget(parent) {
   alpha_->setSuffix(" us");
   alpha_->setToolTip(
       "Latency paid by every step of the collective (alpha in the alpha-beta model).");
+  // The ring's NCCL-style pipelining bends its curve: a step's chunk goes in slices, each paying
+  // alpha (docs/collectives.md).
+  auto kib = [](int value, const QString& tip) {
+    auto* box = new QSpinBox;
+    box->setRange(0, 1 << 20);
+    box->setValue(value);
+    box->setSuffix(" KiB");
+    box->setSpecialValueText("off");
+    box->setToolTip(tip);
+    return box;
+  };
+  const PipelineConfig defaults;
+  slice_kib_ = kib(static_cast<int>(defaults.slice_bytes >> 10),
+                   "NCCL-style slice of a ring step: each slice pays the latency once; 0 = off "
+                   "(whole chunks, the plain alpha-beta ring).");
+  slice_kib_->setObjectName("slice");
+  chunk_kib_ = kib(static_cast<int>(defaults.chunk_bytes >> 10),
+                   "Per-rank chunk per loop of the ring (NCCL's chunk size); 0 = off.");
+  chunk_kib_->setObjectName("chunk");
   form->addRow("Ranks", ranks_);
   form->addRow("Link bandwidth", bw_);
   form->addRow("Latency (alpha)", alpha_);
+  form->addRow("Ring slice", slice_kib_);
+  form->addRow("Ring chunk", chunk_kib_);
   status_ = new QLabel;
   status_->setObjectName("status");
   status_->setWordWrap(true);
@@ -104,6 +129,8 @@ BusbwView::BusbwView(QWidget* parent) : QWidget(parent) {
   connect(ranks_, &QSpinBox::valueChanged, this, &BusbwView::schedule_recompute);
   connect(bw_, &QDoubleSpinBox::valueChanged, this, &BusbwView::schedule_recompute);
   connect(alpha_, &QDoubleSpinBox::valueChanged, this, &BusbwView::schedule_recompute);
+  connect(slice_kib_, &QSpinBox::valueChanged, this, &BusbwView::schedule_recompute);
+  connect(chunk_kib_, &QSpinBox::valueChanged, this, &BusbwView::schedule_recompute);
   recompute();
 }
 
@@ -118,12 +145,14 @@ void BusbwView::schedule_recompute() {
 void BusbwView::recompute() {
   const int ranks = ranks_->value();
   const double bw = bw_->value(), alpha = alpha_->value();
+  const PipelineConfig pipeline{static_cast<uint64_t>(slice_kib_->value()) << 10,
+                                static_cast<uint64_t>(chunk_kib_->value()) << 10};
   const int generation = ++generation_;
   ++pending_;
   status_->setText("computing...");
   QPointer<BusbwView> self(this);
-  QThreadPool::globalInstance()->start([self, ranks, bw, alpha, generation] {
-    auto result = compute_busbw(ranks, bw, alpha, 1024, 256ull << 20);
+  QThreadPool::globalInstance()->start([self, ranks, bw, alpha, pipeline, generation] {
+    auto result = compute_busbw(ranks, bw, alpha, 1024, 256ull << 20, pipeline);
     QMetaObject::invokeMethod(qApp, [self, result, generation] {
       if (!self) return;
       --self->pending_;

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "chart_export.h"
+#include "collective/plan.h"
 
 class QChartView;
 class QChart;
@@ -26,9 +27,11 @@ struct BusbwSeries {
   double ceiling_gbps = 0;
 };
 
-// Pure function of the settings (no Qt in the computation, so tests can call it too).
+// Pure function of the settings (no Qt in the computation, so tests can call it too). `pipeline`
+// is the NCCL-style slicing of ring steps (collective/plan.h; zeros turn it off).
 std::vector<BusbwSeries> compute_busbw(int ranks, double bw_gbps, double alpha_us,
-                                       uint64_t min_bytes, uint64_t max_bytes);
+                                       uint64_t min_bytes, uint64_t max_bytes,
+                                       PipelineConfig pipeline = {});
 
 class BusbwView : public QWidget, public Exportable {
   Q_OBJECT
@@ -59,6 +62,8 @@ class BusbwView : public QWidget, public Exportable {
   QSpinBox* ranks_;
   QDoubleSpinBox* bw_;
   QDoubleSpinBox* alpha_;
+  QSpinBox* slice_kib_;  // ring slicing (PipelineConfig), KiB; 0 turns it off
+  QSpinBox* chunk_kib_;
   QLabel* status_;
   QTimer* debounce_;
   int pending_ = 0;
