@@ -79,6 +79,8 @@ int main(int argc, char** argv) {
   }
   try {
     return action ? action() : kExitInvalid;
+  } catch (const AlreadyReported& e) {
+    return e.code;
   } catch (const InvalidInput& e) {
     std::cerr << "commlab-cli: " << e.what() << "\n";
     return kExitInvalid;

@@ -55,8 +55,10 @@ int run(const Options& o) {
     }
   exec::MpiRuntime rt(exec::RuntimeOptions{o.timeout_s});
   if (std::string m = rt.check_same_inputs(exec::hash_inputs(exec::process_arguments(), {}));
-      !m.empty())
-    throw InvalidInput(m);
+      !m.empty()) {
+    rt.report_everywhere(m);
+    throw AlreadyReported(kExitInvalid);
+  }
   if (rt.size() < 2) throw InvalidInput("calibrate needs at least 2 processes (mpirun -np 2 ...)");
   exec::Calibration cal;
   try {

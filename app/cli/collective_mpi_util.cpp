@@ -204,7 +204,10 @@ int run_collective_mpi(const CollectiveOptions& o) {
   if (o.net.cluster.ends_with(".json")) files.push_back(o.net.cluster);
   const std::string mismatch =
       rt.check_same_inputs(exec::hash_inputs(exec::process_arguments(), files));
-  if (!mismatch.empty()) throw InvalidInput(mismatch);
+  if (!mismatch.empty()) {
+    rt.report_everywhere(mismatch);
+    throw AlreadyReported(kExitInvalid);
+  }
   try {
     return run_in_job(rt, o);
   } catch (const InvalidInput&) {

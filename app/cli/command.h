@@ -18,6 +18,14 @@ struct InvalidInput : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Thrown after the error was already printed (MpiRuntime::report_everywhere): main exits with
+// `code` and prints nothing more.
+struct AlreadyReported : std::runtime_error {
+  explicit AlreadyReported(int exit_code)
+      : std::runtime_error("already reported"), code(exit_code) {}
+  int code;
+};
+
 struct Command {
   std::string name;
   std::string description;

@@ -163,7 +163,10 @@ Job start_job(const Options& o, const Experiment& exp) {
   job.size = job.rt->size();
   const std::string mismatch = job.rt->check_same_inputs(
       exec::hash_inputs(exec::process_arguments(), std::vector<std::string>{o.scenario}));
-  if (!mismatch.empty()) job.rt->abort(mismatch, kExitInvalid);
+  if (!mismatch.empty()) {
+    job.rt->report_everywhere(mismatch);
+    throw AlreadyReported(kExitInvalid);
+  }
   return job;
 }
 

@@ -198,6 +198,12 @@ std::string MpiRuntime::check_same_inputs(uint64_t hash) const {
          "must run the same command line on the same files";
 }
 
+void MpiRuntime::report_everywhere(const std::string& message) const {
+  std::fprintf(stderr, "commlab-cli: %s\n", message.c_str());
+  std::fflush(stderr);
+  barrier();
+}
+
 void MpiRuntime::barrier() const {
   MPI_Request req;
   MPI_Ibarrier(world(*this), &req);
@@ -326,6 +332,9 @@ std::string MpiRuntime::check_same_inputs(uint64_t) const {
   return "";
 }
 void MpiRuntime::barrier() const {}
+void MpiRuntime::report_everywhere(const std::string& message) const {
+  std::fprintf(stderr, "commlab-cli: %s\n", message.c_str());
+}
 std::vector<double> MpiRuntime::gather(double value) const {
   return {value};
 }

@@ -64,6 +64,10 @@ class MpiRuntime {
   std::string check_same_inputs(uint64_t hash) const;
 
   void barrier() const;
+  // Prints "commlab-cli: MESSAGE" on this rank's stderr, then waits until every rank has printed
+  // (a barrier), so an error every rank finds (check_same_inputs) is on every rank's stderr before
+  // any rank exits and mpirun tears the others down. Callers then exit without printing again.
+  void report_everywhere(const std::string& message) const;
   // On rank 0: one value per rank (index = rank); elsewhere empty.
   std::vector<double> gather(double value) const;
   std::vector<std::string> gather_strings(const std::string& value) const;
