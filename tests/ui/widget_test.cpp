@@ -180,6 +180,7 @@ TEST(BusbwView, RingSlicingIsASettingAndOffIsThePlainAlphaBetaRing) {
   BusbwView view;
   EXPECT_NE(view.findChild<QSpinBox*>("slice"), nullptr);
   EXPECT_NE(view.findChild<QSpinBox*>("chunk"), nullptr);
+  ASSERT_TRUE(wait_for([&] { return view.idle(); }));  // its first computation, off the GUI thread
 }
 
 }  // namespace

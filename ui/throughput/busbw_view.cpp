@@ -18,6 +18,7 @@
 #include <QVBoxLayout>
 #include <QValueAxis>
 #include <cmath>
+#include <exception>
 
 #include "collective/algorithms.h"
 #include "collective/executor.h"
@@ -152,7 +153,14 @@ void BusbwView::recompute() {
   status_->setText("computing...");
   QPointer<BusbwView> self(this);
   QThreadPool::globalInstance()->start([self, ranks, bw, alpha, pipeline, generation] {
-    auto result = compute_busbw(ranks, bw, alpha, 1024, 256ull << 20, pipeline);
+    // An exception must not escape into the thread pool (it would terminate the process): a
+    // failed computation shows as no series.
+    std::vector<BusbwSeries> result;
+    try {
+      result = compute_busbw(ranks, bw, alpha, 1024, 256ull << 20, pipeline);
+    } catch (const std::exception&) {
+      result.clear();
+    }
     QMetaObject::invokeMethod(qApp, [self, result, generation] {
       if (!self) return;
       --self->pending_;
@@ -170,6 +178,10 @@ QChart* BusbwView::chart() const {
 }
 
 void BusbwView::show_result(const std::vector<BusbwSeries>& result) {
+  if (result.empty()) {
+    status_->setText("could not compute these settings; the chart shows the last ones");
+    return;
+  }
   auto* chart = new QChart;
   chart->setTitle(QString("All-reduce bus bandwidth vs message size, %1 ranks (analytical backend)")
                       .arg(ranks_->value()));
