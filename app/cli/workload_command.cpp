@@ -44,21 +44,22 @@ struct Options {
 };
 
 struct Timing {  // one replay (or the closed form), in the JSON's terms
-  double iteration_s = 0, compute_s = 0, tp_s = 0, dp_s = 0, pp_s = 0, ep_s = 0, idle_s = 0;
+  WorkloadTiming w;
+  bool graph = false;  // replayed: the fields below are set
   std::array<double, workload::kCommKinds> total_s{};
   uint64_t nodes = 0, collectives = 0, p2p = 0;
   double wall_s = 0;
 };
 
-nlohmann::json to_json(const Timing& t, bool graph) {
-  nlohmann::json j = {{"iteration_s", t.iteration_s},
-                      {"compute_s", t.compute_s},
-                      {"tp_s", t.tp_s},
-                      {"dp_s", t.dp_s},
-                      {"pp_s", t.pp_s},
-                      {"ep_s", t.ep_s}};
-  if (!graph) return j;
-  j["idle_s"] = t.idle_s;
+nlohmann::json to_json(const Timing& t) {
+  nlohmann::json j = {{"iteration_s", t.w.iteration_s},
+                      {"compute_s", t.w.compute_s},
+                      {"tp_s", t.w.tp_s},
+                      {"dp_s", t.w.dp_s},
+                      {"pp_s", t.w.pp_s},
+                      {"ep_s", t.w.ep_s}};
+  if (!t.graph) return j;
+  j["idle_s"] = t.w.idle_s;
   j["comm_total_s"] = {
       {"tp", t.total_s[0]}, {"dp", t.total_s[1]}, {"pp", t.total_s[2]}, {"ep", t.total_s[3]}};
   j["nodes"] = t.nodes;
@@ -68,28 +69,14 @@ nlohmann::json to_json(const Timing& t, bool graph) {
   return j;
 }
 
-Timing replay(const workload::Graph& g, const Options& o, const ComputeModel& compute, double ratio,
-              int skip) {
+// The scheduler refuses a graph with more ranks than the cluster has GPUs.
+Timing replay(const workload::Graph& g, const Options& o, const ComputeModel& compute,
+              const WorkloadTechniques& tech) {
   auto backend = make_backend(o.net, g.rank_count());
-  if (backend->topology().ranks() < g.rank_count())
-    throw InvalidInput("the graph has " + std::to_string(g.rank_count()) +
-                       " ranks; the cluster only " + std::to_string(backend->topology().ranks()) +
-                       " GPUs");
-  workload::SchedulerOptions so;
-  so.compute = compute;
-  so.techniques.ratio[static_cast<int>(CommKind::kTp)] = ratio;
-  so.techniques.ratio[static_cast<int>(CommKind::kDp)] = ratio;
-  so.techniques.dp_skip.skip = skip;
-  so.timeline_ranks = {};
-  const workload::ScheduleResult r = workload::schedule(g, *backend, so);
+  const workload::ScheduleResult r = workload::schedule(g, *backend, graph_options(compute, tech));
   Timing t;
-  t.iteration_s = r.iteration_s;
-  t.compute_s = r.critical_compute_s;
-  t.tp_s = r.exposed_s[static_cast<int>(CommKind::kTp)];
-  t.dp_s = r.exposed_s[static_cast<int>(CommKind::kDp)];
-  t.pp_s = r.exposed_s[static_cast<int>(CommKind::kPp)];
-  t.ep_s = r.exposed_s[static_cast<int>(CommKind::kEp)];
-  t.idle_s = r.critical_idle_s;
+  t.w = timing_of(r);
+  t.graph = true;
   t.total_s = r.comm_total_s;
   t.nodes = r.nodes;
   t.collectives = r.collectives;
@@ -99,16 +86,10 @@ Timing replay(const workload::Graph& g, const Options& o, const ComputeModel& co
 }
 
 Timing closed_form(const TransformerSpec& spec, const Parallelism& p, const Options& o,
-                   const ComputeModel& compute, double ratio, int skip) {
+                   const ComputeModel& compute, const WorkloadTechniques& tech) {
   auto backend = make_backend(o.net, 0);
-  const WorkloadTiming w =
-      time_workload(spec, p, *backend, compute, WorkloadTechniques{ratio, ratio, skip});
   Timing t;
-  t.iteration_s = w.iteration_s;
-  t.compute_s = w.compute_s;
-  t.tp_s = w.tp_s;
-  t.dp_s = w.dp_s;
-  t.pp_s = w.pp_s;
+  t.w = time_workload(spec, p, *backend, compute, tech);
   return t;
 }
 
@@ -127,7 +108,7 @@ int run(const Options& o) {
   const TransformerSpec* spec = nullptr;
   TransformerSpec spec_as_run;
   Parallelism p;
-  std::string what, cluster_name;
+  std::string what;
   if (!o.trace.empty()) {
     workload::TraceReadReport report;
     graph = workload::read_chakra_trace(o.trace, &report);
@@ -170,11 +151,11 @@ int run(const Options& o) {
     if (!graph_engine) throw InvalidInput("--emit-trace needs --engine graph");
     workload::write_chakra_trace(graph, o.emit_trace, spec ? spec->name : "trace");
   }
-  const Timing base =
-      graph_engine ? replay(graph, o, compute, 1.0, 0) : closed_form(*spec, p, o, compute, 1.0, 0);
-  const Timing with = graph_engine ? replay(graph, o, compute, ratio, o.skip)
-                                   : closed_form(*spec, p, o, compute, ratio, o.skip);
-  const double saving = 1.0 - with.iteration_s / base.iteration_s;
+  auto time = [&](const WorkloadTechniques& tech) {
+    return graph_engine ? replay(graph, o, compute, tech) : closed_form(*spec, p, o, compute, tech);
+  };
+  const Timing base = time({}), with = time({ratio, ratio, o.skip});
+  const double saving = 1.0 - with.w.iteration_s / base.w.iteration_s;
   if (o.json) {
     nlohmann::json doc = {{"workload", spec ? spec->name : o.trace},
                           {"engine", o.engine},
@@ -183,8 +164,8 @@ int run(const Options& o) {
                           {"codec", o.codec},
                           {"tensor_source", o.source},
                           {"skip", o.skip},
-                          {"baseline", to_json(base, graph_engine)},
-                          {"with_techniques", to_json(with, graph_engine)},
+                          {"baseline", to_json(base)},
+                          {"with_techniques", to_json(with)},
                           {"time_saving", saving}};
     if (spec) {
       doc["dp"] = p.dp, doc["tp"] = p.tp, doc["pp"] = p.pp, doc["ep"] = o.ep;
@@ -211,7 +192,7 @@ int run(const Options& o) {
                                      : "closed form: every message fully exposed");
   std::printf("%-16s %12s %11s %9s %9s %9s %9s\n", "", "iteration(s)", "compute(s)", "TP(s)",
               "DP(s)", "PP(s)", "EP(s)");
-  for (auto [name, w] : {std::pair{"baseline", &base}, std::pair{"with techniques", &with}})
+  for (auto [name, w] : {std::pair{"baseline", &base.w}, std::pair{"with techniques", &with.w}})
     std::printf("%-16s %12.4g %11.4g %9.3g %9.3g %9.3g %9.3g\n", name, w->iteration_s, w->compute_s,
                 w->tp_s, w->dp_s, w->pp_s, w->ep_s);
   if (graph_engine)

@@ -98,8 +98,7 @@ CatalogRun::CatalogRun(const RunConfig& c) {
   int dp = p.dp;
   if (trace) {
     dp = 0;
-    for (const workload::Node& n :
-         g.ranks.empty() ? std::vector<workload::Node>{} : g.ranks[0].nodes)
+    for (const workload::Node& n : g.ranks.at(0).nodes)
       if (n.kind == workload::NodeKind::kCollective && n.comm == workload::CommKind::kDp) {
         dp = static_cast<int>(g.groups[n.group_or_peer].size());
         break;
@@ -119,29 +118,17 @@ CatalogRun::CatalogRun(const RunConfig& c) {
     }
     return;
   }
-  workload::SchedulerOptions so;
-  so.compute = compute;
-  so.techniques.ratio[static_cast<int>(workload::CommKind::kTp)] = ratio_;
-  so.techniques.ratio[static_cast<int>(workload::CommKind::kDp)] = ratio_;
-  so.techniques.dp_skip.skip = skip_;
-  so.timeline_ranks = {};
   workload::ScheduleResult r;
   try {
-    r = workload::schedule(g, backend, so);
+    r = workload::schedule(g, backend, graph_options(compute, {ratio_, ratio_, skip_}));
   } catch (const std::invalid_argument& e) {
     throw std::invalid_argument(std::string(trace ? "workload.trace: " : "workload.catalog: ") +
                                 e.what());
   }
-  timing_.iteration_s = r.iteration_s;
-  timing_.compute_s = r.critical_compute_s;
-  timing_.tp_s = r.exposed_s[static_cast<int>(workload::CommKind::kTp)];
-  timing_.dp_s = r.exposed_s[static_cast<int>(workload::CommKind::kDp)];
-  timing_.pp_s = r.exposed_s[static_cast<int>(workload::CommKind::kPp)];
-  timing_.ep_s = r.exposed_s[static_cast<int>(workload::CommKind::kEp)];
-  timing_.idle_s = r.critical_idle_s;
+  timing_ = timing_of(r);
   // Rank 0's DP reduce-scatters (and all-reduces), for the summary's skipped steps.
   MessageTiming rs{MessageKind::kDpReduceScatter, 0, 0, 0};
-  for (const workload::Node& n : g.ranks[0].nodes)
+  for (const workload::Node& n : g.ranks.at(0).nodes)
     if (n.kind == workload::NodeKind::kCollective && n.comm == workload::CommKind::kDp &&
         (n.op == workload::CommOp::kReduceScatter || n.op == workload::CommOp::kAllReduce))
       ++rs.count;

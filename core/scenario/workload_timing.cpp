@@ -135,4 +135,30 @@ WorkloadTiming time_workload(const TransformerSpec& spec, const Parallelism& p,
   return w;
 }
 
+workload::SchedulerOptions graph_options(const ComputeModel& compute,
+                                         const WorkloadTechniques& techniques) {
+  using workload::CommKind;
+  workload::SchedulerOptions o;
+  o.algorithm = techniques.algorithm;
+  o.compute = compute;
+  o.techniques.ratio[static_cast<int>(CommKind::kTp)] = techniques.tp_ratio;
+  o.techniques.ratio[static_cast<int>(CommKind::kDp)] = techniques.dp_ratio;
+  o.techniques.dp_skip.skip = techniques.dp_skip;
+  o.timeline_ranks = {};
+  return o;
+}
+
+WorkloadTiming timing_of(const workload::ScheduleResult& r) {
+  using workload::CommKind;
+  WorkloadTiming t;
+  t.iteration_s = r.iteration_s;
+  t.compute_s = r.critical_compute_s;
+  t.tp_s = r.exposed_s[static_cast<int>(CommKind::kTp)];
+  t.dp_s = r.exposed_s[static_cast<int>(CommKind::kDp)];
+  t.pp_s = r.exposed_s[static_cast<int>(CommKind::kPp)];
+  t.ep_s = r.exposed_s[static_cast<int>(CommKind::kEp)];
+  t.idle_s = r.critical_idle_s;
+  return t;
+}
+
 }  // namespace commlab

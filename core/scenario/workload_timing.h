@@ -9,6 +9,7 @@
 #include "network/backend.h"
 #include "train/catalog.h"
 #include "train/compute_model.h"
+#include "workload/scheduler.h"
 
 namespace commlab {
 
@@ -39,5 +40,14 @@ struct WorkloadTiming {
 WorkloadTiming time_workload(const TransformerSpec& spec, const Parallelism& p,
                              NetworkBackend& backend, const ComputeModel& compute,
                              const WorkloadTechniques& techniques = {});
+
+// The graph engine's side (workload/scheduler.h), shared by catalog and trace runs and the
+// `workload` command: the scheduler options that apply `techniques` as time_workload does (the
+// codec ratio on TP and DP bytes, SkipReduce on DP reduce-scatters), no timeline recorded.
+workload::SchedulerOptions graph_options(const ComputeModel& compute,
+                                         const WorkloadTechniques& techniques);
+// A replay in WorkloadTiming's terms: compute and exposed TP/DP/PP/EP time on the critical path,
+// its idle gaps; no messages.
+WorkloadTiming timing_of(const workload::ScheduleResult& r);
 
 }  // namespace commlab

@@ -17,7 +17,6 @@ struct Costs {
   uint64_t tp_bytes = 0, pp_bytes = 0, a2a_bytes = 0;
   uint64_t layer_dense_grad = 0, layer_expert_grad = 0;  // per layer, per TP rank
   uint64_t first_stage_grad = 0, last_stage_grad = 0;    // embedding / head + final norm
-  double held_params_per_rank = 0;  // for the optimizer's memory traffic (set per stage)
 };
 
 Costs costs_of(const TransformerSpec& s, const CatalogGraphOptions& o) {
@@ -397,6 +396,23 @@ void check_options(const TransformerSpec& spec, const CatalogGraphOptions& o) {
   if (o.grad_bytes != 2 && o.grad_bytes != 4)
     throw std::invalid_argument("gradient bytes must be 2 (BF16) or 4 (FP32)");
   if (o.bucket_bytes < 1024) throw std::invalid_argument("bucket size must be >= 1 KiB");
+  // Bounded before anything is allocated (a node is ~64 bytes, plus the scheduler's state): an
+  // upper estimate of one rank's nodes (8 per block and micro-batch, 12 with all-to-alls, the
+  // pipeline's sends and recvs, two collectives per bucket of the largest stage) times the ranks.
+  const Parallelism& p = o.parallel;
+  const Costs c = costs_of(spec, o);
+  const double m = static_cast<double>(p.global_batch) / (p.dp * p.micro_batch);
+  const double layers = static_cast<double>(spec.layers) / p.pp;
+  const double grad = layers * static_cast<double>(c.layer_dense_grad + c.layer_expert_grad) +
+                      static_cast<double>(c.first_stage_grad + c.last_stage_grad);
+  const double per_rank = m * (layers * (o.ep > 1 ? 12 : 8) + 4) +
+                          2 * (grad / static_cast<double>(o.bucket_bytes) + 4) + 1;
+  const double nodes = per_rank * p.gpus();
+  if (nodes > static_cast<double>(kMaxCatalogGraphNodes))
+    throw std::invalid_argument(spec.name + ": the graph would have about " +
+                                std::to_string(static_cast<int64_t>(nodes)) +
+                                " nodes, over the cap of " + std::to_string(kMaxCatalogGraphNodes) +
+                                "; use larger DP buckets, a smaller global batch or fewer GPUs");
 }
 
 }  // namespace

@@ -23,6 +23,10 @@ inline constexpr uint8_t kPpRecvForward = 5;   // activations from the previous 
 inline constexpr uint8_t kPpSendBackward = 6;  // gradients to the previous stage
 inline constexpr uint8_t kPpRecvBackward = 7;  // gradients from the next stage
 
+// The most nodes a generated graph may have (GPT-3 175B on 16,384 GPUs has 17 M and takes 2.8 GB
+// replayed); catalog_graph refuses larger before allocating.
+inline constexpr uint64_t kMaxCatalogGraphNodes = uint64_t{64} << 20;
+
 struct CatalogGraphOptions {
   Parallelism parallel;  // dp x tp x pp, micro and global batch (wire_bytes: activations)
   int ep = 1;            // expert-parallel degree (MoE only; divides dp and the expert count)
@@ -34,7 +38,8 @@ struct CatalogGraphOptions {
 
 // Ranks are laid out tp innermost, then pp, then dp: rank = (d * pp + s) * tp + t, so a TP group
 // is consecutive ranks (one server) and a pipeline crosses servers. Throws std::invalid_argument
-// for a split that does not divide (plan_iteration's checks, and ep: dp % ep, experts % ep).
+// for a split that does not divide (plan_iteration's checks, and ep: dp % ep, experts % ep) and
+// for a graph over kMaxCatalogGraphNodes.
 Graph catalog_graph(const TransformerSpec& spec, const CatalogGraphOptions& options);
 
 // Training FLOPs the graph's compute nodes carry in total, over every rank: training FLOPs per
