@@ -1,6 +1,7 @@
 // `commlab-cli collective --exec mpi`: one real process per rank (core/exec), the nccl-tests
 // table with min/avg/max over ranks, #wrong from each rank's verification, and beside it what the
 // simulator predicts for the same plan on the calibrated cluster (`--cluster` from calibrate).
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -16,6 +17,7 @@
 #include "exec/mpi_runtime.h"
 #include "exec/rank_reference.h"
 #include "topology/topology.h"
+#include "topology/topology_json.h"
 
 namespace commlab::cli {
 
@@ -32,9 +34,23 @@ struct Row {
   std::optional<double> predicted_s;
 };
 
-// What the simulator predicts for the plan on the calibrated cluster (rank 0 only).
-double predict(const Plan& plan, NetworkBackend& backend, const exec::Calibration& cal,
+// The plan's largest message in wire bytes (before any codec): the step that costs most.
+uint64_t largest_message(const Plan& plan, const std::string& wire) {
+  uint64_t most = 0;
+  for (const PlanStep& step : plan.steps)
+    for (const Transfer& t : step.transfers) most = std::max(most, t.count);
+  return most * dtype_size(parse_dtype(wire));
+}
+
+// What the simulator predicts for the plan on the calibrated cluster (rank 0 only). The
+// calibration is taken at the plan's largest message (Calibration::at_message): the link
+// bandwidths and reduction speed measured at that size, not the one line through all sizes.
+double predict(const Plan& plan, const NetworkFlags& net, const exec::Calibration& measured,
                const CollectiveOptions& o) {
+  const exec::Calibration cal = measured.at_message(largest_message(plan, o.wire));
+  std::unique_ptr<NetworkBackend> owned =
+      make_backend(net.backend, topology_from_json(exec::calibration_to_json(cal)));
+  NetworkBackend& backend = *owned;
   std::string codec_name = o.codec;
   double cpu_Bps = 0;
   if (!o.codec.empty()) {
@@ -138,7 +154,7 @@ int run_in_job(const MpiRuntime& rt, const CollectiveOptions& o) {
     req.pipeline.slice_bytes = 0;  // the real executor runs whole steps
     Plan plan = build_plan(o.algo, req);
     Row row = run_size(rt, executor, plan, codec.get(), tolerance, o);
-    if (rt.root() && backend && cal) row.predicted_s = predict(plan, *backend, *cal, o);
+    if (rt.root() && backend && cal) row.predicted_s = predict(plan, o.net, *cal, o);
     all_ok &= row.wrong <= 0;
     if (!rt.root()) continue;
     const double size_bytes = static_cast<double>(count * sizeof(float));

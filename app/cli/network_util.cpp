@@ -24,10 +24,13 @@ void add_network_flags(CLI::App& app, NetworkFlags& f) {
 std::unique_ptr<NetworkBackend> make_backend(const NetworkFlags& f, int ranks) {
   Topology topo = f.cluster.empty() ? make_flat(ranks, f.bw_gbps * 1e9, f.alpha_us * 1e-6)
                                     : cluster_from_spec(f.cluster);
-  if (f.backend == "analytical") return std::make_unique<AnalyticalBackend>(std::move(topo));
-  if (f.backend == "packet")
-    return std::make_unique<PacketBackend>(std::move(topo), PacketConfig{});
-  throw InvalidInput("--backend: expected analytical or packet, got '" + f.backend + "'");
+  return make_backend(f.backend, std::move(topo));
+}
+
+std::unique_ptr<NetworkBackend> make_backend(const std::string& backend, Topology topo) {
+  if (backend == "analytical") return std::make_unique<AnalyticalBackend>(std::move(topo));
+  if (backend == "packet") return std::make_unique<PacketBackend>(std::move(topo), PacketConfig{});
+  throw InvalidInput("--backend: expected analytical or packet, got '" + backend + "'");
 }
 
 int backend_ranks_per_node(const NetworkBackend& backend) {

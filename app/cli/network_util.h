@@ -5,6 +5,7 @@
 #include <string>
 
 #include "network/backend.h"
+#include "topology/topology.h"
 
 namespace commlab::cli {
 
@@ -18,6 +19,8 @@ struct NetworkFlags {
 void add_network_flags(CLI::App& app, NetworkFlags& flags);
 // `ranks` is used when no cluster is given. Throws InvalidInput on bad values.
 std::unique_ptr<NetworkBackend> make_backend(const NetworkFlags& flags, int ranks);
+// The backend named by --backend ("analytical" or "packet") on an already built topology.
+std::unique_ptr<NetworkBackend> make_backend(const std::string& backend, Topology topology);
 // GPUs per server in the backend's topology (1 when every GPU is its own server).
 int backend_ranks_per_node(const NetworkBackend& backend);
 

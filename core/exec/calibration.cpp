@@ -1,5 +1,6 @@
 #include "exec/calibration.h"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -40,6 +41,39 @@ LatencyBandwidth fit_latency_bandwidth(std::vector<std::pair<uint64_t, double>> 
   return fit;
 }
 
+double interpolate_log_log(const std::vector<std::pair<uint64_t, double>>& samples, uint64_t x) {
+  if (samples.empty()) return 0;
+  if (x <= samples.front().first) return samples.front().second;
+  if (x >= samples.back().first) return samples.back().second;
+  size_t hi = 1;
+  while (samples[hi].first < x) ++hi;
+  const auto [x0, y0] = samples[hi - 1];
+  const auto [x1, y1] = samples[hi];
+  if (!(y0 > 0 && y1 > 0) || x1 == x0) return y1;
+  const double f = std::log(static_cast<double>(x) / x0) / std::log(static_cast<double>(x1) / x0);
+  return y0 * std::pow(y1 / y0, f);
+}
+
+double LatencyBandwidth::time_at(uint64_t bytes) const {
+  const double line = latency_s + (bandwidth_Bps > 0 ? bytes / bandwidth_Bps : 0);
+  if (samples.size() < 2 || bytes < samples.front().first || bytes > samples.back().first)
+    return line;
+  return interpolate_log_log(samples, bytes);
+}
+
+Calibration Calibration::at_message(uint64_t bytes) const {
+  Calibration c = *this;
+  const double beyond_latency = ring.time_at(bytes) - ring.latency_s;
+  // A step no longer than the latency says nothing about bandwidth: keep the fitted one.
+  if (beyond_latency > 0.05 * ring.time_at(bytes) && bytes > 0)
+    c.ring.bandwidth_Bps = static_cast<double>(bytes) / beyond_latency;
+  const double pair_beyond = same_host.time_at(bytes) - same_host.latency_s;
+  if (same_host.bandwidth_Bps > 0 && pair_beyond > 0.05 * same_host.time_at(bytes) && bytes > 0)
+    c.same_host.bandwidth_Bps = static_cast<double>(bytes) / pair_beyond;
+  if (!reduce_samples.empty()) c.reduce_Bps = interpolate_log_log(reduce_samples, bytes);
+  return c;
+}
+
 double Calibration::codec_Bps(const std::string& codec, DType dtype) const {
   for (const CodecSpeed& c : codecs)
     if (c.codec == codec && c.dtype == dtype) return c.cpu_Bps;
@@ -57,6 +91,25 @@ json fit_json(const LatencyBandwidth& f) {
           {"samples_bytes_us", samples}};
 }
 
+// [[bytes, value], ...] in increasing bytes, value * scale; absent: none.
+std::vector<std::pair<uint64_t, double>> samples_from(const json& j, const char* key, double scale,
+                                                      const std::string& where) {
+  std::vector<std::pair<uint64_t, double>> out;
+  if (!j.contains(key)) return out;
+  const json& list = j[key];
+  const std::string w = where + "." + key;
+  if (!list.is_array()) throw std::invalid_argument(w + ": expected an array of [bytes, value]");
+  for (size_t i = 0; i < list.size(); ++i) {
+    const json& s = list[i];
+    if (!s.is_array() || s.size() != 2 || !s[0].is_number_unsigned() || !s[1].is_number() ||
+        !(s[1].get<double>() > 0) || (i > 0 && s[0].get<uint64_t>() <= out.back().first))
+      throw std::invalid_argument(w + "[" + std::to_string(i) +
+                                  "]: expected [bytes, value > 0] with bytes increasing");
+    out.emplace_back(s[0].get<uint64_t>(), s[1].get<double>() * scale);
+  }
+  return out;
+}
+
 LatencyBandwidth fit_from(const json& j, const std::string& where) {
   LatencyBandwidth f;
   if (!j.is_object()) throw std::invalid_argument(where + ": expected an object");
@@ -66,6 +119,7 @@ LatencyBandwidth fit_from(const json& j, const std::string& where) {
   f.latency_s = j["latency_us"].get<double>() * 1e-6;
   f.bandwidth_Bps = j["bandwidth_gbps"].get<double>() * 1e9 / 8;
   f.max_rel_error = j.value("max_rel_error", 0.0);
+  f.samples = samples_from(j, "samples_bytes_us", 1e-6, where);
   return f;
 }
 
@@ -78,17 +132,32 @@ json calibration_to_json(const Calibration& c) {
         {{"kind", "gpu"}, {"name", "rank" + std::to_string(r)}, {"server", c.host_of[r]}});
   for (int h = 0; h < c.hosts; ++h)
     nodes.push_back({{"kind", "switch"}, {"name", "host" + std::to_string(h)}, {"tier", 1}});
-  // The ring fit is what a rank gets while every rank sends at once: the collectives' case.
-  const double gbps = c.ring.bandwidth_Bps * 8 / 1e9, lat_us = c.ring.latency_s * 1e6;
+  // One host's ranks share its cores and memory bus: every copy on the host crosses one "bus"
+  // link whose capacity is what all its ranks achieve together in a ring step (ranks x the ring
+  // fit). A rank's own links carry what one pair achieves alone (the ping-pong fit, or the ring's
+  // when that is higher), so a step where few ranks talk (a tree's) runs faster per rank than a
+  // ring step where all do, as it does on a shared-memory host.
+  std::vector<int> per_host(c.hosts, 0);
+  for (int r = 0; r < c.ranks; ++r) ++per_host[c.host_of[r]];
+  const double ring_gbps = c.ring.bandwidth_Bps * 8 / 1e9, lat_us = c.ring.latency_s * 1e6;
+  const double rank_gbps = std::max(ring_gbps, c.same_host.bandwidth_Bps * 8 / 1e9);
+  for (int h = 0; h < c.hosts; ++h) {
+    nodes.push_back(
+        {{"kind", "switch"}, {"name", "host" + std::to_string(h) + "-bus"}, {"tier", 1}});
+    links.push_back({{"from", "host" + std::to_string(h)},
+                     {"to", "host" + std::to_string(h) + "-bus"},
+                     {"bandwidth_gbps", ring_gbps * std::max(1, per_host[h])},
+                     {"latency_us", 0}});
+  }
   for (int r = 0; r < c.ranks; ++r) {
     const std::string sw = "host" + std::to_string(c.host_of[r]);
     links.push_back({{"from", "rank" + std::to_string(r)},
                      {"to", sw},
-                     {"bandwidth_gbps", gbps},
+                     {"bandwidth_gbps", rank_gbps},
                      {"latency_us", lat_us}});
-    links.push_back({{"from", sw},
+    links.push_back({{"from", sw + "-bus"},
                      {"to", "rank" + std::to_string(r)},
-                     {"bandwidth_gbps", gbps},
+                     {"bandwidth_gbps", rank_gbps},
                      {"latency_us", 0}});
   }
   if (c.hosts > 1 && c.other_host.bandwidth_Bps > 0) {
@@ -115,6 +184,11 @@ json calibration_to_json(const Calibration& c) {
               {"ring", fit_json(c.ring)},
               {"reduce_gbps", c.reduce_Bps / 1e9},
               {"codecs", codecs}};
+  if (!c.reduce_samples.empty()) {
+    json samples = json::array();
+    for (auto [bytes, Bps] : c.reduce_samples) samples.push_back({bytes, Bps / 1e9});
+    cal["reduce_samples_bytes_gbps"] = samples;
+  }
   if (c.other_host.bandwidth_Bps > 0) cal["other_host"] = fit_json(c.other_host);
   return {{"name", "calibrated-" + c.host_name + "-" + std::to_string(c.ranks)},
           {"nodes", nodes},
@@ -135,6 +209,18 @@ std::optional<Calibration> read_calibration(const std::string& cluster) {
     throw std::invalid_argument(where + ".ranks: expected an integer");
   c.ranks = cal["ranks"].get<int>();
   c.hosts = cal.value("hosts", 1);
+  if (j.contains("nodes") && j["nodes"].is_array())
+    for (const json& node : j["nodes"])
+      if (node.is_object() && node.value("kind", std::string()) == "gpu")
+        c.host_of.push_back(node.value("server", 0));
+  if (static_cast<int>(c.host_of.size()) != c.ranks)
+    throw std::invalid_argument(cluster + ":nodes: expected " + std::to_string(c.ranks) +
+                                " gpu nodes (one per calibrated rank), found " +
+                                std::to_string(c.host_of.size()));
+  for (int h : c.host_of)
+    if (h < 0 || h >= c.hosts)
+      throw std::invalid_argument(cluster + ":nodes: a gpu's server is outside 0.." +
+                                  std::to_string(c.hosts - 1));
   c.host_name = cal.value("host_name", std::string());
   c.oversubscribed = cal.value("oversubscribed", false);
   c.same_host = fit_from(cal["same_host"], where + ".same_host");
@@ -143,6 +229,7 @@ std::optional<Calibration> read_calibration(const std::string& cluster) {
   if (!cal.contains("reduce_gbps") || !cal["reduce_gbps"].is_number())
     throw std::invalid_argument(where + ".reduce_gbps: expected a number");
   c.reduce_Bps = cal["reduce_gbps"].get<double>() * 1e9;
+  c.reduce_samples = samples_from(cal, "reduce_samples_bytes_gbps", 1e9, where);
   if (cal.contains("codecs")) {
     const json& list = cal["codecs"];
     for (size_t i = 0; i < list.size(); ++i) {

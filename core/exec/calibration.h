@@ -23,6 +23,9 @@ struct LatencyBandwidth {
   double bandwidth_Bps = 0;  // 0: not measured (e.g. other-host on one host)
   double max_rel_error = 0;  // worst |fit - measured| / measured over the samples
   std::vector<std::pair<uint64_t, double>> samples;
+  // The measured time of a message of `bytes`: log-log interpolation between the two samples
+  // around it, the fitted line outside the sampled range (and when there are no samples).
+  double time_at(uint64_t bytes) const;
 };
 // Least squares on the relative error (weights 1/t^2), so 8 B and 64 MiB count alike; the latency
 // is clamped at >= 0. Needs two distinct sizes (std::invalid_argument otherwise).
@@ -45,9 +48,22 @@ struct Calibration {
   LatencyBandwidth other_host;  // ping-pong, rank 0 and the first rank on another host
   LatencyBandwidth ring;        // per step of a ring where every rank sends and receives at once
   double reduce_Bps = 0;        // ExecutorOptions::reduce_bandwidth_Bps: 12 B per element / time
+  // (bytes of one operand, 12 B per element / time) at several sizes: in cache the reduction is
+  // several times faster than from memory.
+  std::vector<std::pair<uint64_t, double>> reduce_samples;
   std::vector<CodecSpeed> codecs;
   double codec_Bps(const std::string& codec, DType dtype) const;  // 0 when not measured
+
+  // This calibration as seen by a collective whose steps move messages of `bytes`: the ring
+  // link's bandwidth becomes the effective one measured at that size (bytes / (time_at(bytes) -
+  // latency)) and the reduction speed the one measured at that operand size. One line cannot do
+  // both: on a shared-memory host a 512 KiB step runs from cache, several times faster than a
+  // 32 MiB one (docs/validation.md).
+  Calibration at_message(uint64_t bytes) const;
 };
+
+// (size, value) pairs: log-log interpolation of value at `x`, clamped to the end values outside.
+double interpolate_log_log(const std::vector<std::pair<uint64_t, double>>& samples, uint64_t x);
 
 struct CalibrationOptions {
   uint64_t min_bytes = 8;
@@ -58,8 +74,9 @@ struct CalibrationOptions {
 // Collective over the runtime's ranks; the result is complete on rank 0.
 Calibration run_calibration(const MpiRuntime& rt, const CalibrationOptions& options);
 
-// The cluster file: one GPU node per rank (server = host), one switch per host; each rank's link
-// to its switch carries the ring fit (latency and bandwidth), hosts meet at a core switch with the
+// The cluster file: one GPU node per rank (server = host); per host a switch and a shared "bus"
+// link that all the host's copies cross (capacity: its ranks x the ring fit); each rank's links
+// carry the single-pair bandwidth and the ring latency; hosts meet at a core switch with the
 // other-host fit. Plus "calibration": every measured sample and fit.
 nlohmann::json calibration_to_json(const Calibration& calibration);
 // The "calibration" block of a cluster file (a path ending in .json); nullopt for presets, specs

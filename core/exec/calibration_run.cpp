@@ -1,7 +1,9 @@
 // The measurements behind `calibrate` (calibration.h): all over the runtime's communicator and
 // its watchdog. Every size is warmed up once, then timed over enough repetitions to last a few
-// milliseconds (at least 3), and the median repetition counts.
+// milliseconds (at least 9), and their mean counts: `collective --exec mpi` reports the mean over
+// its iterations (as nccl-tests does), so the prediction must be built from the same statistic.
 #include <algorithm>
+#include <cstring>
 #include <vector>
 
 #include "collective/codec_wire.h"
@@ -17,17 +19,15 @@ namespace commlab::exec {
 
 namespace {
 
-// The median repetition: a repetition during which another process took the core says nothing
-// about the transport (the machine is shared; docs/validation.md).
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-  return v[v.size() / 2];
+double mean(const std::vector<double>& v) {
+  double sum = 0;
+  for (double t : v) sum += t;
+  return v.empty() ? 0 : sum / static_cast<double>(v.size());
 }
 
 int repetitions(uint64_t bytes) {
   return static_cast<int>(
-      std::clamp<uint64_t>((64ull << 20) / std::max<uint64_t>(bytes, 1), 3, 200));
+      std::clamp<uint64_t>((64ull << 20) / std::max<uint64_t>(bytes, 1), 9, 200));
 }
 
 // One-way time between rank 0 and `peer` (half a round trip); the other ranks wait at the barrier.
@@ -38,7 +38,8 @@ double ping_pong(const MpiRuntime& rt, int peer, uint64_t bytes, std::vector<cha
   std::vector<double> times;
   if (me == 0 || me == peer) {
     const int other = me == 0 ? peer : 0, n = static_cast<int>(bytes);
-    for (int rep = -1; rep < reps; ++rep) {  // rep -1: warm-up
+    for (int rep = -1; rep < reps; ++rep) {        // rep -1: warm-up
+      std::memset(buf.data(), rep & 0x7f, bytes);  // freshly written, as in ring_step below
       const double t0 = MPI_Wtime();
       MPI_Request req;
       if (me == 0) {
@@ -55,43 +56,59 @@ double ping_pong(const MpiRuntime& rt, int peer, uint64_t bytes, std::vector<cha
       if (rep >= 0) times.push_back(MPI_Wtime() - t0);
     }
   }
-  return rt.broadcast(me == 0 ? median(times) / 2 : 0.0, 0);
+  return rt.broadcast(me == 0 ? mean(times) / 2 : 0.0, 0);
 }
 
-// One ring step: every rank sends `bytes` to the next and receives from the previous at once; the
-// step lasts as long as its slowest rank.
+// A ring step: every rank sends `bytes` to the next and receives from the previous at once. Timed
+// as a collective runs them: N - 1 steps back to back after one barrier, each forwarding what the
+// previous one received (no barrier between steps, so the ranks' drift on an oversubscribed host
+// counts as it does in a collective); the mean step of the slowest rank.
 double ring_step(const MpiRuntime& rt, uint64_t bytes, std::vector<char>& out,
                  std::vector<char>& in) {
   MPI_Comm comm = world(rt);
-  const int me = rt.rank(), n = rt.size(), reps = repetitions(bytes);
+  const int me = rt.rank(), n = rt.size(), reps = repetitions(bytes), steps = std::max(1, n - 1);
   const int count = static_cast<int>(bytes);
+  std::vector<double> times;
+  for (int rep = -1; rep < reps; ++rep) {
+    // A collective sends what its rank has just written (the gradients, the reduced chunk): dirty
+    // in this core's cache, which costs the peer's copy about twice a clean buffer's between 16 KiB
+    // and 1 MiB on a shared-memory host (docs/validation.md). Rewrite it before every repetition;
+    // later steps forward the buffer just received, as a ring does.
+    std::memset(out.data(), rep & 0x7f, bytes);
+    char* send = out.data();
+    char* recv = in.data();
+    rt.barrier();
+    const double t0 = MPI_Wtime();
+    for (int step = 0; step < steps; ++step) {
+      MPI_Request req[2];
+      MPI_Irecv(recv, count, MPI_BYTE, (me + n - 1) % n, 2, comm, &req[0]);
+      MPI_Isend(send, count, MPI_BYTE, (me + 1) % n, 2, comm, &req[1]);
+      wait_all(rt, req, "a ring step");
+      std::swap(send, recv);
+    }
+    if (rep >= 0) times.push_back((MPI_Wtime() - t0) / steps);
+  }
+  return rt.max(mean(times));
+}
+
+// dst += src over `bytes` per operand on every rank at once (the collectives' reduction), 12 B
+// per element / time; the slowest rank counts. Repeated over the same buffers, so sizes that fit
+// in cache run from cache, as a collective's small chunks do.
+double reduce_speed(const MpiRuntime& rt, uint64_t bytes) {
+  const uint64_t count = std::max<uint64_t>(bytes / sizeof(float), 1);
+  std::vector<float> dst(count, 1.0f), src(count, 2.0f);
+  const int reps =
+      std::clamp<int>(static_cast<int>((32ull << 20) / (count * sizeof(float))), 4, 64);
   std::vector<double> times;
   for (int rep = -1; rep < reps; ++rep) {
     rt.barrier();
     const double t0 = MPI_Wtime();
-    MPI_Request req[2];
-    MPI_Irecv(in.data(), count, MPI_BYTE, (me + n - 1) % n, 2, comm, &req[0]);
-    MPI_Isend(out.data(), count, MPI_BYTE, (me + 1) % n, 2, comm, &req[1]);
-    wait_all(rt, req, "a ring step");
-    if (rep >= 0) times.push_back(MPI_Wtime() - t0);
-  }
-  return rt.max(median(times));
-}
-
-// dst += src on every rank at once (the collectives' reduction); the slowest rank counts.
-double reduce_speed(const MpiRuntime& rt) {
-  const uint64_t count = 8ull << 20;
-  std::vector<float> dst(count, 1.0f), src(count, 2.0f);
-  double best = 1e30;
-  for (int rep = 0; rep < 4; ++rep) {
-    rt.barrier();
-    const double t0 = MPI_Wtime();
     for (uint64_t i = 0; i < count; ++i) dst[i] += src[i];
-    best = std::min(best, MPI_Wtime() - t0);
+    if (rep >= 0) times.push_back(MPI_Wtime() - t0);
   }
   volatile float sink = dst[count / 2];
   (void)sink;
-  return 3.0 * sizeof(float) * static_cast<double>(count) / rt.max(best);
+  return 3.0 * sizeof(float) * static_cast<double>(count) / rt.max(mean(times));
 }
 
 // Encode + decode of a 4 MiB buffer of the collective's test data, on every rank at once.
@@ -140,7 +157,9 @@ Calibration run_calibration(const MpiRuntime& rt, const CalibrationOptions& opti
   if (!pp_same.empty()) c.same_host = fit_latency_bandwidth(pp_same);
   if (!pp_other.empty()) c.other_host = fit_latency_bandwidth(pp_other);
   c.ring = fit_latency_bandwidth(ring);
-  c.reduce_Bps = reduce_speed(rt);
+  for (uint64_t bytes = 4096; bytes <= (32ull << 20); bytes *= 4)
+    c.reduce_samples.emplace_back(bytes, reduce_speed(rt, bytes));
+  c.reduce_Bps = c.reduce_samples.back().second;  // from memory: the conservative figure
   for (const std::string& name : options.codecs)
     for (DType dtype : {DType::kFp32, DType::kBf16})
       c.codecs.push_back(codec_speed(rt, name, dtype));
