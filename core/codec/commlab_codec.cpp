@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "codec/codec_factories.h"
+#include "codec/commlab_period.h"
 #include "codec/commlab_split.h"
 #include "codec/exponent_delta.h"
 #include "codec/framed_codec.h"
@@ -85,44 +86,6 @@ class CommLabCodec final : public FramedCodec {
   }
 
  private:
-  // Period whose shifted mask predicts the most zeros, judged on up to 256 zeros of the block;
-  // candidates are the distances from the first zero to the next ones, plus the last block's.
-  uint32_t find_period(size_t n) {
-    const uint64_t* mask = zbits_.data();
-    std::vector<uint32_t>& z = sample_;
-    z.clear();
-    for (size_t w = 0; w < zmask::words(n) && z.size() < 256; ++w) {
-      for (uint64_t b = mask[w]; b && z.size() < 256; b &= b - 1) {
-        z.push_back(uint32_t(64 * w + size_t(std::countr_zero(b))));
-      }
-    }
-    if (z.size() < 32) return 0;
-    uint32_t best = 0;
-    size_t best_hits = z.size() / 2;  // must beat "no prediction" clearly
-    auto hit = [&](size_t i) { return i < n && zmask::test(mask, i); };
-    auto score = [&](uint32_t d) {
-      size_t hits = 0;
-      for (uint32_t p : z) hits += hit(p + d);
-      return hits;
-    };
-    if (period_ && period_ < n) {
-      size_t h = score(period_);
-      if (h > best_hits) best = period_, best_hits = h;
-    }
-    if (best && best_hits > z.size() * 7 / 8) return best;  // the last period still fits
-    // Each candidate is first tried on 32 zeros and scored fully only if it predicts 3/4 of them.
-    for (size_t j = 1; j < z.size(); ++j) {
-      uint32_t d = z[j] - z[0];
-      if (d < 2 || d == best) continue;
-      size_t pre = 0;
-      for (size_t q = 0; q < 32; ++q) pre += hit(z[q] + d);
-      if (pre < 24) continue;
-      size_t h = score(d);
-      if (h > best_hits) best = d, best_hits = h;
-    }
-    return best;
-  }
-
   // Codes the ones of r (the flip vector) as gaps into gap_syms_ and extra_.
   void gap_code(const uint64_t* r, size_t n) {
     ExtraWriter ew{extra_};
@@ -165,7 +128,7 @@ class CommLabCodec final : public FramedCodec {
       m = zmask::compact<W>(in.data(), n, nz, zbits_.data());
       // The fewest flips among no prediction, the found period and P = 1 (runs of zeros, e.g.
       // the rows of input pixels that are zero in the whole batch, cost two flips each).
-      const uint32_t found = find_period(n);
+      const uint32_t found = zperiod::find(zbits_.data(), n, period_, period_scratch_);
       period_ = found;
       flip_bits = zbits_.data();
       flips = zmask::count(flip_bits, n);
@@ -354,7 +317,7 @@ class CommLabCodec final : public FramedCodec {
   std::vector<uint8_t> gap_syms_;
   std::vector<uint8_t> extra_;
   std::vector<std::byte> joined_;
-  std::vector<uint32_t> sample_;  // the first zeros, for find_period
+  zperiod::Scratch period_scratch_;
 };
 
 }  // namespace
