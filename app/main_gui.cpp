@@ -54,6 +54,11 @@ int main(int argc, char** argv) {
   QCommandLineOption workload_trace(
       "workload-trace", "workload tab: replay the Chakra trace PREFIX.RANK.et", "PREFIX");
   parser.addOption(workload_trace);
+  QCommandLineOption teach_algo("teach-algo", "teaching tab: ring, tree, hd, hier or direct",
+                                "NAME");
+  QCommandLineOption teach_ranks("teach-ranks", "teaching tab: GPUs (2-8)", "N");
+  QCommandLineOption teach_per_node("teach-per-node", "teaching tab, hier: GPUs per node", "N");
+  parser.addOptions({teach_algo, teach_ranks, teach_per_node});
   parser.process(app);
 
   commlab::ui::MainWindow window;
@@ -73,13 +78,18 @@ int main(int argc, char** argv) {
     if (wh.size() == 2) window.resize(wh[0].toInt(), wh[1].toInt());
   }
   // Explicit Teaching / Topology settings win over the scenario's.
-  if (parser.isSet(skip) || parser.isSet(trim) || parser.isSet(cluster) ||
-      parser.isSet(topo_backend) || parser.isSet(background) || parser.isSet(message))
+  const bool teaching = parser.isSet(skip) || parser.isSet(trim) || parser.isSet(teach_algo) ||
+                        parser.isSet(teach_ranks) || parser.isSet(teach_per_node);
+  if (teaching || parser.isSet(cluster) || parser.isSet(topo_backend) || parser.isSet(background) ||
+      parser.isSet(message))
     window.set_follow_scenario(false);
-  if (parser.isSet(skip) || parser.isSet(trim)) {
+  if (teaching) {
     commlab::ui::TeachingSettings s;
     s.skip = parser.value(skip).toInt();
     s.trim_rate = parser.value(trim).toDouble();
+    if (parser.isSet(teach_algo)) s.algorithm = parser.value(teach_algo).toStdString();
+    if (parser.isSet(teach_ranks)) s.ranks = parser.value(teach_ranks).toInt();
+    if (parser.isSet(teach_per_node)) s.ranks_per_node = parser.value(teach_per_node).toInt();
     window.teaching_view()->set_settings(s);
   }
   if (parser.isSet(topo_backend) || parser.isSet(background) || parser.isSet(message)) {

@@ -223,12 +223,13 @@ void MainWindow::follow() {
   t.background = c.packet.background;
   t.algorithm = c.collective.algorithm;
   if (!(t == topology_->settings())) topology_->set_settings(t);
-  // The teaching page draws 2-8 GPUs and the ring, tree, hd and direct algorithms.
+  // The teaching page draws 2-8 GPUs and the ring, tree, hd, hier and direct algorithms.
   TeachingSettings s = teaching_->settings();
   s.ranks = std::clamp(c.training.ranks, 2, 8);
-  const QStringList drawn{"ring", "tree", "hd", "direct"};
+  const QStringList drawn{"ring", "tree", "hd", "hier", "direct"};
   if (drawn.contains(QString::fromStdString(c.collective.algorithm)))
     s.algorithm = c.collective.algorithm;
+  if (c.collective.ranks_per_node > 0) s.ranks_per_node = std::min(c.collective.ranks_per_node, 8);
   const int skip = c.techniques.skipreduce.skip > 0
                        ? c.techniques.skipreduce.skip
                        : static_cast<int>(std::lround(c.techniques.skipreduce.ratio * s.ranks));
@@ -246,6 +247,8 @@ void MainWindow::add_help_menu() {
         this, "Keyboard shortcuts",
         "Ctrl+O open a scenario, Ctrl+S save it, Ctrl+Shift+S save as, Ctrl+Q quit\n"
         "Ctrl+Z undo a setting change, Ctrl+Shift+Z redo it\n"
+        "Teaching: Left / Right step, Space play or pause, Home back to the start, Ctrl+= and "
+        "Ctrl+- zoom the picture for a class, Ctrl+0 back to 100%\n"
         "Training: with Live on, any setting change re-trains at once\n"
         "Mouse wheel: scrolls the settings; it changes a spin box or list only after a click "
         "on it");

@@ -4,13 +4,14 @@
 #include <QPainterPath>
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 namespace commlab::ui {
 
 namespace {
 
 constexpr double kLegendH = 30;
-constexpr double kTimelineH = 58;
+constexpr double kTimelineH = 82;
 constexpr double kTitleH = 22;
 constexpr double kLabelH = 16;
 const QColor kMissing(0xee, 0xee, 0xee);
@@ -18,6 +19,7 @@ const QColor kInk(0x33, 0x33, 0x33);
 const QColor kReduceStep(0xfd, 0xd9, 0xb5);
 const QColor kCopyStep(0xc6, 0xdb, 0xef);
 const QColor kTrimmed(0xe0, 0x7b, 0x00);
+const QColor kTree1(0x7b, 0x3f, 0x9e);
 
 // Few ranks get fat stripes; eight still fit on a circle without boxes overlapping.
 double stripes_height(int ranks) {
@@ -69,7 +71,15 @@ TeachingCanvas::TeachingCanvas(QWidget* parent) : QWidget(parent) {
 
 void TeachingCanvas::set_trace(std::shared_ptr<const TeachingTrace> trace) {
   trace_ = std::move(trace);
+  if (trace_)
+    layout_ =
+        teaching_layout(trace_->settings.algorithm, trace_->ranks, trace_->settings.ranks_per_node);
   frame_ = 0;
+  update();
+}
+
+void TeachingCanvas::set_zoom(double zoom) {
+  zoom_ = std::clamp(zoom, kMinZoom, kMaxZoom);
   update();
 }
 
@@ -78,33 +88,86 @@ void TeachingCanvas::set_frame(int frame) {
   update();
 }
 
-QRectF TeachingCanvas::box_rect(int rank) const {
+QRectF TeachingCanvas::layout_area() const {
+  const double node_label = layout_.kind == TeachingLayout::Kind::kNodes ? kLabelH + 4 : 0;
+  return QRectF(10, kLegendH + node_label, logical_width() - 20,
+                logical_height() - kLegendH - kTimelineH - node_label - 4);
+}
+
+// Box width and stripe height. A layout with rows shrinks the stripes so that every row fits the
+// area (rows never overlap; boxes of one row are apart by box_columns). The circle starts from its
+// comfortable size and shrinks both until no two boxes meet (8 GPUs at the minimum size).
+TeachingCanvas::BoxSize TeachingCanvas::box_size() const {
   const int n = trace_->ranks;
-  const double w = std::clamp(width() * (n <= 4 ? 0.3 : 0.22), 150.0, 340.0);
-  const double h = kTitleH + stripes_height(n) + kLabelH + 8;
-  const QRectF area(0, kLegendH, width(), height() - kLegendH - kTimelineH);
-  const double rx = std::max(0.0, (area.width() - w) / 2 - 8);
-  const double ry = std::max(0.0, (area.height() - h) / 2 - 6);
-  const double angle = -M_PI / 2 + 2 * M_PI * rank / n;  // rank 0 on top, clockwise
-  QPointF c = area.center() + QPointF(rx * std::cos(angle), ry * std::sin(angle));
-  return QRectF(c.x() - w / 2, c.y() - h / 2, w, h);
+  const QRectF area = layout_area();
+  if (layout_.kind == TeachingLayout::Kind::kCircle) {
+    BoxSize size{std::clamp(logical_width() * (n <= 4 ? 0.3 : 0.22), 150.0, 340.0),
+                 stripes_height(n)};
+    for (int shrink = 0; shrink < 40 && overlapping(size); ++shrink)
+      size = {std::max(90.0, size.width * 0.96), std::max(2.0 * n, size.stripes * 0.92)};
+    return size;
+  }
+  BoxSize size{0, stripes_height(n)};
+  if (layout_.rows > 1) {
+    constexpr double kGap = 10;
+    const double fit = (area.height() - kGap * (layout_.rows - 1)) / layout_.rows;
+    size.stripes = std::clamp(fit - kTitleH - kLabelH - 8, 2.0 * n, stripes_height(n));
+  }
+  // Nodes leave room between their columns for the arcs that close each node's ring.
+  const double widest = layout_.kind == TeachingLayout::Kind::kNodes ? 240.0 : 340.0;
+  if (layout_.columns <= 1) {
+    size.width = std::min(widest, area.width() * 0.5);
+  } else {
+    // Centres (area - w) / (columns - 1) apart; a box spans at most 90% of box_columns of them.
+    const double k = 0.9 * layout_.box_columns;
+    size.width = std::min(widest, k * area.width() / (layout_.columns - 1 + k));
+  }
+  return size;
+}
+
+QRectF TeachingCanvas::box_at(int rank, BoxSize size) const {
+  const double w = size.width, h = kTitleH + size.stripes + kLabelH + 8;
+  const QRectF area = layout_area();
+  auto centre = [](double at, double units, double lo, double extent, double box) {
+    return lo + box / 2 + (units > 1 ? at / (units - 1) : 0.5) * (extent - box);
+  };
+  const double cx = centre(layout_.column[rank], layout_.columns, area.left(), area.width(), w);
+  const double cy = centre(layout_.row[rank], layout_.rows, area.top(), area.height(), h);
+  return QRectF(cx - w / 2, cy - h / 2, w, h);
+}
+
+bool TeachingCanvas::overlapping(BoxSize size) const {
+  for (int a = 0; a < trace_->ranks; ++a)
+    for (int b = a + 1; b < trace_->ranks; ++b)
+      if (box_at(a, size).adjusted(-2, -2, 2, 2).intersects(box_at(b, size))) return true;
+  return false;
+}
+
+double TeachingCanvas::stripes_h() const {
+  return box_size().stripes;
+}
+
+QRectF TeachingCanvas::box_rect(int rank) const {
+  return box_at(rank, box_size());
 }
 
 QRectF TeachingCanvas::cell_rect(const QRectF& box, int cell) const {
   const double x0 = box.left() + 8, width = box.width() - 16;
   const double cw = width / trace_->cells();
-  return QRectF(x0 + cell * cw, box.top() + kTitleH, cw, stripes_height(trace_->ranks));
+  return QRectF(x0 + cell * cw, box.top() + kTitleH, cw, stripes_h());
 }
 
 void TeachingCanvas::paintEvent(QPaintEvent*) {
   QPainter p(this);
   p.setRenderHint(QPainter::Antialiasing);
+  p.scale(zoom_, zoom_);  // presentation zoom: every length and font below is logical
   if (!trace_ || trace_->frames.empty()) {
     p.drawText(rect(), Qt::AlignCenter, "computing...");
     return;
   }
   const TeachingFrame& frame = trace_->frames[std::clamp(frame_, 0, trace_->steps())];
   paint_legend(p);
+  paint_nodes(p);
   for (int r = 0; r < trace_->ranks; ++r) paint_box(p, r, frame);
   paint_arrows(p, frame);
   paint_timeline(p);
@@ -132,6 +195,62 @@ void TeachingCanvas::paint_legend(QPainter& p) const {
   swatch(hatch, "dropped by SkipReduce");
   if (trace_->settings.trim_rate > 0)
     swatch(QBrush(kTrimmed, Qt::DiagCrossPattern), "approximate (trimmed)");
+  if (layout_.kind == TeachingLayout::Kind::kTree) {  // the two trees' key, top left of the area
+    const QRectF area = layout_area();
+    const QString keys[2] = {
+        "tree 0: first half, root GPU 0",
+        QString("tree 1 (mirror): second half, root GPU %1").arg(trace_->ranks - 1)};
+    for (int t = 0; t < 2; ++t) {
+      const double y0 = area.top() + 10 + t * (fm.height() + 4);
+      p.setPen(QPen(t == 0 ? kInk : kTree1, 2.2));
+      p.drawLine(QPointF(area.left(), y0), QPointF(area.left() + 24, y0));
+      p.setPen(kInk);
+      p.drawText(QPointF(area.left() + 30, y0 + fm.ascent() / 2.0 - 1), keys[t]);
+    }
+  }
+}
+
+void TeachingCanvas::paint_nodes(QPainter& p) const {
+  for (size_t k = 0; k < layout_.nodes.size(); ++k) {
+    QRectF frame;
+    for (int r : layout_.nodes[k]) frame = frame.isNull() ? box_rect(r) : frame.united(box_rect(r));
+    frame.adjust(-6, -kLabelH - 2, 6, 5);
+    p.setPen(QPen(QColor(0x88, 0x88, 0x88), 1.2, Qt::DashLine));
+    p.setBrush(QColor(0xf2, 0xf5, 0xf9));
+    p.drawRoundedRect(frame, 8, 8);
+    p.setPen(kInk);
+    p.drawText(frame.adjusted(8, 1, 0, 0), Qt::AlignLeft | Qt::AlignTop, QString("node %1").arg(k));
+  }
+}
+
+bool TeachingCanvas::crosses_other_box(QPointF a, QPointF b, int src, int dst,
+                                       std::optional<QPointF> control) const {
+  for (int r = 0; r < trace_->ranks; ++r) {
+    if (r == src || r == dst) continue;
+    const QRectF box = box_rect(r).adjusted(2, 2, -2, -2);
+    for (int i = 1; i < 40; ++i) {
+      const double u = i / 40.0;
+      const QPointF at = control ? (1 - u) * (1 - u) * a + 2 * u * (1 - u) * *control + u * u * b
+                                 : a + (b - a) * u;
+      if (box.contains(at)) return true;
+    }
+  }
+  return false;
+}
+
+// The control point of the first quadratic arc from box a to box b that clears every other box:
+// growing bows, this direction's side first. None: the straight line it is.
+std::optional<QPointF> TeachingCanvas::detour(const QRectF& a, const QRectF& b, QPointF normal,
+                                              const Transfer& t) const {
+  const QPointF middle = (a.center() + b.center()) / 2;
+  for (double bow : {1.0, 1.8, 2.6, 3.6, 5.0, 7.0})
+    for (double sign : {1.0, -1.0}) {
+      const QPointF control = middle + normal * sign * (bow * a.height() + 28);
+      if (!QRectF(0, 0, logical_width(), logical_height()).contains(control)) continue;
+      if (!crosses_other_box(exit_point(a, control), exit_point(b, control), t.src, t.dst, control))
+        return control;
+    }
+  return std::nullopt;
 }
 
 void TeachingCanvas::paint_box(QPainter& p, int rank, const TeachingFrame& frame) const {
@@ -151,7 +270,7 @@ void TeachingCanvas::paint_box(QPainter& p, int rank, const TeachingFrame& frame
   p.drawText(QPointF(box.left() + 24, box.top() + 16), QString("GPU %1").arg(rank));
   p.setFont(font());
 
-  const double stripe = stripes_height(n) / n;
+  const double stripe = stripes_h() / n;
   for (int c = 0; c < trace_->cells(); ++c) {
     const QRectF cell = cell_rect(box, c);
     const uint32_t mask = frame.masks[rank][c];
@@ -191,28 +310,53 @@ void TeachingCanvas::paint_box(QPainter& p, int rank, const TeachingFrame& frame
 
 void TeachingCanvas::paint_arrows(QPainter& p, const TeachingFrame& frame) const {
   const bool labels = frame.transfers.size() <= 12;
+  const bool circle = layout_.kind == TeachingLayout::Kind::kCircle;
   for (const Transfer& t : frame.transfers) {
     QRectF a = box_rect(t.src), b = box_rect(t.dst);
     QPointF d = b.center() - a.center();
     double len = std::hypot(d.x(), d.y());
     if (len < 1) continue;
     // Offset sideways so the two directions of an exchange are both visible.
-    QPointF side = QPointF(-d.y(), d.x()) / len * 7;
+    QPointF normal = QPointF(-d.y(), d.x()) / len;
+    QPointF side = normal * 7;
     QPointF from = exit_point(a, b.center()) + side, to = exit_point(b, a.center()) + side;
-    p.setPen(QPen(kInk, 2.2, t.reduce ? Qt::SolidLine : Qt::DashLine, Qt::RoundCap));
-    draw_arrow(p, from, to);
+    // Tree: tree 1 carries the buffer's second half (collective/tree.cpp); an edge can be in both.
+    const bool tree1 = layout_.kind == TeachingLayout::Kind::kTree && t.offset >= trace_->count / 2;
+    const QColor ink = tree1 ? kTree1 : kInk;
+    p.setPen(QPen(ink, 2.2, t.reduce ? Qt::SolidLine : Qt::DashLine, Qt::RoundCap));
+    QPointF mid = (from + to) / 2 + side * 1.6;
+    std::optional<QPointF> control;
+    if (!circle && crosses_other_box(from, to, t.src, t.dst)) control = detour(a, b, normal, t);
+    if (control) {
+      // Around the boxes in between: a quadratic arc (each direction of an exchange prefers its
+      // own side).
+      from = exit_point(a, *control);
+      to = exit_point(b, *control);
+      QPainterPath arc(from);
+      arc.quadTo(*control, to);
+      p.save();
+      p.setBrush(Qt::NoBrush);
+      p.drawPath(arc);
+      p.restore();
+      const QPointF back = to - *control;
+      const QPointF tip = to - back * (4 / std::max(4.0, std::hypot(back.x(), back.y())));
+      draw_arrow(p, tip, to);  // the head, along the arc's last direction
+      mid = 0.25 * from + 0.5 * *control + 0.25 * to;
+    } else {
+      draw_arrow(p, from, to);
+    }
     if (!labels) continue;
     auto [first, last] = trace_->cells_of(t);
     QString text =
         (first == last ? QString("c%1").arg(first) : QString("c%1-%2").arg(first).arg(last)) +
         (t.reduce ? "  +" : "  copy");
     QFontMetrics fm(font());
-    QPointF mid = (from + to) / 2 + side * 1.6;
     QRectF lr(mid.x() - fm.horizontalAdvance(text) / 2.0 - 5, mid.y() - fm.height() / 2.0 - 2,
               fm.horizontalAdvance(text) + 10, fm.height() + 4);
-    p.setPen(QPen(kInk, 1));
+    p.setPen(QPen(ink, 1));
     p.setBrush(t.reduce ? kReduceStep : kCopyStep);
     p.drawRoundedRect(lr, 4, 4);
+    p.setPen(kInk);
     p.drawText(lr, Qt::AlignCenter, text);
   }
 }
@@ -220,10 +364,10 @@ void TeachingCanvas::paint_arrows(QPainter& p, const TeachingFrame& frame) const
 void TeachingCanvas::paint_timeline(QPainter& p) const {
   const int ghosts = trace_->skipped_steps;
   const int total = ghosts + trace_->steps();
-  const double top = height() - kTimelineH + 8;
+  const double top = logical_height() - kTimelineH + 8;
   QFontMetrics fm(font());
   const double label_w = fm.horizontalAdvance("steps") + 20;
-  const double w = std::min(56.0, (width() - label_w - 20) / std::max(total, 1));
+  const double w = std::min(56.0, (logical_width() - label_w - 20) / std::max(total, 1));
   p.setPen(kInk);
   p.drawText(QPointF(10, top + 20), "steps");
   for (int i = 0; i < total; ++i) {
@@ -254,14 +398,20 @@ void TeachingCanvas::paint_timeline(QPainter& p) const {
       p.setFont(font());
     }
   }
-  // Phase names under the first step of each phase.
+  // Phase names under the first step of each phase; a name that would run into an earlier one
+  // goes to the first line where it fits (hier's one-step phases need three).
   QString last;
+  double line_end[3] = {-1e9, -1e9, -1e9};
   for (int f = 1; f <= trace_->steps(); ++f) {
     QString phase = QString::fromStdString(trace_->frames[f].phase);
     if (phase == last) continue;
     last = phase;
+    const double x = label_w + (ghosts + f - 1) * w;
+    int line = 0;
+    while (line < 2 && x < line_end[line] + 8) ++line;
+    line_end[line] = x + fm.horizontalAdvance(phase);
     p.setPen(QColor(0x55, 0x55, 0x55));
-    p.drawText(QPointF(label_w + (ghosts + f - 1) * w, top + 46), phase);
+    p.drawText(QPointF(x, top + 46 + line * (fm.height() - 1)), phase);
   }
 }
 

@@ -1,12 +1,16 @@
 #pragma once
-// Paints one frame of a TeachingTrace: GPU boxes on a circle, each with its buffer as cells of
-// stacked stripes (one per contributing rank, in that rank's colour), the step's transfers as
-// arrows, and a step timeline where SkipReduce's removed steps are shown hatched.
+// Paints one frame of a TeachingTrace: GPU boxes placed by the algorithm's layout
+// (teaching_layout.h: ring on a circle, tree as a tree, hd on a grid of exchange partners, hier as
+// nodes), each with its buffer as cells of stacked stripes (one per contributing rank, in that
+// rank's colour), the step's transfers as arrows (curved around boxes in their way), and a step
+// timeline where SkipReduce's removed steps are shown hatched.
 #include <QColor>
 #include <QRectF>
 #include <QWidget>
 #include <memory>
+#include <optional>
 
+#include "teaching_layout.h"
 #include "teaching_model.h"
 
 namespace commlab::ui {
@@ -19,6 +23,14 @@ class TeachingCanvas : public QWidget {
   explicit TeachingCanvas(QWidget* parent = nullptr);
   void set_trace(std::shared_ptr<const TeachingTrace> trace);
   void set_frame(int frame);
+  const TeachingLayout& layout() const { return layout_; }
+  // Presentation zoom: scales every length and font of the drawing (Ctrl+= / Ctrl+- on the page).
+  static constexpr double kMinZoom = 0.5, kMaxZoom = 3.0;
+  void set_zoom(double zoom);
+  double zoom() const { return zoom_; }
+  // Where rank's box is drawn at the current size, in logical (unzoomed) coordinates: on screen
+  // it is zoom() times larger (tests check that no two overlap).
+  QRectF box_rect(int rank) const;
   QSize sizeHint() const override { return {900, 620}; }
   QSize minimumSizeHint() const override { return {560, 420}; }
 
@@ -26,14 +38,30 @@ class TeachingCanvas : public QWidget {
   void paintEvent(QPaintEvent* event) override;
 
  private:
-  QRectF box_rect(int rank) const;
+  struct BoxSize {
+    double width = 0, stripes = 0;
+  };
+  BoxSize box_size() const;
+  QRectF box_at(int rank, BoxSize size) const;
+  bool overlapping(BoxSize size) const;
+  double stripes_h() const;
+  QRectF layout_area() const;
   QRectF cell_rect(const QRectF& box, int cell) const;
   void paint_legend(QPainter& p) const;
   void paint_box(QPainter& p, int rank, const TeachingFrame& frame) const;
   void paint_arrows(QPainter& p, const TeachingFrame& frame) const;
+  void paint_nodes(QPainter& p) const;
+  bool crosses_other_box(QPointF a, QPointF b, int src, int dst,
+                         std::optional<QPointF> control = std::nullopt) const;
+  std::optional<QPointF> detour(const QRectF& a, const QRectF& b, QPointF normal,
+                                const Transfer& t) const;
   void paint_timeline(QPainter& p) const;
 
   std::shared_ptr<const TeachingTrace> trace_;
+  TeachingLayout layout_;
+  double zoom_ = 1;
+  double logical_width() const { return width() / zoom_; }
+  double logical_height() const { return height() / zoom_; }
   int frame_ = 0;
 };
 

@@ -56,6 +56,7 @@ TeachingTrace compute_teaching_trace(const TeachingSettings& s) {
   PlanRequest request;
   request.ranks = s.ranks;
   request.count = kTeachingCount;
+  request.ranks_per_node = s.algorithm == "hier" ? s.ranks_per_node : 1;
   request.skip = decide_skip(skip_config, s.ranks, 0, "teaching", kTeachingCount, s.iteration);
   const Plan plan = build_plan(s.algorithm, request);
 

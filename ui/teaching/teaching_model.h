@@ -13,7 +13,8 @@ namespace commlab::ui {
 
 struct TeachingSettings {
   int ranks = 4;                   // 2..8 (2^7 sums stay exact in FP32)
-  std::string algorithm = "ring";  // ring | tree | hd | direct
+  std::string algorithm = "ring";  // ring | tree | hd | hier | direct
+  int ranks_per_node = 2;          // hier: consecutive ranks share a node
   int skip = 0;                    // SkipReduce s (ring only)
   std::string policy = "naive";    // naive | random | selective
   uint64_t iteration = 0;          // random policy: rotation depends on the iteration

@@ -32,10 +32,16 @@ TeachingView::TeachingView(QWidget* parent) : QWidget(parent) {
   ranks_->setValue(4);
   ranks_->setToolTip("Number of GPUs (ranks) in the collective, 2 to 8.");
   algorithm_ = new QComboBox;
-  algorithm_->addItems({"ring", "tree", "hd", "direct"});
+  algorithm_->addItems({"ring", "tree", "hd", "hier", "direct"});
   algorithm_->setToolTip(
-      "All-reduce algorithm: ring (NCCL), double binary tree, recursive halving-doubling, or "
-      "direct one-shot.");
+      "All-reduce algorithm: ring (NCCL, on a circle), double binary tree (drawn as its two "
+      "trees), recursive halving-doubling (partners of each round share a row or a column), "
+      "hierarchical (nodes side by side), or direct one-shot.");
+  per_node_ = new QSpinBox;
+  per_node_->setRange(1, kTeachingMaxRanks);
+  per_node_->setValue(2);
+  per_node_->setToolTip(
+      "Hierarchical only: GPUs per node (consecutive ranks); the ranks must fill whole nodes.");
   skip_ = new QSpinBox;
   skip_->setRange(0, kTeachingMaxRanks - 1);
   skip_->setToolTip(
@@ -51,6 +57,7 @@ TeachingView::TeachingView(QWidget* parent) : QWidget(parent) {
       "Training iteration: with the random policy it picks which ranks each chunk drops.");
   form->addRow("Ranks", ranks_);
   form->addRow("Algorithm", algorithm_);
+  form->addRow("GPUs per node", per_node_);
   form->addRow("SkipReduce s", skip_);
   form->addRow("Skip policy", policy_);
   form->addRow("Iteration", iteration_);
@@ -81,7 +88,18 @@ TeachingView::TeachingView(QWidget* parent) : QWidget(parent) {
       {Qt::Key_Right, &TeachingView::forward},
       {Qt::Key_Space, &TeachingView::toggle_play},
       {Qt::Key_Home, &TeachingView::reset}};
+  // Presentation zoom: Ctrl+= (and Ctrl++ on keypads), Ctrl+-, Ctrl+0 back to 100%.
+  const std::pair<QKeySequence, void (TeachingView::*)()> zoom_keys[] = {
+      {QKeySequence(Qt::CTRL | Qt::Key_Equal), &TeachingView::zoom_in},
+      {QKeySequence(Qt::CTRL | Qt::Key_Plus), &TeachingView::zoom_in},
+      {QKeySequence(Qt::CTRL | Qt::Key_Minus), &TeachingView::zoom_out},
+      {QKeySequence(Qt::CTRL | Qt::Key_0), &TeachingView::zoom_reset}};
   for (const auto& [key, slot] : keys) {
+    auto* shortcut = new QShortcut(key, this);
+    shortcut->setContext(Qt::WidgetWithChildrenShortcut);
+    connect(shortcut, &QShortcut::activated, this, slot);
+  }
+  for (const auto& [key, slot] : zoom_keys) {
     auto* shortcut = new QShortcut(key, this);
     shortcut->setContext(Qt::WidgetWithChildrenShortcut);
     connect(shortcut, &QShortcut::activated, this, slot);
@@ -116,7 +134,8 @@ TeachingView::TeachingView(QWidget* parent) : QWidget(parent) {
   caption_->setWordWrap(true);
   caption_->setObjectName("caption");
   QFont f = caption_->font();
-  f.setPointSizeF(f.pointSizeF() * 1.15);
+  caption_base_pt_ = f.pointSizeF() * 1.15;
+  f.setPointSizeF(caption_base_pt_);
   caption_->setFont(f);
   caption_->setMinimumHeight(48);
   caption_->setAlignment(Qt::AlignLeft | Qt::AlignTop);
@@ -142,12 +161,36 @@ TeachingView::TeachingView(QWidget* parent) : QWidget(parent) {
   connect(forward_, &QPushButton::clicked, this, &TeachingView::forward);
   connect(play_, &QPushButton::clicked, this, &TeachingView::toggle_play);
   connect(ranks_, &QSpinBox::valueChanged, this, &TeachingView::recompute);
+  connect(per_node_, &QSpinBox::valueChanged, this, &TeachingView::recompute);
   connect(skip_, &QSpinBox::valueChanged, this, &TeachingView::recompute);
   connect(iteration_, &QSpinBox::valueChanged, this, &TeachingView::recompute);
   connect(trim_, &QDoubleSpinBox::valueChanged, this, &TeachingView::recompute);
   connect(algorithm_, &QComboBox::currentTextChanged, this, &TeachingView::recompute);
   connect(policy_, &QComboBox::currentTextChanged, this, &TeachingView::recompute);
   recompute();
+}
+
+void TeachingView::set_zoom(double zoom) {
+  canvas_->set_zoom(zoom);
+  QFont f = caption_->font();
+  f.setPointSizeF(caption_base_pt_ * canvas_->zoom());
+  caption_->setFont(f);
+}
+
+double TeachingView::zoom() const {
+  return canvas_->zoom();
+}
+
+void TeachingView::zoom_in() {
+  set_zoom(canvas_->zoom() * 1.25);
+}
+
+void TeachingView::zoom_out() {
+  set_zoom(canvas_->zoom() / 1.25);
+}
+
+void TeachingView::zoom_reset() {
+  set_zoom(1);
 }
 
 QWidget* TeachingView::canvas() const {
@@ -162,6 +205,7 @@ TeachingSettings TeachingView::settings() const {
   TeachingSettings s;
   s.ranks = ranks_->value();
   s.algorithm = algorithm_->currentText().toStdString();
+  s.ranks_per_node = per_node_->value();
   // SkipReduce only exists for the ring; other algorithms reject s > 0.
   s.skip = algorithm_->currentText() == "ring" ? skip_->value() : 0;
   s.policy = policy_->currentText().toStdString();
@@ -172,8 +216,9 @@ TeachingSettings TeachingView::settings() const {
 
 void TeachingView::set_settings(const TeachingSettings& s) {
   const QSignalBlocker b1(ranks_), b2(algorithm_), b3(skip_), b4(policy_), b5(iteration_),
-      b6(trim_);
+      b6(trim_), b7(per_node_);
   ranks_->setValue(s.ranks);
+  per_node_->setValue(s.ranks_per_node);
   algorithm_->setCurrentText(QString::fromStdString(s.algorithm));
   skip_->setValue(s.skip);
   policy_->setCurrentText(QString::fromStdString(s.policy));
@@ -280,6 +325,7 @@ void TeachingView::update_controls() {
     skip_->setMaximum(ranks_->value() - 1);
   }
   skip_->setEnabled(ring);
+  per_node_->setEnabled(algorithm_->currentText() == "hier");
   policy_->setEnabled(ring);
   iteration_->setEnabled(ring);
   const int last = trace_ ? trace_->steps() : 0;

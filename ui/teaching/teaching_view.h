@@ -32,6 +32,9 @@ class TeachingView : public QWidget, public Exportable {
   TeachingSettings settings() const;                    // what the controls say now
   void show_frame(int frame);
   QWidget* canvas() const;
+  // Presentation zoom of the canvas and the caption (Ctrl+= / Ctrl+- / Ctrl+0).
+  void set_zoom(double zoom);
+  double zoom() const;
 
   QString export_name() const override { return "teaching"; }
   QSize export_size() const override;
@@ -45,6 +48,9 @@ class TeachingView : public QWidget, public Exportable {
   void back();
   void reset();
   void toggle_play();
+  void zoom_in();
+  void zoom_out();
+  void zoom_reset();
 
  signals:
   void computed();
@@ -53,6 +59,7 @@ class TeachingView : public QWidget, public Exportable {
   void update_controls();
 
   QSpinBox* ranks_;
+  QSpinBox* per_node_;
   QComboBox* algorithm_;
   QSpinBox* skip_;
   QComboBox* policy_;
@@ -63,6 +70,7 @@ class TeachingView : public QWidget, public Exportable {
   QPushButton* play_;
   QPushButton* forward_;
   QLabel* caption_;
+  double caption_base_pt_ = 10;
   QLabel* error_;
   TeachingCanvas* canvas_;
   QTimer* timer_;
