@@ -5,6 +5,7 @@
 // bare library calls, with their contexts made once. Every sample's round trip is checked.
 // Usage: codec_size_bench [--sizes 64K,400K,4M,64M] [--samples N] [--sample-bytes B]
 //                         [--profile enc|dec] (commlab only, ~1 GB through it: for perf)
+//                         [--threads T] (then: commlab on T threads against 1, wall clock)
 #include <lz4.h>
 #include <zstd.h>
 
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "codec/codec.h"
+#include "codec/codec_factories.h"
 #include "cpu_time.h"
 #include "gradient_stream.h"
 
@@ -50,21 +52,25 @@ struct Peer {
   std::exit(1);
 }
 
+Peer commlab_peer(int threads) {
+  auto enc = std::shared_ptr<Codec>(make_commlab_codec(threads));
+  auto dec = std::shared_ptr<Codec>(make_commlab_codec(threads));
+  return {"commlab",
+          [enc](const std::vector<std::byte>& in, std::vector<std::byte>& out) {
+            out.resize(enc->bound(in.size()));
+            Result<size_t> r = enc->encode(in, DType::kBf16, out);
+            if (!r.ok()) fail("commlab: " + r.error());
+            return *r;
+          },
+          [dec](const std::vector<std::byte>& in, size_t n, std::vector<std::byte>& out) {
+            Result<size_t> r = dec->decode(std::span(in).first(n), out);
+            if (!r.ok()) fail("commlab: " + r.error());
+          }};
+}
+
 std::vector<Peer> make_peers() {
   std::vector<Peer> peers;
-  auto enc = std::shared_ptr<Codec>(make_codec("commlab"));
-  auto dec = std::shared_ptr<Codec>(make_codec("commlab"));
-  peers.push_back({"commlab",
-                   [enc](const std::vector<std::byte>& in, std::vector<std::byte>& out) {
-                     out.resize(enc->bound(in.size()));
-                     Result<size_t> r = enc->encode(in, DType::kBf16, out);
-                     if (!r.ok()) fail("commlab: " + r.error());
-                     return *r;
-                   },
-                   [dec](const std::vector<std::byte>& in, size_t n, std::vector<std::byte>& out) {
-                     Result<size_t> r = dec->decode(std::span(in).first(n), out);
-                     if (!r.ok()) fail("commlab: " + r.error());
-                   }});
+  peers.push_back(commlab_peer(1));
   auto cctx = std::shared_ptr<ZSTD_CCtx>(ZSTD_createCCtx(), ZSTD_freeCCtx);
   auto dctx = std::shared_ptr<ZSTD_DCtx>(ZSTD_createDCtx(), ZSTD_freeDCtx);
   peers.push_back(
@@ -106,6 +112,56 @@ std::vector<Peer> make_peers() {
   return peers;
 }
 
+// One sample of p: `calls` encodes, then `calls` decodes (round trip checked), timed by clock.
+void time_sample(Peer& p, const std::vector<std::byte>& in, std::vector<std::byte>& out,
+                 size_t calls, double (*clock)()) {
+  double t0 = clock();
+  for (size_t c = 0; c < calls; ++c) p.packed_size = p.encode(in, p.packed);
+  double t1 = clock();
+  std::fill(out.begin(), out.end(), std::byte{0xa5});
+  double t2 = clock();
+  for (size_t c = 0; c < calls; ++c) p.decode(p.packed, p.packed_size, out);
+  double t3 = clock();
+  if (out != in) fail(p.name + " failed a round trip");
+  p.best_enc = std::min(p.best_enc, (t1 - t0) / double(calls));
+  p.best_dec = std::min(p.best_dec, (t3 - t2) / double(calls));
+}
+
+double wall_seconds() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
+}
+
+// commlab on `threads` threads against one, alternately, wall clock (CPU time of the calling
+// thread would miss the others' work), and whether both wrote the same frame.
+void thread_table(const std::vector<std::byte>& all, const std::vector<size_t>& sizes, int threads,
+                  int samples) {
+  std::printf(
+      "\n| size | threads | enc GB/s | dec GB/s | 1-thread enc GB/s | 1-thread dec GB/s | enc "
+      "speedup | dec speedup | same bytes |\n|---|---|---|---|---|---|---|---|---|\n");
+  for (size_t size : sizes) {
+    const std::vector<std::byte> in(all.begin(), all.begin() + std::ptrdiff_t(size & ~size_t(1)));
+    std::vector<std::byte> out(in.size());
+    Peer one = commlab_peer(1), many = commlab_peer(threads);
+    const size_t calls = std::max<size_t>(1, (size_t(64) << 20) / std::max<size_t>(in.size(), 1));
+    for (int s = 0; s < samples; ++s) {
+      time_sample(one, in, out, calls, wall_seconds);
+      time_sample(many, in, out, calls, wall_seconds);
+    }
+    const bool same =
+        one.packed_size == many.packed_size &&
+        std::equal(one.packed.begin(), one.packed.begin() + one.packed_size, many.packed.begin());
+    const double n = double(in.size());
+    std::printf("| %zu KiB | %d | %.3f | %.3f | %.3f | %.3f | %.2fx | %.2fx | %s |\n",
+                in.size() / 1024, threads, n / many.best_enc / 1e9, n / many.best_dec / 1e9,
+                n / one.best_enc / 1e9, n / one.best_dec / 1e9, one.best_enc / many.best_enc,
+                one.best_dec / many.best_dec, same ? "yes" : "NO");
+    std::fflush(stdout);
+  }
+  std::printf("\nwall clock per call, best of %d samples, the two alternating\n", samples);
+}
+
 }  // namespace
 }  // namespace commlab
 
@@ -115,6 +171,7 @@ int main(int argc, char** argv) {
   int samples = 15;
   size_t sample_bytes = 8 << 20;  // calls per sample: at least this many input bytes
   std::string profile;            // "enc" or "dec": only commlab, in a loop (for perf record)
+  int threads = 0;                // > 1: the thread table after the one-core table
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i], v = argv[i + 1];
     if (a == "--sizes")
@@ -123,6 +180,8 @@ int main(int argc, char** argv) {
       samples = std::stoi(v);
     else if (a == "--profile")
       profile = v;
+    else if (a == "--threads")
+      threads = std::stoi(v);
     else if (a == "--sample-bytes")
       sample_bytes = parse_size(v);
     else
@@ -155,18 +214,7 @@ int main(int argc, char** argv) {
     std::vector<std::byte> out(in.size());
     const size_t calls = std::max<size_t>(1, sample_bytes / std::max<size_t>(in.size(), 1));
     for (int s = 0; s < samples; ++s) {
-      for (Peer& p : peers) {
-        double t0 = cpu_seconds();
-        for (size_t c = 0; c < calls; ++c) p.packed_size = p.encode(in, p.packed);
-        double t1 = cpu_seconds();
-        std::fill(out.begin(), out.end(), std::byte{0xa5});
-        double t2 = cpu_seconds();
-        for (size_t c = 0; c < calls; ++c) p.decode(p.packed, p.packed_size, out);
-        double t3 = cpu_seconds();
-        if (out != in) fail(p.name + " failed a round trip");
-        p.best_enc = std::min(p.best_enc, (t1 - t0) / double(calls));
-        p.best_dec = std::min(p.best_dec, (t3 - t2) / double(calls));
-      }
+      for (Peer& p : peers) time_sample(p, in, out, calls, cpu_seconds);
     }
     const double n = double(in.size());
     auto gbps = [n](double t) { return n / t / 1e9; };
@@ -182,5 +230,6 @@ int main(int argc, char** argv) {
   }
   std::printf("\none core, thread CPU time per call, best of %d samples of >= %zu bytes each\n",
               samples, sample_bytes);
+  if (threads > 1) thread_table(all, list, threads, samples);
   return 0;
 }

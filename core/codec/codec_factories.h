@@ -14,7 +14,9 @@ std::unique_ptr<Codec> make_netzip_paper_codec();
 std::unique_ptr<Codec> make_netzip_lossless_codec(bool bit_planes);
 std::unique_ptr<Codec> make_xor_prev_codec();
 std::unique_ptr<Codec> make_cast_codec(DType target);
-std::unique_ptr<Codec> make_commlab_codec();
+// threads: OpenMP threads for buffers of several 4 MiB chunks (0: omp_get_max_threads(), 1 inside
+// a parallel region); the bytes are the same for any count.
+std::unique_ptr<Codec> make_commlab_codec(int threads = 0);
 std::unique_ptr<Codec> make_topk_codec(double fraction);
 std::unique_ptr<Codec> make_powersgd_codec(int rank);
 

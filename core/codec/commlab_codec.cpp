@@ -3,68 +3,103 @@
 // stream with its own per-block Huffman table (or raw/constant mode). Exact zeros are removed and
 // their positions coded as gaps, optionally relative to the zero mask one period P earlier: a
 // layer's dead ReLU units zero the same column of every row of its weight gradient, so with P = row
-// length the mask is almost free. 128 KiB blocks: one covers a 4 KiB packet, large buffers amortise
-// the tables.
+// length the mask is almost free. 128 KiB blocks (commlab_block.cpp): one covers a 4 KiB packet,
+// large buffers amortise the tables.
+//
+// Threads: the blocks are coded in chunks of kChunkBlocks, and the encoder's carried choices
+// restart at every chunk (Coder::start), so chunks are independent and the bytes do not depend on
+// how many threads coded them. Each OpenMP thread codes a contiguous range of chunks with its own
+// Coder; the decoder first finds the chunks' starts from the block headers and stream sizes.
+#include <omp.h>
+
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "codec/codec_factories.h"
-#include "codec/commlab_period.h"
-#include "codec/commlab_split.h"
-#include "codec/exponent_delta.h"
+#include "codec/commlab_block.h"
 #include "codec/framed_codec.h"
-#include "codec/gap_code.h"
-#include "codec/huffman.h"
-#include "codec/zero_mask.h"
 
 namespace commlab {
 namespace {
 
-using gapcode::ExtraReader;
-using gapcode::ExtraWriter;
-using gapcode::gap_symbol;
-using gapcode::kGapSymbols;
-
 static_assert(std::endian::native == std::endian::little, "the frame format is little-endian");
 
-using frame::get32;
-using frame::put32;
+using cblock::kBlockBytes;
 
-constexpr size_t kBlockBytes = 128 * 1024;
 // Payload byte 0. Version 2 added this byte and the bitmap zero-mask mode (period word bit 31);
 // version 3 the exponent prediction distance (the fifth block header word, codec/exponent_delta.h).
 constexpr uint8_t kFormatVersion = 3;
-constexpr size_t kBlockHeader = 20;
-constexpr uint32_t kBitmapFlag = 1u << 31;  // in the period word: the flips are a bitmap
+// 4 MiB of input per chunk: a chunk's first block finds its period and exponent code afresh
+// (0.06% more bytes on 64 MiB of MLP gradients than carrying them through the whole buffer).
+constexpr size_t kChunkBlocks = 32;
+constexpr size_t kChunkBytes = kChunkBlocks * kBlockBytes;
 
-template <class W>
-using Unaligned [[gnu::aligned(1)]] = W;
+size_t chunks_of(size_t bytes) {
+  return (bytes + kChunkBytes - 1) / kChunkBytes;
+}
 
 class CommLabCodec final : public FramedCodec {
  public:
-  CommLabCodec() : FramedCodec("commlab", frame::CodecId::kCommLab, true, true) {}
+  explicit CommLabCodec(int threads)
+      : FramedCodec("commlab", frame::CodecId::kCommLab, true, true), threads_(threads) {}
 
  protected:
   size_t payload_bound(size_t n) const override { return 1 + n + (n / kBlockBytes + 1) * 64; }
+
+  int threads_for(size_t bytes) const override {
+    int t = threads_ > 0 ? threads_ : (omp_in_parallel() ? 1 : omp_get_max_threads());
+    return int(std::min<size_t>(size_t(std::max(t, 1)), std::max<size_t>(chunks_of(bytes), 1)));
+  }
 
   Result<size_t> encode_payload(std::span<const std::byte> in, DType dtype,
                                 std::span<std::byte> out) override {
     if (out.empty()) return make_error("commlab: does not fit");
     out[0] = std::byte{kFormatVersion};
-    size_t pos = 1;
-    period_ = 0;
-    delta_ = 0;
-    std::memset(exp_code_, 0, sizeof(exp_code_));
-    for (size_t start = 0; start < in.size(); start += kBlockBytes) {
-      auto block = in.subspan(start, std::min(kBlockBytes, in.size() - start));
-      Result<size_t> r = dtype == DType::kFp32 ? encode_block<uint32_t>(block, out.subspan(pos))
-                                               : encode_block<uint16_t>(block, out.subspan(pos));
-      if (!r.ok()) return r;
-      pos += *r;
+    const int threads = threads_for(in.size());
+    grow(threads);
+    const size_t chunks = chunks_of(in.size());
+    if (threads == 1) {
+      Result<size_t> r = code_chunks<true>(*coders_[0], in, out.subspan(1), dtype, 0, chunks);
+      return r.ok() ? Result<size_t>(1 + *r) : r;
     }
-    return pos;
+    // Thread 0 writes its chunks in place, the others into their own scratch, moved after.
+    std::vector<Result<size_t>> part(size_t(threads), Result<size_t>(size_t(0)));
+    std::vector<size_t> at(size_t(threads) + 1, 1);
+    bool fits = true;
+    int used = threads;  // OpenMP may give fewer
+#pragma omp parallel num_threads(threads)
+    {
+      const int t = omp_get_thread_num(), nt = omp_get_num_threads();
+      const size_t c0 = chunks * size_t(t) / size_t(nt), c1 = chunks * size_t(t + 1) / size_t(nt);
+      std::span<std::byte> dst = out.subspan(1);
+      if (t > 0) {
+        const size_t bytes = std::min(in.size(), c1 * kChunkBytes) - c0 * kChunkBytes;
+        scratch_[size_t(t)].resize(payload_bound(bytes));
+        dst = scratch_[size_t(t)];
+      }
+      part[size_t(t)] = code_chunks<true>(*coders_[size_t(t)], in, dst, dtype, c0, c1);
+#pragma omp barrier
+#pragma omp single
+      {
+        used = nt;
+        for (int k = 0; k < nt; ++k) {
+          fits = fits && part[size_t(k)].ok();
+          at[size_t(k) + 1] = at[size_t(k)] + (fits ? *part[size_t(k)] : 0);
+          fits = fits && at[size_t(k) + 1] <= out.size();
+        }
+      }
+      if (fits && t > 0 && *part[size_t(t)]) {
+        std::memcpy(out.data() + at[size_t(t)], scratch_[size_t(t)].data(), *part[size_t(t)]);
+      }
+    }
+    for (const Result<size_t>& r : part) {
+      if (!r.ok()) return r;
+    }
+    if (!fits) return make_error("commlab: does not fit");
+    return at[size_t(used)];
   }
 
   Result<size_t> decode_payload(std::span<const std::byte> in, DType dtype,
@@ -72,258 +107,87 @@ class CommLabCodec final : public FramedCodec {
     if (in.empty() || uint8_t(in[0]) != kFormatVersion) {
       return make_error("commlab: unknown block format version");
     }
-    size_t pos = 1;
-    tables_.clear();  // tables are shared by the blocks of one frame only
-    for (size_t start = 0; start < out.size(); start += kBlockBytes) {
-      auto block = out.subspan(start, std::min(kBlockBytes, out.size() - start));
-      Result<size_t> r = dtype == DType::kFp32 ? decode_block<uint32_t>(in.subspan(pos), block)
-                                               : decode_block<uint16_t>(in.subspan(pos), block);
-      if (!r.ok()) return r;
-      pos += *r;
+    const int threads = threads_for(out.size());
+    grow(threads);
+    const size_t chunks = chunks_of(out.size());
+    if (chunks == 0) {
+      if (in.size() != 1) return make_error("commlab: trailing bytes after the last block");
+      return out.size();
     }
-    if (pos != in.size()) return make_error("commlab: trailing bytes after the last block");
+    std::vector<size_t> start(chunks + 1, 1);  // payload offset of every chunk
+    if (threads > 1) {
+      const size_t w = dtype_size(dtype);
+      size_t pos = 1;
+      for (size_t b = 0; b * kBlockBytes < out.size(); ++b) {
+        if (b % kChunkBlocks == 0) start[b / kChunkBlocks] = pos;
+        const size_t n = std::min(kBlockBytes, out.size() - b * kBlockBytes) / w;
+        Result<size_t> r = cblock::block_size(in.subspan(pos), n, int(w) - 1);
+        if (!r.ok()) return r;
+        pos += *r;
+      }
+    }
+    start[chunks] = in.size();
+    std::vector<Result<size_t>> part(size_t(threads), Result<size_t>(size_t(0)));
+#pragma omp parallel num_threads(threads) if (threads > 1)
+    {
+      const int t = omp_get_thread_num(), nt = omp_get_num_threads();
+      const size_t c0 = chunks * size_t(t) / size_t(nt), c1 = chunks * size_t(t + 1) / size_t(nt);
+      const size_t p0 = start[c0];
+      part[size_t(t)] = code_chunks<false>(*coders_[size_t(t)], in.subspan(p0, start[c1] - p0), out,
+                                           dtype, c0, c1);
+    }
+    for (const Result<size_t>& r : part) {
+      if (!r.ok()) return r;
+    }
     return out.size();
   }
 
  private:
-  // Codes the ones of r (the flip vector) as gaps into gap_syms_ and extra_.
-  void gap_code(const uint64_t* r, size_t n) {
-    ExtraWriter ew{extra_};
-    uint32_t last = uint32_t(-1);
-    for (size_t w = 0; w < zmask::words(n); ++w) {
-      for (uint64_t b = r[w]; b; b &= b - 1) {
-        const uint32_t at = uint32_t(64 * w + size_t(std::countr_zero(b)));
-        uint32_t extra = 0;
-        int bits = 0;
-        gap_syms_.push_back(uint8_t(gap_symbol(at - last - 1, extra, bits)));
-        if (bits) ew.put(extra, bits);
-        last = at;
-      }
-    }
-    ew.finish();
+  void grow(int threads) {
+    while (coders_.size() < size_t(threads)) coders_.push_back(std::make_unique<cblock::Coder>());
+    if (scratch_.size() < size_t(threads)) scratch_.resize(size_t(threads));
   }
 
-  template <class W>
-  Result<size_t> encode_block(std::span<const std::byte> in, std::span<std::byte> out) {
-    constexpr int kLits = sizeof(W) - 1;
-    const size_t n = in.size() / sizeof(W);
-    const Unaligned<W>* x = reinterpret_cast<const Unaligned<W>*>(in.data());
-    exps_.resize(n + 1);
-    for (int k = 0; k < kLits; ++k) lits_[k].resize(n + 1);
-    // One pass splits every element and counts the zeros; blocks with zeros are split again
-    // from their compacted nonzeros below.
-    const size_t zeros = split_all<W>(x, n);
-    size_t m = n;
-    uint32_t period = 0, delta = 0;
-    gap_syms_.clear();
-    extra_.clear();
-    size_t flips = 0;
-    bool bitmap = false;
-    const uint64_t* flip_bits = nullptr;
-    if (zeros != 0) {
-      const size_t nw = zmask::words(n);
-      zbits_.resize(nw + 1);
-      joined_.resize((n + 8) * sizeof(W));
-      W* nz = reinterpret_cast<W*>(joined_.data());
-      m = zmask::compact<W>(in.data(), n, nz, zbits_.data());
-      // The fewest flips among no prediction, the found period and P = 1 (runs of zeros, e.g.
-      // the rows of input pixels that are zero in the whole batch, cost two flips each).
-      const uint32_t found = zperiod::find(zbits_.data(), n, period_, period_scratch_);
-      period_ = found;
-      flip_bits = zbits_.data();
-      flips = zmask::count(flip_bits, n);
-      fbits_.resize(nw + 1);
-      cand_.resize(nw + 1);
-      for (uint32_t p : {found, 1u}) {
-        if (p == 0 || p >= n) continue;
-        zmask::diff_period(zbits_.data(), n, p, cand_.data());
-        const size_t f = zmask::count(cand_.data(), n);
-        if (f < flips) {
-          flips = f;
-          period = p;
-          std::swap(fbits_, cand_);
-          flip_bits = fbits_.data();
-        }
-      }
-      // Dense flips (random zeros) go as a bitmap: 8 positions per byte symbol. Sparse ones
-      // (dead columns, predicted by the period) go as gaps, far below a bit per position.
-      bitmap = flips * 8 >= n;
-      if (!bitmap) gap_code(flip_bits, n);
-      // Exponents predicted from one row earlier: the zero-mask period is the row length or a
-      // multiple of it (dead columns repeat every row), so its divisors are tried too.
-      uint32_t cand[5] = {delta_, found, found / 2, found / 3, found / 4};
-      for (int k = 2; k < 5; ++k) cand[k] = cand[k] * uint32_t(k) == found ? cand[k] : 0;
-      delta = found ? expdelta::choose<W>(in.data(), n, cand, 5) : 0;
-      pred_.resize(n * sizeof(W));
-      if (delta && expdelta::encode<W>(in.data(), n, delta, pred_.data())) {
-        zmask::compact<W>(pred_.data(), n, nz, zbits_.data());  // the same mask
+  // The blocks of chunks [c0, c1), each chunk from a fresh start. Encode: values src to dst,
+  // returns the bytes written. Decode: src holds exactly those chunks' blocks, the values go to
+  // dst; returns the bytes read.
+  template <bool kEncode>
+  static Result<size_t> code_chunks(cblock::Coder& coder, std::span<const std::byte> src,
+                                    std::span<std::byte> dst, DType dtype, size_t c0, size_t c1) {
+    const size_t values = kEncode ? src.size() : dst.size();
+    const bool fp32 = dtype == DType::kFp32;
+    size_t pos = 0;
+    for (size_t at = c0 * kChunkBytes; at < std::min(values, c1 * kChunkBytes); at += kBlockBytes) {
+      if (at % kChunkBytes == 0) coder.start();
+      const size_t len = std::min(kBlockBytes, values - at);
+      Result<size_t> r = size_t(0);
+      if constexpr (kEncode) {
+        auto block = src.subspan(at, len);
+        r = fp32 ? coder.encode<uint32_t>(block, dst.subspan(pos))
+                 : coder.encode<uint16_t>(block, dst.subspan(pos));
       } else {
-        delta = 0;
+        auto block = dst.subspan(at, len);
+        r = fp32 ? coder.decode<uint32_t>(src.subspan(pos), block)
+                 : coder.decode<uint16_t>(src.subspan(pos), block);
       }
-      split_all<W>(nz, m);  // the nonzeros, with predicted exponents if delta
-      delta_ = delta;
+      if (!r.ok()) return r;
+      pos += *r;
     }
-    if (out.size() < kBlockHeader + 4) return make_error("commlab: does not fit");
-    put32(out.data(), uint32_t(n));
-    put32(out.data() + 4, uint32_t(m));
-    put32(out.data() + 8, period | (bitmap ? kBitmapFlag : 0));
-    put32(out.data() + 12, uint32_t(flips));
-    put32(out.data() + 16, delta);
-    size_t pos = kBlockHeader;
-    if (bitmap) {
-      Result<size_t> r = entropy::encode_stream(reinterpret_cast<const uint8_t*>(flip_bits),
-                                                (n + 7) / 8, 256, out.subspan(pos));
-      if (!r.ok()) return r;
-      pos += *r;
-    } else if (flips) {
-      Result<size_t> r = entropy::encode_stream(gap_syms_.data(), flips, 256, out.subspan(pos));
-      if (!r.ok()) return r;
-      pos += *r;
-      if (out.size() - pos < 4 + extra_.size()) return make_error("commlab: does not fit");
-      put32(out.data() + pos, uint32_t(extra_.size()));
-      if (!extra_.empty()) std::memcpy(out.data() + pos + 4, extra_.data(), extra_.size());
-      pos += 4 + extra_.size();
-    }
-    Result<size_t> r =
-        entropy::encode_stream(exps_.data(), m, 256, out.subspan(pos), nullptr, exp_code_);
-    if (!r.ok()) return r;
-    pos += *r;
-    for (int k = 0; k < kLits; ++k) {
-      // The split's sample counts are of the streams being coded (the last split was of them).
-      r = entropy::encode_stream(lits_[k].data(), m, 256, out.subspan(pos),
-                                 sizeof(W) == 2 ? sample_hist_ : nullptr);
-      if (!r.ok()) return r;
-      pos += *r;
+    if (!kEncode && pos != src.size()) {
+      return make_error("commlab: trailing bytes after the last block");
     }
     return pos;
   }
 
-  // Rebuilds the zero mask in zbits_; returns an error message or nullptr.
-  const char* decode_mask(std::span<const std::byte> in, size_t n, size_t m, uint32_t period_word,
-                          size_t flips, size_t& pos) {
-    const bool bitmap = period_word & kBitmapFlag;
-    const size_t period = period_word & ~kBitmapFlag;
-    if (flips == 0 && !bitmap) return m == n && period == 0 ? nullptr : "commlab: bad zero mask";
-    if (m == n) return "commlab: zero mask without zeros";
-    if (period >= n) return "commlab: bad period";
-    const size_t nw = zmask::words(n);
-    zbits_.assign(nw + 1, 0);
-    uint64_t* bits = zbits_.data();
-    if (bitmap) {
-      Result<size_t> r = entropy::decode_stream(in.subspan(pos), (n + 7) / 8, 256,
-                                                reinterpret_cast<uint8_t*>(bits));
-      if (!r.ok()) return "commlab: corrupt zero bitmap";
-      pos += *r;
-      // Bits past n must be clear (the last byte's padding).
-      if ((n & 63) && (bits[nw - 1] >> (n & 63)) != 0) return "commlab: bad zero bitmap padding";
-      if (zmask::count(bits, n) != flips) return "commlab: zero bitmap count mismatch";
-    } else {
-      gap_syms_.resize(flips + 1);
-      Result<size_t> r = entropy::decode_stream(in.subspan(pos), flips, 256, gap_syms_.data());
-      if (!r.ok()) return "commlab: corrupt gap stream";
-      pos += *r;
-      if (in.size() - pos < 4) return "commlab: truncated extra bits";
-      const size_t extra_size = get32(in.data() + pos);
-      if (extra_size > in.size() - pos - 4) return "commlab: truncated extra bits";
-      ExtraReader er{in.data() + pos + 4, extra_size};
-      pos += 4 + extra_size;
-      size_t at = size_t(-1);
-      for (size_t j = 0; j < flips; ++j) {
-        const uint32_t s = gap_syms_[j];
-        uint32_t g = s;
-        if (s >= 16) {
-          if (s >= uint32_t(kGapSymbols)) return "commlab: bad gap symbol";
-          const int b = 4 + int(s - 16) / 2;
-          uint32_t extra;
-          if (!er.get(b - 1, extra)) return "commlab: truncated extra bits";
-          g = (1u << b) | (((s - 16) & 1) << (b - 1)) | extra;
-        }
-        at += size_t(g) + 1;
-        if (at >= n) return "commlab: zero position past the block";
-        bits[at >> 6] |= uint64_t(1) << (at & 63);
-      }
-      if ((er.bit + 7) / 8 != extra_size) return "commlab: extra bits length mismatch";
-    }
-    if (period) zmask::undiff_period(bits, n, period);
-    return zmask::count(bits, n) == n - m ? nullptr : "commlab: zero count mismatch";
-  }
-
-  template <class W>
-  Result<size_t> decode_block(std::span<const std::byte> in, std::span<std::byte> out) {
-    constexpr int kLits = sizeof(W) - 1;
-    const size_t n = out.size() / sizeof(W);
-    if (in.size() < kBlockHeader) return make_error("commlab: truncated block header");
-    const size_t bn = get32(in.data()), m = get32(in.data() + 4), flips = get32(in.data() + 12);
-    const uint32_t period = get32(in.data() + 8), delta = get32(in.data() + 16);
-    if (bn != n) return make_error("commlab: block element count mismatch");
-    if (m > n || flips > n) return make_error("commlab: bad counts");
-    if (delta && (delta < expdelta::kMinDistance || delta >= n)) {
-      return make_error("commlab: bad exponent prediction distance");
-    }
-    size_t pos = kBlockHeader;
-    if (const char* err = decode_mask(in, n, m, period, flips, pos)) return make_error(err);
-    exps_.resize(m + 1);
-    Result<size_t> r = entropy::decode_stream(in.subspan(pos), m, 256, exps_.data(), &tables_);
-    if (!r.ok()) return r;
-    pos += *r;
-    const uint8_t* lit[3] = {};
-    for (int k = 0; k < kLits; ++k) {
-      // A raw literal stream (sign and mantissa bytes are near uniform) is joined straight from
-      // the input: copying it out first cost ~5% of decoding a dense block.
-      const bool raw = in.size() - pos > m && uint8_t(in[pos]) == uint8_t(entropy::Mode::kRaw);
-      if (raw) {
-        lit[k] = reinterpret_cast<const uint8_t*>(in.data() + pos + 1);
-        pos += 1 + m;
-        continue;
-      }
-      lits_[k].resize(m + 1);
-      r = entropy::decode_stream(in.subspan(pos), m, 256, lits_[k].data(), &tables_);
-      if (!r.ok()) return r;
-      pos += *r;
-      lits_[k][m] = 0;
-      lit[k] = lits_[k].data();
-    }
-    exps_[m] = 0;
-    if (m == n) {
-      csplit::join<W>(n, exps_.data(), lit, out.data());
-    } else {
-      // Nonzero elements joined in one vectorised pass, then spread out by the mask (8 slots of
-      // padding: the SIMD expansion reads a full vector past the last one).
-      joined_.resize((m + 8) * sizeof(W));
-      csplit::join<W>(m, exps_.data(), lit, joined_.data());
-      zmask::expand<W>(reinterpret_cast<const W*>(joined_.data()), zbits_.data(), n, out.data());
-    }
-    if (delta) expdelta::decode<W>(out.data(), n, delta);
-    return pos;
-  }
-
-  template <class W>
-  size_t split_all(const void* x, size_t n) {
-    uint8_t* lits[3] = {lits_[0].data(), lits_[1].data(), lits_[2].data()};
-    return csplit::split<W>(x, n, exps_.data(), lits, sample_hist_);
-  }
-
-  uint32_t period_ = 0;          // the previous block's period, tried first on the next block
-  uint32_t delta_ = 0;           // the previous block's exponent prediction distance
-  uint8_t exp_code_[256];        // the last exponent code's lengths, reused when nearly as good
-  entropy::TableCache tables_;   // decoder: this frame's four-symbol tables
-  std::vector<std::byte> pred_;  // the block with predicted exponents
-  uint32_t sample_hist_[256];    // BF16/FP16: counts of every 8th literal byte of the last split
-  std::vector<uint8_t> exps_;
-  std::vector<uint8_t> lits_[3];
-  std::vector<uint64_t> zbits_;  // zero mask, bit i = element i is +0
-  std::vector<uint64_t> fbits_;  // flip vector (mask XOR mask one period earlier)
-  std::vector<uint64_t> cand_;   // flip vector of a candidate period
-  std::vector<uint8_t> gap_syms_;
-  std::vector<uint8_t> extra_;
-  std::vector<std::byte> joined_;
-  zperiod::Scratch period_scratch_;
+  int threads_;                                         // 0: OpenMP's (1 inside a parallel region)
+  std::vector<std::unique_ptr<cblock::Coder>> coders_;  // one per thread
+  std::vector<std::vector<std::byte>> scratch_;         // encoder: output of threads 1...
 };
 
 }  // namespace
 
-std::unique_ptr<Codec> make_commlab_codec() {
-  return std::make_unique<CommLabCodec>();
+std::unique_ptr<Codec> make_commlab_codec(int threads) {
+  return std::make_unique<CommLabCodec>(threads);
 }
 
 }  // namespace commlab

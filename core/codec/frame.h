@@ -39,14 +39,16 @@ struct Header {
   uint32_t payload_size;
 };
 
-uint32_t crc32c(uint32_t crc, const std::byte* data, size_t size);
+// CRC-32C of data continued from crc. threads > 1 splits a large buffer (>= 1 MiB) into that many
+// parts checked at once by OpenMP threads (the same checksum).
+uint32_t crc32c(uint32_t crc, const std::byte* data, size_t size, int threads = 1);
 
 // Writes the header in front of a payload already placed at out[kHeaderSize...] and computes the
-// checksum. `out` must hold kHeaderSize + payload_size bytes.
-size_t finish(std::span<std::byte> out, const Header& header);
+// checksum (on up to `threads` threads). `out` must hold kHeaderSize + payload_size bytes.
+size_t finish(std::span<std::byte> out, const Header& header, int threads = 1);
 
 // Parses and verifies a frame (magic, version, codec id, dtype, flags, sizes, checksum).
-Result<Header> parse(std::span<const std::byte> in, CodecId expected);
+Result<Header> parse(std::span<const std::byte> in, CodecId expected, int threads = 1);
 
 inline std::span<const std::byte> payload(std::span<const std::byte> in, const Header& h) {
   return in.subspan(kHeaderSize, h.payload_size);

@@ -36,6 +36,8 @@ class FramedCodec : public Codec {
   // codecs update their per-stream state here, whatever representation the frame used.
   virtual void observe_encoded(std::span<const std::byte> /*in*/, DType /*dtype*/) {}
   virtual void observe_decoded(std::span<const std::byte> /*out*/, DType /*dtype*/) {}
+  // Threads the codec codes a buffer of `bytes` on (the frame's checksum too); 1 unless overridden.
+  virtual int threads_for(size_t /*bytes*/) const { return 1; }
   // Dtypes the codec accepts; others are rejected by encode() (never silently stored).
   virtual bool supports(DType /*dtype*/) const { return true; }
 
