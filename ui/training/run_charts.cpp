@@ -359,11 +359,11 @@ QChart* build_run_chart(RunChart kind, const std::vector<RunSeries>& all_runs, Q
           [](const Sample& s) { return effective_bits_of(s); }, reuse);
     case RunChart::kSkipReduce:
       return line_chart(
-          {title, iteration, "dropped contributions"}, runs,
+          {title, iteration, "dropped"}, runs,  // the title says of what
           [](const Sample& s) { return double(s.skipped_contributions); }, reuse);
     case RunChart::kSkipBuckets:
       return bucket_chart(
-          kind, "dropped contributions (total)", runs,
+          kind, "dropped (total)", runs,
           [](const BucketTotals& t, const std::string& n) {
             auto d = t.dropped.find(n);
             return d == t.dropped.end() ? 0.0 : double(d->second);
