@@ -32,6 +32,7 @@
 #include "cli/batch_util.h"
 #include "exec/mpi_batch.h"
 #include "exec/mpi_runtime.h"
+#include "scenario/flag_config.h"
 #include "scenario/results_io.h"
 #include "scenario/scenario.h"
 
@@ -202,6 +203,7 @@ nlohmann::json mpi_json(const MpiMeasure& m, double sim_time_s, bool reproducibl
 }
 
 int run(const Options& o) {
+  check_flags({{"--threads", "threads", o.threads}, {"--jobs", "threads", o.jobs}});
   Experiment exp;
   try {
     exp = load_scenario(o.scenario, o.sets);
@@ -461,11 +463,11 @@ const RegisterCommand reg{Command{
                      "also write each trained run's iteration as Chakra traces DIR/RUN.RANK.et");
       app.add_option("--set", o->sets, "override a field: PATH=VALUE (repeatable)");
       app.add_option("--seed", o->seed, "seed for every run (overrides the scenario)");
-      app.add_option("--threads", o->threads, "worker threads (results never depend on it)")
-          ->check(CLI::Range(1, 256));
+      app.add_option("--threads", o->threads,
+                     "worker threads, at most 256 (0: one per core; results never depend on it)");
       app.add_option("--jobs", o->jobs,
-                     "runs executed at once (default: --threads; results never depend on it)")
-          ->check(CLI::Range(1, 256));
+                     "runs executed at once, at most 256 (default: --threads; results never "
+                     "depend on it)");
       app.add_option("--exec", o->exec,
                      "simulated or mpi: how every run executes (overrides the scenario's "
                      "execution); mpi needs mpirun -np <training.ranks>");

@@ -11,12 +11,12 @@
 
 #include "cli/command.h"
 #include "network/analytical.h"
+#include "scenario/flag_config.h"
+#include "scenario/runner.h"
 #include "topology/topology.h"
-#include "train/dataset.h"
 #include "train/model.h"
 #include "train/models.h"
 #include "train/reducer.h"
-#include "train/synthetic.h"
 #include "train/trainer.h"
 #include "workload/chakra_trace.h"
 #include "workload/scheduler.h"
@@ -36,14 +36,15 @@ struct TrainOptions {
   std::string emit_trace;  // DIR: write the iteration as a Chakra trace, and replay it
   std::string dump_activations;
   std::string text_file;
-  int ranks = 1;
-  int iterations = 200;
-  int batch = 64;
-  int eval_every = 50;
-  int eval_rows = 0;
-  int warmup = 0;
-  int threads = 0;
-  int max_train = 0;
+  // Wide integers, so that any value reaches the scenario's range checks and their messages.
+  long long ranks = 1;
+  long long iterations = 200;
+  long long batch = 64;
+  long long eval_every = 50;
+  long long eval_rows = 0;
+  long long warmup = 0;
+  long long threads = 0;
+  long long max_train = 0;
   double lr = 0.05;
   double momentum = 0.9;
   double weight_decay = 0;
@@ -53,16 +54,17 @@ struct TrainOptions {
   bool json = false;
 };
 
-std::vector<int> parse_widths(const std::string& s) {
-  std::vector<int> out;
+// --hidden 512,256 as a list of integers; their range is the scenario's (workload.hidden).
+nlohmann::json parse_widths(const std::string& s) {
+  nlohmann::json out = nlohmann::json::array();
   if (s.empty()) return out;
   std::stringstream in(s);
   std::string item;
   while (std::getline(in, item, ',')) {
     try {
       size_t used = 0;
-      const int w = std::stoi(item, &used);
-      if (used != item.size() || w <= 0) throw std::invalid_argument("");
+      const long long w = std::stoll(item, &used);
+      if (used != item.size()) throw std::invalid_argument("");
       out.push_back(w);
     } catch (const std::exception&) {
       throw InvalidInput("--hidden: expected comma-separated positive widths, got '" + s + "'");
@@ -71,49 +73,58 @@ std::vector<int> parse_widths(const std::string& s) {
   return out;
 }
 
-TrainTest load_data(const TrainOptions& o) {
-  if (o.data == "fashion-mnist") {
-    auto r = load_fashion_mnist(kFashionMnistDir, o.max_train, 0);
-    if (!r) throw InvalidInput(r.error());
-    return std::move(r).value();
-  }
-  if (o.data == "text") {
-    if (o.text_file.empty()) throw InvalidInput("--data text needs --text FILE");
-    auto r = load_char_text(o.text_file, 32, 0.1);
-    if (!r) throw InvalidInput(r.error());
-    return std::move(r).value();
-  }
-  SyntheticConfig sc;
-  sc.kind = parse_synthetic_kind(o.data);
-  sc.seed = o.seed;
-  return make_synthetic(sc);
+// The scenario defaults with cluster.spec empty: run_config_from_flags makes it flat:<--ranks>.
+RunConfig flat_cluster_base() {
+  RunConfig base;
+  base.cluster.spec.clear();
+  return base;
+}
+
+// Every flag is the scenario field it stands for, checked by the same table and cross-field
+// checks as a scenario (scenario/flag_config.h): the same limits and messages, naming the flag.
+RunConfig train_config(const TrainOptions& o) {
+  if (o.data == "text" && o.text_file.empty()) throw InvalidInput("--data: text needs --text FILE");
+  const std::string dataset = o.data == "text" ? "text:" + o.text_file : o.data;
+  check_flags({{"--threads", "threads", o.threads}, {"--link-gbps", "link_gbps", o.link_gbps}});
+  return run_config_from_flags({{"--model", "workload.model", o.model},
+                                {"--data", "workload.dataset", dataset},
+                                {"--hidden", "workload.hidden", parse_widths(o.hidden)},
+                                {"--max-train", "workload.max_train", o.max_train},
+                                {"--ranks", "training.ranks", o.ranks},
+                                {"--iterations", "training.iterations", o.iterations},
+                                {"--batch", "training.global_batch", o.batch},
+                                {"--eval-every", "training.eval_every", o.eval_every},
+                                {"--eval-rows", "training.eval_rows", o.eval_rows},
+                                {"--optimizer", "training.optimizer", o.optimizer},
+                                {"--lr", "training.lr", o.lr},
+                                {"--momentum", "training.momentum", o.momentum},
+                                {"--weight-decay", "training.weight_decay", o.weight_decay},
+                                {"--warmup", "training.warmup", o.warmup},
+                                {"--decay", "training.decay", o.decay},
+                                {"--gpu", "cluster.gpu", o.gpu},
+                                {"--mfu", "cluster.mfu", o.mfu},
+                                {"--seed", "seed", o.seed}},
+                               flat_cluster_base());
 }
 
 int run_train(const TrainOptions& o) {
-  TrainTest data = load_data(o);
-  Model model = make_model(o.model, data.train, parse_widths(o.hidden));
-  TrainerConfig c;
-  c.ranks = o.ranks;
-  c.iterations = o.iterations;
-  c.global_batch = o.batch;
-  c.eval_every = o.eval_every;
-  c.eval_rows = o.eval_rows;
-  c.seed = o.seed;
-  c.threads = o.threads;
-  c.optimizer.kind = parse_optimizer(o.optimizer);
-  c.optimizer.lr = o.lr;
-  c.optimizer.momentum = o.momentum;
-  c.optimizer.weight_decay = o.weight_decay;
-  c.schedule.warmup_iterations = o.warmup;
-  c.schedule.decay = parse_decay(o.decay);
-  c.compute.gpu = gpu_preset(o.gpu);
-  c.compute.mfu = o.mfu;
+  const RunConfig config = train_config(o);
+  TrainTest data;
+  try {
+    data = load_run_data(config);
+  } catch (const std::invalid_argument& e) {  // "workload.dataset: ..." names the flag here
+    const std::string msg = e.what(), field = "workload.dataset: ";
+    throw InvalidInput(msg.rfind(field, 0) == 0 ? "--data: " + msg.substr(field.size()) : msg);
+  }
+  Model model = make_model(o.model, data.train, config.workload.hidden);
+  TrainerConfig c = trainer_config(config);
+  c.threads = static_cast<int>(o.threads);
   ExactAverageReducer reducer(o.link_gbps, 2e-6);
   DataParallelTrainer trainer(std::move(model), data.train, data.test, c, reducer);
   if (!o.json) {
     std::printf("# model %s, %zu parameters, %zu buckets, %d ranks, batch %d, data %s\n",
-                o.model.c_str(), trainer.replica(0).num_params(), trainer.buckets().size(), o.ranks,
-                o.batch, o.data.c_str());
+                o.model.c_str(), trainer.replica(0).num_params(), trainer.buckets().size(),
+                config.training.ranks, config.training.global_batch, o.data.c_str());
     std::printf("%8s %11s %10s %9s %12s %10s\n", "iter", "train_loss", "test_loss", "test_acc",
                 "sim_time_s", "wall_s");
   }
@@ -144,7 +155,7 @@ int run_train(const TrainOptions& o) {
     // with parameters but the first (post-ReLU for the MLP): the tensors a pipeline-parallel
     // stage boundary would carry, concatenated in layer order, raw little-endian FP32.
     Model& m = trainer.replica(0);
-    const int rows = std::min(o.batch, data.test.rows());
+    const int rows = std::min(config.training.global_batch, data.test.rows());
     std::vector<int32_t> index(rows), labels;
     std::iota(index.begin(), index.end(), 0);
     Matrix x;
@@ -171,7 +182,7 @@ int run_train(const TrainOptions& o) {
     const std::string name = "train-" + o.model;
     workload::write_chakra_trace(workload::trainer_graph(trainer, 4, name), o.emit_trace, name);
     const workload::Graph back = workload::read_chakra_trace(o.emit_trace + "/" + name);
-    AnalyticalBackend net(make_flat(o.ranks, o.link_gbps * 1e9 / 8, 2e-6));
+    AnalyticalBackend net(make_flat(config.training.ranks, o.link_gbps * 1e9 / 8, 2e-6));
     workload::SchedulerOptions so;
     so.pipeline = PipelineConfig{0, 0};
     so.timeline_ranks = {};
@@ -187,7 +198,7 @@ int run_train(const TrainOptions& o) {
     if (replayed_s >= 0) j["trace_replay_iteration_s"] = replayed_s;
     j["model"] = o.model;
     j["data"] = o.data;
-    j["ranks"] = o.ranks;
+    j["ranks"] = config.training.ranks;
     j["params"] = trainer.replica(0).num_params();
     j["iterations"] = last.iteration;
     j["final_train_loss"] = last.train_loss;
@@ -215,14 +226,13 @@ Command make_command() {
         app.add_option(
             "--hidden", opts->hidden,
             "MLP hidden widths (default 256), e.g. 512,256; transformer: width (default 64)");
-        app.add_option("--ranks", opts->ranks, "data-parallel ranks")->check(CLI::Range(1, 4096));
-        app.add_option("--iterations", opts->iterations, "iterations")
-            ->check(CLI::Range(0, 10000000));
-        app.add_option("--batch", opts->batch, "global batch (a multiple of --ranks)")
-            ->check(CLI::PositiveNumber);
-        app.add_option("--lr", opts->lr, "peak learning rate")->check(CLI::PositiveNumber);
+        // Limits: the scenario's (train_config); --help lists them in docs/scenario.md's terms.
+        app.add_option("--ranks", opts->ranks, "data-parallel ranks (1-256)");
+        app.add_option("--iterations", opts->iterations, "iterations (1-10^7)");
+        app.add_option("--batch", opts->batch, "global batch (a multiple of --ranks)");
+        app.add_option("--lr", opts->lr, "peak learning rate (0-100]");
         app.add_option("--optimizer", opts->optimizer, "sgd | adamw");
-        app.add_option("--momentum", opts->momentum, "SGD momentum");
+        app.add_option("--momentum", opts->momentum, "SGD momentum, or AdamW beta1 [0, 1]");
         app.add_option("--weight-decay", opts->weight_decay, "weight decay");
         app.add_option("--warmup", opts->warmup, "linear warm-up iterations");
         app.add_option("--decay", opts->decay, "constant | cosine | step");
@@ -230,11 +240,12 @@ Command make_command() {
         app.add_option("--eval-rows", opts->eval_rows, "test rows per evaluation (0: all)");
         app.add_option("--max-train", opts->max_train, "use only the first rows of the train set");
         app.add_option("--gpu", opts->gpu, "GPU preset for simulated compute: a100|h100|h200|b200");
-        app.add_option("--mfu", opts->mfu, "model FLOPs utilisation")
-            ->check(CLI::Range(0.001, 1.0));
-        app.add_option("--link-gbps", opts->link_gbps, "ring link bandwidth for simulated comm");
+        app.add_option("--mfu", opts->mfu, "model FLOPs utilisation (0, 1]");
+        app.add_option("--link-gbps", opts->link_gbps,
+                       "ring link bandwidth for simulated comm, Gb/s (0, 10^6]");
         app.add_option("--seed", opts->seed, "seed (init and data order)");
-        app.add_option("--threads", opts->threads, "OpenMP threads (never changes results)");
+        app.add_option("--threads", opts->threads,
+                       "OpenMP threads, at most 256 (0: one per core; never changes results)");
         app.add_option("--dump-activations", opts->dump_activations,
                        "after training, write the activations entering each parametrised layer "
                        "but the first, on --batch test rows (raw FP32), to this file");
@@ -245,13 +256,7 @@ Command make_command() {
             "after training, write one iteration as Chakra traces DIR/train-MODEL.RANK.et "
             "and replay them");
         app.add_flag("--json", opts->json, "one JSON summary on stdout");
-        return [opts] {
-          if (opts->batch % opts->ranks != 0) {
-            throw InvalidInput("--batch " + std::to_string(opts->batch) +
-                               " must be a multiple of --ranks " + std::to_string(opts->ranks));
-          }
-          return run_train(*opts);
-        };
+        return [opts] { return run_train(*opts); };
       }};
 }
 

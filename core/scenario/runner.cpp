@@ -49,26 +49,6 @@ std::unique_ptr<NetworkBackend> make_run_backend(const RunConfig& c) {
   return backend;
 }
 
-TrainTest load_data(const RunConfig& c) {
-  const std::string& d = c.workload.dataset;
-  if (d == "fashion-mnist") {
-    Result<TrainTest> r =
-        load_fashion_mnist(kFashionMnistDir, c.workload.max_train, c.training.eval_rows);
-    if (!r) throw std::invalid_argument("workload.dataset: " + r.error());
-    return std::move(r).value();
-  }
-  if (d.rfind("text:", 0) == 0) {
-    Result<TrainTest> r = load_char_text(d.substr(5), 32, 0.1);
-    if (!r) throw std::invalid_argument("workload.dataset: " + r.error());
-    return std::move(r).value();
-  }
-  SyntheticConfig s;
-  s.kind = parse_synthetic_kind(d);
-  s.seed = c.seed;
-  if (c.workload.max_train > 0) s.train_rows = c.workload.max_train;
-  return make_synthetic(s);
-}
-
 // What the real collective runs: the scenario's plan and codec, from a reducer of its own (codecs
 // keep per-transfer state, which must not mix with the shadow's).
 class ScenarioCollective final : public exec::BucketCollective {
@@ -89,6 +69,47 @@ class ScenarioCollective final : public exec::BucketCollective {
 };
 
 }  // namespace
+
+TrainTest load_run_data(const RunConfig& c) {
+  const std::string& d = c.workload.dataset;
+  if (d == "fashion-mnist") {
+    Result<TrainTest> r =
+        load_fashion_mnist(kFashionMnistDir, c.workload.max_train, c.training.eval_rows);
+    if (!r) throw std::invalid_argument("workload.dataset: " + r.error());
+    return std::move(r).value();
+  }
+  if (d.rfind("text:", 0) == 0) {
+    Result<TrainTest> r = load_char_text(d.substr(5), 32, 0.1);
+    if (!r) throw std::invalid_argument("workload.dataset: " + r.error());
+    return std::move(r).value();
+  }
+  SyntheticConfig s;
+  s.kind = parse_synthetic_kind(d);
+  s.seed = c.seed;
+  if (c.workload.max_train > 0) s.train_rows = c.workload.max_train;
+  return make_synthetic(s);
+}
+
+TrainerConfig trainer_config(const RunConfig& c) {
+  TrainerConfig tc;
+  tc.ranks = c.training.ranks;
+  tc.iterations = c.training.iterations;
+  tc.global_batch = c.training.global_batch;
+  tc.eval_every = c.training.eval_every;
+  tc.eval_rows = c.training.eval_rows;
+  tc.seed = c.seed;
+  tc.optimizer.kind = parse_optimizer(c.training.optimizer);
+  tc.optimizer.lr = c.training.lr;
+  tc.optimizer.momentum = c.training.momentum;
+  tc.optimizer.weight_decay = c.training.weight_decay;
+  tc.schedule.warmup_iterations = c.training.warmup;
+  tc.schedule.decay = parse_decay(c.training.decay);
+  tc.schedule.total_iterations = c.training.iterations;
+  tc.schedule.step_every = std::max(1, c.training.iterations / 3);
+  tc.compute.gpu = gpu_preset(c.cluster.gpu);
+  tc.compute.mfu = c.cluster.mfu;
+  return tc;
+}
 
 struct RunSession::Impl {
   RunConfig config;
@@ -134,28 +155,12 @@ RunSession::RunSession(const RunConfig& config, const exec::MpiRuntime* mpi)
     throw std::invalid_argument("workload.kind: expected train, catalog or trace, got '" +
                                 config.workload.kind + "'");
   m.backend = make_run_backend(config);
-  m.data = load_data(config);
+  m.data = load_run_data(config);
   Model model = make_model(config.workload.model, m.data.train, config.workload.hidden);
   m.reducer = std::make_unique<CollectiveReducer>(config, *m.backend);
   m.probe = std::make_unique<NetworkProbe>(*m.backend);
 
-  TrainerConfig tc;
-  tc.ranks = config.training.ranks;
-  tc.iterations = config.training.iterations;
-  tc.global_batch = config.training.global_batch;
-  tc.eval_every = config.training.eval_every;
-  tc.eval_rows = config.training.eval_rows;
-  tc.seed = config.seed;
-  tc.optimizer.kind = parse_optimizer(config.training.optimizer);
-  tc.optimizer.lr = config.training.lr;
-  tc.optimizer.momentum = config.training.momentum;
-  tc.optimizer.weight_decay = config.training.weight_decay;
-  tc.schedule.warmup_iterations = config.training.warmup;
-  tc.schedule.decay = parse_decay(config.training.decay);
-  tc.schedule.total_iterations = config.training.iterations;
-  tc.schedule.step_every = std::max(1, config.training.iterations / 3);
-  tc.compute.gpu = gpu_preset(config.cluster.gpu);
-  tc.compute.mfu = config.cluster.mfu;
+  const TrainerConfig tc = trainer_config(config);
   if (real) {
     m.real = std::make_unique<ScenarioCollective>(config, *m.backend);
     m.rank_trainer = std::make_unique<exec::RankTrainer>(*mpi, std::move(model), m.data.train,

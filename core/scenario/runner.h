@@ -39,6 +39,12 @@ struct RunSummary {
   double time_to_accuracy_s = -1;  // simulated time when test accuracy first reached the target
 };
 
+// What a trained run (workload.kind train) is built from, shared with `commlab-cli train`: its data
+// set (throws std::invalid_argument naming workload.dataset) and the trainer's settings (threads
+// left at 0: the caller's OpenMP default).
+TrainTest load_run_data(const RunConfig& config);
+TrainerConfig trainer_config(const RunConfig& config);
+
 class RunSession {
  public:
   // Throws std::invalid_argument for a configuration the engine cannot run (with the field named).

@@ -42,4 +42,12 @@ Experiment parse_scenario(const nlohmann::json& doc, const std::string& file_lab
 // Exposed for the runner and the GUI, which may edit RunConfigs directly.
 std::vector<std::string> check_run_config(const RunConfig& config);
 
+// SkipReduce's limit (docs/collectives.md): ring skips at most N-1 reduce-scatter steps, tree at
+// most its depth floor(log2 N) of reduce levels, hd at most its floor(log2 N) halving rounds;
+// beyond that the plans would clamp the value and report a collective that did not run. "" when
+// `skip` is within the limit of `algorithm` on `ranks` ranks (or the algorithm is no skipping
+// one: that has its own message), else the problem, e.g. "ring on 8 ranks skips at most 7 steps
+// (N-1), got 8".
+std::string skip_limit_problem(const std::string& algorithm, int ranks, long long skip);
+
 }  // namespace commlab

@@ -1,7 +1,9 @@
 // Cross-field checks of one resolved run: combinations each field allows on its own but the engine
 // cannot run (SkipReduce on a tree, queue trimming without queues, a batch that does not split).
 #include <algorithm>
+#include <bit>
 #include <cctype>
+#include <cmath>
 #include <filesystem>
 #include <map>
 
@@ -48,21 +50,40 @@ long long input_width(const std::string& dataset) {
   return dataset.rfind("text:", 0) == 0 ? 32 : 2;
 }
 
+// The hidden widths the model is built with: an empty list is the model's default (mlp 256,
+// transformer width 64), which the memory estimates must count too.
+std::vector<int> hidden_widths(const RunConfig& c) {
+  if (!c.workload.hidden.empty()) return c.workload.hidden;
+  return {c.workload.model == "transformer" ? 64 : 256};
+}
+
 // Parameters of one replica, from the shapes alone (a hidden list of 65536-wide layers must be
 // refused before make_model allocates terabytes). CNN shapes are fixed and small.
 long long model_params(const RunConfig& c) {
-  const auto& h = c.workload.hidden;
+  const std::vector<int> h = hidden_widths(c);
   if (c.workload.model == "transformer") {
-    const long long dim = h.empty() ? 64 : h[0];
+    const long long dim = h[0];
     return 2 * 12 * dim * dim + 2 * 256 * dim;  // two blocks of ~12 d^2, embedding and head
   }
   if (c.workload.model != "mlp") return 0;
   long long params = 0, in = input_width(c.workload.dataset);
-  for (int width : h.empty() ? std::vector<int>{256} : h) params += (in + 1) * width, in = width;
+  for (int width : h) params += (in + 1) * width, in = width;
   return params + (in + 1) * 10;
 }
 
 }  // namespace
+
+std::string skip_limit_problem(const std::string& algorithm, int ranks, long long skip) {
+  const int log2 = std::bit_width(static_cast<unsigned>(std::max(ranks, 1))) - 1;
+  const std::string on = algorithm + " on " + str(ranks) + " ranks skips at most ";
+  if (algorithm == "ring" && skip > std::max(ranks - 1, 0))
+    return on + str(std::max(ranks - 1, 0)) + " steps (N-1), got " + str(skip);
+  if (algorithm == "tree" && skip > log2)
+    return on + str(log2) + " reduce levels (its depth), got " + str(skip);
+  if (algorithm == "hd" && skip > log2)
+    return on + str(log2) + " halving rounds (log2 N), got " + str(skip);
+  return "";
+}
 
 ClusterInfo ClusterCache::lookup(const std::string& spec) {
   auto it = cache_.find(spec);
@@ -125,7 +146,7 @@ std::vector<std::pair<std::string, std::string>> check_run(const RunConfig& c,
                                  str(t.ranks) + " ranks that is more than " +
                                  str(kMaxTrainingFloats) + " floats");
     long long widest = input_width(c.workload.dataset);
-    for (int width : c.workload.hidden) widest = std::max<long long>(widest, width);
+    for (int width : hidden_widths(c)) widest = std::max<long long>(widest, width);
     const long long rows = (t.global_batch + t.ranks - 1) / t.ranks;
     if (rows * widest * t.ranks > kMaxTrainingFloats)
       add("training.global_batch", "batches of " + str(t.global_batch) + " rows of up to " +
@@ -181,9 +202,15 @@ std::vector<std::pair<std::string, std::string>> check_run(const RunConfig& c,
   const std::string& algo = c.collective.algorithm;
   if (skipping && algo != "ring" && algo != "tree" && algo != "hd")
     add(skip_path, "SkipReduce needs collective.algorithm ring, tree or hd, got " + algo);
-  if (tech.skipreduce.skip >= t.ranks && tech.skipreduce.skip > 0)
-    add("techniques.skipreduce.skip", "must be less than training.ranks (" + str(t.ranks) +
-                                          "), got " + str(tech.skipreduce.skip));
+  // The skip a ratio gives is checked too: round(ratio * N) is N at ratio 1.
+  const long long effective_skip = tech.skipreduce.skip > 0
+                                       ? tech.skipreduce.skip
+                                       : std::llround(tech.skipreduce.ratio * t.ranks);
+  if (std::string bad = skip_limit_problem(algo, t.ranks, effective_skip); !bad.empty())
+    add(skip_path, tech.skipreduce.skip > 0
+                       ? bad
+                       : "ratio " + limit_text(tech.skipreduce.ratio) + " gives skip " +
+                             str(effective_skip) + ": " + bad);
   if (c.collective.algorithm == "hier" && c.collective.ranks_per_node > 0 &&
       t.ranks % c.collective.ranks_per_node != 0)
     add("collective.ranks_per_node", "training.ranks (" + str(t.ranks) +
