@@ -16,6 +16,7 @@
 #include "collective/reference.h"
 #include "collective/tuner.h"
 #include "numeric/size_parse.h"
+#include "scenario/scenario.h"
 #include "topology/topology.h"
 
 namespace commlab::cli {
@@ -29,7 +30,22 @@ std::pair<uint64_t, uint64_t> parse_size_range(const std::string& text) {
         "--sizes: expected MIN:MAX with byte sizes such as 1K:64M (K/M/G suffixes), "
         "got '" +
         text + "'");
+  // Every row is MIN x 2^k bytes of 4-byte elements: a MIN of 3 used to be reported as 4.
+  if (*lo % sizeof(float) != 0)
+    throw InvalidInput("--sizes: MIN must be a multiple of the 4-byte element, got " +
+                       std::to_string(*lo) + " bytes in '" + text + "'");
+  // With at most 2^20 ranks, no algorithm's bytes_on_wire (about 2 x ranks x size) can overflow.
+  if (*hi > kMaxCollectiveBytes)
+    throw InvalidInput("--sizes: MAX must be at most " + format_size(kMaxCollectiveBytes) +
+                       " per rank, got " + std::to_string(*hi) + " bytes in '" + text + "'");
   return {*lo, *hi};
+}
+
+void check_skip(const CollectiveOptions& o, const std::string& algorithm, int ranks) {
+  if (o.skip < 0)
+    throw InvalidInput("--skip: expected a non-negative integer, got " + std::to_string(o.skip));
+  if (std::string bad = skip_limit_problem(algorithm, ranks, o.skip); !bad.empty())
+    throw InvalidInput("--skip: " + bad);
 }
 
 std::unique_ptr<TransferCodec> make_transfer_codec(const CollectiveOptions& o, double cpu_Bps) {
@@ -67,11 +83,12 @@ int run(const CollectiveOptions& o) {
   // NCCL mode (--algo auto, --proto, --channels): the tuner picks algorithm, protocol and
   // channels per size and the time plane runs them (collective/tuner.h, docs/collectives.md).
   const bool nccl = o.algo == "auto" || !o.proto.empty() || o.channels > 0;
-  const NcclOverrides force = nccl ? parse_nccl_overrides(o.algo, o.proto, o.channels)
-                                   : NcclOverrides{};
+  const NcclOverrides force =
+      nccl ? parse_nccl_overrides(o.algo, o.proto, o.channels) : NcclOverrides{};
   std::optional<NcclTuner> tuner;
   if (nccl) tuner.emplace(tuner_inputs(backend->topology(), o.channels > 0 ? o.channels : 16));
   const std::string plan_algo = o.algo == "auto" ? "ring" : o.algo;
+  check_skip(o, plan_algo, ranks);  // a skip the plan would clamp is refused, as scenarios do
   // Fail on a bad name or an oversized plan before printing anything.
   for (uint64_t bytes = min_bytes; bytes <= max_bytes && bytes > 0; bytes *= 2) {
     PlanRequest probe{op, ranks, std::max<uint64_t>(bytes / sizeof(float), 1), o.time_only};
@@ -218,8 +235,8 @@ const RegisterCommand reg{Command{
       app.add_option("--sizes", o->sizes, "MIN:MAX bytes per rank, doubling (K/M/G suffixes)")
           ->capture_default_str();
       app.add_option("--skip", o->skip,
-                     "SkipReduce: steps to skip (ring; tree and hd analogues, docs/collectives.md)")
-          ->check(CLI::NonNegativeNumber);
+                     "SkipReduce: steps to skip, ring at most N-1; tree and hd analogues, at most "
+                     "log2 N (docs/collectives.md)");
       app.add_option("--skip-policy", o->skip_policy, "naive, random or selective")
           ->capture_default_str();
       app.add_flag("--unbiased", o->unbiased, "rescale skipped chunks by N/(N-s)");

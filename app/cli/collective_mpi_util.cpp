@@ -122,6 +122,7 @@ int run_in_job(const MpiRuntime& rt, const CollectiveOptions& o) {
   if (o.time_only) throw InvalidInput("--time-only: --exec mpi always moves real buffers");
   if (static_cast<double>(max_bytes) * 3 > 3.0 * (1ull << 30))
     throw InvalidInput("--sizes: at most 1G per rank with --exec mpi");
+  check_skip(o, o.algo, ranks);
   SkipConfig skip{o.skip, parse_skip_policy(o.skip_policy), o.seed, o.unbiased};
   const int ranks_per_node = o.ranks_per_node > 0 ? o.ranks_per_node
                              : backend            ? backend_ranks_per_node(*backend)

@@ -38,8 +38,15 @@ struct CollectiveOptions {
   double timeout_s = 60;
 };
 
-// --sizes MIN:MAX in bytes (K/M/G suffixes); throws InvalidInput.
+// Bytes per rank a collective may be given (1 TiB): bytes_on_wire cannot overflow below it.
+inline constexpr uint64_t kMaxCollectiveBytes = 1ull << 40;
+
+// --sizes MIN:MAX in bytes (K/M/G suffixes), MIN a multiple of 4 bytes, MAX at most
+// kMaxCollectiveBytes; throws InvalidInput.
 std::pair<uint64_t, uint64_t> parse_size_range(const std::string& text);
+// --skip within what `algorithm` can skip on `ranks` ranks (scenario/scenario.h:
+// skip_limit_problem, the scenarios' check); throws InvalidInput naming --skip.
+void check_skip(const CollectiveOptions& o, const std::string& algorithm, int ranks);
 // The wire of --wire / --codec (null: FP32); `cpu_Bps` > 0 times the codec as one CPU core at that
 // speed (a calibration), else the codec's default placement. Throws InvalidInput.
 std::unique_ptr<TransferCodec> make_transfer_codec(const CollectiveOptions& o, double cpu_Bps = 0);
