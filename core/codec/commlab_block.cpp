@@ -269,6 +269,12 @@ Result<size_t> Coder::decode(std::span<const std::byte> in, std::span<std::byte>
     lit[k] = lits_[k].data();
   }
   exps_[m] = 0;
+  if constexpr (sizeof(W) == 2) {  // one pass instead of join, expand and decode
+    if (m < n &&
+        zmask::expand_joined16(exps_.data(), lit[0], m, zbits_.data(), n, delta, out.data())) {
+      return pos;
+    }
+  }
   if (m == n) {
     csplit::join<W>(n, exps_.data(), lit, out.data());
   } else {

@@ -1,6 +1,6 @@
 #include "codec/zero_mask.h"
 
-#include <tmmintrin.h>
+#include <immintrin.h>
 
 #include <array>
 #include <bit>
@@ -142,6 +142,73 @@ __attribute__((target("ssse3"))) void expand32_ssse3(const uint32_t* v, const ui
   expand_scalar<uint32_t>(v, bits, i, n, out, k);
 }
 
+// Word w (nonzero) with its exponent decoded from element i - q's word a: expdelta::decode.
+inline uint32_t predicted(uint32_t w, uint32_t a) {
+  return a ? (w & 0x807fu) | (((((w >> 7) ^ 0x80u) + (a >> 7)) & 0xffu) << 7) : w;
+}
+
+// expand_joined16 on AVX2 CPUs: 16 words per step, two groups of eight (one mask byte and one
+// shuffle row each) in the two 128-bit lanes.
+__attribute__((target("avx2"))) void expand_joined16_avx2(const uint8_t* e, const uint8_t* l,
+                                                          size_t m, const uint64_t* bits, size_t n,
+                                                          uint32_t q, std::byte* out) {
+  const Tables& t = tables();
+  const uint8_t* mb = reinterpret_cast<const uint8_t*>(bits);
+  const __m256i lit_mask = _mm256_set1_epi16(0x007f), exp_mask = _mm256_set1_epi16(0x7f80);
+  const __m256i sign_mask = _mm256_set1_epi16(short(0x8000)), flip = _mm256_set1_epi16(0x4000);
+  const __m256i zero = _mm256_setzero_si256();
+  auto at = [out](size_t i) { return reinterpret_cast<__m256i*>(out + 2 * i); };
+  auto bytes8 = [](const uint8_t* p) {
+    return _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p));
+  };
+  auto row = [&t](unsigned z) {
+    return _mm_load_si128(reinterpret_cast<const __m128i*>(t.expand16[z]));
+  };
+  // Element j's exponent from element j - q, in place (j >= q).
+  auto predict = [&](size_t j) {
+    const uint32_t w = load<uint16_t>(out + 2 * j);
+    const uint16_t v = uint16_t(w ? predicted(w, load<uint16_t>(out + 2 * (j - q))) : 0);
+    std::memcpy(out + 2 * j, &v, 2);
+  };
+  size_t k = 0, i = 0;
+  for (; i + 16 <= n && k + 16 <= m; i += 16) {
+    const unsigned z0 = mb[i / 8], z1 = mb[i / 8 + 1];
+    const size_t k1 = k + 8 - t.ones[z0];
+    // u = l | e << 8 per lane; the word is sign (bit 7 of l) | e << 7 | low 7 bits of l.
+    const __m256i u = _mm256_inserti128_si256(
+        _mm256_castsi128_si256(_mm_unpacklo_epi8(bytes8(l + k), bytes8(e + k))),
+        _mm_unpacklo_epi8(bytes8(l + k1), bytes8(e + k1)), 1);
+    const __m256i w =
+        _mm256_or_si256(_mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(u, 1), exp_mask),
+                                        _mm256_and_si256(u, lit_mask)),
+                        _mm256_and_si256(_mm256_slli_epi16(u, 8), sign_mask));
+    const __m256i ctl = _mm256_inserti128_si256(_mm256_castsi128_si256(row(z0)), row(z1), 1);
+    __m256i c = _mm256_shuffle_epi8(w, ctl);
+    k = k1 + 8 - t.ones[z1];
+    if (q && i >= q) {  // expdelta::decode_avx2's arithmetic (q >= 16: element i - q is final)
+      const __m256i a = _mm256_loadu_si256(at(i - q));
+      const __m256i keep =
+          _mm256_or_si256(_mm256_cmpeq_epi16(c, zero), _mm256_cmpeq_epi16(a, zero));
+      const __m256i sum =
+          _mm256_add_epi16(_mm256_xor_si256(c, flip), _mm256_and_si256(a, exp_mask));
+      const __m256i v =
+          _mm256_or_si256(_mm256_andnot_si256(exp_mask, c), _mm256_and_si256(sum, exp_mask));
+      c = _mm256_blendv_epi8(v, c, keep);
+    }
+    _mm256_storeu_si256(at(i), c);
+    if (q && i < q && q < i + 16) {  // the group holding element q: its lanes from q on
+      for (size_t j = q; j < i + 16; ++j) predict(j);
+    }
+  }
+  for (; i < n; ++i) {
+    uint16_t w = 0;
+    if (!test(bits, i))
+      w = uint16_t(((l[k] & 0x80u) << 8) | (uint32_t(e[k]) << 7) | (l[k] & 0x7fu)), ++k;
+    std::memcpy(out + 2 * i, &w, 2);
+    if (q && i >= q) predict(i);
+  }
+}
+
 // 64 bits of b starting at bit s (s + 64 <= 64 * words available, or the high part is zero-read
 // from the next word only when s is not word aligned).
 uint64_t bits_at(const uint64_t* b, size_t s) {
@@ -172,6 +239,14 @@ void expand(const W* v, const uint64_t* bits, size_t n, std::byte* out) {
     if constexpr (sizeof(W) == 4) return expand32_ssse3(v, bits, n, out);
   }
   expand_scalar<W>(v, bits, 0, n, out, 0);
+}
+
+bool expand_joined16(const uint8_t* e, const uint8_t* l, size_t m, const uint64_t* bits, size_t n,
+                     uint32_t q, std::byte* out) {
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  if (!avx2) return false;
+  expand_joined16_avx2(e, l, m, bits, n, q, out);
+  return true;
 }
 
 void diff_period(const uint64_t* b, size_t n, size_t p, uint64_t* r) {

@@ -25,6 +25,14 @@ size_t compact(const std::byte* x, size_t n, W* out, uint64_t* bits);
 template <class W>
 void expand(const W* v, const uint64_t* bits, size_t n, std::byte* out);
 
+// expand of 16-bit words fused with the two passes around it: the words are joined from their
+// exponent bytes e[0, m) and literal bytes l[0, m) (csplit::join), and with q != 0 (q >= 16)
+// their exponents are predicted from element i - q (expdelta::decode), all in one pass: the same
+// n words as join, expand and decode one after the other. False (nothing written) on CPUs
+// without AVX2, where the caller runs the three.
+bool expand_joined16(const uint8_t* e, const uint8_t* l, size_t m, const uint64_t* bits, size_t n,
+                     uint32_t q, std::byte* out);
+
 // r[i] = b[i] XOR b[i - p] for i >= p, r[i] = b[i] below p (0 < p < n). r must not alias b.
 void diff_period(const uint64_t* b, size_t n, size_t p, uint64_t* r);
 // In place inverse of diff_period: b[i] ^= b[i - p] for i = p, p + 1, ..., n - 1.

@@ -7,6 +7,8 @@
 #include <cstring>
 #include <vector>
 
+#include "codec/commlab_split.h"
+#include "codec/exponent_delta.h"
 #include "numeric/rng.h"
 
 namespace commlab::zmask {
@@ -82,6 +84,37 @@ TEST(ZeroMask, CompactThenExpandRestoresEveryElement) {
       SCOPED_TRACE(testing::Message() << "n=" << n << " f=" << f);
       check_compact_expand<uint16_t>(n, f, n + 1);
       check_compact_expand<uint32_t>(n, f, n + 2);
+    }
+  }
+}
+
+TEST(ZeroMask, FusedExpandEqualsJoinExpandAndDecode) {
+  // Lengths that end mid-group, prediction distances below, at, across and far past a group of
+  // eight, zero fractions from none to almost all.
+  for (size_t n : {size_t(9), size_t(100), size_t(1003), size_t(4096)}) {
+    for (uint32_t q : {0u, 16u, 17u, 21u, 256u, 999u}) {
+      for (double f : {0.0, 0.3, 0.9}) {
+        if (q >= n) continue;
+        SCOPED_TRACE(testing::Message() << "n=" << n << " q=" << q << " f=" << f);
+        auto bits = random_bits(n, f, n + q);
+        const size_t m = n - count(bits.data(), n);
+        CounterRng rng(q + 7, Purpose::kCodec);
+        std::vector<uint8_t> e(m + 1), l(m + 1);  // exps_ has one slot past m, raw literals none
+        for (size_t k = 0; k < m; ++k) e[k] = uint8_t(rng.below(k, 256)), l[k] = uint8_t(k * 37);
+        std::vector<uint16_t> joined(m + 8), expect(n), got(n + 1, 0x5a5a);
+        const uint8_t* lits[1] = {l.data()};
+        csplit::join<uint16_t>(m, e.data(), lits, joined.data());
+        expand<uint16_t>(joined.data(), bits.data(), n,
+                         reinterpret_cast<std::byte*>(expect.data()));
+        if (q) expdelta::decode<uint16_t>(reinterpret_cast<std::byte*>(expect.data()), n, q);
+        if (!expand_joined16(e.data(), l.data(), m, bits.data(), n, q,
+                             reinterpret_cast<std::byte*>(got.data()))) {
+          GTEST_SKIP() << "no AVX2";
+        }
+        EXPECT_EQ(got[n], 0x5a5a);  // nothing written past n elements
+        got.resize(n);
+        EXPECT_EQ(got, expect);
+      }
     }
   }
 }
