@@ -2,6 +2,7 @@
 // (contract: ../shared/CLI.md). --verify fails on any lossless codec that does not round-trip.
 #include <time.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -105,7 +106,26 @@ struct Measured {
   double ratio = 0, enc_gbps = 0, dec_gbps = 0;
   bool lossless = false;
   ErrorStats err;
+  size_t nonfinite = 0;  // values whose error is infinite (nonfinite_mismatches)
 };
+
+// Values a codec got infinitely wrong, which compare_values (codec/error_stats.h) leaves out of
+// max_abs_error: one side NaN and the other not, or an infinity turned into another value (or a
+// finite value into an infinity). Two NaNs are the same non-number. One Inf that a low-rank codec
+// spread into NaNs everywhere used to show as 100% changed with max_abs_error 0 (issue 21).
+size_t nonfinite_mismatches(std::span<const std::byte> in, std::span<const std::byte> out,
+                            DType dtype) {
+  if (out.size() < in.size()) return 0;  // compare_values counts every value as changed
+  size_t n = 0;
+  for (size_t i = 0; i < in.size() / dtype_size(dtype); ++i) {
+    const double a = value_at(in, dtype, i), b = value_at(out, dtype, i);
+    if (std::isnan(a) || std::isnan(b))
+      n += std::isnan(a) != std::isnan(b);
+    else
+      n += (std::isinf(a) || std::isinf(b)) && a != b;
+  }
+  return n;
+}
 
 // Best of three encode/decode pairs on fresh instances (stateful codecs see a first iteration).
 Measured measure(const std::string& name, std::span<const std::byte> in, DType dtype) {
@@ -142,6 +162,8 @@ Measured measure(const std::string& name, std::span<const std::byte> in, DType d
   m.enc_gbps = double(in.size()) / std::max(best_enc, 1e-9) / 1e9;
   m.dec_gbps = double(in.size()) / std::max(best_dec, 1e-9) / 1e9;
   m.err = compare_values(in, out, dtype);
+  m.nonfinite = nonfinite_mismatches(in, out, dtype);
+  if (m.nonfinite > 0) m.err.max_abs_error = m.err.max_rel_error = INFINITY;
   return m;
 }
 
@@ -153,6 +175,11 @@ int run(const Options& o) {
     throw InvalidInput(std::string("--dtype: ") + e.what());
   }
   if (o.input.empty() && o.count == 0) throw InvalidInput("--count: expected a positive integer");
+  // Generated values have the --input cap: --count 10^11 ended in std::bad_alloc (exit 1).
+  if (o.count > kMaxCodecInputBytes / dtype_size(dtype))
+    throw InvalidInput("--count: expected at most " +
+                       std::to_string(kMaxCodecInputBytes / dtype_size(dtype)) + " " + o.dtype +
+                       " values (1 GiB, as --input), got " + std::to_string(o.count));
   std::vector<std::string> names = codec_list(o.codecs);
   std::vector<std::byte> in = load_input(o, dtype);
   const size_t count = in.size() / dtype_size(dtype);
@@ -177,13 +204,16 @@ int run(const Options& o) {
       std::cerr << "commlab-cli: codec " << name << " did not round-trip bit-exactly\n";
     }
     if (o.json) {
-      rows.push_back({{"name", name},
-                      {"ratio", m.ratio},
-                      {"lossless", m.err.bit_exact},
-                      {"max_abs_error", m.err.max_abs_error},
-                      {"changed_fraction", m.err.changed_fraction},
-                      {"encode_gbps", m.enc_gbps},
-                      {"decode_gbps", m.dec_gbps}});
+      rows.push_back(
+          {{"name", name},
+           {"ratio", m.ratio},
+           {"lossless", m.err.bit_exact},
+           // null when infinite (JSON has no infinity): see nonfinite_mismatches
+           {"max_abs_error", m.nonfinite ? nlohmann::json() : nlohmann::json(m.err.max_abs_error)},
+           {"nonfinite_mismatches", m.nonfinite},
+           {"changed_fraction", m.err.changed_fraction},
+           {"encode_gbps", m.enc_gbps},
+           {"decode_gbps", m.dec_gbps}});
     } else {
       std::printf("%-22s %8.4f %9s %9.4f %12.4g %10.3f %10.3f\n", name.c_str(), m.ratio,
                   m.err.bit_exact ? "yes" : "no", m.err.changed_fraction, m.err.max_abs_error,
