@@ -11,6 +11,8 @@
 #include "cli/command.h"
 #include "cli/network_util.h"
 #include "scenario/catalog_run.h"
+#include "scenario/scenario.h"
+#include "scenario/scenario.h"
 #include "scenario/workload_timing.h"
 #include "topology/gpu_presets.h"
 #include "topology/topology.h"
@@ -131,6 +133,9 @@ int run(const Options& o) {
     if (p.gpus() > gpus)
       throw InvalidInput("dp x tp x pp = " + std::to_string(p.gpus()) + " exceeds the cluster's " +
                          std::to_string(gpus) + " GPUs");
+    // SkipReduce skips steps of the DP ring, as a catalog scenario does (scenario.h).
+    if (std::string bad = skip_limit_problem("ring", p.dp, o.skip); !bad.empty())
+      throw InvalidInput("--skip: the DP reduce-scatter's " + bad);
     what = spec->display;
     if (graph_engine) {
       workload::CatalogGraphOptions go;

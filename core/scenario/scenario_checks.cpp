@@ -202,11 +202,15 @@ std::vector<std::pair<std::string, std::string>> check_run(const RunConfig& c,
   const std::string& algo = c.collective.algorithm;
   if (skipping && algo != "ring" && algo != "tree" && algo != "hd")
     add(skip_path, "SkipReduce needs collective.algorithm ring, tree or hd, got " + algo);
-  // The skip a ratio gives is checked too: round(ratio * N) is N at ratio 1.
-  const long long effective_skip = tech.skipreduce.skip > 0
-                                       ? tech.skipreduce.skip
-                                       : std::llround(tech.skipreduce.ratio * t.ranks);
-  if (std::string bad = skip_limit_problem(algo, t.ranks, effective_skip); !bad.empty())
+  // The skip a ratio gives is checked too: round(ratio * N) is N at ratio 1. A catalog model skips
+  // steps of its data-parallel ring (scenario/catalog_run.cpp), of dp ranks.
+  const long long tp_pp = static_cast<long long>(c.workload.tp) * c.workload.pp;
+  const int ring = c.workload.kind != "catalog" ? t.ranks
+                   : c.workload.dp > 0          ? c.workload.dp
+                                                : static_cast<int>(t.ranks / tp_pp);
+  const long long effective_skip =
+      tech.skipreduce.skip > 0 ? tech.skipreduce.skip : std::llround(tech.skipreduce.ratio * ring);
+  if (std::string bad = skip_limit_problem(algo, ring, effective_skip); !bad.empty())
     add(skip_path, tech.skipreduce.skip > 0
                        ? bad
                        : "ratio " + limit_text(tech.skipreduce.ratio) + " gives skip " +

@@ -149,6 +149,12 @@ TEST(SkipLimit, ScenariosRefuseASkipTheAlgorithmWouldClamp) {
             std::vector<std::string>{"s.json:techniques.skipreduce.ratio: ratio 1 gives skip 8: "
                                      "ring on 8 ranks skips at most 7 steps (N-1), got 8"});
   EXPECT_EQ(problems(R"({"techniques": {"skipreduce": {"skip": 7}}})"), std::vector<std::string>{});
+  // A catalog model skips steps of its DP ring: 16 ranks at tp 4 are a ring of 4 (the run used to
+  // fail only when it started).
+  EXPECT_EQ(problems(R"({"workload": {"kind": "catalog", "tp": 4}, "training": {"ranks": 16},
+                         "techniques": {"skipreduce": {"skip": 4}}})"),
+            std::vector<std::string>{"s.json:techniques.skipreduce.skip: ring on 4 ranks skips at "
+                                     "most 3 steps (N-1), got 4"});
 }
 
 }  // namespace
