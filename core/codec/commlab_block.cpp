@@ -73,20 +73,23 @@ void Coder::start() {
   tables_.clear();
 }
 
-void Coder::gap_code(const uint64_t* r, size_t n) {
-  ExtraWriter ew{extra_};
+void Coder::gap_code(const uint64_t* r, size_t n, size_t flips) {
+  gap_syms_.resize(flips);
+  extra_.resize(4 * flips + 8);  // at most 30 extra bits per gap, and the writer's slack
+  ExtraWriter ew{extra_.data()};
   uint32_t last = uint32_t(-1);
+  size_t j = 0;
   for (size_t w = 0; w < zmask::words(n); ++w) {
     for (uint64_t b = r[w]; b; b &= b - 1) {
       const uint32_t at = uint32_t(64 * w + size_t(std::countr_zero(b)));
-      uint32_t extra = 0;
-      int bits = 0;
-      gap_syms_.push_back(uint8_t(gap_symbol(at - last - 1, extra, bits)));
-      if (bits) ew.put(extra, bits);
+      uint32_t extra;
+      int bits;
+      gap_syms_[j++] = uint8_t(gap_symbol(at - last - 1, extra, bits));
+      ew.put(extra, bits);
       last = at;
     }
   }
-  ew.finish();
+  extra_.resize(size_t(ew.finish() - extra_.data()));
 }
 
 template <class W>
@@ -96,22 +99,28 @@ Result<size_t> Coder::encode(std::span<const std::byte> in, std::span<std::byte>
   const Unaligned<W>* x = reinterpret_cast<const Unaligned<W>*>(in.data());
   exps_.resize(n + 1);
   for (int k = 0; k < kLits; ++k) lits_[k].resize(n + 1);
-  // One pass splits every element and counts the zeros; blocks with zeros are split again
-  // from their compacted nonzeros below.
-  const size_t zeros = split_all<W>(x, n);
+  const size_t nw = zmask::words(n);
+  zbits_.resize(nw + 1);
+  joined_.resize((n + 8) * sizeof(W));
+  W* nz = reinterpret_cast<W*>(joined_.data());
+  // A block with zeros is split from its compacted nonzeros (below), one without from x. When
+  // the last block had zeros, this one is compacted first, else split first (the split counts
+  // the zeros); either way the streams are the same.
   size_t m = n;
+  if (had_zeros_) {
+    m = zmask::compact<W>(in.data(), n, nz, zbits_.data());
+    if (m == n) split_all<W>(x, n);
+  } else if (split_all<W>(x, n) != 0) {
+    m = zmask::compact<W>(in.data(), n, nz, zbits_.data());
+  }
+  had_zeros_ = m != n;
   uint32_t period = 0, delta = 0;
   gap_syms_.clear();
   extra_.clear();
   size_t flips = 0;
   bool bitmap = false;
   const uint64_t* flip_bits = nullptr;
-  if (zeros != 0) {
-    const size_t nw = zmask::words(n);
-    zbits_.resize(nw + 1);
-    joined_.resize((n + 8) * sizeof(W));
-    W* nz = reinterpret_cast<W*>(joined_.data());
-    m = zmask::compact<W>(in.data(), n, nz, zbits_.data());
+  if (m != n) {
     // The fewest flips among no prediction, the found period and P = 1 (runs of zeros, e.g.
     // the rows of input pixels that are zero in the whole batch, cost two flips each).
     const uint32_t found = zperiod::find(zbits_.data(), n, period_, period_scratch_);
@@ -134,7 +143,7 @@ Result<size_t> Coder::encode(std::span<const std::byte> in, std::span<std::byte>
     // Dense flips (random zeros) go as a bitmap: 8 positions per byte symbol. Sparse ones
     // (dead columns, predicted by the period) go as gaps, far below a bit per position.
     bitmap = flips * 8 >= n;
-    if (!bitmap) gap_code(flip_bits, n);
+    if (!bitmap) gap_code(flip_bits, n, flips);
     // Exponents predicted from one row earlier: the zero-mask period is the row length or a
     // multiple of it (dead columns repeat every row), so its divisors are tried too.
     uint32_t cand[5] = {delta_, found, found / 2, found / 3, found / 4};
@@ -214,15 +223,14 @@ const char* Coder::decode_mask(std::span<const std::byte> in, size_t n, size_t m
     pos += 4 + extra_size;
     size_t at = size_t(-1);
     for (size_t j = 0; j < flips; ++j) {
+      // Branch-free but for the checks (short and long gaps alternate at random).
       const uint32_t s = gap_syms_[j];
-      uint32_t g = s;
-      if (s >= 16) {
-        if (s >= uint32_t(kGapSymbols)) return "commlab: bad gap symbol";
-        const int b = 4 + int(s - 16) / 2;
-        uint32_t extra;
-        if (!er.get(b - 1, extra)) return "commlab: truncated extra bits";
-        g = (1u << b) | (((s - 16) & 1) << (b - 1)) | extra;
-      }
+      if (s >= uint32_t(kGapSymbols)) return "commlab: bad gap symbol";
+      const bool big = s >= 16;
+      const int b = big ? 4 + int(s - 16) / 2 : 1;
+      uint32_t extra;
+      if (!er.get(b - 1, extra)) return "commlab: truncated extra bits";
+      const uint32_t g = big ? (1u << b) | (((s - 16) & 1) << (b - 1)) | extra : s;
       at += size_t(g) + 1;
       if (at >= n) return "commlab: zero position past the block";
       bits[at >> 6] |= uint64_t(1) << (at & 63);

@@ -35,16 +35,18 @@ class Coder {
   Result<size_t> decode(std::span<const std::byte> in, std::span<std::byte> out);
 
  private:
-  // Codes the ones of r (the flip vector) as gaps into gap_syms_ and extra_.
-  void gap_code(const uint64_t* r, size_t n);
+  // Codes the `flips` ones of r (the flip vector) as gaps into gap_syms_ and extra_.
+  void gap_code(const uint64_t* r, size_t n, size_t flips);
   // Rebuilds the zero mask in zbits_; returns an error message or nullptr.
   const char* decode_mask(std::span<const std::byte> in, size_t n, size_t m, uint32_t period_word,
                           size_t flips, size_t& pos);
   template <class W>
   size_t split_all(const void* x, size_t n);
 
-  uint32_t period_ = 0;          // the previous block's period, tried first on the next block
-  uint32_t delta_ = 0;           // the previous block's exponent prediction distance
+  uint32_t period_ = 0;  // the previous block's period, tried first on the next block
+  uint32_t delta_ = 0;
+  bool had_zeros_ = true;  // the last block had zeros (which pass runs first; same bytes) // the
+                           // previous block's exponent prediction distance
   uint8_t exp_code_[256] = {};   // the last exponent code's lengths, reused when nearly as good
   entropy::TableCache tables_;   // decoder: the four-symbol tables since start()
   std::vector<std::byte> pred_;  // the block with predicted exponents
