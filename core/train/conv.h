@@ -15,6 +15,7 @@ struct ImageShape {
 // Square kernel k, stride 1, zero padding `pad`; params = [W (k*k*Cin x Cout), b (Cout)].
 class Conv2d final : public Layer {
  public:
+  std::string kind() const override { return "conv"; }
   Conv2d(ImageShape in, int out_channels, int kernel, int pad, std::string name);
   std::string name() const override { return name_; }
   void forward(const Matrix& x, Matrix& y) override;

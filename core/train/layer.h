@@ -15,6 +15,19 @@ class Layer {
  public:
   virtual ~Layer() = default;
   virtual std::string name() const = 0;
+  // What the parameters are, in order: (kind, offset, count) runs over params() with kinds
+  // "embedding", "attention", "mlp", "norm", "linear", "conv" (the codec tables by layer type).
+  struct ParamSegment {
+    std::string kind;
+    size_t offset = 0;
+    size_t count = 0;
+  };
+  virtual std::vector<ParamSegment> param_segments() const {
+    return params_.empty() ? std::vector<ParamSegment>{}
+                           : std::vector<ParamSegment>{{kind(), 0, params_.size()}};
+  }
+  // The kind of every parameter of a layer that has one kind (param_segments' default).
+  virtual std::string kind() const { return "linear"; }
   // y = f(x) for a batch (one sample per row); keeps what backward needs.
   virtual void forward(const Matrix& x, Matrix& y) = 0;
   // Given dL/dy of the last forward, writes the parameter gradient (overwriting, not accumulating)

@@ -117,6 +117,13 @@ TransformerBlock::TransformerBlock(int dim, int heads, int seq, int ffn, std::st
   allocate(at);
 }
 
+std::vector<Layer::ParamSegment> TransformerBlock::param_segments() const {
+  return {{"norm", off_.ln1, off_.wqkv - off_.ln1},
+          {"attention", off_.wqkv, off_.ln2 - off_.wqkv},
+          {"norm", off_.ln2, off_.w1 - off_.ln2},
+          {"mlp", off_.w1, off_.total - off_.w1}};
+}
+
 double TransformerBlock::forward_flops(int rows) const {
   const double d = dim_, n = rows;
   // QKV, output projection, MLP; scores and weighted values over the full T x T (mask included).

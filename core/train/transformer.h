@@ -10,6 +10,7 @@ namespace commlab {
 // x rows are T token ids (as floats); y = tok[id] + pos[t], one row per token. params = [tok, pos].
 class Embedding final : public Layer {
  public:
+  std::string kind() const override { return "embedding"; }
   Embedding(int vocab, int seq, int dim, std::string name);
   std::string name() const override { return name_; }
   void forward(const Matrix& x, Matrix& y) override;
@@ -35,6 +36,7 @@ void layer_norm_backward(const Matrix& dy, const float* gamma, const Matrix& xha
 // Per-row LayerNorm with scale and shift; params = [gamma, beta].
 class LayerNorm final : public Layer {
  public:
+  std::string kind() const override { return "norm"; }
   LayerNorm(int dim, std::string name);
   std::string name() const override { return name_; }
   void forward(const Matrix& x, Matrix& y) override;
@@ -53,6 +55,8 @@ class LayerNorm final : public Layer {
 // x + attn(ln1(x)), then h + mlp(ln2(h)). One block = one gradient bucket.
 class TransformerBlock final : public Layer {
  public:
+  // ln1 and ln2 "norm", QKV and output projection "attention", the two MLP matrices "mlp".
+  std::vector<ParamSegment> param_segments() const override;
   TransformerBlock(int dim, int heads, int seq, int ffn, std::string name);
   std::string name() const override { return name_; }
   void forward(const Matrix& x, Matrix& y) override;
