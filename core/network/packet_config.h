@@ -6,6 +6,8 @@
 #include <string_view>
 #include <vector>
 
+#include "network/packet_budget.h"
+
 namespace commlab {
 
 // What a switch port does with a data packet that does not fit its data queue.
@@ -54,6 +56,7 @@ struct PacketConfig {
   double sample_interval_s = 0;  // per-port time series; 0 = off
   uint32_t max_samples = 512;    // bounded: when full, adjacent samples merge, interval doubles
   double max_step_s = 10;        // a step that runs longer in simulated time fails (a guard)
+  SimBudget budget;              // events per step and bytes of state (packet_budget.h)
 };
 
 // Background traffic shares the network with every step's flows and keeps running between steps.

@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "network/packet_budget.h"
+
 namespace commlab {
 
 namespace {
@@ -147,6 +149,7 @@ void PacketSim::advance(double seconds) {
 }
 
 void PacketSim::run_until(SimTime deadline, bool stop_when_step_done) {
+  const uint64_t first_event = totals_.events;  // the budget counts this call's events
   while (!events_.empty()) {
     if (stop_when_step_done && step_remaining_ == 0) return;
     Event e = events_.pop();
@@ -156,6 +159,10 @@ void PacketSim::run_until(SimTime deadline, bool stop_when_step_done) {
     }
     now_ = e.time;
     ++totals_.events;
+    if ((totals_.events & (kBudgetStride - 1)) == 0)  // network/packet_budget.h
+      check_sim_budget(config_.budget, totals_.events - first_event,
+                       events_.size() * sizeof(Event) + packets_.capacity() * sizeof(Packet) +
+                           flows_.size() * sizeof(FlowState));
     switch (e.kind) {
       case EventKind::kArrive: on_arrive(e.target); break;
       case EventKind::kTxDone: on_tx_done(e.target); break;

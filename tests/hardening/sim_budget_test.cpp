@@ -1,0 +1,100 @@
+// Every packet simulation has a budget in events and memory and says which one was exceeded
+// (issue 21, network/packet_budget.h): on/off background at full load with 1-byte flows starts
+// flows 65 times faster than a NIC can send them, and grew to 7.5 GB before std::bad_alloc.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "network/packet_backend.h"
+#include "topology/builders.h"
+
+namespace commlab {
+namespace {
+
+Topology k4() {
+  return make_fat_tree(FatTreeParams{4, 100, 1.0});
+}
+
+// Runs `body`, which must throw SimBudgetExceeded, and returns its message; fails if it took more
+// than the issue's 10 s (a generous bound: the budgets below stop in well under a second).
+template <typename F>
+std::string budget_error(F body) {
+  const auto t0 = std::chrono::steady_clock::now();
+  std::string message = "(no exception)";
+  try {
+    body();
+  } catch (const SimBudgetExceeded& e) {
+    message = e.what();
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_LT(seconds, 10.0) << message;
+  return message;
+}
+
+// On/off background at full load with 1-byte flows, under a memory budget of `bytes`.
+std::unique_ptr<PacketBackend> exploding_background(uint64_t bytes) {
+  PacketConfig cfg;
+  cfg.budget.max_memory_bytes = bytes;
+  auto net = std::make_unique<PacketBackend>(k4(), cfg);
+  TrafficSpec bg;
+  bg.pattern = Pattern::kOnOff;
+  bg.load = 1.0;
+  bg.flow_bytes = 1;
+  net->add_background(bg);
+  return net;
+}
+
+TEST(SimBudget, ExplodingBackgroundStopsAtTheMemoryBudget) {
+  auto net_ptr = exploding_background(64ull << 20);
+  PacketBackend& net = *net_ptr;
+  const Flow flow{0, 5, 64 << 20, 1};
+  const std::string message = budget_error([&] { net.time_step(std::span(&flow, 1)); });
+  // The MiB figure is where the check found it: 64 or a little more.
+  EXPECT_NE(message.find("packet backend: memory budget exceeded: "), std::string::npos) << message;
+  EXPECT_NE(message.find(" MiB of flows, packets and events alive, budget 64 MiB "
+                         "(PacketConfig::budget.max_memory_bytes); the simulation was stopped"),
+            std::string::npos)
+      << message;
+}
+
+TEST(SimBudget, AdvanceIsBudgetedToo) {
+  auto net_ptr = exploding_background(32ull << 20);
+  PacketBackend& net = *net_ptr;
+  const std::string message = budget_error([&] { net.advance(1.0); });
+  EXPECT_NE(message.find("memory budget exceeded"), std::string::npos) << message;
+}
+
+TEST(SimBudget, LongStepStopsAtTheEventBudget) {
+  PacketConfig cfg;
+  cfg.budget.max_events = 100000;
+  PacketBackend net(k4(), cfg);
+  std::vector<Flow> flows;
+  for (int r = 0; r < 16; ++r) flows.push_back({r, (r + 5) % 16, 64 << 20, uint64_t(r)});
+  const std::string message = budget_error([&] { net.time_step(flows); });
+  EXPECT_EQ(message,
+            "packet backend: event budget exceeded: more than 100000 events in one step "
+            "(PacketConfig::budget.max_events); the simulation was stopped");
+}
+
+TEST(SimBudget, TheBudgetCountsEachStepAlone) {
+  // Ten steps of ~60k events each pass a 100k budget: it is per step, not per backend.
+  PacketConfig cfg;
+  cfg.budget.max_events = 100000;
+  PacketBackend net(k4(), cfg);
+  const Flow flow{0, 5, 8 << 20, 1};
+  for (int i = 0; i < 10; ++i) EXPECT_NO_THROW(net.time_step(std::span(&flow, 1)));
+  EXPECT_GT(net.totals().events, 100000u);
+}
+
+TEST(SimBudget, DefaultsAreDocumented) {
+  const SimBudget b;
+  EXPECT_EQ(b.max_events, 500000000u);
+  EXPECT_EQ(b.max_memory_bytes, 1ull << 30);
+}
+
+}  // namespace
+}  // namespace commlab
