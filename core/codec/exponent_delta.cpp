@@ -121,17 +121,35 @@ __attribute__((target("avx2"))) size_t encode_avx2(const std::byte* x, size_t n,
   return i;
 }
 
+// Histogram of bin(i) over i = from, from + 16, ... < to, in four interleaved tables (the
+// exponents crowd into a few bins, and one table's increments waited on each other's stores).
+template <class Bin>
+void sample_hist(size_t from, size_t to, uint32_t* hist, Bin bin) {
+  uint32_t h[4][257] = {};
+  size_t i = from;
+  for (; i + 3 * kStride < to; i += 4 * kStride) {
+    h[0][bin(i)]++;
+    h[1][bin(i + kStride)]++;
+    h[2][bin(i + 2 * kStride)]++;
+    h[3][bin(i + 3 * kStride)]++;
+  }
+  for (; i < to; i += kStride) h[0][bin(i)]++;
+  for (int k = 0; k < 257; ++k) hist[k] += h[0][k] + h[1][k] + h[2][k] + h[3][k];
+}
+
 }  // namespace
 
 template <class W>
 uint32_t choose(const std::byte* x, size_t n, const uint32_t* candidates, int count) {
   // Branch-free counting (a quarter of the elements are zeros, at unpredictable places): zero
   // elements go to bin 256.
+  auto word = [x](size_t i) { return load<W>(x + i * sizeof(W)); };
+  auto plain_bin = [&](size_t i) {
+    const W w = word(i);
+    return w ? exponent(w) : 256;
+  };
   uint32_t plain[257] = {};
-  for (size_t i = 0; i < n; i += kStride) {
-    const W w = load<W>(x + i * sizeof(W));
-    plain[w ? exponent(w) : 256]++;
-  }
+  sample_hist(0, n, plain, plain_bin);
   const uint32_t total = uint32_t((n + kStride - 1) / kStride) - plain[256];
   if (total < 512) return 0;
   double best_bits = 0.97 * cost_bits(plain, total);
@@ -140,15 +158,13 @@ uint32_t choose(const std::byte* x, size_t n, const uint32_t* candidates, int co
     const uint32_t q = candidates[c];
     if (q < kMinDistance || q >= n || q == best) continue;
     uint32_t hist[257] = {};
-    size_t i = 0;
-    for (; i < q; i += kStride) {
-      const W w = load<W>(x + i * sizeof(W));
-      hist[w ? exponent(w) : 256]++;
-    }
-    for (; i < n; i += kStride) {
-      const W w = load<W>(x + i * sizeof(W)), a = load<W>(x + (i - q) * sizeof(W));
-      hist[!w ? 256 : a ? coded(w, a) : exponent(w)]++;
-    }
+    // The samples below q (a multiple of 16 or not) keep their plain exponents.
+    const size_t first = std::min(n, (size_t(q) + kStride - 1) / kStride * kStride);
+    sample_hist(0, first, hist, plain_bin);
+    sample_hist(first, n, hist, [&](size_t i) {
+      const W w = word(i), a = word(i - q);
+      return !w ? 256 : a ? coded(w, a) : exponent(w);
+    });
     const double bits = cost_bits(hist, total);
     if (bits < best_bits) best_bits = bits, best = q;
     if (c == 0 && best) break;  // the previous block's distance still pays: keep it
