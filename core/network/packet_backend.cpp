@@ -39,4 +39,8 @@ double PacketBackend::ideal_time_s(const Flow& flow) const {
   return sim_->ideal_time_s(flow.src, flow.dst, flow.bytes, flow.id);
 }
 
+std::vector<uint64_t> PacketBackend::pfc_pauses_per_link() const {
+  return sim_->pfc_pauses_per_link();
+}
+
 }  // namespace commlab

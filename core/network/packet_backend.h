@@ -1,7 +1,8 @@
 #pragma once
 // Packet-level backend (DESIGN.md, "The network backends"): every transfer is cut into packets
 // that cross output-queued switch ports with finite buffers, an admission policy (tail-drop, ECN,
-// trim) and a host transport (reliable, NDP, accept-trimmed). It keeps its clock and background
+// trim) and a host transport (reliable, NDP, accept-trimmed, or RoCE over a lossless fabric with
+// PFC and DCQCN). It keeps its clock and background
 // traffic between steps, and reports each packet's fate when asked.
 //
 //   PacketConfig cfg;                        // packet_config.h: MTU, admission, transport, ...
@@ -52,6 +53,9 @@ class PacketBackend : public NetworkBackend {
   const PortSeries& port_series() const;
   // The flow alone on an idle network: the store-and-forward pipeline of its packets.
   double ideal_time_s(const Flow& flow) const;
+  // Transport::kRoce: PFC pause (XOFF) frames sent per link, indexed like topology().links();
+  // the pause of roce.stuck_rank's links counts once each.
+  std::vector<uint64_t> pfc_pauses_per_link() const;
 
  private:
   Topology topo_;

@@ -19,6 +19,7 @@ const char* transport_name(Transport transport) {
     case Transport::kReliable: return "reliable";
     case Transport::kNdp: return "ndp";
     case Transport::kAcceptTrimmed: return "accept-trimmed";
+    case Transport::kRoce: return "roce";
   }
   return "?";
 }
@@ -31,10 +32,11 @@ Admission parse_admission(std::string_view text) {
 }
 
 Transport parse_transport(std::string_view text) {
-  for (Transport t : {Transport::kReliable, Transport::kNdp, Transport::kAcceptTrimmed})
+  for (Transport t :
+       {Transport::kReliable, Transport::kNdp, Transport::kAcceptTrimmed, Transport::kRoce})
     if (text == transport_name(t)) return t;
   throw std::invalid_argument("transport '" + std::string(text) +
-                              "': expected reliable, ndp or accept-trimmed");
+                              "': expected reliable, ndp, accept-trimmed or roce");
 }
 
 }  // namespace commlab

@@ -21,13 +21,47 @@ enum class Transport : uint8_t {
   kReliable,       // ACK-clocked window; NACK on a trimmed header or a sequence gap; timeout
   kNdp,            // initial window, then receiver-paced PULLs; NACK -> retransmit the whole packet
   kAcceptTrimmed,  // as NDP, but a trimmed packet is kept (just-in-time compression): no retransmit
+  // RoCEv2 over a lossless fabric: switches run PFC (per ingress port and priority) and RED ECN
+  // marking; senders are ACK-clocked as kReliable and paced by DCQCN (Zhu et al., SIGCOMM 2015).
+  kRoce,
 };
 
 const char* admission_name(Admission admission);
 const char* transport_name(Transport transport);
 // Throw std::invalid_argument naming the accepted values.
 Admission parse_admission(std::string_view text);  // tail-drop | ecn | trim
-Transport parse_transport(std::string_view text);  // reliable | ndp | accept-trimmed
+Transport parse_transport(std::string_view text);  // reliable | ndp | accept-trimmed | roce
+
+// kRoce: the switches' PFC and RED marking and the senders' DCQCN. Defaults and their sources are
+// in docs/packet-backend.md ("RoCE with DCQCN").
+struct RoceConfig {
+  // PFC, per switch ingress port and data priority. XOFF 0: the port's data queue (queue_packets
+  // or the link's buffer_bytes); XON 0: XOFF - 2 full packets. The headroom above XOFF is derived
+  // from the link: 2 x latency x bandwidth + 2 full packets + one pause frame.
+  uint64_t pfc_xoff_bytes = 0;
+  uint64_t pfc_xon_bytes = 0;
+  // Headroom above XOFF; 0: derived as above. Smaller than that is a misconfiguration that
+  // drops packets (recovered by gap NACKs and the timeout, as kReliable).
+  uint64_t pfc_headroom_bytes = 0;
+  // RED marking at the egress data queue (bytes waiting when the packet is admitted).
+  uint64_t kmin_bytes = 5000;
+  uint64_t kmax_bytes = 200000;
+  double pmax = 0.01;
+  // Notification point: at most one CNP per flow per interval.
+  double cnp_interval_s = 50e-6;
+  // Reaction point.
+  double g = 1.0 / 256;              // alpha gain
+  double alpha_timer_s = 55e-6;      // alpha decays by (1 - g) per period without a CNP
+  double increase_timer_s = 55e-6;   // rate-increase timer T
+  uint64_t byte_counter = 10000000;  // rate-increase byte counter B
+  uint32_t fast_recovery_steps = 5;  // F
+  double rai_fraction = 0.001;       // additive step R_AI as a fraction of the line rate
+  double rhai_fraction = 0.01;       // hyper step R_HAI as a fraction of the line rate
+  double min_rate_bps = 100e6;       // floor of the current rate (bits/s)
+  // Fault injection, a PFC storm: this rank's NIC pauses its switch link from the start and never
+  // resumes (a stalled receive pipeline). -1: none.
+  int stuck_rank = -1;
+};
 
 struct PacketConfig {
   uint32_t mtu_bytes = 4096;   // payload of a full data packet
@@ -57,6 +91,7 @@ struct PacketConfig {
   uint32_t max_samples = 512;    // bounded: when full, adjacent samples merge, interval doubles
   double max_step_s = 10;        // a step that runs longer in simulated time fails (a guard)
   SimBudget budget;              // events per step and bytes of state (packet_budget.h)
+  RoceConfig roce;               // kRoce only
 };
 
 // Background traffic shares the network with every step's flows and keeps running between steps.
@@ -89,6 +124,10 @@ struct PacketFlowStats {
   uint64_t dropped = 0;        // lost in a switch
   uint64_t in_flight = 0;
   uint64_t ecn_marked = 0;  // arrived with an ECN mark
+  uint64_t cnps = 0;        // kRoce: CNPs the sender received
+  // kRoce: the sender's DCQCN rate (bytes/s) averaged over time from its first CNP to the
+  // flow's completion; 0 if it never received one.
+  double mean_rate_Bps = 0;
 };
 
 // Running totals of a backend since it was built.
@@ -105,6 +144,8 @@ struct PacketTotals {
   uint64_t background_flows_done = 0;
   uint64_t background_bytes_done = 0;
   uint64_t peak_packets = 0;  // most packets alive at once (memory is proportional to this)
+  uint64_t pfc_pauses = 0;    // kRoce: XOFF frames sent by switch ingress ports
+  uint64_t cnps = 0;          // kRoce: CNPs sent by receivers
 };
 
 // One port (directed link) over one sample interval.

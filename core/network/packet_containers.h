@@ -43,7 +43,17 @@ class RingBuffer {
 
 using SimTime = uint64_t;  // picoseconds: exact, and 2^64 ps is over 200 days
 
-enum class EventKind : uint32_t { kArrive, kTxDone, kTimer, kPull, kSample, kGenerate };
+enum class EventKind : uint32_t {
+  kArrive,
+  kTxDone,
+  kTimer,
+  kPull,
+  kSample,
+  kGenerate,
+  kPfc,    // a PFC frame reaches the upstream port (RoCE)
+  kPace,   // a DCQCN-paced sender may send again
+  kDcqcn,  // DCQCN rate-increase timer
+};
 
 struct Event {
   SimTime time;

@@ -38,6 +38,15 @@ void check_config(const PacketConfig& c) {
   if (!(c.sample_interval_s >= 0)) fail("sample_interval_s must be >= 0");
   if (c.sample_interval_s > 0 && c.max_samples < 2) fail("max_samples must be >= 2");
   if (!(c.max_step_s > 0)) fail("max_step_s must be > 0");
+  const RoceConfig& r = c.roce;
+  if (r.kmax_bytes <= r.kmin_bytes) fail("roce.kmax_bytes must be > roce.kmin_bytes");
+  if (!(r.pmax >= 0 && r.pmax <= 1)) fail("roce.pmax must be in [0, 1]");
+  if (!(r.g > 0 && r.g <= 1)) fail("roce.g must be in (0, 1]");
+  if (!(r.cnp_interval_s >= 0 && r.alpha_timer_s > 0 && r.increase_timer_s > 0))
+    fail("roce timers must be > 0 (cnp_interval_s >= 0)");
+  if (r.byte_counter == 0) fail("roce.byte_counter must be > 0");
+  if (!(r.rai_fraction > 0 && r.rhai_fraction > 0 && r.min_rate_bps > 0))
+    fail("roce.rai_fraction, rhai_fraction and min_rate_bps must be > 0");
 }
 
 }  // namespace
@@ -46,7 +55,9 @@ PacketSim::PacketSim(const Topology& topology, const Router& router, const Packe
     : topo_(topology),
       router_(router),
       config_(config),
+      roce_(config.transport == Transport::kRoce),
       trim_rng_(config.seed, Purpose::kTrim),
+      red_rng_(config.seed, Purpose::kTrim, 1),  // a stream of its own for RED marking
       traffic_rng_(config.seed, Purpose::kTraffic) {
   check_config(config_);
   if (config_.max_samples % 2) ++config_.max_samples;  // compaction merges pairs
@@ -80,6 +91,7 @@ PacketSim::PacketSim(const Topology& topology, const Router& router, const Packe
     hosts_[r].pull_interval = bw > 0 ? static_cast<SimTime>(full * 1e12 / bw + 0.5) : 0;
   }
   series_.ports = static_cast<int>(ports_.size());
+  if (roce_) init_pfc();
 }
 
 StepResult PacketSim::run_step(std::span<const Flow> flows, bool want_fates,
@@ -170,6 +182,9 @@ void PacketSim::run_until(SimTime deadline, bool stop_when_step_done) {
       case EventKind::kPull: on_pull_tick(e.target); break;
       case EventKind::kSample: on_sample(); break;
       case EventKind::kGenerate: on_generate(e.target); break;
+      case EventKind::kPfc: on_pfc(e.target); break;
+      case EventKind::kPace: on_pace(e.target); break;
+      case EventKind::kDcqcn: on_dcqcn_timer(e.target); break;
     }
   }
 }
@@ -203,7 +218,9 @@ void PacketSim::enqueue(uint32_t port_id, uint32_t pkt) {
   Packet& p = packets_[pkt];
   bool to_hdr = (p.bits & kKindMask) != kData || (p.bits & kTrimmed);
   if (port.switch_port) {
-    if (!to_hdr) {
+    if (roce_) {
+      if (!to_hdr) red_mark(port, p);  // lossless: PFC below bounds the queue instead
+    } else if (!to_hdr) {
       bool trim = false;
       if ((p.bits & kTrimMe) && !(p.bits & kSwitched)) {
         trim = true;  // Bernoulli emulation, decided by the sender's draw, done at the first switch
@@ -231,7 +248,8 @@ void PacketSim::enqueue(uint32_t port_id, uint32_t pkt) {
       return;
     }
   }
-  if (port.busy_until <= now_ && port.data.empty() && port.hdr.empty()) {
+  if (port.busy_until <= now_ && port.data.empty() && port.hdr.empty() &&
+      (to_hdr || !port.paused)) {
     start_tx(port, pkt);
     return;
   }
@@ -239,6 +257,11 @@ void PacketSim::enqueue(uint32_t port_id, uint32_t pkt) {
     port.hdr.push_back(pkt);
     port.hdr_bytes += p.wire;
   } else {
+    // RoCE: a data packet waiting in a switch counts against the ingress port it came from.
+    if (roce_ && port.switch_port && !pfc_admit(p)) {
+      drop(port, pkt);
+      return;
+    }
     port.data.push_back(pkt);
     port.data_bytes += p.wire;
   }
@@ -269,18 +292,22 @@ void PacketSim::on_tx_done(uint32_t port_id) {
   Port& port = ports_[port_id];
   port.tx_pending = false;
   uint32_t pkt;
+  const bool data_ok = !port.data.empty() && !port.paused;  // PFC pauses the data priority only
   // Weighted round robin: up to header_weight headers, then one data packet when both wait.
-  if (!port.hdr.empty() && (port.data.empty() || port.wrr < config_.header_weight)) {
+  if (!port.hdr.empty() && (!data_ok || port.wrr < config_.header_weight)) {
     pkt = port.hdr.pop_front();
     port.hdr_bytes -= packets_[pkt].wire;
     ++port.wrr;
-  } else {
+  } else if (data_ok) {
     pkt = port.data.pop_front();
     port.data_bytes -= packets_[pkt].wire;
     port.wrr = 0;
+    if (roce_ && port.switch_port) pfc_release(packets_[pkt]);
+  } else {
+    return;  // paused with only data waiting: on_pfc restarts the port
   }
   start_tx(port, pkt);
-  if (!port.data.empty() || !port.hdr.empty()) {
+  if (!port.hdr.empty() || (!port.data.empty() && !port.paused)) {
     port.tx_pending = true;
     schedule(port.busy_until, EventKind::kTxDone, port_id);
   }
@@ -304,6 +331,30 @@ void PacketSim::on_arrive(uint32_t port_id) {
   }
   ++p.hop;
   enqueue(static_cast<uint32_t>(path[p.hop]), pkt);
+}
+
+void PacketSim::set_paths(FlowState& f) {
+  // Distinct equal-cost paths from a few ECMP keys; the first is the flow's own ECMP path.
+  std::vector<int> fwd = router_.path(f.src, f.dst, f.ecmp_id);
+  std::vector<int> rev = router_.path(f.dst, f.src, f.ecmp_id);
+  f.fwd.assign(fwd.begin(), fwd.end());
+  f.rev.assign(rev.begin(), rev.end());
+  f.fwd_hops = static_cast<uint32_t>(fwd.size());
+  f.rev_hops = static_cast<uint32_t>(rev.size());
+  f.npaths = 1;
+  f.next_path = 0;
+  for (uint32_t key = 1; f.npaths < config_.paths && key < 4 * config_.paths; ++key) {
+    const uint64_t id = hash_combine(f.ecmp_id, key);
+    fwd = router_.path(f.src, f.dst, id);
+    bool seen = false;
+    for (uint32_t q = 0; q < f.npaths && !seen; ++q)
+      seen = std::equal(fwd.begin(), fwd.end(), f.fwd.begin() + q * f.fwd_hops);
+    if (seen) continue;
+    rev = router_.path(f.dst, f.src, id);
+    f.fwd.insert(f.fwd.end(), fwd.begin(), fwd.end());
+    f.rev.insert(f.rev.end(), rev.begin(), rev.end());
+    ++f.npaths;
+  }
 }
 
 double PacketSim::ideal_time_s(int src, int dst, uint64_t bytes, uint64_t flow_id) const {

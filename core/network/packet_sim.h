@@ -5,7 +5,8 @@
 // Memory is proportional to packets alive, never to bytes moved (fates are kept only on request).
 //
 // The engine is split by responsibility: packet_sim.cpp (ports, forwarding, admission, the event
-// loop), transport_host.cpp (senders and receivers), traffic_background.cpp (generators),
+// loop), transport_host.cpp (senders and receivers), roce_switch.cpp (PFC and RED marking),
+// roce_dcqcn.cpp (DCQCN senders and receivers), traffic_background.cpp (generators),
 // packet_series.cpp (per-port time series).
 #include <deque>
 #include <span>
@@ -38,6 +39,8 @@ class PacketSim {
   const PacketTotals& totals() const { return totals_; }
   const PortSeries& series() const { return series_; }
   size_t packets_alive() const { return packets_.live(); }
+  // RoCE: XOFF frames sent per link (by the link's downstream switch), indexed like links().
+  std::vector<uint64_t> pfc_pauses_per_link() const;
   // Uncongested completion time of one flow alone on its path (what the CLI calls ideal).
   double ideal_time_s(int src, int dst, uint64_t bytes, uint64_t flow_id) const;
 
@@ -53,6 +56,7 @@ class PacketSim {
     kSwitched = 16,
     kHasAck = 32,
     kTrimMe = 64,
+    kCnp = kPull,  // RoCE has no PULLs: its CNPs use that kind
   };
   struct Packet {
     uint32_t flow;  // flow slot
@@ -77,6 +81,15 @@ class PacketSim {
     RingBuffer<std::pair<SimTime, uint32_t>> pipe;
     bool switch_port = false;
     bool tx_pending = false;
+    // PFC (RoCE). This port is the upstream end of its link: `paused` stops its data queue. The
+    // downstream switch's ingress accounting for the link lives here too: data bytes that came
+    // over it and still wait in that switch, its XOFF/XON thresholds and the drop limit.
+    bool paused = false;
+    bool xoff_sent = false;
+    uint64_t pfc_bytes = 0;
+    uint64_t pfc_xoff = 0, pfc_xon = 0, pfc_limit = 0;
+    SimTime pfc_delay = 0, pfc_last = 0;
+    uint64_t pfc_pauses = 0;  // XOFF frames sent to this port
     uint32_t wrr = 0;
     // cumulative counters for the time series
     uint64_t busy_ps = 0;
@@ -106,6 +119,16 @@ class PacketSim {
     uint32_t rcv_base = 0, rcv_high = 0, received = 0;
     PacketFlowStats st;
     std::vector<PacketFate> fates;
+    // DCQCN (RoCE): reaction point at the sender, notification point at the receiver.
+    struct Dcqcn {
+      double line = 0, rc = 0, rt = 0, alpha = 1;  // rates in bytes/s
+      double rate_area = 0;                        // integral of rc dt (bytes) since first CNP
+      SimTime rate_at = 0, first_cnp = 0, alpha_at = 0, timer_at = 0, next_send = 0;
+      SimTime next_cnp = 0;  // receiver: earliest time of its next CNP
+      uint64_t bytes = 0;    // byte counter since the last CNP or byte-counter step
+      uint32_t t = 0, bc = 0;
+      bool active = false, pace_pending = false, cnp_ever = false;
+    } cc;
   };
   struct Host {
     RingBuffer<uint64_t> pulls;  // (flow slot << 32) | (acked seq + 1, 0 = none)
@@ -156,6 +179,26 @@ class PacketSim {
   void arm_timer(FlowState& f, uint32_t flow, SimTime at);
   void maybe_recycle(uint32_t flow);
 
+  // roce_switch.cpp
+  void init_pfc();
+  bool pfc_admit(const Packet& p);  // false: dropped (beyond the headroom)
+  void pfc_release(const Packet& p);
+  void send_pfc(uint32_t link, bool pause);
+  void on_pfc(uint32_t target);
+  void red_mark(const Port& port, Packet& p);
+
+  // roce_dcqcn.cpp
+  void dcqcn_open(FlowState& f);
+  bool dcqcn_may_send(uint32_t flow);  // false: paced, a kPace event will call pump()
+  void dcqcn_sent(uint32_t flow, uint32_t wire);
+  void dcqcn_at_receiver(uint32_t flow, uint8_t path);
+  void on_cnp(uint32_t flow);
+  void dcqcn_increase(FlowState& f);
+  void on_dcqcn_timer(uint32_t flow);
+  void on_pace(uint32_t flow);
+  void dcqcn_set_rate(FlowState& f, double rc);
+  void dcqcn_close(FlowState& f);
+
   // traffic_background.cpp
   void on_flow_done_background(uint32_t flow);
   uint64_t background_flow_id(uint32_t g);
@@ -169,7 +212,10 @@ class PacketSim {
   const Topology& topo_;
   const Router& router_;
   PacketConfig config_;
+  bool roce_ = false;
+  uint64_t red_draws_ = 0;
   CounterRng trim_rng_;
+  CounterRng red_rng_;
   CounterRng traffic_rng_;
   SimTime now_ = 0;
   RadixEventQueue events_;

@@ -72,6 +72,7 @@ uint32_t PacketSim::open_flow(int src, int dst, uint64_t bytes, uint64_t ecmp_id
     f.fates.resize(f.packets, PacketFate{config_.mtu_bytes, 0, true});
     f.fates.back().payload_bytes = f.last_payload;
   }
+  if (roce_) dcqcn_open(f);  // starts at line rate: the first window leaves unpaced
   for (uint32_t i = 0; i < f.window && f.next_new < f.packets; ++i)
     send_data(slot, f.next_new, false);
   return slot;
@@ -102,6 +103,7 @@ void PacketSim::send_data(uint32_t flow, uint32_t seq, bool retransmit) {
     ++totals_.retransmitted;
   }
   ++f.inflight;
+  if (roce_) dcqcn_sent(flow, payload_of(f, seq) + config_.header_bytes);
   if (!f.timer_armed) arm_timer(f, flow, now_ + static_cast<SimTime>(config_.rto_s * 1e12));
   enqueue(static_cast<uint32_t>(f.fwd[path * f.fwd_hops]), pkt);
 }
@@ -111,30 +113,6 @@ void PacketSim::send_control(uint32_t flow, uint8_t bits, uint32_t seq, uint8_t 
   path = static_cast<uint8_t>(path % f.npaths);
   uint32_t pkt = new_packet(flow, seq, config_.header_bytes, bits, path);
   enqueue(static_cast<uint32_t>(f.rev[path * f.rev_hops]), pkt);
-}
-
-void PacketSim::set_paths(FlowState& f) {
-  // Distinct equal-cost paths from a few ECMP keys; the first is the flow's own ECMP path.
-  std::vector<int> fwd = router_.path(f.src, f.dst, f.ecmp_id);
-  std::vector<int> rev = router_.path(f.dst, f.src, f.ecmp_id);
-  f.fwd.assign(fwd.begin(), fwd.end());
-  f.rev.assign(rev.begin(), rev.end());
-  f.fwd_hops = static_cast<uint32_t>(fwd.size());
-  f.rev_hops = static_cast<uint32_t>(rev.size());
-  f.npaths = 1;
-  f.next_path = 0;
-  for (uint32_t key = 1; f.npaths < config_.paths && key < 4 * config_.paths; ++key) {
-    const uint64_t id = hash_combine(f.ecmp_id, key);
-    fwd = router_.path(f.src, f.dst, id);
-    bool seen = false;
-    for (uint32_t q = 0; q < f.npaths && !seen; ++q)
-      seen = std::equal(fwd.begin(), fwd.end(), f.fwd.begin() + q * f.fwd_hops);
-    if (seen) continue;
-    rev = router_.path(f.dst, f.src, id);
-    f.fwd.insert(f.fwd.end(), fwd.begin(), fwd.end());
-    f.rev.insert(f.rev.end(), rev.begin(), rev.end());
-    ++f.npaths;
-  }
 }
 
 bool PacketSim::send_next(uint32_t flow) {
@@ -157,7 +135,7 @@ bool PacketSim::send_next(uint32_t flow) {
 
 void PacketSim::pump(uint32_t flow) {
   FlowState& f = flows_[flow];
-  while (f.inflight < f.window && send_next(flow)) {
+  while (f.inflight < f.window && (!roce_ || dcqcn_may_send(flow)) && send_next(flow)) {
   }
 }
 
@@ -205,7 +183,8 @@ void PacketSim::on_data_at_receiver(uint32_t pkt) {
   if (p.bits & kEcn) ++f.st.ecn_marked;
   if (!f.done) {
     const bool have = p.seq < f.rcv_base || rslot(f, p.seq) == 1;
-    const bool reliable = config_.transport == Transport::kReliable;
+    const bool reliable = config_.transport == Transport::kReliable || roce_;  // ACK-clocked
+    if (roce_ && (p.bits & kEcn)) dcqcn_at_receiver(flow, p.path);
     if (!trimmed || config_.transport == Transport::kAcceptTrimmed) {
       if (!have) {
         uint32_t payload = payload_of(f, p.seq);
@@ -232,7 +211,7 @@ void PacketSim::on_data_at_receiver(uint32_t pkt) {
     // Under trimming nothing is lost silently (a header may overtake data by priority), so
     // the gap rule would only cause spurious retransmissions there.
     // Spraying reorders packets, so the rule needs a single path too.
-    if (!trimmed && !f.done && config_.admission != Admission::kTrim && f.npaths == 1) {
+    if (!trimmed && !f.done && (roce_ || config_.admission != Admission::kTrim) && f.npaths == 1) {
       for (uint32_t s = std::max(f.rcv_high, f.rcv_base); s < p.seq; ++s) {
         uint8_t& st = rslot(f, s);
         if (st == 0) {
@@ -266,12 +245,16 @@ void PacketSim::on_control_at_sender(uint32_t pkt) {
             f.rtx.push_back(p.seq);
           }
         }
-        if (config_.transport == Transport::kReliable) {
+        if (config_.transport == Transport::kReliable || roce_) {
           if (f.inflight > 0) --f.inflight;
           pump(flow);
         }
         break;
-      case kPull:
+      case kPull:  // = kCnp under RoCE
+        if (roce_) {
+          on_cnp(flow);
+          break;
+        }
         if (p.bits & kHasAck) mark_acked(f, p.seq);
         send_next(flow);
         break;
@@ -285,6 +268,7 @@ void PacketSim::complete(uint32_t flow) {
   f.done = true;
   f.rtx.clear();
   f.st.in_flight = f.st.sent - f.st.delivered - f.st.trimmed - f.st.dropped;
+  if (roce_) dcqcn_close(f);
   if (f.owner >= 0) {
     if (step_results_) {
       FlowResult& r = (*step_results_)[f.owner];
