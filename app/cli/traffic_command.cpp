@@ -24,7 +24,7 @@ struct Options {
   std::string admission = "trim";
   uint32_t queue = 8;
   uint32_t mtu = 4096;
-  uint32_t paths = 0;  // 0: NDP and accept-trimmed spray over all paths, reliable uses one
+  uint32_t paths = 0;  // 0: NDP and accept-trimmed spray over all paths, reliable and roce use one
   double trim_fraction = 0;
   std::string background;
   std::string background_size = "1M";
@@ -58,7 +58,9 @@ int run(const Options& o) {
   cfg.mtu_bytes = o.mtu;
   // NDP sprays every packet over the equal-cost paths (Handley et al., SIGCOMM 2017); 64 is the
   // most a packet's path index holds and more than any preset's equal-cost paths (k=16: 64).
-  cfg.paths = o.paths > 0 ? o.paths : (cfg.transport == Transport::kReliable ? 1 : 64);
+  // RoCE, as the reliable transport, keeps a flow on its ECMP path (RC queue pairs do).
+  const bool one_path = cfg.transport == Transport::kReliable || cfg.transport == Transport::kRoce;
+  cfg.paths = o.paths > 0 ? o.paths : (one_path ? 1 : 64);
   cfg.random_trim_fraction = o.trim_fraction;
   cfg.seed = o.seed;
   PacketBackend net(cluster_from_spec(o.cluster), cfg);
@@ -149,7 +151,9 @@ const RegisterCommand reg{Command{
           ->required();
       app.add_option("--pattern", o->pattern, "perm, incast:K or alltoall")->required();
       app.add_option("--flow-size", o->flow_size, "bytes per flow (K/M/G)")->capture_default_str();
-      app.add_option("--transport", o->transport, "reliable, ndp or accept-trimmed")
+      app.add_option("--transport", o->transport,
+                     "reliable, ndp, accept-trimmed or roce (lossless: PFC + ECN + DCQCN; "
+                     "--admission is then ignored)")
           ->capture_default_str();
       app.add_option("--admission", o->admission, "switch ports: trim, tail-drop or ecn")
           ->capture_default_str();
@@ -160,7 +164,7 @@ const RegisterCommand reg{Command{
           ->capture_default_str();
       app.add_option("--paths", o->paths,
                      "paths per flow: 1 per-flow ECMP, >1 packet spraying over up to that many; "
-                     "default: all equal-cost paths for ndp/accept-trimmed, 1 for reliable")
+                     "default: all equal-cost paths for ndp/accept-trimmed, 1 for reliable/roce")
           ->check(CLI::Range(0u, 64u))
           ->capture_default_str();
       app.add_option("--trim-fraction", o->trim_fraction,

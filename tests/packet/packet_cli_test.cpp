@@ -43,6 +43,19 @@ TEST(TrafficCli, AcceptTrimmedRetransmitsNothing) {
   EXPECT_EQ(j["packets_sent"], 512);
 }
 
+TEST(TrafficCli, RoceIsLosslessOnOnePath) {
+  Output o =
+      traffic("--cluster fattree:k=4 --pattern incast:8 --flow-size 256K --transport roce --json");
+  ASSERT_EQ(o.code, 0) << o.err;
+  auto j = nlohmann::json::parse(o.out);
+  EXPECT_EQ(j["transport"], "roce");
+  EXPECT_EQ(j["paths"], 1);  // RoCE keeps a flow on its ECMP path by default
+  // PFC: an 8-to-1 incast into 8-packet queues drops nothing, so 512 packets are sent once.
+  EXPECT_EQ(j["dropped"], 0);
+  EXPECT_EQ(j["trimmed"], 0);
+  EXPECT_EQ(j["packets_sent"], 512);
+}
+
 TEST(TrafficCli, BadInputExitsTwoWithOneLine) {
   for (const char* args :
        {"--cluster fattree:k=4 --pattern ring", "--cluster fattree:k=4",
