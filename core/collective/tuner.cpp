@@ -231,7 +231,25 @@ NcclSetup nccl_setup(const NcclTuner& tuner, CollectiveOp op, uint64_t bytes,
   NcclSetup s;
   s.choice = tuner.choose(op, bytes, force);
   const ProtocolTraits traits = protocol_traits(s.choice.proto);
-  s.pipeline.slice_bytes = traits.slice_bytes * s.choice.channels;
+  uint64_t slice = traits.slice_bytes;
+  if (s.choice.algo == NcclAlgo::kTree) {
+    // Simple, enqueue.cc (tree up-down): the chunk halves while a channel's share of the message
+    // gives fewer than depth x 8 chunks (down to 128 KiB), x 4 (64 KiB), x 1 (32 KiB), so that a
+    // deep tree pipelines. LL and LL128 forward each line as soon as its flag arrives: their unit
+    // here is one warp's lines (LL: 32 threads x 8 data bytes = 256 B; LL128: 32 threads x 16 B
+    // x 120/128 = 480 B), reached by the same halving (docs/collectives.md).
+    const NcclTunerInputs& in = tuner.inputs();
+    const uint64_t depth = static_cast<uint64_t>(in.ranks / in.nodes - 1) +
+                           static_cast<uint64_t>(std::bit_width(static_cast<unsigned>(in.nodes)));
+    const uint64_t per_channel = bytes / static_cast<uint64_t>(s.choice.channels);
+    const bool simple = s.choice.proto == NcclProtocol::kSimple;
+    const uint64_t unit = s.choice.proto == NcclProtocol::kLL ? 256 : 480;
+    const std::pair<uint64_t, uint64_t> rules[] = {
+        {8, simple ? 131072 : unit}, {4, simple ? 65536 : unit}, {1, simple ? 32768 : unit}};
+    for (auto [chunks, floor] : rules)
+      while (per_channel / slice < depth * chunks && slice / 2 >= floor) slice /= 2;
+  }
+  s.pipeline.slice_bytes = slice * s.choice.channels;
   // A tree streams its chunks through without waiting for a loop to end (no ring loop).
   s.pipeline.chunk_bytes =
       s.choice.algo == NcclAlgo::kTree ? 0 : traits.chunk_bytes * s.choice.channels;
