@@ -11,13 +11,16 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "cli/command.h"
 #include "cli/reproduce_util.h"
+#include "cli/results_dir_util.h"
 #include "numeric/float16.h"
+#include "scenario/results_io.h"
 
 namespace commlab::cli {
 namespace {
@@ -288,19 +291,36 @@ void trimming(Report& r, const Options& o) {
   }
 }
 
+// Replaces every `from` in a text file by `to` (the staging folder's name by the final one).
+void rename_in_file(const std::string& path, const std::string& from, const std::string& to) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return;
+  std::string text{std::istreambuf_iterator<char>(in), {}};
+  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+    text.replace(at, from.size(), to);
+  write_file(path, text);
+}
+
 int run(const Options& o) {
   if (o.what != "all" && o.what != "netzip" && o.what != "skipreduce" && o.what != "trimming")
     throw InvalidInput("reproduce: expected netzip, skipreduce, trimming or all, got '" + o.what +
                        "'");
-  std::filesystem::create_directories(o.out);
-  Report report(o.out, o.quick);
+  // Written into OUT.incomplete and renamed into place at the end (results_dir_util.h); the
+  // report and commands.log name the final folder.
+  ResultsDir folder(o.out, "reproduce");
+  Options staged = o;
+  staged.out = folder.path();
+  Report report(staged.out, o.quick);
   auto t0 = std::chrono::steady_clock::now();
-  if (o.what == "all" || o.what == "netzip") report.guard([&] { netzip(report, o); });
-  if (o.what == "all" || o.what == "skipreduce") report.guard([&] { skipreduce(report, o); });
-  if (o.what == "all" || o.what == "trimming") report.guard([&] { trimming(report, o); });
+  if (o.what == "all" || o.what == "netzip") report.guard([&] { netzip(report, staged); });
+  if (o.what == "all" || o.what == "skipreduce") report.guard([&] { skipreduce(report, staged); });
+  if (o.what == "all" || o.what == "trimming") report.guard([&] { trimming(report, staged); });
   double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   report.write(wall);
-  std::fprintf(stderr, "wrote %s/REPORT.md (%.0f s)\n", o.out.c_str(), wall);
+  for (const char* file : {"/REPORT.md", "/commands.log"})
+    rename_in_file(staged.out + file, staged.out, folder.final_path());
+  folder.commit();
+  std::fprintf(stderr, "wrote %s/REPORT.md (%.0f s)\n", folder.final_path().c_str(), wall);
   return report.failures() ? kExitFailed : kExitOk;
 }
 

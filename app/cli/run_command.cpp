@@ -1,9 +1,11 @@
 // commlab-cli run: runs every run of an experiment and writes summary.json, series.csv, the
 // scenario as run and the version into --out. Independent runs execute in parallel (--jobs); each
 // run's numbers do not depend on it (every run owns its engine; OpenMP reductions use fixed
-// chunks). Ctrl-C stops cleanly and keeps what finished. Under `mpirun -np K` the simulated runs
-// are spread over the K processes and process 0 writes the same files; a run with execution "mpi"
-// is trained by all K processes together, one real rank each (docs/training.md, "On Open MPI").
+// chunks). Ctrl-C or SIGTERM stops cleanly and keeps what finished, marked INCOMPLETE; the folder
+// is written aside and renamed into place (results_dir_util.h), so it is never half old, half new.
+// Under `mpirun -np K` the simulated runs are spread over the K processes and process 0 writes the
+// same files; a run with execution "mpi" is trained by all K processes together, one real rank each
+// (docs/training.md, "On Open MPI").
 #include <omp.h>
 #include <unistd.h>
 
@@ -21,6 +23,7 @@
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <thread>
 
 #include "cli/command.h"
@@ -30,6 +33,7 @@
 #include "chart_files.h"  // Qt-free: the charts are drawn inside commlab_ui
 #endif
 #include "cli/batch_util.h"
+#include "cli/results_dir_util.h"
 #include "exec/mpi_batch.h"
 #include "exec/mpi_runtime.h"
 #include "scenario/flag_config.h"
@@ -40,7 +44,9 @@ namespace commlab::cli {
 namespace {
 
 std::atomic<bool> g_stop{false};
-extern "C" void on_sigint(int) {
+std::atomic<int> g_signal{0};  // the signal that stopped the run, 0: none
+extern "C" void on_stop_signal(int sig) {
+  g_signal.store(sig);
   g_stop.store(true);
 }
 
@@ -106,6 +112,7 @@ std::string series_part(const std::string& out, int run) {
 // series.csv = the header, then each run's streamed rows in scenario order (atomically renamed).
 void join_series(const std::string& out, const std::vector<char>& started) {
   const std::string path = out + "/series.csv", tmp = path + ".tmp";
+  check_simulated_write_failure(path);
   {
     std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
     f << series_header();
@@ -236,8 +243,11 @@ int run(const Options& o) {
   const int jobs =
       std::clamp(o.jobs > 0 ? o.jobs : threads, 1, std::max(static_cast<int>(mine.size()), 1));
   const int threads_per_job = std::max(1, threads / jobs);
-  const std::string out = o.out.empty() ? "results/" + exp.name : o.out;
-  // Only process 0 writes into --out; the others keep their series rows in a scratch folder.
+  // Only process 0 writes, into DIR.incomplete renamed to DIR at the end (results_dir_util.h);
+  // the others keep their series rows in a scratch folder.
+  std::optional<ResultsDir> folder;
+  if (job.root()) folder.emplace(o.out.empty() ? "results/" + exp.name : o.out, "run");
+  const std::string out = job.root() ? folder->path() : "";
   const std::string parts_dir =
       job.root()
           ? out
@@ -250,7 +260,10 @@ int run(const Options& o) {
   for (int i : together) total += exp.runs[i].training.iterations;
   Progress progress(total, quiet);
   g_stop.store(false);
-  auto previous = std::signal(SIGINT, on_sigint);
+  g_signal.store(0);
+  // SIGINT and SIGTERM stop at the next iteration and commit what finished, marked INCOMPLETE.
+  auto previous = std::signal(SIGINT, on_stop_signal);
+  auto previous_term = std::signal(SIGTERM, on_stop_signal);
   // Workers take runs in scenario order; results keep that order whatever finishes first.
   std::vector<RunResult> slots(runs);
   std::vector<char> started(runs, 0);
@@ -287,7 +300,8 @@ int run(const Options& o) {
             progress.advance(config.name);
           },
           rt ? nullptr : &g_stop);  // all ranks of an mpi run must stop at the same iteration
-      if (writes && !rows.flush()) throw std::runtime_error("cannot write " + series_part(out, i));
+      if (writes && !rows.flush())
+        throw std::runtime_error("cannot write " + series_part(parts_dir, i));
       if (writes && !o.emit_trace.empty() && session.trainer()) {
         // The iteration as the trainer ran it (workload/trainer_graph.h), in the wire format's
         // bytes per gradient element; DIR/RUN.RANK.et with the run's name made file-safe.
@@ -333,6 +347,7 @@ int run(const Options& o) {
     execute(i, job.rt.get());
   }
   std::signal(SIGINT, previous);
+  std::signal(SIGTERM, previous_term);
   progress.finish();
 
   if (job.size > 1) {  // process 0 gathers the other processes' simulated runs
@@ -391,10 +406,7 @@ int run(const Options& o) {
   std::vector<RunResult> results;
   std::vector<int> result_index;
   for (int i = 0; i < runs; ++i) {
-    if (errors[i]) {
-      for (int k = 0; k < runs; ++k) std::filesystem::remove(series_part(out, k));
-      std::rethrow_exception(errors[i]);
-    }
+    if (errors[i]) std::rethrow_exception(errors[i]);  // ~ResultsDir drops DIR.incomplete
     if (!started[i]) continue;
     results.push_back(std::move(slots[i]));
     result_index.push_back(i);
@@ -418,6 +430,14 @@ int run(const Options& o) {
   write_file(out + "/VERSION", std::string("commlab ") + kCommLabVersion + "\n");
   std::string charts_note = ", no charts (--no-charts)";
   if (o.charts) charts_note = write_charts(results, out + "/charts");
+  int complete = 0;
+  for (const RunResult& r : results) complete += r.complete ? 1 : 0;
+  const bool stopped = g_stop.load();
+  const int sig = g_signal.load();
+  folder->commit(stopped ? "stopped by " + std::string(sig == SIGTERM ? "SIGTERM" : "SIGINT") +
+                               ": " + std::to_string(complete) + " of " + std::to_string(runs) +
+                               " runs complete"
+                         : "");
   if (!quiet) {
     for (size_t k = 0; k < results.size(); ++k) {
       const RunResult& r = results[k];
@@ -440,10 +460,11 @@ int run(const Options& o) {
                      "", m.processes, m.mean.compute_s, m.mean.comm_s, m.mean.codec_s,
                      static_cast<unsigned long long>(m.mismatched));
     }
-    std::fprintf(stderr, "results in %s (summary.json, series.csv, scenario.json%s)\n", out.c_str(),
-                 charts_note.c_str());
+    std::fprintf(stderr, "results in %s (summary.json, series.csv, scenario.json%s%s)\n",
+                 folder->final_path().c_str(), charts_note.c_str(),
+                 stopped ? "; stopped: see INCOMPLETE" : "");
   }
-  if (g_stop.load()) return kExitFailed;
+  if (stopped) return kExitFailed;
   for (const MpiMeasure& m : measures)
     if (m.mismatched > 0) {
       std::fprintf(stderr,

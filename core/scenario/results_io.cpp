@@ -1,7 +1,14 @@
 #include "scenario/results_io.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -105,15 +112,38 @@ std::string series_csv(const std::vector<RunResult>& runs) {
   return out;
 }
 
+void check_simulated_write_failure(const std::string& path) {
+  const char* name = std::getenv("COMMLAB_FAIL_WRITE");
+  if (name && *name && std::filesystem::path(path).filename() == name)
+    throw std::runtime_error("cannot write " + path + ": " + std::strerror(ENOSPC));
+}
+
 void write_file(const std::string& path, const std::string& text) {
+  check_simulated_write_failure(path);
   const std::string tmp = path + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f) throw std::runtime_error("cannot write " + path);
-    f << text;
-    if (!f.flush()) throw std::runtime_error("cannot write " + path);
+  auto fail = [&](int error) {
+    std::remove(tmp.c_str());
+    throw std::runtime_error("cannot write " + path + ": " + std::strerror(error));
+  };
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) fail(errno);
+  for (size_t done = 0; done < text.size();) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int error = n < 0 ? errno : EIO;
+      ::close(fd);
+      fail(error);
+    }
+    done += static_cast<size_t>(n);
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) throw std::runtime_error("cannot write " + path);
+  if (::fsync(fd) != 0) {
+    const int error = errno;
+    ::close(fd);
+    fail(error);
+  }
+  if (::close(fd) != 0) fail(errno);
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) fail(errno);
 }
 
 }  // namespace commlab

@@ -103,6 +103,8 @@ void check_settings(const json& obj, const std::string& prefix, const std::strin
   }
 }
 
+constexpr size_t kMaxFolderName = 200;
+
 std::optional<std::string> check_name(const json& v, size_t max_len) {
   if (!v.is_string()) return "expected a string, got " + show(v);
   const auto& s = v.get_ref<const std::string&>();
@@ -112,6 +114,20 @@ std::optional<std::string> check_name(const json& v, size_t max_len) {
            std::to_string(max_len) + ")";
   if (std::any_of(s.begin(), s.end(), [](unsigned char c) { return c < 0x20; }))
     return std::string("must not contain control characters");
+  return std::nullopt;
+}
+
+// The experiment's name is its results folder, results/NAME (issue 21: "../../x" wrote outside
+// results/): refused unless it is one folder name that cannot climb, hide or overflow NAME_MAX
+// with the ".incomplete" of its staging folder.
+std::optional<std::string> check_folder_name(const std::string& s) {
+  if (s.find('/') != std::string::npos || s.find('\\') != std::string::npos)
+    return "is the results folder results/NAME: must not contain '/' or '\\', got " + show(s);
+  if (s[0] == '.')
+    return "is the results folder results/NAME: must not start with '.', got " + show(s);
+  if (s.size() > kMaxFolderName)
+    return "is the results folder results/NAME: at most " + std::to_string(kMaxFolderName) +
+           " bytes, got " + std::to_string(s.size());
   return std::nullopt;
 }
 
@@ -301,6 +317,8 @@ Experiment parse_scenario(const json& doc, const std::string& file,
   if (doc.contains("name")) {
     if (auto bad = check_name(doc["name"], 256))
       problems.add("name", *bad);
+    else if (auto unsafe = check_folder_name(doc["name"].get<std::string>()))
+      problems.add("name", *unsafe);
     else
       exp.name = doc["name"].get<std::string>();
   }

@@ -1,0 +1,99 @@
+#include "cli/results_dir_util.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <stdexcept>
+#include <system_error>
+
+#include "cli/command.h"
+#include "scenario/results_io.h"
+
+namespace commlab::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+void sync_path(const fs::path& p, bool directory) {
+  const int fd = ::open(p.c_str(), (directory ? O_DIRECTORY : 0) | O_RDONLY | O_CLOEXEC);
+  if (fd < 0 || ::fsync(fd) != 0) {
+    const int error = errno;
+    if (fd >= 0) ::close(fd);
+    throw std::runtime_error("cannot sync " + p.string() + ": " + std::strerror(error));
+  }
+  ::close(fd);
+}
+
+void rename_or_throw(const fs::path& from, const fs::path& to) {
+  if (std::rename(from.c_str(), to.c_str()) != 0)
+    throw std::runtime_error("cannot rename " + from.string() + " to " + to.string() + ": " +
+                             std::strerror(errno));
+}
+
+// A folder commlab-cli may replace: empty, or holding what run or reproduce writes.
+bool replaceable(const fs::path& dir) {
+  if (fs::is_empty(dir)) return true;
+  for (const char* f : {"summary.json", "REPORT.md", kIncompleteMarker})
+    if (fs::exists(dir / f)) return true;
+  return false;
+}
+
+}  // namespace
+
+ResultsDir::ResultsDir(const std::string& dir, const std::string& writer) {
+  fs::path p = fs::path(dir).lexically_normal();
+  if (p.has_filename() == false && p.has_parent_path()) p = p.parent_path();  // "out/"
+  const std::string name = p.filename().string();
+  if (name.empty() || name == "." || name == "..")
+    throw InvalidInput("--out: expected a folder name, got '" + dir + "'");
+  final_ = p.string();
+  staging_ = final_ + ".incomplete";
+  std::error_code ec;
+  if (fs::exists(p, ec)) {
+    if (!fs::is_directory(p))
+      throw InvalidInput("--out: " + final_ + " exists and is not a folder");
+    if (!replaceable(p))
+      throw InvalidInput("--out: " + final_ +
+                         " is not a results folder (no summary.json, REPORT.md or INCOMPLETE in "
+                         "it); give a new or empty folder");
+  }
+  if (p.has_parent_path()) fs::create_directories(p.parent_path());
+  fs::remove_all(staging_);  // a killed run's leftovers: never a result
+  fs::create_directories(staging_);
+  write_file(staging_ + "/" + kIncompleteMarker,
+             "commlab-cli " + writer + " (pid " + std::to_string(getpid()) +
+                 ") is writing this folder; it is renamed to " + p.filename().string() +
+                 " when complete. A folder with this file is not a complete result.\n");
+}
+
+ResultsDir::~ResultsDir() {
+  if (committed_) return;
+  std::error_code ec;
+  fs::remove_all(staging_, ec);
+}
+
+void ResultsDir::commit(const std::string& incomplete_reason) {
+  const fs::path staging(staging_), target(final_);
+  const fs::path marker = staging / kIncompleteMarker;
+  if (incomplete_reason.empty())
+    fs::remove(marker);
+  else
+    write_file(marker.string(), incomplete_reason + "\n");
+  for (const fs::directory_entry& e : fs::recursive_directory_iterator(staging))
+    sync_path(e.path(), e.is_directory());
+  sync_path(staging, true);
+  if (fs::exists(target)) {
+    const fs::path prev = final_ + ".prev";
+    fs::remove_all(prev);
+    rename_or_throw(target, prev);
+  }
+  rename_or_throw(staging, target);
+  committed_ = true;
+  sync_path(target.has_parent_path() ? target.parent_path() : fs::path("."), true);
+}
+
+}  // namespace commlab::cli

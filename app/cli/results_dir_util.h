@@ -1,0 +1,39 @@
+#pragma once
+// A results folder that is never half old, half new (issue 21). Everything is written into a
+// fresh sibling DIR.incomplete that holds an INCOMPLETE marker; commit() fsyncs every file and
+// folder in it and renames it into place, the previous DIR becoming DIR.prev. So a run killed at
+// any point (SIGKILL, a crash, a full disk) leaves DIR as it was, and at most a DIR.incomplete that
+// says so; a run stopped by a signal it handles (SIGINT, SIGTERM) commits what finished and keeps
+// the marker with the reason. docs/cli.md, "Results folders".
+#include <string>
+
+namespace commlab::cli {
+
+class ResultsDir {
+ public:
+  // Refuses (InvalidInput) a DIR that is not a folder name, or that exists and is not a folder
+  // commlab-cli wrote (no summary.json, REPORT.md or INCOMPLETE in it, and not empty); removes a
+  // DIR.incomplete a killed run left behind and starts a fresh one. `writer` names the command in
+  // the marker ("run", "reproduce").
+  ResultsDir(const std::string& dir, const std::string& writer);
+  // Not committed (an error, a failed write): the staging folder goes, DIR stays as it was.
+  ~ResultsDir();
+  ResultsDir(const ResultsDir&) = delete;
+  ResultsDir& operator=(const ResultsDir&) = delete;
+
+  const std::string& path() const { return staging_; }  // where to write
+  const std::string& final_path() const { return final_; }
+  // fsync, DIR -> DIR.prev (an older DIR.prev is removed), DIR.incomplete -> DIR. A non-empty
+  // `incomplete_reason` keeps DIR/INCOMPLETE with that text (a stopped run). Throws
+  // std::runtime_error naming the path if a file cannot be synced or renamed.
+  void commit(const std::string& incomplete_reason = "");
+
+ private:
+  std::string final_, staging_;
+  bool committed_ = false;
+};
+
+// The marker's file name inside a folder that is not a complete result.
+inline constexpr const char* kIncompleteMarker = "INCOMPLETE";
+
+}  // namespace commlab::cli
