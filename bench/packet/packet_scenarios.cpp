@@ -1,6 +1,7 @@
 // Speed of the packet backend on the scenarios htsim was measured on (issue 3): a 128-host k=8
 // fat-tree, 100 Gb/s links, 1 us per hop, 4 KB packets, NDP transport with trimming.
 //   build-*/bench/packet/packet_scenarios [perm|incast|all] [--queue P] [--paths N] [--repeat R]
+//       [--transport ndp|reliable|accept-trimmed|roce]
 // prints one line per run: scenario, flows, last FCT, packets, trims, data packet-hops, wall
 // seconds and data packet-hops per second (whole data packets only; trimmed headers and control
 // packets are counted separately and not included).
@@ -26,10 +27,11 @@ double cpu_seconds() {
   return static_cast<double>(ts.tv_sec) + ts.tv_nsec * 1e-9;
 }
 
-void run(const char* name, const TrafficSpec& spec, uint32_t queue_packets, uint32_t paths) {
+void run(const char* name, const TrafficSpec& spec, uint32_t queue_packets, uint32_t paths,
+         Transport transport) {
   PacketConfig cfg;
   cfg.admission = Admission::kTrim;
-  cfg.transport = Transport::kNdp;
+  cfg.transport = transport;
   cfg.queue_packets = queue_packets;
   cfg.paths = paths;
   PacketBackend net(make_fat_tree(FatTreeParams{8, 100, 1.0}), cfg);
@@ -41,15 +43,16 @@ void run(const char* name, const TrafficSpec& spec, uint32_t queue_packets, uint
   double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const PacketTotals& t = net.totals();
   std::printf(
-      "%-8s flows=%zu last_fct_us=%.1f sent=%llu rtx=%llu trimmed=%llu dropped=%llu "
+      "%-8s %s flows=%zu last_fct_us=%.1f sent=%llu rtx=%llu trimmed=%llu dropped=%llu "
       "data_hops=%llu trimmed_hops=%llu control_hops=%llu events=%llu peak_packets=%llu "
       "wall_s=%.3f cpu_s=%.3f data_hops_per_wall_s=%.3gM data_hops_per_cpu_s=%.3gM\n",
-      name, flows.size(), r.duration_s * 1e6, (unsigned long long)t.packets_sent,
-      (unsigned long long)t.retransmitted, (unsigned long long)t.trimmed,
-      (unsigned long long)t.dropped, (unsigned long long)t.data_packet_hops,
-      (unsigned long long)t.trimmed_packet_hops, (unsigned long long)t.control_packet_hops,
-      (unsigned long long)t.events, (unsigned long long)t.peak_packets, wall, cpu,
-      t.data_packet_hops / wall / 1e6, t.data_packet_hops / cpu / 1e6);
+      name, transport_name(transport), flows.size(), r.duration_s * 1e6,
+      (unsigned long long)t.packets_sent, (unsigned long long)t.retransmitted,
+      (unsigned long long)t.trimmed, (unsigned long long)t.dropped,
+      (unsigned long long)t.data_packet_hops, (unsigned long long)t.trimmed_packet_hops,
+      (unsigned long long)t.control_packet_hops, (unsigned long long)t.events,
+      (unsigned long long)t.peak_packets, wall, cpu, t.data_packet_hops / wall / 1e6,
+      t.data_packet_hops / cpu / 1e6);
 }
 
 }  // namespace
@@ -59,24 +62,26 @@ int main(int argc, char** argv) {
   uint32_t queue = 8;  // NDP's 8-packet data queue
   int repeat = 1;
   uint32_t paths = 16;  // NDP sprays packets over all 16 core paths of a k=8 fat-tree
+  Transport transport = Transport::kNdp;
   for (int i = 2; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--queue")) queue = static_cast<uint32_t>(std::stoul(argv[i + 1]));
     if (!std::strcmp(argv[i], "--repeat")) repeat = std::stoi(argv[i + 1]);
     if (!std::strcmp(argv[i], "--paths")) paths = static_cast<uint32_t>(std::stoul(argv[i + 1]));
+    if (!std::strcmp(argv[i], "--transport")) transport = parse_transport(argv[i + 1]);
   }
   for (int k = 0; k < repeat; ++k) {
     if (which == "perm" || which == "all") {
       TrafficSpec perm;
       perm.pattern = Pattern::kPermutation;
       perm.flow_bytes = 16ull << 20;
-      run("perm", perm, queue, paths);
+      run("perm", perm, queue, paths, transport);
     }
     if (which == "incast" || which == "all") {
       TrafficSpec incast;
       incast.pattern = Pattern::kIncast;
       incast.senders = 16;
       incast.flow_bytes = 128ull << 20;
-      run("incast", incast, queue, paths);
+      run("incast", incast, queue, paths, transport);
     }
   }
 }
