@@ -290,8 +290,16 @@ void undiff_period(uint64_t* b, size_t n, size_t p) {
   if (n & 63) b[nw - 1] &= low_mask(n & 63);
 }
 
-size_t count(const uint64_t* b, size_t n) {
-  // SWAR popcount: without -mpopcnt, std::popcount is a libgcc call per word.
+namespace {
+
+__attribute__((target("popcnt"))) size_t count_popcnt(const uint64_t* b, size_t n) {
+  size_t c = 0;
+  for (size_t w = 0; w < words(n); ++w) c += size_t(__builtin_popcountll(b[w]));
+  return c;
+}
+
+// SWAR popcount: without -mpopcnt, std::popcount is a libgcc call per word.
+size_t count_swar(const uint64_t* b, size_t n) {
   size_t c = 0;
   for (size_t w = 0; w < words(n); ++w) {
     uint64_t x = b[w];
@@ -301,6 +309,13 @@ size_t count(const uint64_t* b, size_t n) {
     c += size_t((x * 0x0101010101010101ull) >> 56);
   }
   return c;
+}
+
+}  // namespace
+
+size_t count(const uint64_t* b, size_t n) {
+  static const bool popcnt = __builtin_cpu_supports("popcnt");
+  return popcnt ? count_popcnt(b, n) : count_swar(b, n);
 }
 
 template size_t compact<uint16_t>(const std::byte*, size_t, uint16_t*, uint64_t*);
