@@ -1,11 +1,13 @@
 // commlab: the desktop app. Thin: parse arguments, open the main window (or render it to a PNG
 // with --screenshot, which works with QT_QPA_PLATFORM=offscreen).
 #include <QApplication>
+#include <QComboBox>
 #include <QCommandLineParser>
 #include <QFile>
 #include <QTimer>
 #include <cstdio>
 
+#include "busbw_view.h"
 #include "main_window.h"
 #include "numeric/size_parse.h"
 #include "run_chart_pages.h"
@@ -58,7 +60,10 @@ int main(int argc, char** argv) {
                                 "NAME");
   QCommandLineOption teach_ranks("teach-ranks", "teaching tab: GPUs (2-8)", "N");
   QCommandLineOption teach_per_node("teach-per-node", "teaching tab, hier: GPUs per node", "N");
-  parser.addOptions({teach_algo, teach_ranks, teach_per_node});
+  QCommandLineOption busbw_cluster(
+      "throughput-cluster",
+      "throughput tab: 0 the flat network, 1-4 NCCL on 1, 2, 4 or 16 nodes of 8 H100", "I");
+  parser.addOptions({teach_algo, teach_ranks, teach_per_node, busbw_cluster});
   parser.process(app);
 
   commlab::ui::MainWindow window;
@@ -83,6 +88,16 @@ int main(int argc, char** argv) {
   if (teaching || parser.isSet(cluster) || parser.isSet(topo_backend) || parser.isSet(background) ||
       parser.isSet(message))
     window.set_follow_scenario(false);
+  if (parser.isSet(busbw_cluster)) {
+    auto* cluster = window.busbw_view()->findChild<QComboBox*>("cluster");
+    const int index = parser.value(busbw_cluster).toInt();
+    if (!cluster || index < 0 || index >= cluster->count()) {
+      std::fprintf(stderr, "commlab: --throughput-cluster: expected 0 to %d\n",
+                   cluster ? cluster->count() - 1 : 0);
+      return 2;
+    }
+    cluster->setCurrentIndex(index);
+  }
   if (teaching) {
     commlab::ui::TeachingSettings s;
     s.skip = parser.value(skip).toInt();

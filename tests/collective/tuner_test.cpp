@@ -6,6 +6,7 @@
 
 #include "collective/algorithms.h"
 #include "collective/executor.h"
+#include "collective/nccl_run.h"
 #include "collective/reference.h"
 #include "network/analytical.h"
 #include "test_util.h"
@@ -201,21 +202,10 @@ double nccl_time(const std::string& cluster, uint64_t bytes, const NcclOverrides
                  NcclSetup* out = nullptr) {
   Topology topo = cluster_from_spec(cluster);
   AnalyticalBackend net(topo);
-  NcclTuner tuner(tuner_inputs(topo));
-  NcclSetup s = nccl_setup(tuner, CollectiveOp::kAllReduce, bytes, force);
-  ChannelBackend channels(net, s.channel);
-  PlanRequest req;
-  req.ranks = topo.ranks();
-  req.count = bytes / 4;
-  req.time_only = true;
-  req.pipeline = s.pipeline;
-  req.ranks_per_node = tuner.inputs().ranks / tuner.inputs().nodes;
-  Plan plan = build_plan(nccl_plan_name(s.choice.algo), req);
-  mark_pipelined(plan);
-  ExecutorOptions ex;
-  ex.backend = &channels;
-  if (out) *out = s;
-  return execute_plan(plan, {}, ex).time_s + s.base_latency_s;
+  NcclTimed t =
+      time_nccl(net, NcclTuner(tuner_inputs(topo)), CollectiveOp::kAllReduce, bytes, force);
+  if (out) *out = t.setup;
+  return t.time_s;
 }
 
 TEST(NcclSetup, MidSizeTreesPipelineTheirChunksAsNcclDoes) {

@@ -183,5 +183,40 @@ TEST(BusbwView, RingSlicingIsASettingAndOffIsThePlainAlphaBetaRing) {
   ASSERT_TRUE(wait_for([&] { return view.idle(); }));  // its first computation, off the GUI thread
 }
 
+TEST(BusbwView, NcclModeMarksTheTunersChoicePerSize) {
+  // 2 nodes x 8 H100: the tuner picks the tree with LL, then LL128, for small and mid sizes and
+  // the ring for large ones (docs/collectives.md): at least 2 distinct choices, each a marker
+  // series named after it, on the NCCL curve's points.
+  app();
+  BusbwView view;
+  view.show();
+  ASSERT_TRUE(wait_for([&] { return view.idle() && view.series_count() > 0; }));
+  auto* cluster = view.findChild<QComboBox*>("cluster");
+  ASSERT_NE(cluster, nullptr);
+  cluster->setCurrentIndex(2);
+  ASSERT_TRUE(wait_for([&] { return view.idle() && view.chart()->title().contains("2 nodes"); }));
+  QStringList names, chosen;
+  for (QAbstractSeries* s : view.chart()->series()) {
+    names << s->name();
+    if (s->name().startsWith("chosen: ")) chosen << s->name();
+  }
+  EXPECT_TRUE(names.contains("NCCL") && names.contains("ring (NCCL)") &&
+              names.contains("tree (NCCL)"))
+      << names.join(", ").toStdString();
+  EXPECT_GE(chosen.size(), 2) << chosen.join(", ").toStdString();
+  EXPECT_TRUE(chosen.contains("chosen: ring simple") || chosen.contains("chosen: ring ll128"));
+  // The CSV carries the choice per size.
+  CsvTable csv = view.export_data();
+  EXPECT_EQ(csv.header.back(), "choice");
+  // Forcing Simple: every choice is Simple.
+  view.findChild<QComboBox*>("proto")->setCurrentText("simple");
+  ASSERT_TRUE(wait_for([&] { return view.idle(); }));
+  for (QAbstractSeries* s : view.chart()->series())
+    if (s->name().startsWith("chosen: "))
+      EXPECT_TRUE(s->name().endsWith(" simple")) << s->name().toStdString();
+  // The flat network's controls are off in NCCL mode.
+  EXPECT_FALSE(view.findChild<QSpinBox*>("slice")->isEnabled());
+}
+
 }  // namespace
 }  // namespace commlab::ui

@@ -4,6 +4,7 @@
 #include <QCategoryAxis>
 #include <QChart>
 #include <QChartView>
+#include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
 #include <QHBoxLayout>
@@ -12,6 +13,7 @@
 #include <QLineSeries>
 #include <QPainter>
 #include <QPointer>
+#include <QScatterSeries>
 #include <QSpinBox>
 #include <QThreadPool>
 #include <QTimer>
@@ -22,8 +24,10 @@
 
 #include "collective/algorithms.h"
 #include "collective/executor.h"
+#include "collective/nccl_run.h"
 #include "format_util.h"
 #include "network/analytical.h"
+#include "topology/presets.h"
 #include "topology/topology.h"
 
 namespace commlab::ui {
@@ -31,6 +35,14 @@ namespace commlab::ui {
 namespace {
 
 constexpr int kDebounceMs = 30;
+
+// The cluster choices: the flat network of the controls, or 8 x H100 nodes as NCCL runs them.
+const std::pair<const char*, const char*> kClusters[] = {
+    {"flat network (controls below)", ""},
+    {"NCCL: 8 x H100, one NVLink node", "dgx-h100-pod:nodes=1"},
+    {"NCCL: 2 nodes x 8 H100, 400 Gb/s rails", "dgx-h100-pod:nodes=2"},
+    {"NCCL: 4 nodes x 8 H100", "dgx-h100-pod:nodes=4"},
+    {"NCCL: 16 nodes x 8 H100", "dgx-h100-pod:nodes=16"}};
 
 double busbw_of(const char* algo, int ranks, uint64_t bytes, NetworkBackend& backend,
                 PipelineConfig pipeline) {
@@ -61,6 +73,30 @@ std::vector<BusbwSeries> compute_busbw(int ranks, double bw_gbps, double alpha_u
       series.points.push_back(
           {static_cast<double>(bytes), busbw_of(algo, ranks, bytes, backend, pipeline)});
     series.ceiling_gbps = busbw_of(algo, ranks, 1ull << 30, no_latency, pipeline);
+    result.push_back(std::move(series));
+  }
+  return result;
+}
+
+std::vector<BusbwSeries> compute_nccl_busbw(const std::string& cluster, const std::string& proto,
+                                            int channels, uint64_t min_bytes, uint64_t max_bytes) {
+  const Topology topo = cluster_from_spec(cluster);
+  const NcclTuner tuner(tuner_inputs(topo));
+  const int ranks = topo.ranks();
+  std::vector<BusbwSeries> result;
+  for (const char* algo : {"auto", "ring", "tree"}) {
+    const NcclOverrides force = parse_nccl_overrides(algo, proto, channels);
+    AnalyticalBackend backend(topo);
+    BusbwSeries series{std::string(algo) == "auto" ? "NCCL" : QString("%1 (NCCL)").arg(algo), {}};
+    for (uint64_t bytes = min_bytes; bytes <= max_bytes; bytes *= 2) {
+      const NcclTimed t = time_nccl(backend, tuner, CollectiveOp::kAllReduce, bytes, force);
+      const NcclChoice& c = t.setup.choice;
+      series.points.push_back(
+          {static_cast<double>(bytes),
+           bytes / t.time_s / 1e9 * busbw_factor(CollectiveOp::kAllReduce, ranks),
+           std::string(nccl_algo_name(c.algo)) + " " + protocol_name(c.proto) + " x" +
+               std::to_string(c.channels)});
+    }
     result.push_back(std::move(series));
   }
   return result;
@@ -104,6 +140,28 @@ BusbwView::BusbwView(QWidget* parent) : QWidget(parent) {
   chunk_kib_ = kib(static_cast<int>(defaults.chunk_bytes >> 10),
                    "Per-rank chunk per loop of the ring (NCCL's chunk size); 0 = off.");
   chunk_kib_->setObjectName("chunk");
+  cluster_ = new QComboBox;
+  for (const auto& [label, spec] : kClusters) cluster_->addItem(label, QString(spec));
+  cluster_->setObjectName("cluster");
+  cluster_->setToolTip(
+      "The flat alpha-beta network of the controls below, or an 8 x H100 cluster as NCCL runs "
+      "it: the tuner's algorithm, protocol and channels per size (docs/collectives.md).");
+  proto_ = new QComboBox;
+  proto_->addItems({"auto", "simple", "ll", "ll128"});
+  proto_->setObjectName("proto");
+  proto_->setToolTip(
+      "NCCL protocol: auto lets the tuner choose per size; Simple, LL (8 of 16 bytes are data) "
+      "or LL128 (120 of 128) forces one.");
+  channels_ = new QSpinBox;
+  channels_->setRange(0, 64);
+  channels_->setSpecialValueText("NCCL's choice");
+  channels_->setObjectName("channels");
+  channels_->setToolTip(
+      "NCCL channels (rings or trees over different NICs and NVLinks); NCCL's choice drops "
+      "channels for small messages.");
+  form->addRow("Cluster", cluster_);
+  form->addRow("Protocol", proto_);
+  form->addRow("Channels", channels_);
   form->addRow("Ranks", ranks_);
   form->addRow("Link bandwidth", bw_);
   form->addRow("Latency (alpha)", alpha_);
@@ -132,7 +190,24 @@ BusbwView::BusbwView(QWidget* parent) : QWidget(parent) {
   connect(alpha_, &QDoubleSpinBox::valueChanged, this, &BusbwView::schedule_recompute);
   connect(slice_kib_, &QSpinBox::valueChanged, this, &BusbwView::schedule_recompute);
   connect(chunk_kib_, &QSpinBox::valueChanged, this, &BusbwView::schedule_recompute);
+  connect(channels_, &QSpinBox::valueChanged, this, &BusbwView::schedule_recompute);
+  connect(cluster_, &QComboBox::currentIndexChanged, this, &BusbwView::schedule_recompute);
+  connect(proto_, &QComboBox::currentIndexChanged, this, &BusbwView::schedule_recompute);
+  update_controls();
   recompute();
+}
+
+bool BusbwView::nccl_mode() const {
+  return !cluster_->currentData().toString().isEmpty();
+}
+
+// Each mode's controls: the flat network's in flat mode, NCCL's on a cluster.
+void BusbwView::update_controls() {
+  const bool nccl = nccl_mode();
+  for (QWidget* w : std::initializer_list<QWidget*>{ranks_, bw_, alpha_, slice_kib_, chunk_kib_})
+    w->setEnabled(!nccl);
+  proto_->setEnabled(nccl);
+  channels_->setEnabled(nccl);
 }
 
 bool BusbwView::debounce_active() const {
@@ -144,29 +219,75 @@ void BusbwView::schedule_recompute() {
 }
 
 void BusbwView::recompute() {
+  update_controls();
   const int ranks = ranks_->value();
   const double bw = bw_->value(), alpha = alpha_->value();
   const PipelineConfig pipeline{static_cast<uint64_t>(slice_kib_->value()) << 10,
                                 static_cast<uint64_t>(chunk_kib_->value()) << 10};
+  const std::string cluster = cluster_->currentData().toString().toStdString();
+  const std::string proto = proto_->currentText().toStdString();
+  const int channels = channels_->value();
   const int generation = ++generation_;
   ++pending_;
   status_->setText("computing...");
   QPointer<BusbwView> self(this);
-  QThreadPool::globalInstance()->start([self, ranks, bw, alpha, pipeline, generation] {
-    // An exception must not escape into the thread pool (it would terminate the process): a
-    // failed computation shows as no series.
-    std::vector<BusbwSeries> result;
-    try {
-      result = compute_busbw(ranks, bw, alpha, 1024, 256ull << 20, pipeline);
-    } catch (const std::exception&) {
-      result.clear();
+  QThreadPool::globalInstance()->start(
+      [self, ranks, bw, alpha, pipeline, cluster, proto, channels, generation] {
+        // An exception must not escape into the thread pool (it would terminate the process): a
+        // failed computation shows as no series, and says why.
+        std::vector<BusbwSeries> result;
+        QString error;
+        try {
+          result = cluster.empty() ? compute_busbw(ranks, bw, alpha, 1024, 256ull << 20, pipeline)
+                                   : compute_nccl_busbw(cluster, proto, channels, 1024, 1ull << 30);
+        } catch (const std::exception& e) {
+          result.clear();
+          error = QString::fromUtf8(e.what());
+        }
+        QMetaObject::invokeMethod(qApp, [self, result, error, generation] {
+          if (!self) return;
+          --self->pending_;
+          if (generation != self->generation_) return;
+          if (!error.isEmpty()) {
+            self->status_->setText(error + "; the chart shows the last settings that ran");
+            return;
+          }
+          self->show_result(result);
+        });
+      });
+}
+
+// One scatter series per distinct choice (algorithm and protocol) on the NCCL curve's points: the
+// legend names them, the colours show where NCCL switches.
+void BusbwView::add_choice_markers(QChart* chart, const BusbwSeries& s, QAbstractAxis* x,
+                                   QAbstractAxis* y) {
+  std::vector<std::pair<std::string, QScatterSeries*>> by_choice;
+  for (const BusbwPoint& p : s.points) {
+    const std::string key = p.choice.substr(0, p.choice.rfind(' '));  // without the channels
+    auto it = std::find_if(by_choice.begin(), by_choice.end(),
+                           [&](const auto& c) { return c.first == key; });
+    if (it == by_choice.end()) {
+      auto* markers = new QScatterSeries;
+      markers->setName("chosen: " + QString::fromStdString(key));
+      markers->setMarkerSize(10);
+      // Shape by algorithm (tree: square, ring: circle), colour by protocol.
+      markers->setMarkerShape(key.starts_with("tree") ? QScatterSeries::MarkerShapeRectangle
+                                                      : QScatterSeries::MarkerShapeCircle);
+      const QColor colour = key.ends_with(" ll")      ? QColor(0xf2, 0x8e, 0x2b)
+                            : key.ends_with(" ll128") ? QColor(0xe1, 0x57, 0x59)
+                                                      : QColor(0xb0, 0x7a, 0xa1);
+      markers->setColor(colour);
+      markers->setBorderColor(Qt::black);
+      by_choice.push_back({key, markers});
+      it = by_choice.end() - 1;
     }
-    QMetaObject::invokeMethod(qApp, [self, result, generation] {
-      if (!self) return;
-      --self->pending_;
-      if (generation == self->generation_) self->show_result(result);
-    });
-  });
+    it->second->append(std::log2(p.bytes), p.busbw_gbps);
+  }
+  for (auto& [key, markers] : by_choice) {
+    chart->addSeries(markers);
+    markers->attachAxis(x);
+    markers->attachAxis(y);
+  }
 }
 
 int BusbwView::series_count() const {
@@ -182,9 +303,14 @@ void BusbwView::show_result(const std::vector<BusbwSeries>& result) {
     status_->setText("could not compute these settings; the chart shows the last ones");
     return;
   }
+  last_ = result;
   auto* chart = new QChart;
-  chart->setTitle(QString("All-reduce bus bandwidth vs message size, %1 ranks (analytical backend)")
-                      .arg(ranks_->value()));
+  const bool nccl = nccl_mode();
+  chart->setTitle(nccl ? QString("All-reduce bus bandwidth as NCCL runs it: %1")
+                             .arg(cluster_->currentText().mid(6))
+                       : QString("All-reduce bus bandwidth vs message size, %1 ranks (analytical "
+                                 "backend)")
+                             .arg(ranks_->value()));
   chart->legend()->setAlignment(Qt::AlignBottom);
   // x is log2(bytes): a category axis puts readable binary sizes (1K, 4K, ... 256M) on the ticks.
   auto* x = new QCategoryAxis;
@@ -220,6 +346,15 @@ void BusbwView::show_result(const std::vector<BusbwSeries>& result) {
     line->attachAxis(y);
     QPen pen = line->pen();
     pen.setWidthF(2.2);
+    if (nccl) {  // the choice in black on top; NCCL's forced ring and tree dashed underneath
+      pen = s.algorithm == "NCCL" ? QPen(Qt::black, 2.6)
+                                  : QPen(s.algorithm.startsWith("ring") ? QColor(0x4e, 0x79, 0xa7)
+                                                                        : QColor(0x59, 0xa1, 0x4f),
+                                         1.6, Qt::DashLine);
+      line->setPen(pen);
+      if (s.algorithm == "NCCL") add_choice_markers(chart, s, x, y);
+      continue;  // NCCL's curves have no alpha-beta ceiling
+    }
     line->setPen(pen);
     top = std::max(top, s.ceiling_gbps);
     auto same = std::find_if(ceilings.begin(), ceilings.end(), [&](const auto& c) {
@@ -247,11 +382,16 @@ void BusbwView::show_result(const std::vector<BusbwSeries>& result) {
   QChart* old = view_->chart();
   view_->setChart(chart);
   delete old;
-  status_->setText(QString("Link %1 GB/s, alpha %2 us. busbw = algbw x 2(n-1)/n (nccl-tests). "
-                           "Dashed: each algorithm's ceiling (no latency, 1 GiB); ring and "
-                           "halving-doubling reach the link bandwidth.")
-                       .arg(bw_->value())
-                       .arg(alpha_->value()));
+  if (nccl)
+    status_->setText(
+        "Markers on the NCCL curve: the tuner's choice per size (algorithm and protocol, in "
+        "the legend); forced ring and tree beside it. busbw = algbw x 2(n-1)/n (nccl-tests).");
+  else
+    status_->setText(QString("Link %1 GB/s, alpha %2 us. busbw = algbw x 2(n-1)/n (nccl-tests). "
+                             "Dashed: each algorithm's ceiling (no latency, 1 GiB); ring and "
+                             "halving-doubling reach the link bandwidth.")
+                         .arg(bw_->value())
+                         .arg(alpha_->value()));
   emit computed();
 }
 
@@ -265,6 +405,15 @@ void BusbwView::export_render(QPainter& painter) const {
 
 CsvTable BusbwView::export_data() const {
   CsvTable table{{"algorithm", "bytes", "busbw_gbps"}, {}};
+  if (!last_.empty() && nccl_mode()) {  // NCCL: one row per series and size, with the choice
+    table.header << "choice";
+    for (const BusbwSeries& s : last_)
+      for (const BusbwPoint& p : s.points)
+        table.rows.push_back({s.algorithm, QString::number(p.bytes, 'f', 0),
+                              QString::number(p.busbw_gbps, 'g', 8),
+                              QString::fromStdString(p.choice)});
+    return table;
+  }
   for (QAbstractSeries* s : view_->chart()->series()) {
     auto* xy = qobject_cast<QXYSeries*>(s);
     if (!xy || xy->name().endsWith("ceiling")) continue;

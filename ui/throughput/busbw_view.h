@@ -1,7 +1,11 @@
 #pragma once
 // Throughput view: bus bandwidth vs message size, one series per algorithm, computed by the engine
-// (time plane, analytical backend) on a worker thread; the chart only draws what came back.
+// (time plane, analytical backend) on a worker thread; the chart only draws what came back. On a
+// flat alpha-beta network (link, latency, the ring's slice and chunk), or on an 8 x H100 cluster
+// as NCCL runs it (collective/nccl_run.h): the tuner's choice per size, marked on the curve by
+// algorithm and protocol, next to NCCL's ring and tree; protocol and channels can be forced.
 #include <QWidget>
+#include <string>
 #include <vector>
 
 #include "chart_export.h"
@@ -9,9 +13,11 @@
 
 class QChartView;
 class QChart;
+class QAbstractAxis;
 class QSpinBox;
 class QDoubleSpinBox;
 class QLabel;
+class QComboBox;
 class QTimer;
 
 namespace commlab::ui {
@@ -19,6 +25,7 @@ namespace commlab::ui {
 struct BusbwPoint {
   double bytes;
   double busbw_gbps;
+  std::string choice = {};  // NCCL mode: "ring ll128 x16" (algorithm, protocol, channels)
 };
 struct BusbwSeries {
   QString algorithm;
@@ -32,6 +39,11 @@ struct BusbwSeries {
 std::vector<BusbwSeries> compute_busbw(int ranks, double bw_gbps, double alpha_us,
                                        uint64_t min_bytes, uint64_t max_bytes,
                                        PipelineConfig pipeline = {});
+// NCCL mode on a cluster spec: "NCCL" (the tuner's choice per size), "ring (NCCL)" and "tree
+// (NCCL)"; `proto` auto | simple | ll | ll128, `channels` 0 = NCCL's choice. Throws
+// std::invalid_argument for what NCCL cannot run.
+std::vector<BusbwSeries> compute_nccl_busbw(const std::string& cluster, const std::string& proto,
+                                            int channels, uint64_t min_bytes, uint64_t max_bytes);
 
 class BusbwView : public QWidget, public Exportable {
   Q_OBJECT
@@ -57,6 +69,9 @@ class BusbwView : public QWidget, public Exportable {
  private:
   bool debounce_active() const;
   void show_result(const std::vector<BusbwSeries>& result);
+  void add_choice_markers(QChart* chart, const BusbwSeries& series, QAbstractAxis* x,
+                          QAbstractAxis* y);
+  std::vector<BusbwSeries> last_;  // what the chart shows
 
   QChartView* view_;
   QSpinBox* ranks_;
@@ -64,6 +79,11 @@ class BusbwView : public QWidget, public Exportable {
   QDoubleSpinBox* alpha_;
   QSpinBox* slice_kib_;  // ring slicing (PipelineConfig), KiB; 0 turns it off
   QSpinBox* chunk_kib_;
+  QComboBox* cluster_;  // "flat" or an NCCL cluster
+  QComboBox* proto_;
+  QSpinBox* channels_;
+  bool nccl_mode() const;
+  void update_controls();
   QLabel* status_;
   QTimer* debounce_;
   int pending_ = 0;
