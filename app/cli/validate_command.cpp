@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "cli/command.h"
+#include "scenario/runner.h"
 #include "scenario/scenario.h"
 #include "scenario/schema.h"
 
@@ -55,6 +56,12 @@ int run(const ValidateOptions& o) {
   if (o.scenario.empty()) throw InvalidInput("validate: expected a SCENARIO.json argument");
   try {
     Experiment exp = load_scenario(o.scenario, o.sets);
+    // Every check run makes before training starts, through the function RunSession uses.
+    int problems = 0;
+    for (const RunConfig& config : exp.runs)
+      if (std::string bad = check_run_startable(config); !bad.empty() && ++problems)
+        std::cerr << o.scenario << ": run '" << config.name << "': " << bad << "\n";
+    if (problems) return kExitInvalid;
     if (o.print) std::cout << exp.resolved.dump(2) << "\n";
     return kExitOk;
   } catch (const ScenarioError& e) {

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 
 #include "exec/mpi_runtime.h"
@@ -90,6 +91,62 @@ TrainTest load_run_data(const RunConfig& c) {
   return make_synthetic(s);
 }
 
+namespace {
+
+// What a training run builds before its first iteration, in the order the checks run. RunSession
+// keeps the parts; check_run_startable builds and drops them, so validate refuses exactly what
+// run would refuse before training starts (issue 21).
+struct TrainParts {
+  std::unique_ptr<NetworkBackend> backend;
+  TrainTest data;
+  std::optional<Model> model;
+  std::unique_ptr<CollectiveReducer> reducer;
+};
+
+TrainParts build_train_parts(const RunConfig& config) {
+  TrainParts p;
+  p.backend = make_run_backend(config);
+  p.data = load_run_data(config);
+  p.model.emplace(make_model(config.workload.model, p.data.train, config.workload.hidden));
+  p.reducer = std::make_unique<CollectiveReducer>(config, *p.backend);
+  return p;
+}
+
+// The checks of the execution mode; `mpi` null in validate (not launched by mpirun).
+void check_execution(const RunConfig& config, const exec::MpiRuntime* mpi, bool validating) {
+  if (config.execution != "simulated" && config.execution != "mpi")
+    throw std::invalid_argument("execution: expected simulated or mpi, got '" + config.execution +
+                                "'");
+  const bool real = config.execution == "mpi";
+  if (real && !mpi && !validating)
+    throw std::invalid_argument("execution: mpi: " + exec::launch_hint("run"));
+  if (real && config.workload.kind != "train")
+    throw std::invalid_argument("execution: mpi trains real replicas; workload.kind " +
+                                config.workload.kind + " has none (use simulated)");
+  if (real && config.techniques.trimming.enabled && config.techniques.trimming.mode == "queue")
+    throw std::invalid_argument(
+        "execution: mpi cuts trimmed packets with Bernoulli draws; techniques.trimming.mode "
+        "queue needs the packet backend's queues (use bernoulli, or execution simulated)");
+  if (config.workload.kind != "train" && config.workload.kind != "catalog" &&
+      config.workload.kind != "trace")
+    throw std::invalid_argument("workload.kind: expected train, catalog or trace, got '" +
+                                config.workload.kind + "'");
+}
+
+}  // namespace
+
+std::string check_run_startable(const RunConfig& config) {
+  try {
+    check_execution(config, nullptr, true);
+    if (config.workload.kind == "train") build_train_parts(config);
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+  return "";
+}
+
 TrainerConfig trainer_config(const RunConfig& c) {
   TrainerConfig tc;
   tc.ranks = c.training.ranks;
@@ -134,30 +191,18 @@ RunSession::RunSession(const RunConfig& config) : RunSession(config, nullptr) {}
 RunSession::RunSession(const RunConfig& config, const exec::MpiRuntime* mpi)
     : impl_(std::make_unique<Impl>()) {
   Impl& m = *impl_;
-  if (config.execution != "simulated" && config.execution != "mpi")
-    throw std::invalid_argument("execution: expected simulated or mpi, got '" + config.execution +
-                                "'");
+  check_execution(config, mpi, false);
   const bool real = config.execution == "mpi";
-  if (real && !mpi) throw std::invalid_argument("execution: mpi: " + exec::launch_hint("run"));
-  if (real && config.workload.kind != "train")
-    throw std::invalid_argument("execution: mpi trains real replicas; workload.kind " +
-                                config.workload.kind + " has none (use simulated)");
-  if (real && config.techniques.trimming.enabled && config.techniques.trimming.mode == "queue")
-    throw std::invalid_argument(
-        "execution: mpi cuts trimmed packets with Bernoulli draws; techniques.trimming.mode "
-        "queue needs the packet backend's queues (use bernoulli, or execution simulated)");
   m.config = config;
   if (config.workload.kind == "catalog" || config.workload.kind == "trace") {
     m.catalog = std::make_unique<CatalogRun>(config);
     return;
   }
-  if (config.workload.kind != "train")
-    throw std::invalid_argument("workload.kind: expected train, catalog or trace, got '" +
-                                config.workload.kind + "'");
-  m.backend = make_run_backend(config);
-  m.data = load_run_data(config);
-  Model model = make_model(config.workload.model, m.data.train, config.workload.hidden);
-  m.reducer = std::make_unique<CollectiveReducer>(config, *m.backend);
+  TrainParts parts = build_train_parts(config);
+  m.backend = std::move(parts.backend);
+  m.data = std::move(parts.data);
+  Model model = std::move(*parts.model);
+  m.reducer = std::move(parts.reducer);
   m.probe = std::make_unique<NetworkProbe>(*m.backend);
 
   const TrainerConfig tc = trainer_config(config);

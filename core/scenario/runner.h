@@ -44,6 +44,12 @@ struct RunSummary {
 // left at 0: the caller's OpenMP default).
 TrainTest load_run_data(const RunConfig& config);
 TrainerConfig trainer_config(const RunConfig& config);
+// Everything RunSession checks before the first iteration of a run (execution mode, cluster,
+// backend, background traffic, data set, model against data, codec and collective): "" when the
+// run can start, else the message run would fail with. Builds the training run's parts and drops
+// them (the data set is read); catalog and trace runs get their execution checks only (their
+// graphs take seconds to build). `validate` calls it on every run (issue 21).
+std::string check_run_startable(const RunConfig& config);
 
 class RunSession {
  public:
