@@ -65,7 +65,7 @@ class CommLabCodec final : public FramedCodec {
       Result<size_t> r = code_chunks<true>(*coders_[0], in, out.subspan(1), dtype, 0, chunks);
       return r.ok() ? Result<size_t>(1 + *r) : r;
     }
-    // Thread 0 writes its chunks in place, the others into their own scratch, moved after.
+    // Thread 0 writes its chunks in place, the others into their own scratch, moved after by all.
     std::vector<Result<size_t>> part(size_t(threads), Result<size_t>(size_t(0)));
     std::vector<size_t> at(size_t(threads) + 1, 1);
     bool fits = true;
@@ -91,8 +91,12 @@ class CommLabCodec final : public FramedCodec {
           fits = fits && at[size_t(k) + 1] <= out.size();
         }
       }
-      if (fits && t > 0 && *part[size_t(t)]) {
-        std::memcpy(out.data() + at[size_t(t)], scratch_[size_t(t)].data(), *part[size_t(t)]);
+      // Every thread moves a share of each scratch part (one thread alone took ~2 ms at 64 MiB).
+      for (int k = 1; fits && k < nt; ++k) {
+        const size_t size = *part[size_t(k)];
+        const size_t a = size * size_t(t) / size_t(nt), b = size * size_t(t + 1) / size_t(nt);
+        if (b > a)
+          std::memcpy(out.data() + at[size_t(k)] + a, scratch_[size_t(k)].data() + a, b - a);
       }
     }
     for (const Result<size_t>& r : part) {
