@@ -199,8 +199,11 @@ std::vector<Field> make_table() {
                  "What a full switch queue does to an arriving packet."),
       int_field("packet.trim_bytes", ACC(packet.trim_bytes), 1, 65536,
                 "Bytes a trimmed packet keeps on the wire, header included (at most packet.mtu)."),
-      enum_field("packet.transport", ACC(packet.transport), {"reliable", "ndp", "accept-trimmed"},
-                 "Transport: go-back-N, NDP-like NACK and retransmit, or accept trimmed payloads."),
+      enum_field("packet.transport", ACC(packet.transport),
+                 {"reliable", "ndp", "accept-trimmed", "roce"},
+                 "Transport: go-back-N, NDP-like NACK and retransmit, accept trimmed payloads, "
+                 "or lossless RoCE (PFC pauses, ECN marking, DCQCN rate control; "
+                 "docs/packet-backend.md)."),
       str_field("packet.background", ACC(packet.background), 64,
                 "Background traffic: none, incast:K, perm, alltoall or onoff.", background_check()),
       num_field("packet.background_load", ACC(packet.background_load), 0, 1,
