@@ -4,6 +4,7 @@
 
 #include "cli/command.h"
 #include "network/analytical.h"
+#include "network/framed_backend.h"
 #include "network/packet_backend.h"
 #include "topology/presets.h"
 #include "topology/topology.h"
@@ -12,7 +13,10 @@ namespace commlab::cli {
 
 void add_network_flags(CLI::App& app, NetworkFlags& f) {
   app.add_option("--cluster", f.cluster, "cluster preset, spec or topology JSON file");
-  app.add_option("--backend", f.backend, "analytical or packet")->capture_default_str();
+  app.add_option("--backend", f.backend,
+                 "analytical, packet, or analytical+framing (the analytical model plus the packet "
+                 "backend's headers, control packets and store and forward)")
+      ->capture_default_str();
   app.add_option("--bw", f.bw_gbps, "flat network: GB/s per rank (when no --cluster)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
@@ -30,7 +34,11 @@ std::unique_ptr<NetworkBackend> make_backend(const NetworkFlags& f, int ranks) {
 std::unique_ptr<NetworkBackend> make_backend(const std::string& backend, Topology topo) {
   if (backend == "analytical") return std::make_unique<AnalyticalBackend>(std::move(topo));
   if (backend == "packet") return std::make_unique<PacketBackend>(std::move(topo), PacketConfig{});
-  throw InvalidInput("--backend: expected analytical or packet, got '" + backend + "'");
+  if (backend == "analytical+framing")
+    return std::make_unique<FramedBackend>(std::make_unique<AnalyticalBackend>(std::move(topo)),
+                                           framing_of(PacketConfig{}));
+  throw InvalidInput("--backend: expected analytical, packet or analytical+framing, got '" +
+                     backend + "'");
 }
 
 int backend_ranks_per_node(const NetworkBackend& backend) {
