@@ -208,11 +208,22 @@ std::optional<Calibration> read_calibration(const std::string& cluster) {
   if (!cal.is_object() || !cal.contains("ranks") || !cal["ranks"].is_number_integer())
     throw std::invalid_argument(where + ".ranks: expected an integer");
   c.ranks = cal["ranks"].get<int>();
+  if (c.ranks < 1 || c.ranks > 65536)
+    throw std::invalid_argument(where + ".ranks: expected 1 to 65536, got " +
+                                std::to_string(c.ranks));
+  if (cal.contains("hosts") && !cal["hosts"].is_number_integer())
+    throw std::invalid_argument(where + ".hosts: expected an integer");
   c.hosts = cal.value("hosts", 1);
+  if (c.hosts < 1 || c.hosts > c.ranks)
+    throw std::invalid_argument(where + ".hosts: expected 1 to ranks (" + std::to_string(c.ranks) +
+                                "), got " + std::to_string(c.hosts));
   if (j.contains("nodes") && j["nodes"].is_array())
     for (const json& node : j["nodes"])
-      if (node.is_object() && node.value("kind", std::string()) == "gpu")
+      if (node.is_object() && node.value("kind", std::string()) == "gpu") {
+        if (node.contains("server") && !node["server"].is_number_integer())
+          throw std::invalid_argument(cluster + ":nodes: a gpu's server must be an integer");
         c.host_of.push_back(node.value("server", 0));
+      }
   if (static_cast<int>(c.host_of.size()) != c.ranks)
     throw std::invalid_argument(cluster + ":nodes: expected " + std::to_string(c.ranks) +
                                 " gpu nodes (one per calibrated rank), found " +

@@ -87,4 +87,20 @@ TEST(Calibration, MalformedSamplesNameTheField) {
   }
 }
 
+TEST(Calibration, HostileCountsAreRefusedBeforeAnyAllocation) {
+  // A calibration file is user input: hosts = 2^31 - 1 would size per-host tables.
+  const std::string file = std::string(COMMLAB_BINARY_DIR) + "/calibration_test_hosts.json";
+  nlohmann::json j = commlab::exec::calibration_to_json(two_regime());
+  j["calibration"]["hosts"] = 2147483647;
+  std::ofstream(file) << j.dump();
+  try {
+    commlab::exec::read_calibration(file);
+    FAIL() << "accepted 2^31 - 1 hosts for 2 ranks";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("calibration.hosts: expected 1 to ranks (2)"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 }  // namespace
