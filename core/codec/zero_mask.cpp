@@ -142,16 +142,60 @@ __attribute__((target("ssse3"))) void expand32_ssse3(const uint32_t* v, const ui
   expand_scalar<uint32_t>(v, bits, i, n, out, k);
 }
 
-// Word w (nonzero) with its exponent decoded from element i - q's word a: expdelta::decode.
-inline uint32_t predicted(uint32_t w, uint32_t a) {
-  return a ? (w & 0x807fu) | (((((w >> 7) ^ 0x80u) + (a >> 7)) & 0xffu) << 7) : w;
+// Element j's exponent decoded from element j - q's word, in place (expdelta::decode; j >= q).
+inline void predict(std::byte* out, size_t j, uint32_t q) {
+  const uint32_t w = load<uint16_t>(out + 2 * j), a = load<uint16_t>(out + 2 * (j - q));
+  if (!w || !a) return;
+  const uint16_t v = uint16_t((w & 0x807fu) | (((((w >> 7) ^ 0x80u) + (a >> 7)) & 0xffu) << 7));
+  std::memcpy(out + 2 * j, &v, 2);
+}
+
+// expand_joined16's first part on AVX-512 (VBMI2) CPUs: 32 words per step, one vpexpandw by the
+// 32 mask bits. Needs q = 0 or q >= 32 (the lanes read element i - q as final); advances i, k.
+__attribute__((target("avx512f,avx512bw,avx512vbmi2,popcnt"))) void expand_joined16_avx512(
+    const uint8_t* e, const uint8_t* l, size_t m, const uint64_t* bits, size_t n, uint32_t q,
+    std::byte* out, size_t& i_out, size_t& k_out) {
+  const __m512i lit_mask = _mm512_set1_epi16(0x007f), exp_mask = _mm512_set1_epi16(0x7f80);
+  const __m512i sign_mask = _mm512_set1_epi16(short(0x8000)), flip = _mm512_set1_epi16(0x4000);
+  const __m512i zero = _mm512_setzero_si512();
+  size_t k = 0, i = 0;
+  for (; i + 32 <= n && k + 32 <= m; i += 32) {
+    uint32_t zeros;
+    std::memcpy(&zeros, reinterpret_cast<const uint8_t*>(bits) + i / 8, 4);
+    const __mmask32 nonzero = ~zeros;
+    const __m512i ev =
+        _mm512_cvtepu8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(e + k)));
+    const __m512i lv =
+        _mm512_cvtepu8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(l + k)));
+    // The word: sign (bit 7 of l) << 8 | e << 7 | low 7 bits of l.
+    const __m512i w =
+        _mm512_or_si512(_mm512_or_si512(_mm512_slli_epi16(ev, 7), _mm512_and_si512(lv, lit_mask)),
+                        _mm512_and_si512(_mm512_slli_epi16(lv, 8), sign_mask));
+    __m512i c = _mm512_maskz_expand_epi16(nonzero, w);
+    k += size_t(__builtin_popcount(nonzero));
+    if (q && i >= q) {  // expdelta::decode_avx2's arithmetic
+      const __m512i a = _mm512_loadu_si512(out + 2 * (i - q));
+      const __mmask32 keep = _mm512_cmpeq_epi16_mask(c, zero) | _mm512_cmpeq_epi16_mask(a, zero);
+      const __m512i sum =
+          _mm512_add_epi16(_mm512_xor_si512(c, flip), _mm512_and_si512(a, exp_mask));
+      const __m512i v =
+          _mm512_or_si512(_mm512_andnot_si512(exp_mask, c), _mm512_and_si512(sum, exp_mask));
+      c = _mm512_mask_blend_epi16(keep, v, c);
+    }
+    _mm512_storeu_si512(out + 2 * i, c);
+    if (q && i < q && q < i + 32) {  // the group holding element q: its lanes from q on
+      for (size_t j = q; j < i + 32; ++j) predict(out, j, q);
+    }
+  }
+  i_out = i, k_out = k;
 }
 
 // expand_joined16 on AVX2 CPUs: 16 words per step, two groups of eight (one mask byte and one
 // shuffle row each) in the two 128-bit lanes.
 __attribute__((target("avx2"))) void expand_joined16_avx2(const uint8_t* e, const uint8_t* l,
                                                           size_t m, const uint64_t* bits, size_t n,
-                                                          uint32_t q, std::byte* out) {
+                                                          uint32_t q, std::byte* out, size_t i,
+                                                          size_t k) {
   const Tables& t = tables();
   const uint8_t* mb = reinterpret_cast<const uint8_t*>(bits);
   const __m256i lit_mask = _mm256_set1_epi16(0x007f), exp_mask = _mm256_set1_epi16(0x7f80);
@@ -164,13 +208,6 @@ __attribute__((target("avx2"))) void expand_joined16_avx2(const uint8_t* e, cons
   auto row = [&t](unsigned z) {
     return _mm_load_si128(reinterpret_cast<const __m128i*>(t.expand16[z]));
   };
-  // Element j's exponent from element j - q, in place (j >= q).
-  auto predict = [&](size_t j) {
-    const uint32_t w = load<uint16_t>(out + 2 * j);
-    const uint16_t v = uint16_t(w ? predicted(w, load<uint16_t>(out + 2 * (j - q))) : 0);
-    std::memcpy(out + 2 * j, &v, 2);
-  };
-  size_t k = 0, i = 0;
   for (; i + 16 <= n && k + 16 <= m; i += 16) {
     const unsigned z0 = mb[i / 8], z1 = mb[i / 8 + 1];
     const size_t k1 = k + 8 - t.ones[z0];
@@ -197,7 +234,7 @@ __attribute__((target("avx2"))) void expand_joined16_avx2(const uint8_t* e, cons
     }
     _mm256_storeu_si256(at(i), c);
     if (q && i < q && q < i + 16) {  // the group holding element q: its lanes from q on
-      for (size_t j = q; j < i + 16; ++j) predict(j);
+      for (size_t j = q; j < i + 16; ++j) predict(out, j, q);
     }
   }
   for (; i < n; ++i) {
@@ -205,7 +242,7 @@ __attribute__((target("avx2"))) void expand_joined16_avx2(const uint8_t* e, cons
     if (!test(bits, i))
       w = uint16_t(((l[k] & 0x80u) << 8) | (uint32_t(e[k]) << 7) | (l[k] & 0x7fu)), ++k;
     std::memcpy(out + 2 * i, &w, 2);
-    if (q && i >= q) predict(i);
+    if (q && i >= q) predict(out, i, q);
   }
 }
 
@@ -245,7 +282,12 @@ bool expand_joined16(const uint8_t* e, const uint8_t* l, size_t m, const uint64_
                      uint32_t q, std::byte* out) {
   static const bool avx2 = __builtin_cpu_supports("avx2");
   if (!avx2) return false;
-  expand_joined16_avx2(e, l, m, bits, n, q, out);
+  static const bool avx512 = __builtin_cpu_supports("avx512bw") &&
+                             __builtin_cpu_supports("avx512vbmi2") &&
+                             __builtin_cpu_supports("popcnt");
+  size_t i = 0, k = 0;
+  if (avx512 && (q == 0 || q >= 32)) expand_joined16_avx512(e, l, m, bits, n, q, out, i, k);
+  expand_joined16_avx2(e, l, m, bits, n, q, out, i, k);
   return true;
 }
 
