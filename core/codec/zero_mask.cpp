@@ -50,6 +50,7 @@ const Tables& tables() {
 }
 
 const bool kSsse3 = __builtin_cpu_supports("ssse3");
+const bool kPclmul = __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("sse4.1");
 const bool kAvx512 = __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vbmi2") &&
                      __builtin_cpu_supports("popcnt");
 
@@ -265,6 +266,19 @@ __attribute__((target("avx2"))) void expand_joined16_avx2(const uint8_t* e, cons
   }
 }
 
+// undiff_period for P = 1 (runs): each word's prefix XOR is its carry-less product with all ones
+// (one instruction, independent of the other words), inverted when the previous word ended in 1.
+__attribute__((target("pclmul,sse4.1"))) void undiff_runs_clmul(uint64_t* b, size_t nw) {
+  const __m128i ones = _mm_set1_epi64x(-1);
+  uint64_t carry = 0;
+  for (size_t w = 0; w < nw; ++w) {
+    const __m128i x = _mm_cvtsi64_si128(int64_t(b[w]));
+    const uint64_t prefix = uint64_t(_mm_cvtsi128_si64(_mm_clmulepi64_si128(x, ones, 0x00)));
+    b[w] = prefix ^ (0 - carry);
+    carry = b[w] >> 63;
+  }
+}
+
 // 64 bits of b starting at bit s (s + 64 <= 64 * words available, or the high part is zero-read
 // from the next word only when s is not word aligned).
 uint64_t bits_at(const uint64_t* b, size_t s) {
@@ -339,6 +353,8 @@ void undiff_period(uint64_t* b, size_t n, size_t p) {
         b[w] ^= b[0] << (p - first);
       }
     }
+  } else if (p == 1 && kPclmul) {
+    undiff_runs_clmul(b, nw);
   } else {
     // Short periods: the previous word's top p bits (final) seed bits 0..p-1, then the in-word
     // recurrence x[j] ^= x[j - p] is a prefix XOR with stride p, done by doubling the shift.
