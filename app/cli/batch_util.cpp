@@ -14,7 +14,7 @@ using exec::ByteWriter;
 // A field added to these structs must be added below too; the sizes catch a forgotten one.
 static_assert(sizeof(Sample) == 208, "Sample changed: update batch_util.cpp");
 static_assert(sizeof(BucketSample) == 104, "BucketSample changed: update batch_util.cpp");
-static_assert(sizeof(RunSummary) == 120, "RunSummary changed: update batch_util.cpp");
+static_assert(sizeof(RunSummary) == 136, "RunSummary changed: update batch_util.cpp");
 static_assert(std::is_trivially_copyable_v<NetworkPoint>);
 
 void put(ByteWriter& w, const BucketSample& b) {
@@ -90,6 +90,8 @@ void put(ByteWriter& w, const RunSummary& s) {
   w.pod(s.trimmed_packets);
   w.pod(s.skipped_steps);
   w.pod(s.time_to_accuracy_s);
+  w.pod(s.seed);
+  w.pod(s.iterations_to_accuracy);
 }
 
 RunSummary get_summary(ByteReader& r) {
@@ -104,6 +106,8 @@ RunSummary get_summary(ByteReader& r) {
   s.trimmed_packets = r.pod<uint64_t>();
   s.skipped_steps = r.pod<uint64_t>();
   s.time_to_accuracy_s = r.pod<double>();
+  s.seed = r.pod<uint64_t>();
+  s.iterations_to_accuracy = r.pod<int>();
   return s;
 }
 

@@ -34,11 +34,13 @@
 #endif
 #include "cli/batch_util.h"
 #include "cli/results_dir_util.h"
+#include "cli/seed_report_util.h"
 #include "exec/mpi_batch.h"
 #include "exec/mpi_runtime.h"
 #include "scenario/flag_config.h"
 #include "scenario/results_io.h"
 #include "scenario/scenario.h"
+#include "scenario/seed_stats.h"
 
 namespace commlab::cli {
 namespace {
@@ -55,6 +57,7 @@ struct Options {
   std::string out;
   std::vector<std::string> sets;
   int64_t seed = -1;
+  int seeds = 0;  // > 0: every run over this many seeds (overrides the scenario's `seeds`)
   int threads = 0;
   int jobs = 0;      // 0: as many as threads allow
   std::string exec;  // "", simulated or mpi: overrides every run's execution
@@ -227,6 +230,14 @@ int run(const Options& o) {
     exp.resolved["execution"] = o.exec;
     for (nlohmann::json& r : exp.resolved["runs"]) r.erase("execution");
   }
+  if (o.seeds > 0) {
+    exp.resolved["seeds"] = o.seeds;
+    for (nlohmann::json& r : exp.resolved["runs"]) r.erase("seeds");
+  }
+  // Every run becomes one replica per seed (seed, seed+1, ...); each replica is an independent
+  // run with its own engine, so the numbers do not depend on --threads or --jobs.
+  std::vector<size_t> first_replica;
+  exp.runs = expand_seeds(exp.runs, o.seeds, &first_replica);
   Job job = start_job(o, exp);
   const bool quiet = o.quiet || !job.root();
   const int threads = o.threads > 0 ? o.threads : std::max(1, omp_get_max_threads());
@@ -403,15 +414,13 @@ int run(const Options& o) {
     return kExitOk;
   }
 
-  std::vector<RunResult> results;
-  std::vector<int> result_index;
-  for (int i = 0; i < runs; ++i) {
+  for (int i = 0; i < runs; ++i)
     if (errors[i]) std::rethrow_exception(errors[i]);  // ~ResultsDir drops DIR.incomplete
-    if (!started[i]) continue;
-    results.push_back(std::move(slots[i]));
-    result_index.push_back(i);
-    if (o.reproducible) results.back().summary.wall_time_s = Sample::kNaN;  // varies by host
-  }
+  if (o.reproducible)                                  // wall-clock time varies by host
+    for (int i = 0; i < runs; ++i) slots[i].summary.wall_time_s = Sample::kNaN;
+  std::vector<size_t> result_index;  // each result's first replica
+  std::vector<RunResult> results =
+      group_replicas(std::move(slots), started, first_replica, &result_index);
 
   std::string summary = summary_json(exp.name, results);
   if (!together.empty()) {
@@ -432,11 +441,12 @@ int run(const Options& o) {
   if (o.charts) charts_note = write_charts(results, out + "/charts");
   int complete = 0;
   for (const RunResult& r : results) complete += r.complete ? 1 : 0;
+  const int experiment_runs = static_cast<int>(first_replica.size()) - 1;
   const bool stopped = g_stop.load();
   const int sig = g_signal.load();
   folder->commit(stopped ? "stopped by " + std::string(sig == SIGTERM ? "SIGTERM" : "SIGINT") +
-                               ": " + std::to_string(complete) + " of " + std::to_string(runs) +
-                               " runs complete"
+                               ": " + std::to_string(complete) + " of " +
+                               std::to_string(experiment_runs) + " runs complete"
                          : "");
   if (!quiet) {
     for (size_t k = 0; k < results.size(); ++k) {
@@ -452,6 +462,8 @@ int run(const Options& o) {
                      s.name.c_str(), s.final_test_accuracy, s.final_train_loss, s.sim_time_s,
                      static_cast<double>(s.bytes_on_wire), s.mean_ratio,
                      r.complete ? "" : "  (stopped)");
+      print_seed_stats(r, results[baseline_run(results)],
+                       exp.runs[result_index[k]].training.target_accuracy);
       const MpiMeasure& m = measures[result_index[k]];
       if (m.processes > 0)
         std::fprintf(stderr,
@@ -484,6 +496,10 @@ const RegisterCommand reg{Command{
                      "also write each trained run's iteration as Chakra traces DIR/RUN.RANK.et");
       app.add_option("--set", o->sets, "override a field: PATH=VALUE (repeatable)");
       app.add_option("--seed", o->seed, "seed for every run (overrides the scenario)");
+      app.add_option("--seeds", o->seeds,
+                     "repeat every run over N seeds: seed, seed+1, ..., seed+N-1 (overrides the "
+                     "scenario's seeds); summary.json gives mean and 95% interval")
+          ->check(CLI::Range(1, 100));
       app.add_option("--threads", o->threads,
                      "worker threads, at most 256 (0: one per core; results never depend on it)");
       app.add_option("--jobs", o->jobs,

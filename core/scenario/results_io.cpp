@@ -14,6 +14,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "scenario/seed_stats.h"
+
 namespace commlab {
 
 namespace {
@@ -65,11 +67,13 @@ std::string summary_json(const std::string& experiment, const std::vector<RunRes
   doc["experiment"] = experiment;
   doc["version"] = kCommLabVersion;
   doc["runs"] = nlohmann::json::array();
+  const size_t baseline = baseline_run(runs);
   for (const RunResult& r : runs) {
     const RunSummary& s = r.summary;
     doc["runs"].push_back(
         {{"name", s.name},
          {"complete", r.complete},
+         {"seed", s.seed},
          {"iterations", s.iterations},
          {"sim_time_s", finite_or_null(s.sim_time_s)},
          {"wall_time_s", finite_or_null(s.wall_time_s)},
@@ -81,7 +85,11 @@ std::string summary_json(const std::string& experiment, const std::vector<RunRes
          {"trimmed_packets", s.trimmed_packets},
          {"skipped_steps", s.skipped_steps},
          {"time_to_accuracy_s", s.time_to_accuracy_s >= 0 ? nlohmann::json(s.time_to_accuracy_s)
-                                                          : nlohmann::json(nullptr)}});
+                                                          : nlohmann::json(nullptr)},
+         {"iterations_to_accuracy", s.iterations_to_accuracy >= 0
+                                        ? nlohmann::json(s.iterations_to_accuracy)
+                                        : nlohmann::json(nullptr)},
+         {"seeds", seed_stats_json(r, runs[baseline])}});
   }
   return doc.dump(2) + "\n";
 }

@@ -97,6 +97,9 @@ struct TechniquesConfig {
 struct RunConfig {
   std::string name = "baseline";
   uint64_t seed = 1;
+  // Seeds the run is repeated over: seed, seed+1, ..., seed+seeds-1 (`run --seeds N` overrides
+  // it); summary.json carries each seed's values with their mean and 95% interval.
+  int seeds = 1;
   // simulated: every rank in this process (the default); mpi: one real process per rank, launched
   // by `mpirun -np <training.ranks> commlab-cli run ...` (exec/rank_trainer.h).
   std::string execution = "simulated";

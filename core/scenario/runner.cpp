@@ -183,6 +183,7 @@ struct RunSession::Impl {
   Sample last;                          // the latest sample, kept or not
   double last_accuracy = 0;             // test accuracy of the latest evaluated sample
   double time_to_accuracy_s = -1;
+  int iterations_to_accuracy = -1;
   double wall_s = 0;
 };
 
@@ -242,8 +243,10 @@ const Sample& RunSession::step() {
   s.wall_time_s = m.wall_s;
   if (m.probe) s.network = m.probe->take();
   if (m.time_to_accuracy_s < 0 && s.evaluated() &&
-      s.test_accuracy >= m.config.training.target_accuracy)
+      s.test_accuracy >= m.config.training.target_accuracy) {
     m.time_to_accuracy_s = s.sim_time_s;
+    m.iterations_to_accuracy = s.iteration;
+  }
   if (s.evaluated()) m.last_accuracy = s.test_accuracy;
   m.last = std::move(s);
   m.samples.add(m.last);
@@ -271,7 +274,9 @@ RunSummary RunSession::summary() const {
   s.name = m.config.name;
   s.iterations = iteration();
   s.wall_time_s = m.wall_s;
+  s.seed = m.config.seed;
   s.time_to_accuracy_s = m.time_to_accuracy_s;
+  s.iterations_to_accuracy = m.iterations_to_accuracy;
   if (m.catalog) {
     s.mean_ratio = m.catalog->ratio();
     s.effective_bits = 16.0 * m.catalog->ratio();

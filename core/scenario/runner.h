@@ -26,6 +26,7 @@ struct MpiRunStats {
 
 struct RunSummary {
   std::string name;
+  uint64_t seed = 0;  // the run's seed (RunConfig::seed)
   int iterations = 0;
   double sim_time_s = 0;
   double wall_time_s = 0;
@@ -36,7 +37,8 @@ struct RunSummary {
   double effective_bits = 0;  // information bits per carried coordinate that reached receivers
   uint64_t trimmed_packets = 0;
   uint64_t skipped_steps = 0;
-  double time_to_accuracy_s = -1;  // simulated time when test accuracy first reached the target
+  double time_to_accuracy_s = -1;   // simulated time when test accuracy first reached the target
+  int iterations_to_accuracy = -1;  // the iteration of that evaluation (-1: never reached)
 };
 
 // What a trained run (workload.kind train) is built from, shared with `commlab-cli train`: its data

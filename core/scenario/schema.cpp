@@ -177,6 +177,10 @@ std::vector<Field> make_table() {
   return {
       int_field("seed", ACC(seed), 0, 9007199254740992.0,
                 "Seed of every random choice (data order, init, SkipReduce rotation, trimming)."),
+      int_field("seeds", ACC(seeds), 1, 100,
+                "Seeds the run is repeated over: seed, seed+1, ..., seed+seeds-1 (run --seeds N "
+                "overrides it); summary.json gives each seed's values, their mean and 95% "
+                "interval."),
       enum_field("execution", ACC(execution), {"simulated", "mpi"},
                  "simulated: all ranks in one process; mpi: one real process per rank over Open "
                  "MPI (mpirun -np <training.ranks>), same results, measured wall-clock split."),

@@ -1,0 +1,19 @@
+#pragma once
+// What `commlab-cli run` prints under each run's line about its seeds (scenario/seed_stats.h):
+// the mean and 95% interval of accuracy, loss and simulated time over the seeds, and the
+// time-to-accuracy with its speedup over the baseline run.
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "scenario/results_io.h"
+
+namespace commlab::cli {
+
+// "0.8470 +- 0.0150" (the 95% half-width), "0.8470 (1 seed)" without an interval, "n/a" without a
+// value; `scale` multiplies mean and half-width (1e3: seconds as ms).
+std::string interval_text(const nlohmann::json& metric, int digits, double scale = 1);
+
+// Prints to stderr, indented under the run's line; `target` is training.target_accuracy.
+void print_seed_stats(const RunResult& run, const RunResult& baseline, double target);
+
+}  // namespace commlab::cli

@@ -1,0 +1,126 @@
+// Seeds and intervals (issue 22): the Student-t interval on known inputs, the seed replicas,
+// time-to-accuracy against the baseline paired by seed, and seeds that never reach the target.
+#include "scenario/seed_stats.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace commlab {
+namespace {
+
+TEST(SeedStats, StudentTIntervalOfKnownValues) {
+  // {1, 2, 3}: mean 2, s = 1, half-width t_{0.975,2} * 1 / sqrt(3) = 4.302653 / 1.732051 = 2.484.
+  const Interval iv = mean_ci95({1, 2, 3});
+  EXPECT_EQ(iv.n, 3);
+  EXPECT_DOUBLE_EQ(iv.mean, 2.0);
+  EXPECT_NEAR(iv.half_width, 2.484138, 1e-6);
+  EXPECT_NEAR(iv.lo(), 2 - 2.484138, 1e-6);
+  // {10, 12}: s = sqrt(2), t_{0.975,1} = 12.706205: half-width 12.706205 * sqrt(2) / sqrt(2).
+  EXPECT_NEAR(mean_ci95({10, 12}).half_width, 12.706205, 1e-6);
+  // One value: a mean, no interval; none: no mean.
+  EXPECT_FALSE(mean_ci95({0.5}).has_interval());
+  EXPECT_DOUBLE_EQ(mean_ci95({0.5}).mean, 0.5);
+  EXPECT_TRUE(std::isnan(mean_ci95({}).mean));
+}
+
+TEST(SeedStats, TQuantileMatchesTablesBeyondThirty) {
+  EXPECT_NEAR(t_quantile_975(30), 2.042272, 1e-6);
+  EXPECT_NEAR(t_quantile_975(40), 2.021075, 1e-5);
+  EXPECT_NEAR(t_quantile_975(60), 2.000298, 1e-5);
+  EXPECT_NEAR(t_quantile_975(120), 1.979930, 1e-5);
+  EXPECT_TRUE(std::isnan(t_quantile_975(0)));
+}
+
+TEST(SeedStats, IntervalsOverlapOnlyWhenBothExist) {
+  EXPECT_TRUE(mean_ci95({1, 2, 3}).overlaps(mean_ci95({3, 4, 5})));
+  EXPECT_FALSE(mean_ci95({1.0, 1.1}).overlaps(mean_ci95({1000, 1000.1})));
+  EXPECT_FALSE(mean_ci95({1}).overlaps(mean_ci95({1, 2})));
+}
+
+TEST(SeedStats, ExpandsEveryRunIntoConsecutiveSeeds) {
+  RunConfig a, b;
+  a.name = "a";
+  a.seed = 7;
+  a.seeds = 3;
+  b.name = "b";
+  b.seed = 1;
+  std::vector<size_t> first;
+  std::vector<RunConfig> r = expand_seeds({a, b}, 0, &first);
+  ASSERT_EQ(r.size(), 4u);
+  EXPECT_EQ(first, (std::vector<size_t>{0, 3, 4}));
+  EXPECT_EQ(r[0].name, "a");
+  EXPECT_EQ(r[1].name, "a@seed=8");
+  EXPECT_EQ(r[2].seed, 9u);
+  EXPECT_EQ(r[3].name, "b");
+  EXPECT_EQ(expand_seeds({a, b}, 2, &first).size(), 4u);  // --seeds 2 for both
+  EXPECT_EQ(first, (std::vector<size_t>{0, 2, 4}));
+}
+
+RunResult with_tta(const std::string& name, std::vector<double> tta) {
+  RunResult r;
+  for (size_t k = 0; k < tta.size(); ++k) {
+    RunSummary s;
+    s.name = name;
+    s.seed = 1 + k;
+    s.final_test_accuracy = 0.8 + 0.01 * static_cast<double>(k);
+    s.time_to_accuracy_s = tta[k];
+    s.iterations_to_accuracy = tta[k] < 0 ? -1 : static_cast<int>(tta[k] * 10);
+    r.per_seed.push_back(s);
+  }
+  r.summary = r.per_seed.front();
+  return r;
+}
+
+TEST(SeedStats, TimeToAccuracyRatioIsPairedBySeed) {
+  const RunResult base = with_tta("baseline", {2, 4, 6});
+  const RunResult fast = with_tta("fast", {1, 2, 3});
+  const nlohmann::json j = seed_stats_json(fast, base);
+  EXPECT_EQ(j["n"], 3);
+  EXPECT_EQ(j["values"], nlohmann::json::array({1, 2, 3}));
+  EXPECT_DOUBLE_EQ(j["time_to_accuracy_s"]["mean"].get<double>(), 2.0);
+  EXPECT_NEAR(j["time_to_accuracy_s"]["half_width"].get<double>(), 2.484138, 1e-6);
+  EXPECT_DOUBLE_EQ(j["time_to_accuracy_ratio"]["mean"].get<double>(), 0.5);
+  EXPECT_DOUBLE_EQ(j["time_to_accuracy_speedup"]["mean"].get<double>(), 2.0);
+  EXPECT_DOUBLE_EQ(j["time_to_accuracy_speedup"]["half_width"].get<double>(), 0.0);
+  EXPECT_DOUBLE_EQ(j["iterations_to_accuracy"]["mean"].get<double>(), 20.0);
+  EXPECT_TRUE(j["time_to_accuracy_s"]["within_noise_of_baseline"].get<bool>());
+  EXPECT_EQ(j["baseline"], "baseline");
+  // The baseline against itself: ratio 1, no within-noise verdict.
+  const nlohmann::json b = seed_stats_json(base, base);
+  EXPECT_DOUBLE_EQ(b["time_to_accuracy_ratio"]["mean"].get<double>(), 1.0);
+  EXPECT_FALSE(b["time_to_accuracy_s"].contains("within_noise_of_baseline"));
+}
+
+TEST(SeedStats, SeedsThatNeverReachTheTargetAreNullAndLeftOut) {
+  const RunResult base = with_tta("baseline", {2, 4, 6});
+  const RunResult slow = with_tta("slow", {4, -1, 12});
+  const nlohmann::json j = seed_stats_json(slow, base);
+  EXPECT_EQ(j["time_to_accuracy_s"]["reached"], 2);
+  EXPECT_TRUE(j["time_to_accuracy_s"]["values"][1].is_null());
+  EXPECT_DOUBLE_EQ(j["time_to_accuracy_s"]["mean"].get<double>(), 8.0);
+  EXPECT_EQ(j["time_to_accuracy_ratio"]["n"], 2);
+  EXPECT_DOUBLE_EQ(j["time_to_accuracy_ratio"]["mean"].get<double>(), 2.0);
+  const RunResult never = with_tta("never", {-1});
+  const nlohmann::json n = seed_stats_json(never, base);
+  EXPECT_TRUE(n["time_to_accuracy_s"]["mean"].is_null());
+  EXPECT_TRUE(n["time_to_accuracy_speedup"]["mean"].is_null());
+}
+
+TEST(SeedStats, GroupsReplicasIntoOneResultPerRun) {
+  std::vector<RunResult> replicas(3);
+  for (int i = 0; i < 3; ++i) replicas[i].summary.seed = 10 + i;
+  replicas[2].complete = false;
+  std::vector<size_t> first_of;
+  std::vector<RunResult> g = group_replicas(replicas, {1, 1, 1}, {0, 2, 3}, &first_of);
+  ASSERT_EQ(g.size(), 2u);
+  EXPECT_EQ(g[0].per_seed.size(), 2u);
+  EXPECT_EQ(g[0].per_seed[1].seed, 11u);
+  EXPECT_TRUE(g[1].per_seed.empty());
+  EXPECT_FALSE(g[1].complete);
+  EXPECT_EQ(first_of, (std::vector<size_t>{0, 2}));
+  EXPECT_EQ(baseline_run(g), 0u);
+}
+
+}  // namespace
+}  // namespace commlab
