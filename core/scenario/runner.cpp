@@ -12,6 +12,7 @@
 #include "scenario/catalog_run.h"
 #include "scenario/collective_reducer.h"
 #include "scenario/network_probe.h"
+#include "scenario/scenario.h"
 #include "topology/presets.h"
 #include "train/models.h"
 #include "train/sample_store.h"
@@ -38,7 +39,7 @@ std::unique_ptr<NetworkBackend> make_run_backend(const RunConfig& c) {
   pc.admission =
       parse_admission(c.packet.admission == "droptail" ? "tail-drop" : c.packet.admission);
   pc.transport = parse_transport(c.packet.transport);
-  pc.trim_bytes = c.packet.trim_bytes;
+  pc.trim_bytes = effective_trim_bytes(c);  // 0: the whole head (scenario.h)
   pc.seed = c.seed;
   pc.sample_interval_s = kNetworkSampleInterval_s;  // for Sample::network (charts)
   auto backend = std::make_unique<PacketBackend>(std::move(topo), pc);

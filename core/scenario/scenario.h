@@ -50,4 +50,14 @@ std::vector<std::string> check_run_config(const RunConfig& config);
 // (N-1), got 8".
 std::string skip_limit_problem(const std::string& algorithm, int ranks, long long skip);
 
+// What a trimmed packet must keep so every coordinate keeps its whole head (issue 22): the packet
+// header (64 B) plus the trim header and techniques.trimming.head_bits bit-planes of a full packet
+// (packet.mtu of payload) of the run's encoding and collective.wire; e.g. 1-bit EDEN, FP32, MTU
+// 4096: 983 coordinates, 64 + 36 + 128 = 228 B. 0 when trimming is off or the packet is unusable.
+uint32_t head_trim_bytes(const RunConfig& config);
+// packet.trim_bytes as run: the field when set; 0 (auto, the default) gives head_trim_bytes when
+// trimming is on, else kDefaultTrimBytes (the packet backend's SAI default, a 64 B header).
+inline constexpr uint32_t kDefaultTrimBytes = 128;
+uint32_t effective_trim_bytes(const RunConfig& config);
+
 }  // namespace commlab

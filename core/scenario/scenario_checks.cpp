@@ -7,6 +7,9 @@
 #include <filesystem>
 #include <map>
 
+#include "codec/codec.h"
+#include "codec/trim_format.h"
+#include "network/packet_config.h"
 #include "scenario/scenario.h"
 #include "scenario/scenario_internal.h"
 #include "scenario/schema.h"
@@ -19,6 +22,16 @@ namespace {
 
 std::string str(long long v) {
   return std::to_string(v);
+}
+
+// The trim codec of a run's full packet (packet.mtu of payload), as collective_reducer builds it.
+trim::TrimConfig trim_config_of(const RunConfig& c) {
+  trim::TrimConfig tc;
+  tc.encoding = trim::parse_encoding(c.techniques.trimming.encoding);
+  tc.head_bits = c.techniques.trimming.head_bits;
+  tc.payload_bytes = c.packet.mtu;
+  tc.wire = parse_dtype(c.collective.wire);
+  return tc;
 }
 
 constexpr long long kMaxClusterFileBytes = 64 << 20;
@@ -236,7 +249,44 @@ std::vector<std::pair<std::string, std::string>> check_run(const RunConfig& c,
   if (c.packet.trim_bytes > c.packet.mtu)
     add("packet.trim_bytes",
         "must be at most packet.mtu (" + str(c.packet.mtu) + "), got " + str(c.packet.trim_bytes));
+  // An explicit trim_bytes below the whole head cuts into it: the experiment would measure a
+  // truncated head, not the scheme (issue 22). Refused where the switch trims (packet backend,
+  // trim admission); 0 (auto) derives the size.
+  const uint32_t head = head_trim_bytes(c);
+  if (trim.enabled && c.cluster.backend == "packet" && c.packet.admission == "trim" &&
+      c.packet.trim_bytes != 0 && head > 0 && c.packet.trim_bytes < head) {
+    const trim::TrimConfig tc = trim_config_of(c);
+    const size_t n = trim::coords_per_packet(tc);
+    const trim::PacketLayout l = trim::packet_layout(tc.encoding, tc.head_bits, tc.wire, n);
+    add("packet.trim_bytes",
+        str(c.packet.trim_bytes) + " B cuts into the " + str(trim.head_bits) + "-bit " +
+            trim.encoding + " head: a full packet of " + str(static_cast<long long>(n)) + " " +
+            c.collective.wire + " coordinates keeps its head in " + str(head) + " B (" +
+            str(PacketConfig{}.header_bytes) + " B packet header + " +
+            str(static_cast<long long>(l.header)) + " B trim header + " + str(trim.head_bits) +
+            " x " + str(static_cast<long long>(l.plane)) + " B head plane" +
+            (trim.head_bits > 1 ? "s" : "") + "); set 0 (auto) or at least " + str(head));
+  }
   return out;
+}
+
+uint32_t head_trim_bytes(const RunConfig& c) {
+  if (!c.techniques.trimming.enabled) return 0;
+  try {
+    const trim::TrimConfig tc = trim_config_of(c);
+    trim::validate(tc);
+    const size_t n = trim::coords_per_packet(tc);
+    return static_cast<uint32_t>(PacketConfig{}.header_bytes +
+                                 trim::trim_size_for_bits(tc, n, tc.head_bits));
+  } catch (const std::exception&) {
+    return 0;  // an unusable encoding, width or MTU has its own message
+  }
+}
+
+uint32_t effective_trim_bytes(const RunConfig& c) {
+  if (c.packet.trim_bytes != 0) return c.packet.trim_bytes;
+  const uint32_t head = head_trim_bytes(c);
+  return head > 0 ? head : kDefaultTrimBytes;
 }
 
 std::vector<std::string> check_run_config(const RunConfig& config) {

@@ -201,8 +201,11 @@ std::vector<Field> make_table() {
                 "Data-queue length per switch port at which admission acts, in packets."),
       enum_field("packet.admission", ACC(packet.admission), {"droptail", "ecn", "trim"},
                  "What a full switch queue does to an arriving packet."),
-      int_field("packet.trim_bytes", ACC(packet.trim_bytes), 1, 65536,
-                "Bytes a trimmed packet keeps on the wire, header included (at most packet.mtu)."),
+      int_field("packet.trim_bytes", ACC(packet.trim_bytes), 0, 65536,
+                "Bytes a trimmed packet keeps on the wire, header included (at most packet.mtu); "
+                "0 (auto): the 64 B header plus the whole head of a full packet of the trimming "
+                "encoding (1-bit EDEN, FP32, MTU 4096: 228), 128 without trimming. A value below "
+                "the head is refused where the switch trims."),
       enum_field("packet.transport", ACC(packet.transport),
                  {"reliable", "ndp", "accept-trimmed", "roce"},
                  "Transport: go-back-N, NDP-like NACK and retransmit, accept trimmed payloads, "
