@@ -286,6 +286,25 @@ uint64_t bits_at(const uint64_t* b, size_t s) {
   return o ? (b[w] >> o) | (b[w + 1] << (64 - o)) : b[w];
 }
 
+__attribute__((target("popcnt"))) size_t count_popcnt(const uint64_t* b, size_t n) {
+  size_t c = 0;
+  for (size_t w = 0; w < words(n); ++w) c += size_t(__builtin_popcountll(b[w]));
+  return c;
+}
+
+// SWAR popcount: without -mpopcnt, std::popcount is a libgcc call per word.
+size_t count_swar(const uint64_t* b, size_t n) {
+  size_t c = 0;
+  for (size_t w = 0; w < words(n); ++w) {
+    uint64_t x = b[w];
+    x -= (x >> 1) & 0x5555555555555555ull;
+    x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+    x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+    c += size_t((x * 0x0101010101010101ull) >> 56);
+  }
+  return c;
+}
+
 uint64_t low_mask(size_t n) {
   return n >= 64 ? ~uint64_t(0) : (uint64_t(1) << n) - 1;
 }
@@ -367,29 +386,6 @@ void undiff_period(uint64_t* b, size_t n, size_t p) {
   }
   if (n & 63) b[nw - 1] &= low_mask(n & 63);
 }
-
-namespace {
-
-__attribute__((target("popcnt"))) size_t count_popcnt(const uint64_t* b, size_t n) {
-  size_t c = 0;
-  for (size_t w = 0; w < words(n); ++w) c += size_t(__builtin_popcountll(b[w]));
-  return c;
-}
-
-// SWAR popcount: without -mpopcnt, std::popcount is a libgcc call per word.
-size_t count_swar(const uint64_t* b, size_t n) {
-  size_t c = 0;
-  for (size_t w = 0; w < words(n); ++w) {
-    uint64_t x = b[w];
-    x -= (x >> 1) & 0x5555555555555555ull;
-    x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
-    x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
-    c += size_t((x * 0x0101010101010101ull) >> 56);
-  }
-  return c;
-}
-
-}  // namespace
 
 size_t count(const uint64_t* b, size_t n) {
   static const bool popcnt = __builtin_cpu_supports("popcnt");
