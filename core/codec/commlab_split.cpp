@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "codec/cpu_features.h"
+
 namespace commlab::csplit {
 namespace {
 
@@ -86,7 +88,7 @@ void join_base(size_t n, const uint8_t* e, const uint8_t* const* lits, void* out
   join_body<W>(n, e, lits, out);
 }
 
-const bool kAvx2 = __builtin_cpu_supports("avx2");
+const bool kAvx2 = cpu_features().avx2;
 
 }  // namespace
 

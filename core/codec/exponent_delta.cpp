@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "codec/cpu_features.h"
 #include "codec/frame.h"
 
 namespace commlab::expdelta {
@@ -89,7 +90,7 @@ __attribute__((target("avx2"))) void decode_avx2(std::byte* out, size_t n, uint3
   decode_scalar<W>(out, i, n, q);
 }
 
-const bool kAvx2 = __builtin_cpu_supports("avx2");
+const bool kAvx2 = cpu_features().avx2;
 
 // The encoder's side, from element i on (q <= i): y = (w & ~field) | (((w & field) - (a & field))
 // ^ flip) & field where w and a are nonzero, else w. Returns where it stopped; bad is set when a

@@ -6,6 +6,7 @@
 #include <array>
 #include <string>
 
+#include "codec/cpu_features.h"
 #include "codec/framed_codec.h"
 
 namespace commlab::frame {
@@ -102,7 +103,7 @@ bool valid_codec(uint8_t id) {
 }  // namespace
 
 uint32_t crc32c(uint32_t crc, const std::byte* data, size_t size, int threads) {
-  static const bool hw = __builtin_cpu_supports("sse4.2");
+  static const bool hw = cpu_features().sse42;
   auto reg = [](uint32_t c, const std::byte* p, size_t n) {
     return hw ? crc32c_hw(c, p, n) : crc32c_soft(c, p, n);
   };

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <vector>
 
+#include "codec/cpu_features.h"
 #include "codec/frame.h"
 #include "codec/huffman.h"
 #include "codec/huffman_detail.h"
@@ -185,7 +186,7 @@ __attribute__((target("bmi2"))) void quad_rounds_bmi2(QuadState& st, size_t roun
 void quad_rounds_base(QuadState& st, size_t rounds, const uint64_t* quad) {
   quad_rounds(st, rounds, quad);
 }
-const bool kBmi2 = __builtin_cpu_supports("bmi2");
+const bool kBmi2 = cpu_features().bmi2;
 
 template <class Sym>
 Result<size_t> decode_huffman(std::span<const std::byte> in, size_t count, int alphabet, Sym* out,

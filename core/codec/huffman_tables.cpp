@@ -6,12 +6,13 @@
 #include <bit>
 #include <cstring>
 
+#include "codec/cpu_features.h"
 #include "codec/huffman_detail.h"
 
 namespace commlab::entropy::detail {
 namespace {
 
-const bool kAvx2 = __builtin_cpu_supports("avx2");
+const bool kAvx2 = cpu_features().avx2;
 
 // The second pass of build_quad_table below, eight entries at a time (one gather fetches the
 // following pairs); the same arithmetic lane by lane. It was ~3/4 of the ~8 us table build that

@@ -6,6 +6,7 @@
 #include <bit>
 #include <cstring>
 
+#include "codec/cpu_features.h"
 #include "codec/frame.h"
 
 namespace commlab::zmask {
@@ -49,10 +50,9 @@ const Tables& tables() {
   return t;
 }
 
-const bool kSsse3 = __builtin_cpu_supports("ssse3");
-const bool kPclmul = __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("sse4.1");
-const bool kAvx512 = __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vbmi2") &&
-                     __builtin_cpu_supports("popcnt");
+const bool kSsse3 = cpu_features().ssse3;
+const bool kPclmul = cpu_features().pclmul && cpu_features().sse41;
+const bool kAvx512 = cpu_features().avx512 && cpu_features().popcnt;
 
 using frame::load;
 
@@ -336,7 +336,7 @@ void expand(const W* v, const uint64_t* bits, size_t n, std::byte* out) {
 
 bool expand_joined16(const uint8_t* e, const uint8_t* l, size_t m, const uint64_t* bits, size_t n,
                      uint32_t q, std::byte* out) {
-  static const bool avx2 = __builtin_cpu_supports("avx2");
+  static const bool avx2 = cpu_features().avx2;
   if (!avx2) return false;
   size_t i = 0, k = 0;
   if (kAvx512 && (q == 0 || q >= 32)) expand_joined16_avx512(e, l, m, bits, n, q, out, i, k);
@@ -388,7 +388,7 @@ void undiff_period(uint64_t* b, size_t n, size_t p) {
 }
 
 size_t count(const uint64_t* b, size_t n) {
-  static const bool popcnt = __builtin_cpu_supports("popcnt");
+  static const bool popcnt = cpu_features().popcnt;
   return popcnt ? count_popcnt(b, n) : count_swar(b, n);
 }
 
