@@ -9,15 +9,16 @@
 
 namespace commlab::cli {
 
-std::string interval_text(const nlohmann::json& m, int digits, double scale) {
+std::string interval_text(const nlohmann::json& m, int digits, double scale,
+                          const std::string& unit) {
   if (!m.contains("mean") || m["mean"].is_null()) return "n/a";
   std::ostringstream s;
   s.precision(digits);
   s << std::fixed << scale * m["mean"].get<double>();
   if (m["half_width"].is_null())
-    s << " (" << m["n"].get<int>() << (m["n"].get<int>() == 1 ? " seed" : " seeds") << ")";
+    s << unit << " (" << m["n"].get<int>() << (m["n"].get<int>() == 1 ? " seed" : " seeds") << ")";
   else
-    s << " +- " << scale * m["half_width"].get<double>();
+    s << " +- " << scale * m["half_width"].get<double>() << unit;
   return s.str();
 }
 
@@ -41,7 +42,7 @@ void print_seed_stats(const RunResult& run, const RunResult& baseline, double ta
     if (&run != &baseline) {
       const nlohmann::json& sp = j["time_to_accuracy_speedup"];
       line += "; speedup vs " + j["baseline"].get<std::string>() + " " +
-              (sp["mean"].is_null() ? std::string("n/a") : interval_text(sp, 3) + "x");
+              (sp["mean"].is_null() ? std::string("n/a") : interval_text(sp, 3, 1, "x"));
       const nlohmann::json& noise = tta["within_noise_of_baseline"];
       if (noise.is_boolean()) line += noise.get<bool>() ? " (within noise)" : " (outside noise)";
     }

@@ -10,8 +10,10 @@
 namespace commlab::cli {
 
 // "0.8470 +- 0.0150" (the 95% half-width), "0.8470 (1 seed)" without an interval, "n/a" without a
-// value; `scale` multiplies mean and half-width (1e3: seconds as ms).
-std::string interval_text(const nlohmann::json& metric, int digits, double scale = 1);
+// value; `scale` multiplies mean and half-width (1e3: seconds as ms), `unit` follows the numbers
+// ("27.7 +- 14.8 ms", "1.11x (1 seed)").
+std::string interval_text(const nlohmann::json& metric, int digits, double scale = 1,
+                          const std::string& unit = "");
 
 // Prints to stderr, indented under the run's line; `target` is training.target_accuracy.
 void print_seed_stats(const RunResult& run, const RunResult& baseline, double target);

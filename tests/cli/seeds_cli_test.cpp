@@ -70,4 +70,15 @@ TEST(CliSeeds, OneSeedGivesNoInterval) {
   EXPECT_FALSE(acc["mean"].is_null());
 }
 
+TEST(CliSeeds, RunPrintsTheSpeedupOverTheBaseline) {
+  const std::string out = ::testing::TempDir() + "/seeds_print_" + std::to_string(getpid());
+  std::string args = kSmall;
+  args.erase(args.find(" --quiet"), 8);
+  auto o = run_cli("run " + kScenario + " --seeds 2 --out " + out + args);
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.err.find("over 2 seeds (95% CI): acc "), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("time to acc 0.300: "), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("speedup vs baseline "), std::string::npos) << o.err;
+}
+
 }  // namespace
