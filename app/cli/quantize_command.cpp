@@ -1,5 +1,6 @@
 // commlab-cli quantize: vNMSE and bias of a trimmable gradient encoding (SQ, DRIVE, EDEN) when a
-// fraction of its packets is trimmed to the head (docs/formats.md ("Trimmable packets"), research/trimming.md).
+// fraction of its packets is trimmed to the head (docs/formats.md ("Trimmable packets"),
+// research/trimming.md).
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -7,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
-#include "codec/trim_packet.h"
+#include "codec/lossy/trim_packet.h"
 #include "numeric/rng.h"
 #include "numeric/tensor_gen.h"
 

@@ -6,7 +6,7 @@
 #include <cstring>
 #include <vector>
 
-#include "codec/trim_packet.h"
+#include "codec/lossy/trim_packet.h"
 #include "numeric/rng.h"
 #include "numeric/wht.h"
 

@@ -1,8 +1,9 @@
 #pragma once
-// Transfer codecs that put a real codec (codec/codec.h) or trimmable packets (codec/trim_packet.h)
-// on every transfer of a collective. Each transfer is encoded by its sender and decoded by its
-// receiver on the real bytes; a ring re-encodes the partial sum at every hop, as NetZIP's
-// bump-in-the-wire NIC does, so errors of lossy codecs compound exactly as they would.
+// Transfer codecs that put a real codec (codec/codec.h) or trimmable packets
+// (codec/lossy/trim_packet.h) on every transfer of a collective. Each transfer is encoded by its
+// sender and decoded by its receiver on the real bytes; a ring re-encodes the partial sum at every
+// hop, as NetZIP's bump-in-the-wire NIC does, so errors of lossy codecs compound exactly as they
+// would.
 #include <atomic>
 #include <memory>
 #include <mutex>
@@ -10,7 +11,7 @@
 #include <vector>
 
 #include "codec/codec.h"
-#include "codec/trim_packet.h"
+#include "codec/lossy/trim_packet.h"
 #include "collective/wire.h"
 
 namespace commlab {

@@ -8,7 +8,7 @@
 #include <map>
 
 #include "codec/codec.h"
-#include "codec/trim_format.h"
+#include "codec/lossy/trim_format.h"
 #include "network/packet_config.h"
 #include "scenario/scenario.h"
 #include "scenario/scenario_internal.h"

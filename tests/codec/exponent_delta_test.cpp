@@ -1,7 +1,8 @@
-// commlab format version 3: exponent prediction from one row earlier (codec/exponent_delta.h) and
-// the decoder's per-frame table cache (codec/huffman.h). Round trips through the whole codec on
-// data made of scaled rows, the shape of an MLP weight gradient.
-#include "codec/exponent_delta.h"
+// commlab format version 3: exponent prediction from one row earlier
+// (codec/commlab/exponent_delta.h) and the decoder's per-frame table cache
+// (codec/huffman/huffman.h). Round trips through the whole codec on data made of scaled rows, the
+// shape of an MLP weight gradient.
+#include "codec/commlab/exponent_delta.h"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +11,7 @@
 #include <vector>
 
 #include "codec/codec.h"
-#include "codec/huffman.h"
+#include "codec/huffman/huffman.h"
 #include "codec/value_cast.h"
 #include "numeric/rng.h"
 

@@ -1,6 +1,6 @@
 // The entropy coder: the slow reference decoder (bit by bit, linear code search) must decode the
 // fast encoder's output, and the fast decoder must agree with both.
-#include "codec/huffman.h"
+#include "codec/huffman/huffman.h"
 
 #include <gtest/gtest.h>
 

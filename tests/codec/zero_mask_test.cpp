@@ -1,14 +1,14 @@
 // Zero masks of the commlab codec: the bit-vector period transform against a bit-by-bit reference,
 // and compact/expand (SSSE3 where the CPU has it) against the obvious element loop.
-#include "codec/zero_mask.h"
+#include "codec/commlab/zero_mask.h"
 
 #include <gtest/gtest.h>
 
 #include <cstring>
 #include <vector>
 
-#include "codec/commlab_split.h"
-#include "codec/exponent_delta.h"
+#include "codec/commlab/commlab_split.h"
+#include "codec/commlab/exponent_delta.h"
 #include "numeric/rng.h"
 
 namespace commlab::zmask {

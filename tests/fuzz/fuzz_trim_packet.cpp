@@ -1,4 +1,4 @@
-// Fuzzes the trimmable packet decoder (codec/trim_packet.h). Input: [mode][...].
+// Fuzzes the trimmable packet decoder (codec/lossy/trim_packet.h). Input: [mode][...].
 // Mode bit 0 clear: the rest is a packet as received, decoded into a tensor whose size comes from
 // the next 3 bytes. Mode bit 0 set: the next 40 bytes are header fields written with
 // write_header (so the header check is valid and mutations reach the head/tail decoders), the
@@ -7,7 +7,7 @@
 #include <cstring>
 #include <vector>
 
-#include "codec/trim_packet.h"
+#include "codec/lossy/trim_packet.h"
 
 using namespace commlab;
 using namespace commlab::trim;

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "codec/codec.h"
-#include "codec/trim_packet.h"
+#include "codec/lossy/trim_packet.h"
 
 using namespace commlab;
 namespace fs = std::filesystem;

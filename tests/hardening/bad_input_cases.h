@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "codec/codec.h"
-#include "codec/trim_packet.h"
+#include "codec/lossy/trim_packet.h"
 #include "train/dataset.h"
 
 namespace commlab::hardening {

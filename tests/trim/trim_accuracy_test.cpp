@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "codec/quant_tables.h"
+#include "codec/lossy/quant_tables.h"
 #include "trim_test_util.h"
 
 namespace commlab::trim {

@@ -6,7 +6,7 @@
 #include <cstring>
 #include <limits>
 
-#include "codec/quant_tables.h"
+#include "codec/lossy/quant_tables.h"
 #include "numeric/float16.h"
 #include "numeric/wht.h"
 #include "trim_test_util.h"
@@ -96,7 +96,8 @@ TEST(TrimLayout, HeaderFieldsSitAtTheDocumentedOffsets) {
 }
 
 TEST(TrimLayout, GoldenPacketBytesAreStable) {
-  // A format change must be deliberate: update docs/formats.md ("Trimmable packets") and this value together.
+  // A format change must be deliberate: update docs/formats.md ("Trimmable packets") and this value
+  // together.
   std::vector<float> x(700);
   for (size_t i = 0; i < x.size(); ++i)
     x[i] = static_cast<float>(static_cast<int>(i * 37 % 101) - 50) / 25.0f;  // no libm

@@ -4,7 +4,7 @@
 #include <span>
 #include <vector>
 
-#include "codec/trim_packet.h"
+#include "codec/lossy/trim_packet.h"
 #include "numeric/rng.h"
 
 namespace commlab::trim::testing {

@@ -8,7 +8,7 @@
 
 #include "codec/codec_factories.h"
 #include "codec/framed_codec.h"
-#include "codec/lossy_common.h"
+#include "codec/lossy/lossy_common.h"
 
 namespace commlab {
 namespace {

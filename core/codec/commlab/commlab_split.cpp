@@ -1,4 +1,4 @@
-#include "codec/commlab_split.h"
+#include "codec/commlab/commlab_split.h"
 
 #include <algorithm>
 #include <cstring>

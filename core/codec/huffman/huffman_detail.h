@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <span>
 
-#include "codec/huffman.h"
+#include "codec/huffman/huffman.h"
 #include "numeric/status.h"
 
 namespace commlab::entropy::detail {

@@ -1,14 +1,14 @@
-#include "codec/commlab_block.h"
+#include "codec/commlab/commlab_block.h"
 
 #include <algorithm>
 #include <bit>
 #include <cstring>
 
-#include "codec/commlab_split.h"
-#include "codec/exponent_delta.h"
+#include "codec/commlab/commlab_split.h"
+#include "codec/commlab/exponent_delta.h"
 #include "codec/frame.h"
-#include "codec/gap_code.h"
-#include "codec/zero_mask.h"
+#include "codec/commlab/gap_code.h"
+#include "codec/commlab/zero_mask.h"
 
 namespace commlab::zperiod {
 namespace {

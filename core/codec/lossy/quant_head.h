@@ -8,7 +8,7 @@
 #include <span>
 #include <vector>
 
-#include "codec/trim_format.h"
+#include "codec/lossy/trim_format.h"
 
 namespace commlab::trim {
 

@@ -1,4 +1,4 @@
-#include "codec/quant_tables.h"
+#include "codec/lossy/quant_tables.h"
 
 #include <cmath>
 #include <stdexcept>

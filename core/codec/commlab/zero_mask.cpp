@@ -1,4 +1,4 @@
-#include "codec/zero_mask.h"
+#include "codec/commlab/zero_mask.h"
 
 #include <immintrin.h>
 

@@ -1,4 +1,4 @@
-#include "codec/quant_head.h"
+#include "codec/lossy/quant_head.h"
 
 #include <algorithm>
 #include <bit>
@@ -8,7 +8,7 @@
 #include <immintrin.h>
 #endif
 
-#include "codec/quant_tables.h"
+#include "codec/lossy/quant_tables.h"
 #include "numeric/rng.h"
 #include "numeric/wht.h"
 

@@ -1,4 +1,4 @@
-#include "codec/grouping.h"
+#include "codec/commlab/grouping.h"
 
 #include <cstring>
 

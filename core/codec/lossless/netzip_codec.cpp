@@ -15,7 +15,7 @@
 
 #include "codec/codec_factories.h"
 #include "codec/framed_codec.h"
-#include "codec/grouping.h"
+#include "codec/commlab/grouping.h"
 #include "numeric/float16.h"
 
 namespace commlab {

@@ -7,8 +7,8 @@
 #include <span>
 #include <vector>
 
-#include "codec/quant_head.h"
-#include "codec/trim_format.h"
+#include "codec/lossy/quant_head.h"
+#include "codec/lossy/trim_format.h"
 #include "numeric/status.h"
 
 namespace commlab::trim {

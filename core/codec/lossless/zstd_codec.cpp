@@ -6,7 +6,7 @@
 
 #include "codec/codec_factories.h"
 #include "codec/framed_codec.h"
-#include "codec/grouping.h"
+#include "codec/commlab/grouping.h"
 
 namespace commlab {
 namespace {

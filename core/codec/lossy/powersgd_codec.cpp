@@ -9,7 +9,7 @@
 
 #include "codec/codec_factories.h"
 #include "codec/framed_codec.h"
-#include "codec/lossy_common.h"
+#include "codec/lossy/lossy_common.h"
 #include "numeric/rng.h"
 
 namespace commlab {

@@ -1,4 +1,4 @@
-#include "codec/trim_format.h"
+#include "codec/lossy/trim_format.h"
 
 #include <bit>
 #include <cstring>

@@ -9,7 +9,7 @@
 #include <span>
 #include <vector>
 
-#include "codec/huffman.h"
+#include "codec/huffman/huffman.h"
 #include "numeric/status.h"
 
 // The encoder's zero-mask period search (docs/formats.md, "Zero mask"): the shift whose mask one

@@ -1,4 +1,4 @@
-#include "codec/huffman.h"
+#include "codec/huffman/huffman.h"
 
 #include <immintrin.h>
 
@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "codec/frame.h"
-#include "codec/huffman_detail.h"
+#include "codec/huffman/huffman_detail.h"
 
 namespace commlab::entropy {
 namespace {

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "codec/codec_factories.h"
-#include "codec/commlab_block.h"
+#include "codec/commlab/commlab_block.h"
 #include "codec/framed_codec.h"
 
 namespace commlab {
@@ -30,7 +30,7 @@ static_assert(std::endian::native == std::endian::little, "the frame format is l
 using cblock::kBlockBytes;
 
 // Payload byte 0. Version 2 added this byte and the bitmap zero-mask mode (period word bit 31);
-// version 3 the exponent prediction distance (the fifth block header word, codec/exponent_delta.h).
+// version 3 the exponent prediction distance (the fifth block header word, codec/commlab/exponent_delta.h).
 constexpr uint8_t kFormatVersion = 3;
 // 4 MiB of input per chunk: a chunk's first block finds its period and exponent code afresh
 // (0.06% more bytes on 64 MiB of MLP gradients than carrying them through the whole buffer).

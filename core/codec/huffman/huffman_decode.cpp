@@ -9,8 +9,8 @@
 
 #include "codec/cpu_features.h"
 #include "codec/frame.h"
-#include "codec/huffman.h"
-#include "codec/huffman_detail.h"
+#include "codec/huffman/huffman.h"
+#include "codec/huffman/huffman_detail.h"
 
 namespace commlab::entropy {
 namespace {

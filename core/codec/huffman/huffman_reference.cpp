@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <utility>
 
-#include "codec/huffman.h"
+#include "codec/huffman/huffman.h"
 
 namespace commlab::entropy {
 namespace {

@@ -1,4 +1,4 @@
-#include "codec/exponent_delta.h"
+#include "codec/commlab/exponent_delta.h"
 
 #include <immintrin.h>
 

@@ -7,7 +7,7 @@
 #include <cstring>
 
 #include "codec/cpu_features.h"
-#include "codec/huffman_detail.h"
+#include "codec/huffman/huffman_detail.h"
 
 namespace commlab::entropy::detail {
 namespace {

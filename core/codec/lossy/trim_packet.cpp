@@ -1,4 +1,4 @@
-#include "codec/trim_packet.h"
+#include "codec/lossy/trim_packet.h"
 
 #include <algorithm>
 #include <cstring>
