@@ -13,8 +13,8 @@
 #include "collective/algorithms.h"
 #include "collective/codec_wire.h"
 #include "collective/executor.h"
+#include "collective/nccl/tuner.h"
 #include "collective/reference.h"
-#include "collective/tuner.h"
 #include "numeric/size_parse.h"
 #include "scenario/scenario.h"
 #include "topology/topology.h"
@@ -81,7 +81,7 @@ int run(const CollectiveOptions& o) {
   const int ranks = backend->topology().ranks();
   CollectiveOp op = parse_op(o.op);
   // NCCL mode (--algo auto, --proto, --channels): the tuner picks algorithm, protocol and
-  // channels per size and the time plane runs them (collective/tuner.h, docs/collectives.md).
+  // channels per size and the time plane runs them (collective/nccl/tuner.h, docs/collectives.md).
   const bool nccl = o.algo == "auto" || !o.proto.empty() || o.channels > 0;
   const NcclOverrides force =
       nccl ? parse_nccl_overrides(o.algo, o.proto, o.channels) : NcclOverrides{};

@@ -28,7 +28,7 @@ struct CollectiveOptions {
   double reduce_gbps = 0;
   std::string slice_bytes = "512K";
   std::string chunk_bytes = "2M";
-  std::string proto;  // NCCL mode (collective/tuner.h): auto | simple | ll | ll128
+  std::string proto;  // NCCL mode (collective/nccl/tuner.h): auto | simple | ll | ll128
   int channels = 0;   // NCCL mode: channels (0: the tuner's choice)
   bool time_only = false;
   bool json = false;

@@ -13,7 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "network/analytical_maxmin.h"
+#include "network/analytical/analytical_maxmin.h"
 #include "network/backend.h"
 #include "topology/routing.h"
 #include "topology/topology.h"

@@ -1,6 +1,6 @@
 #include "network/packet_backend.h"
 
-#include "network/packet_sim.h"
+#include "network/packet/packet_sim.h"
 
 namespace commlab {
 

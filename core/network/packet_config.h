@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "network/packet_budget.h"
+#include "network/packet/packet_budget.h"
 
 namespace commlab {
 

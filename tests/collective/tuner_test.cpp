@@ -1,12 +1,13 @@
-// NCCL's tuning model (collective/tuner.h) against hand-computed values of NCCL 2.28's formulas,
-// and the protocol/channel time plane (collective/nccl_protocol.h) against alpha-beta closed forms.
-#include "collective/tuner.h"
+// NCCL's tuning model (collective/nccl/tuner.h) against hand-computed values of NCCL 2.28's
+// formulas, and the protocol/channel time plane (collective/nccl/nccl_protocol.h) against
+// alpha-beta closed forms.
+#include "collective/nccl/tuner.h"
 
 #include <gtest/gtest.h>
 
 #include "collective/algorithms.h"
 #include "collective/executor.h"
-#include "collective/nccl_run.h"
+#include "collective/nccl/nccl_run.h"
 #include "collective/reference.h"
 #include "network/analytical.h"
 #include "test_util.h"

@@ -1,6 +1,6 @@
 // Every packet simulation has a budget in events and memory and says which one was exceeded
-// (issue 21, network/packet_budget.h): on/off background at full load with 1-byte flows starts
-// flows 65 times faster than a NIC can send them, and grew to 7.5 GB before std::bad_alloc.
+// (issue 21, network/packet/packet_budget.h): on/off background at full load with 1-byte flows
+// starts flows 65 times faster than a NIC can send them, and grew to 7.5 GB before std::bad_alloc.
 #include <gtest/gtest.h>
 
 #include <chrono>

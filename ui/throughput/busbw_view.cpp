@@ -24,7 +24,7 @@
 
 #include "collective/algorithms.h"
 #include "collective/executor.h"
-#include "collective/nccl_run.h"
+#include "collective/nccl/nccl_run.h"
 #include "format_util.h"
 #include "network/analytical.h"
 #include "topology/presets.h"

@@ -2,7 +2,7 @@
 // Throughput view: bus bandwidth vs message size, one series per algorithm, computed by the engine
 // (time plane, analytical backend) on a worker thread; the chart only draws what came back. On a
 // flat alpha-beta network (link, latency, the ring's slice and chunk), or on an 8 x H100 cluster
-// as NCCL runs it (collective/nccl_run.h): the tuner's choice per size, marked on the curve by
+// as NCCL runs it (collective/nccl/nccl_run.h): the tuner's choice per size, marked on the curve by
 // algorithm and protocol, next to NCCL's ring and tree; protocol and channels can be forced.
 #include <QWidget>
 #include <string>

@@ -1,6 +1,6 @@
 // NCCL's tuning model; every constant is NCCL 2.28's (src/graph/tuning.cc, ncclTunerConstants
 // Defaults, Hopper rows, Intel CPU for the multi-node LL limit), docs/collectives.md lists them.
-#include "collective/tuner.h"
+#include "collective/nccl/tuner.h"
 
 #include <algorithm>
 #include <bit>

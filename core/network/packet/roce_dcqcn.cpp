@@ -16,7 +16,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "network/packet_sim.h"
+#include "network/packet/packet_sim.h"
 
 namespace commlab {
 

@@ -1,4 +1,4 @@
-#include "network/packet_sim.h"
+#include "network/packet/packet_sim.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "network/packet_budget.h"
+#include "network/packet/packet_budget.h"
 
 namespace commlab {
 
@@ -171,7 +171,7 @@ void PacketSim::run_until(SimTime deadline, bool stop_when_step_done) {
     }
     now_ = e.time;
     ++totals_.events;
-    if ((totals_.events & (kBudgetStride - 1)) == 0)  // network/packet_budget.h
+    if ((totals_.events & (kBudgetStride - 1)) == 0)  // network/packet/packet_budget.h
       check_sim_budget(config_.budget, totals_.events - first_event,
                        events_.size() * sizeof(Event) + packets_.capacity() * sizeof(Packet) +
                            flows_.size() * sizeof(FlowState));

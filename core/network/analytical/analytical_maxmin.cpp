@@ -1,4 +1,4 @@
-#include "network/analytical_maxmin.h"
+#include "network/analytical/analytical_maxmin.h"
 
 #include <algorithm>
 #include <limits>

@@ -2,7 +2,7 @@
 // trims per sample interval, in bounded memory (full -> adjacent samples merge, interval doubles).
 #include <algorithm>
 
-#include "network/packet_sim.h"
+#include "network/packet/packet_sim.h"
 
 namespace commlab {
 

@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "network/packet_sim.h"
+#include "network/packet/packet_sim.h"
 #include "network/traffic_patterns.h"
 
 namespace commlab {

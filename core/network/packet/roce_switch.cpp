@@ -17,7 +17,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "network/packet_sim.h"
+#include "network/packet/packet_sim.h"
 
 namespace commlab {
 

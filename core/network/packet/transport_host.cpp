@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <limits>
 
-#include "network/packet_sim.h"
+#include "network/packet/packet_sim.h"
 
 namespace commlab {
 

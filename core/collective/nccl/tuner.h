@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "collective/nccl_protocol.h"
+#include "collective/nccl/nccl_protocol.h"
 #include "collective/plan.h"
 
 namespace commlab {

@@ -15,7 +15,7 @@
 
 #include "network/backend.h"
 #include "network/packet_config.h"
-#include "network/packet_containers.h"
+#include "network/packet/packet_containers.h"
 #include "numeric/rng.h"
 #include "topology/routing.h"
 #include "topology/topology.h"

@@ -1,4 +1,4 @@
-#include "collective/nccl_protocol.h"
+#include "collective/nccl/nccl_protocol.h"
 
 #include <algorithm>
 #include <stdexcept>
