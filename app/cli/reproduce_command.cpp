@@ -17,9 +17,9 @@
 #include <sstream>
 
 #include "cli/command.h"
-#include "cli/reproduce_seeds_util.h"
 #include "cli/reproduce_util.h"
 #include "cli/results_dir_util.h"
+#include "cli/seed_report_util.h"
 #include "numeric/float16.h"
 #include "scenario/results_io.h"
 

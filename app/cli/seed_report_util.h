@@ -1,10 +1,13 @@
 #pragma once
-// What `commlab-cli run` prints under each run's line about its seeds (scenario/seed_stats.h):
-// the mean and 95% interval of accuracy, loss and simulated time over the seeds, and the
-// time-to-accuracy with its speedup over the baseline run.
+// Runs over seeds, as commlab-cli shows them (scenario/seed_stats.h): what `run` prints under each
+// run's line (the mean and 95% interval of accuracy, loss and simulated time over the seeds, and
+// the time-to-accuracy with its speedup over the baseline run), and the `reproduce` rows of
+// SkipReduce's time-to-accuracy for every skip count and policy, each with N and its interval,
+// next to the paper's 1.58x, "within noise" when the interval overlaps the baseline's.
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "cli/reproduce_util.h"
 #include "scenario/results_io.h"
 
 namespace commlab::cli {
@@ -17,5 +20,10 @@ std::string interval_text(const nlohmann::json& metric, int digits, double scale
 
 // Prints to stderr, indented under the run's line; `target` is training.target_accuracy.
 void print_seed_stats(const RunResult& run, const RunResult& baseline, double target);
+
+// `summary` is skipreduce_tta's summary.json (runs "baseline" and POLICY-sK), `command` the run
+// command for the rows, `ranks` the ring's N, `target` training.target_accuracy as run.
+void skipreduce_tta_rows(Report& r, const nlohmann::json& summary, const std::string& command,
+                         int ranks, double target);
 
 }  // namespace commlab::cli
