@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "exec/mpi_batch.h"
+#include "exec/runs/mpi_batch.h"
 
 namespace commlab::cli {
 

@@ -18,7 +18,7 @@
 #include "numeric/float16.h"
 #include "numeric/input_file.h"
 #include "numeric/tensor_gen.h"
-#include "train/model_gradients.h"
+#include "train/layers/model_gradients.h"
 
 namespace commlab::cli {
 namespace {

@@ -21,7 +21,7 @@
 #include "cpu_time.h"
 #include "numeric/float16.h"
 #include "numeric/tensor_gen.h"
-#include "train/model_gradients.h"
+#include "train/layers/model_gradients.h"
 
 namespace commlab {
 namespace {

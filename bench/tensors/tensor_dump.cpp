@@ -1,6 +1,7 @@
 // Writes the tensors the codec table of docs/tensors.md is measured on, as raw little-endian BF16
 // (round to nearest even), one file per (model, tensor, layer kind, iteration):
-//   - the project's character-level transformer (core/train/transformer.h, width 64, 2 blocks,
+//   - the project's character-level transformer (core/train/layers/transformer.h, width 64, 2
+//   blocks,
 //     4 heads) trained on a real text: gradients, weights and activations after iterations 1, 100
 //     and 400, split by layer kind (embedding, attention, mlp, norm, linear = the output head;
 //     activations: the embedding output, each block's output, the logits);
@@ -17,9 +18,9 @@
 #include <vector>
 
 #include "numeric/float16.h"
+#include "train/data/synthetic.h"
 #include "train/dataset.h"
 #include "train/models.h"
-#include "train/synthetic.h"
 #include "train/trainer.h"
 
 namespace commlab {

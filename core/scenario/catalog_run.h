@@ -15,7 +15,7 @@
 namespace commlab {
 
 // Wire bytes / BF16 bytes of `codec` on 2^20 values of `source` (tensor_gen.h) drawn with `seed`,
-// or on a real gradient for model:NAME (train/model_gradients.h); 1 for "none". Throws
+// or on a real gradient for model:NAME (train/layers/model_gradients.h); 1 for "none". Throws
 // std::invalid_argument for an unknown codec or source, std::runtime_error when the codec fails.
 double measure_codec_ratio(const std::string& codec, const std::string& source, uint64_t seed);
 

@@ -102,7 +102,7 @@ struct RunConfig {
   // it); summary.json carries each seed's values with their mean and 95% interval.
   int seeds = 1;
   // simulated: every rank in this process (the default); mpi: one real process per rank, launched
-  // by `mpirun -np <training.ranks> commlab-cli run ...` (exec/rank_trainer.h).
+  // by `mpirun -np <training.ranks> commlab-cli run ...` (exec/runs/rank_trainer.h).
   std::string execution = "simulated";
   ClusterConfig cluster;
   PacketConfigSpec packet;

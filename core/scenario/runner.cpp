@@ -6,7 +6,7 @@
 #include <stdexcept>
 
 #include "exec/mpi_runtime.h"
-#include "exec/rank_trainer.h"
+#include "exec/runs/rank_trainer.h"
 #include "network/analytical.h"
 #include "network/packet_backend.h"
 #include "scenario/catalog_run.h"
@@ -14,9 +14,9 @@
 #include "scenario/network_probe.h"
 #include "scenario/scenario.h"
 #include "topology/presets.h"
+#include "train/data/synthetic.h"
 #include "train/models.h"
 #include "train/sample_store.h"
-#include "train/synthetic.h"
 
 namespace commlab {
 

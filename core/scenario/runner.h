@@ -18,7 +18,7 @@ namespace exec {
 class MpiRuntime;
 }
 
-// A run with execution "mpi": this process's measured wall-clock split (exec/rank_trainer.h).
+// A run with execution "mpi": this process's measured wall-clock split (exec/runs/rank_trainer.h).
 struct MpiRunStats {
   double compute_s = 0, comm_s = 0, codec_s = 0, wall_s = 0;
   uint64_t mismatched_buckets = 0;  // rank 0: buckets received otherwise than simulated

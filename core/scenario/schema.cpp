@@ -11,7 +11,7 @@
 
 #include "codec/codec.h"
 #include "numeric/tensor_gen.h"
-#include "train/catalog.h"
+#include "train/catalog/catalog.h"
 
 namespace commlab {
 namespace {
@@ -157,7 +157,7 @@ Check background_check() {
 Check distribution_check() {
   return [](const json& j) -> std::optional<std::string> {
     const std::string v = j.get<std::string>();
-    // model:NAME: a real gradient of the zoo model (train/model_gradients.h).
+    // model:NAME: a real gradient of the zoo model (train/layers/model_gradients.h).
     if (has_arg(v, "model:"))
       return v == "model:mlp" || v == "model:cnn"
                  ? std::nullopt

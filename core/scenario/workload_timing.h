@@ -1,14 +1,14 @@
 #pragma once
 // Iteration time of a catalog workload (GPT-3 175B, Llama-3, ...) at real scale: every message the
-// parallelism sends (train/catalog.h) is timed as a collective on the cluster's network, with all
-// groups of one kind running concurrently so they share links as they would. Ranks are laid out
-// tp-innermost (a TP group sits in one server, on NVLink), then pp, then dp.
+// parallelism sends (train/catalog/catalog.h) is timed as a collective on the cluster's network,
+// with all groups of one kind running concurrently so they share links as they would. Ranks are
+// laid out tp-innermost (a TP group sits in one server, on NVLink), then pp, then dp.
 #include <string>
 #include <vector>
 
 #include "network/backend.h"
-#include "train/catalog.h"
-#include "train/compute_model.h"
+#include "train/catalog/catalog.h"
+#include "train/catalog/compute_model.h"
 #include "workload/scheduler.h"
 
 namespace commlab {

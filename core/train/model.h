@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "train/dataset.h"
-#include "train/layer.h"
+#include "train/layers/layer.h"
 
 namespace commlab {
 

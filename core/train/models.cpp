@@ -3,8 +3,8 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "train/conv.h"
-#include "train/transformer.h"
+#include "train/layers/conv.h"
+#include "train/layers/transformer.h"
 
 namespace commlab {
 

@@ -8,7 +8,7 @@
 #include <limits>
 #include <vector>
 
-#include "train/compute_model.h"
+#include "train/catalog/compute_model.h"
 #include "train/dataset.h"
 #include "train/model.h"
 #include "train/optimizer.h"

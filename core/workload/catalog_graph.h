@@ -1,15 +1,15 @@
 #pragma once
-// A catalog transformer (train/catalog.h) as a workload graph, one DAG per rank, the way Megatron
-// runs it: tensor parallelism inside a block (two all-reduces forward, two backward), a 1F1B
-// pipeline over the stages (activations and their gradients as send/recv), expert parallelism for
-// MoE blocks (dispatch and combine all-to-alls), and data parallelism as gradient buckets that
+// A catalog transformer (train/catalog/catalog.h) as a workload graph, one DAG per rank, the way
+// Megatron runs it: tensor parallelism inside a block (two all-reduces forward, two backward), a
+// 1F1B pipeline over the stages (activations and their gradients as send/recv), expert parallelism
+// for MoE blocks (dispatch and combine all-to-alls), and data parallelism as gradient buckets that
 // overlap the backward pass (reduce-scatter + all-gather of a distributed optimizer, or DDP's
 // all-reduce). Compute nodes carry FLOPs and weight bytes, so the scheduler's ComputeModel times
 // them; communication carries payload bytes, so the network times it. docs/workload.md states
 // every modelling choice.
 #include <cstdint>
 
-#include "train/catalog.h"
+#include "train/catalog/catalog.h"
 #include "workload/graph.h"
 
 namespace commlab::workload {

@@ -38,7 +38,8 @@ struct Node {
   CommKind comm = CommKind::kOther;  // communication nodes
   uint8_t stream = kComputeStream;
   // Compute: duration_s >= 0 is the duration; otherwise the roofline of flops and mem_bytes
-  // (train/compute_model.h). Communication: bytes is the payload per rank (Chakra comm_size).
+  // (train/catalog/compute_model.h). Communication: bytes is the payload per rank (Chakra
+  // comm_size).
   double duration_s = -1;
   double flops = 0;
   double mem_bytes = 0;

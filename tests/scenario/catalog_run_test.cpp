@@ -12,7 +12,7 @@
 #include "scenario/runner.h"
 #include "scenario/scenario.h"
 #include "topology/presets.h"
-#include "train/catalog.h"
+#include "train/catalog/catalog.h"
 #include "workload/catalog_graph.h"
 #include "workload/chakra_trace.h"
 #include "workload/scheduler.h"
@@ -163,9 +163,9 @@ TEST(CatalogRun, ATraceRunReplaysItsFiles) {
 }
 
 TEST(CatalogRun, ModelSourcesMeasureTheCodecOnARealGradient) {
-  // model:mlp is the flat gradient of the zoo MLP after 20 SGD steps (train/model_gradients.h);
-  // a lossless codec compresses it below 1 (about 0.55 with commlab, docs/codecs.md) and the
-  // measurement is a pure function of the seed.
+  // model:mlp is the flat gradient of the zoo MLP after 20 SGD steps
+  // (train/layers/model_gradients.h); a lossless codec compresses it below 1 (about 0.55 with
+  // commlab, docs/codecs.md) and the measurement is a pure function of the seed.
   const double r = measure_codec_ratio("commlab", "model:mlp", 1);
   EXPECT_GT(r, 0.3);
   EXPECT_LT(r, 0.8);

@@ -1,4 +1,4 @@
-#include "train/catalog.h"
+#include "train/catalog/catalog.h"
 
 #include <gtest/gtest.h>
 

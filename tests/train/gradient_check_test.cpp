@@ -4,10 +4,10 @@
 
 #include "grad_check.h"
 #include "numeric/rng.h"
-#include "train/conv.h"
-#include "train/layer.h"
+#include "train/layers/conv.h"
+#include "train/layers/layer.h"
+#include "train/layers/transformer.h"
 #include "train/model.h"
-#include "train/transformer.h"
 
 namespace commlab {
 namespace {

@@ -3,9 +3,9 @@
 
 #include <map>
 
-#include "train/conv.h"
+#include "train/layers/conv.h"
+#include "train/layers/transformer.h"
 #include "train/model.h"
-#include "train/transformer.h"
 
 namespace commlab {
 namespace {

@@ -1,4 +1,4 @@
-#include "train/synthetic.h"
+#include "train/data/synthetic.h"
 
 #include <gtest/gtest.h>
 

@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "train/synthetic.h"
-#include "train/transformer.h"
+#include "train/data/synthetic.h"
+#include "train/layers/transformer.h"
 
 namespace commlab {
 namespace {

@@ -8,7 +8,7 @@
 
 #include "network/analytical.h"
 #include "topology/builders.h"
-#include "train/catalog.h"
+#include "train/catalog/catalog.h"
 #include "workload/catalog_graph.h"
 #include "workload/chakra_trace.h"
 

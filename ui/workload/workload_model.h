@@ -16,7 +16,7 @@ namespace commlab::ui {
 struct WorkloadSettings {
   enum class Source { kCatalog, kTrace };
   Source source = Source::kCatalog;
-  std::string model = "llama3-8b";  // catalog key (train/catalog.h)
+  std::string model = "llama3-8b";  // catalog key (train/catalog/catalog.h)
   std::string trace_prefix;         // DIR/PREFIX of PREFIX.RANK.et files
   int dp = 2, tp = 2, pp = 4;
   int micro_batch = 1, global_batch = 16;

@@ -20,7 +20,7 @@
 
 #include "format_util.h"
 #include "gantt_canvas.h"
-#include "train/catalog.h"
+#include "train/catalog/catalog.h"
 
 namespace commlab::ui {
 

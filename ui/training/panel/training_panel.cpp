@@ -16,7 +16,7 @@
 #include "codec/codec.h"
 #include "scenario/scenario.h"
 #include "scenario/schema.h"
-#include "train/catalog.h"
+#include "train/catalog/catalog.h"
 
 namespace commlab::ui {
 

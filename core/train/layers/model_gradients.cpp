@@ -1,11 +1,11 @@
-#include "train/model_gradients.h"
+#include "train/layers/model_gradients.h"
 
 #include <stdexcept>
 
+#include "train/data/synthetic.h"
 #include "train/dataset.h"
 #include "train/models.h"
 #include "train/optimizer.h"
-#include "train/synthetic.h"
 
 namespace commlab {
 

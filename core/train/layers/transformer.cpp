@@ -1,4 +1,4 @@
-#include "train/transformer.h"
+#include "train/layers/transformer.h"
 
 #include <cmath>
 #include <limits>

@@ -1,4 +1,4 @@
-#include "train/layer.h"
+#include "train/layers/layer.h"
 
 #include <cmath>
 

@@ -2,7 +2,7 @@
 // Convolution (via im2col + one GEMM for the whole batch) and max-pooling. Activations are
 // channel-last (H, W, C) flattened per row, so a batch of B images is B x (H*W*C) and the im2col
 // product (B*Ho*Wo) x Cout is already the next layer's layout: no transposes.
-#include "train/layer.h"
+#include "train/layers/layer.h"
 #include "train/model.h"
 
 namespace commlab {

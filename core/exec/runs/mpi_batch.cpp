@@ -1,4 +1,4 @@
-#include "exec/mpi_batch.h"
+#include "exec/runs/mpi_batch.h"
 
 #include <cstdlib>
 #include <stdexcept>

@@ -1,4 +1,4 @@
-#include "train/conv.h"
+#include "train/layers/conv.h"
 
 #include <cmath>
 #include <stdexcept>

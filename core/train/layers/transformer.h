@@ -2,7 +2,7 @@
 // A small character-level GPT: token + position embedding, pre-LayerNorm blocks with causal
 // multi-head attention and a ReLU MLP, a final LayerNorm and a linear head. Rows of the
 // activations are tokens: a batch of B sequences of length T is (B*T) x d from the embedding on.
-#include "train/layer.h"
+#include "train/layers/layer.h"
 #include "train/model.h"
 
 namespace commlab {

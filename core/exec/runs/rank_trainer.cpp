@@ -1,4 +1,4 @@
-#include "exec/rank_trainer.h"
+#include "exec/runs/rank_trainer.h"
 
 #include <omp.h>
 
