@@ -7,9 +7,9 @@
 #include <optional>
 #include <tuple>
 
-#include "cli/collective_options.h"
 #include "cli/command.h"
-#include "cli/network_util.h"
+#include "cli/util/collective_options.h"
+#include "cli/util/network_util.h"
 #include "collective/algorithms.h"
 #include "collective/codec_wire.h"
 #include "collective/executor.h"

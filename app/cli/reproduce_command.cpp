@@ -17,11 +17,11 @@
 #include <sstream>
 
 #include "cli/command.h"
-#include "cli/reproduce_util.h"
-#include "cli/results_dir_util.h"
-#include "cli/seed_report_util.h"
+#include "cli/util/reproduce_util.h"
+#include "cli/util/results_dir_util.h"
+#include "cli/util/seed_report_util.h"
 #include "numeric/float16.h"
-#include "scenario/results_io.h"
+#include "scenario/run/results_io.h"
 
 namespace commlab::cli {
 namespace {

@@ -32,15 +32,15 @@
 #ifdef COMMLAB_HAVE_CHARTS
 #include "chart_files.h"  // Qt-free: the charts are drawn inside commlab_ui
 #endif
-#include "cli/batch_util.h"
-#include "cli/results_dir_util.h"
-#include "cli/seed_report_util.h"
+#include "cli/util/batch_util.h"
+#include "cli/util/results_dir_util.h"
+#include "cli/util/seed_report_util.h"
 #include "exec/mpi_runtime.h"
 #include "exec/runs/mpi_batch.h"
 #include "scenario/flag_config.h"
-#include "scenario/results_io.h"
+#include "scenario/run/results_io.h"
+#include "scenario/run/seed_stats.h"
 #include "scenario/scenario.h"
-#include "scenario/seed_stats.h"
 
 namespace commlab::cli {
 namespace {

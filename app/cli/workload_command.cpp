@@ -9,11 +9,10 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
-#include "cli/network_util.h"
-#include "scenario/catalog_run.h"
+#include "cli/util/network_util.h"
+#include "scenario/catalog/catalog_run.h"
+#include "scenario/catalog/workload_timing.h"
 #include "scenario/scenario.h"
-#include "scenario/scenario.h"
-#include "scenario/workload_timing.h"
 #include "topology/gpu_presets.h"
 #include "topology/topology.h"
 #include "workload/catalog_graph.h"

@@ -195,7 +195,7 @@ std::vector<std::pair<std::string, std::string>> check_run(const RunConfig& c,
     else if (w.dp == 0 && t.ranks % tp_pp != 0)
       add("workload.tp", "training.ranks (" + str(t.ranks) + ") is not a multiple of tp * pp (" +
                              str(tp_pp) + ")");
-    // Catalog and trace runs are time plane only (scenario/catalog_run.h).
+    // Catalog and trace runs are time plane only (scenario/catalog/catalog_run.h).
     if (tech.trimming.enabled)
       add("techniques.trimming.enabled",
           "catalog workloads have no packets to trim; use workload.kind train");

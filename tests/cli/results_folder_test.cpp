@@ -1,5 +1,5 @@
-// A results folder is never lost or mixed (issue 21, app/cli/results_dir_util.h): run writes into
-// DIR.incomplete and renames it into place, the old DIR becoming DIR.prev. These tests start
+// A results folder is never lost or mixed (issue 21, app/cli/util/results_dir_util.h): run writes
+// into DIR.incomplete and renames it into place, the old DIR becoming DIR.prev. These tests start
 // commlab-cli, kill it once it is writing (SIGKILL, SIGTERM) or make a write fail as a full disk
 // would (COMMLAB_FAIL_WRITE), and check that DIR is either the old folder untouched or a folder
 // marked INCOMPLETE, never a mix.
@@ -126,7 +126,7 @@ TEST(ResultsFolder, SigtermMidRunCommitsWhatFinishedMarkedIncomplete) {
 }
 
 TEST(ResultsFolder, AFailedWriteLeavesTheOldFolderUntouched) {
-  // COMMLAB_FAIL_WRITE=NAME makes writing DIR/NAME fail with ENOSPC (scenario/results_io.h).
+  // COMMLAB_FAIL_WRITE=NAME makes writing DIR/NAME fail with ENOSPC (scenario/run/results_io.h).
   for (const char* file : {"summary.json", "series.csv", "scenario.json"}) {
     const fs::path dir = old_results(std::string("enospc_") + file);
     const std::string old_summary = slurp(dir / "summary.json");

@@ -1,7 +1,7 @@
-// Catalog workloads as runs (scenario/catalog_run.h): the RunSession's samples and summary are the
-// workload timing of scenario/workload_timing.h, repeated per iteration, with the run's codec
-// ratio measured on real bytes and SkipReduce on the DP reduce-scatter.
-#include "scenario/catalog_run.h"
+// Catalog workloads as runs (scenario/catalog/catalog_run.h): the RunSession's samples and summary
+// are the workload timing of scenario/catalog/workload_timing.h, repeated per iteration, with the
+// run's codec ratio measured on real bytes and SkipReduce on the DP reduce-scatter.
+#include "scenario/catalog/catalog_run.h"
 
 #include <gtest/gtest.h>
 

@@ -5,7 +5,7 @@
 #include <QFileInfo>
 #include <nlohmann/json.hpp>
 
-#include "scenario/results_io.h"
+#include "scenario/run/results_io.h"
 #include "scenario/scenario.h"
 #include "scenario/schema.h"
 

@@ -1,4 +1,4 @@
-#include "scenario/seed_stats.h"
+#include "scenario/run/seed_stats.h"
 
 #include <array>
 #include <cmath>

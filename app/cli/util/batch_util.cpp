@@ -1,4 +1,4 @@
-#include "cli/batch_util.h"
+#include "cli/util/batch_util.h"
 
 #include <stdexcept>
 

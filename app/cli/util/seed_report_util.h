@@ -1,14 +1,14 @@
 #pragma once
-// Runs over seeds, as commlab-cli shows them (scenario/seed_stats.h): what `run` prints under each
-// run's line (the mean and 95% interval of accuracy, loss and simulated time over the seeds, and
-// the time-to-accuracy with its speedup over the baseline run), and the `reproduce` rows of
+// Runs over seeds, as commlab-cli shows them (scenario/run/seed_stats.h): what `run` prints under
+// each run's line (the mean and 95% interval of accuracy, loss and simulated time over the seeds,
+// and the time-to-accuracy with its speedup over the baseline run), and the `reproduce` rows of
 // SkipReduce's time-to-accuracy for every skip count and policy, each with N and its interval,
 // next to the paper's 1.58x, "within noise" when the interval overlaps the baseline's.
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "cli/reproduce_util.h"
-#include "scenario/results_io.h"
+#include "cli/util/reproduce_util.h"
+#include "scenario/run/results_io.h"
 
 namespace commlab::cli {
 

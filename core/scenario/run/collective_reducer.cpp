@@ -1,4 +1,4 @@
-#include "scenario/collective_reducer.h"
+#include "scenario/run/collective_reducer.h"
 
 #include <cmath>
 #include <map>

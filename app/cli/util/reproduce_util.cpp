@@ -1,4 +1,4 @@
-#include "cli/reproduce_util.h"
+#include "cli/util/reproduce_util.h"
 
 #include <algorithm>
 #include <array>

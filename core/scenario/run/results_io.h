@@ -14,7 +14,7 @@ struct RunResult {
   RunSummary summary;
   std::vector<Sample> samples;
   bool complete = true;  // false when the run was stopped (Ctrl-C) before its last iteration
-  // A run repeated over seeds (scenario/seed_stats.h): every seed's summary, the first seed's
+  // A run repeated over seeds (scenario/run/seed_stats.h): every seed's summary, the first seed's
   // first (it is also `summary`, and `samples` are its samples). Empty: one seed, `summary`.
   std::vector<RunSummary> per_seed;
 };
@@ -23,7 +23,7 @@ struct RunResult {
 const std::vector<std::string>& series_columns();
 
 // One object per run: the first seed's values, and "seeds" with every seed's values, their mean
-// and 95% interval and time-to-accuracy against the baseline run (scenario/seed_stats.h).
+// and 95% interval and time-to-accuracy against the baseline run (scenario/run/seed_stats.h).
 std::string summary_json(const std::string& experiment, const std::vector<RunResult>& runs);
 std::string series_csv(const std::vector<RunResult>& runs);
 // The same file a row at a time, for runs that stream their samples (series_csv = header + rows).

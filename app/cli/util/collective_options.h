@@ -6,7 +6,7 @@
 #include <string>
 #include <utility>
 
-#include "cli/network_util.h"
+#include "cli/util/network_util.h"
 #include "collective/wire.h"
 
 namespace commlab::cli {

@@ -8,8 +8,8 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
-#include "cli/collective_options.h"
 #include "cli/command.h"
+#include "cli/util/collective_options.h"
 #include "collective/algorithms.h"
 #include "collective/executor.h"
 #include "exec/calibration.h"

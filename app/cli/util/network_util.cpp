@@ -1,4 +1,4 @@
-#include "cli/network_util.h"
+#include "cli/util/network_util.h"
 
 #include <map>
 

@@ -1,4 +1,4 @@
-#include "cli/results_dir_util.h"
+#include "cli/util/results_dir_util.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -10,7 +10,7 @@
 #include <system_error>
 
 #include "cli/command.h"
-#include "scenario/results_io.h"
+#include "scenario/run/results_io.h"
 
 namespace commlab::cli {
 

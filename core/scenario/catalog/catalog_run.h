@@ -8,8 +8,8 @@
 // same code.
 #include <string>
 
+#include "scenario/catalog/workload_timing.h"
 #include "scenario/run_config.h"
-#include "scenario/workload_timing.h"
 #include "train/trainer.h"
 
 namespace commlab {

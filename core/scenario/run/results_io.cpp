@@ -1,4 +1,4 @@
-#include "scenario/results_io.h"
+#include "scenario/run/results_io.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -14,7 +14,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "scenario/seed_stats.h"
+#include "scenario/run/seed_stats.h"
 
 namespace commlab {
 

@@ -1,4 +1,4 @@
-#include "cli/seed_report_util.h"
+#include "cli/util/seed_report_util.h"
 
 #include <cmath>
 #include <cstdio>
@@ -6,7 +6,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "scenario/seed_stats.h"
+#include "scenario/run/seed_stats.h"
 
 namespace commlab::cli {
 

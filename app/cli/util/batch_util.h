@@ -4,7 +4,7 @@
 // the same files a single process writes.
 #include <string>
 
-#include "scenario/results_io.h"
+#include "scenario/run/results_io.h"
 
 namespace commlab::cli {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "scenario/results_io.h"
+#include "scenario/run/results_io.h"
 #include "scenario/run_config.h"
 
 namespace commlab {

@@ -1,4 +1,4 @@
-#include "scenario/workload_timing.h"
+#include "scenario/catalog/workload_timing.h"
 
 #include <cmath>
 #include <stdexcept>

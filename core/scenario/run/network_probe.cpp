@@ -1,4 +1,4 @@
-#include "scenario/network_probe.h"
+#include "scenario/run/network_probe.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "scenario/catalog_run.h"
+#include "scenario/catalog/catalog_run.h"
 
 #include <cmath>
 #include <stdexcept>
