@@ -216,7 +216,7 @@ std::vector<std::pair<std::string, std::string>> check_run(const RunConfig& c,
   if (skipping && algo != "ring" && algo != "tree" && algo != "hd")
     add(skip_path, "SkipReduce needs collective.algorithm ring, tree or hd, got " + algo);
   // The skip a ratio gives is checked too: round(ratio * N) is N at ratio 1. A catalog model skips
-  // steps of its data-parallel ring (scenario/catalog_run.cpp), of dp ranks.
+  // steps of its data-parallel ring (scenario/catalog/catalog_run.cpp), of dp ranks.
   const long long tp_pp = static_cast<long long>(c.workload.tp) * c.workload.pp;
   const int ring = c.workload.kind != "catalog" ? t.ranks
                    : c.workload.dp > 0          ? c.workload.dp
