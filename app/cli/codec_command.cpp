@@ -105,27 +105,8 @@ struct Measured {
   std::string error;
   double ratio = 0, enc_gbps = 0, dec_gbps = 0;
   bool lossless = false;
-  ErrorStats err;
-  size_t nonfinite = 0;  // values whose error is infinite (nonfinite_mismatches)
+  ErrorStats err;  // NaN and Inf count (ErrorStats::nonfinite_mismatches, issue 21)
 };
-
-// Values a codec got infinitely wrong, which compare_values (codec/error_stats.h) leaves out of
-// max_abs_error: one side NaN and the other not, or an infinity turned into another value (or a
-// finite value into an infinity). Two NaNs are the same non-number. One Inf that a low-rank codec
-// spread into NaNs everywhere used to show as 100% changed with max_abs_error 0 (issue 21).
-size_t nonfinite_mismatches(std::span<const std::byte> in, std::span<const std::byte> out,
-                            DType dtype) {
-  if (out.size() < in.size()) return 0;  // compare_values counts every value as changed
-  size_t n = 0;
-  for (size_t i = 0; i < in.size() / dtype_size(dtype); ++i) {
-    const double a = value_at(in, dtype, i), b = value_at(out, dtype, i);
-    if (std::isnan(a) || std::isnan(b))
-      n += std::isnan(a) != std::isnan(b);
-    else
-      n += (std::isinf(a) || std::isinf(b)) && a != b;
-  }
-  return n;
-}
 
 // Best of three encode/decode pairs on fresh instances (stateful codecs see a first iteration).
 Measured measure(const std::string& name, std::span<const std::byte> in, DType dtype) {
@@ -162,8 +143,6 @@ Measured measure(const std::string& name, std::span<const std::byte> in, DType d
   m.enc_gbps = double(in.size()) / std::max(best_enc, 1e-9) / 1e9;
   m.dec_gbps = double(in.size()) / std::max(best_dec, 1e-9) / 1e9;
   m.err = compare_values(in, out, dtype);
-  m.nonfinite = nonfinite_mismatches(in, out, dtype);
-  if (m.nonfinite > 0) m.err.max_abs_error = m.err.max_rel_error = INFINITY;
   return m;
 }
 
@@ -209,8 +188,9 @@ int run(const Options& o) {
            {"ratio", m.ratio},
            {"lossless", m.err.bit_exact},
            // null when infinite (JSON has no infinity): see nonfinite_mismatches
-           {"max_abs_error", m.nonfinite ? nlohmann::json() : nlohmann::json(m.err.max_abs_error)},
-           {"nonfinite_mismatches", m.nonfinite},
+           {"max_abs_error",
+            m.err.nonfinite_mismatches ? nlohmann::json() : nlohmann::json(m.err.max_abs_error)},
+           {"nonfinite_mismatches", m.err.nonfinite_mismatches},
            {"changed_fraction", m.err.changed_fraction},
            {"encode_gbps", m.enc_gbps},
            {"decode_gbps", m.dec_gbps}});

@@ -35,11 +35,18 @@ ErrorStats compare_values(std::span<const std::byte> original, std::span<const s
     if (std::memcmp(original.data() + i * w, decoded.data() + i * w, w) == 0) continue;
     ++s.changed;
     double a = value_at(original, dtype, i), b = value_at(decoded, dtype, i);
-    if (!std::isfinite(a) || !std::isfinite(b)) continue;
+    if (!std::isfinite(a) || !std::isfinite(b)) {
+      if (std::isnan(a) || std::isnan(b))
+        s.nonfinite_mismatches += std::isnan(a) != std::isnan(b);
+      else
+        s.nonfinite_mismatches += a != b;  // an infinity on one side at least
+      continue;
+    }
     double err = std::fabs(b - a);
     s.max_abs_error = std::max(s.max_abs_error, err);
     if (a != 0.0) s.max_rel_error = std::max(s.max_rel_error, err / std::fabs(a));
   }
+  if (s.nonfinite_mismatches > 0) s.max_abs_error = s.max_rel_error = INFINITY;
   s.changed_fraction = s.count ? double(s.changed) / double(s.count) : 0.0;
   return s;
 }

@@ -12,8 +12,12 @@ struct ErrorStats {
   size_t count = 0;
   size_t changed = 0;           // values whose bit pattern differs
   double changed_fraction = 0;  // changed / count
-  double max_abs_error = 0;     // max |decoded - original| over finite pairs
-  double max_rel_error = 0;  // max |decoded - original| / |original| over finite, nonzero originals
+  // Values got infinitely wrong: one side NaN and the other not, or an infinity turned into
+  // another value (or a finite value into an infinity); two NaNs are the same non-number. When
+  // there is one, both maxima below are infinite: an error is never hidden by being non-finite.
+  size_t nonfinite_mismatches = 0;
+  double max_abs_error = 0;  // max |decoded - original| (infinite with nonfinite mismatches)
+  double max_rel_error = 0;  // max |decoded - original| / |original| over nonzero originals
   bool bit_exact = true;     // the buffers are byte-for-byte equal
 };
 

@@ -20,6 +20,25 @@ std::vector<std::byte> round_trip(Codec& codec, const std::vector<std::byte>& in
   return out;
 }
 
+TEST(ErrorStats, NonFiniteValuesCountAndMakeTheErrorInfinite) {
+  // original {1, inf, nan, 2, nan}, decoded {1, 5, nan, inf, 3}: inf -> 5, 2 -> inf and nan -> 3
+  // are infinitely wrong; nan -> nan is the same non-number; 3 of 5 values changed.
+  const std::vector<float> a{1.0f, INFINITY, NAN, 2.0f, NAN}, b{1.0f, 5.0f, NAN, INFINITY, 3.0f};
+  auto bytes = [](const std::vector<float>& v) {
+    return std::span<const std::byte>(reinterpret_cast<const std::byte*>(v.data()), v.size() * 4);
+  };
+  ErrorStats e = compare_values(bytes(a), bytes(b), DType::kFp32);
+  EXPECT_EQ(e.nonfinite_mismatches, 3u);
+  EXPECT_EQ(e.changed, 3u);
+  EXPECT_TRUE(std::isinf(e.max_abs_error));
+  EXPECT_FALSE(e.bit_exact);
+  // Finite values only: the usual maximum, no mismatch.
+  const std::vector<float> c{1.0f, 2.0f}, d{1.5f, 2.0f};
+  e = compare_values(bytes(c), bytes(d), DType::kFp32);
+  EXPECT_EQ(e.nonfinite_mismatches, 0u);
+  EXPECT_DOUBLE_EQ(e.max_abs_error, 0.5);
+}
+
 TEST(NetzipPaper, ChangesValuesOfGradientLikeData) {
   // The published delta computes G - D_min in FP32 and rounds it to BF16. D_min is the most
   // negative gradient (about -4.5 sigma here), so G - D_min is a positive number of magnitude
@@ -99,7 +118,6 @@ TEST(PowerSgd, RecoversARankOneMatrix) {
 
 }  // namespace
 }  // namespace commlab
-
 
 namespace commlab {
 namespace {
