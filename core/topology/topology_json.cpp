@@ -100,8 +100,33 @@ int node_ref(const json& v, const std::string& where, const std::vector<Node>& n
   fail(where, "a node index in [0, " + std::to_string(nodes.size()) + ") or a node name", v);
 }
 
+// An optional member of the expected JSON type, else `fallback`; the wrong type names the field
+// (j.value() would throw nlohmann's type_error, which says neither the file nor the field).
+std::string opt_string(const json& j, const char* key, const std::string& fallback,
+                       const std::string& where) {
+  auto it = j.find(key);
+  if (it == j.end()) return fallback;
+  if (!it->is_string()) fail(where + "." + key, "a string", *it);
+  return it->get<std::string>();
+}
+
+int opt_int(const json& j, const char* key, int fallback, const std::string& where) {
+  auto it = j.find(key);
+  if (it == j.end()) return fallback;
+  if (!it->is_number_integer() || it->get<int64_t>() < -1 || it->get<int64_t>() > (1 << 30))
+    fail(where + "." + key, "an integer in [-1, 2^30]", *it);
+  return it->get<int>();
+}
+
+bool opt_bool(const json& j, const char* key, bool fallback, const std::string& where) {
+  auto it = j.find(key);
+  if (it == j.end()) return fallback;
+  if (!it->is_boolean()) fail(where + "." + key, "true or false", *it);
+  return it->get<bool>();
+}
+
 Topology from_explicit(const json& j, const std::string& path) {
-  Topology t(j.value("name", std::string("custom")));
+  Topology t(opt_string(j, "name", "custom", path.empty() ? "topology" : path));
   if (auto it = j.find("gpu_model"); it != j.end() && it->is_string())
     t.set_gpu_model(it->get<std::string>());
   const json& nodes = member(j, "nodes");
@@ -116,8 +141,8 @@ Topology from_explicit(const json& j, const std::string& path) {
       if (kind.is_string() && kind.get<std::string>() == node_kind_name(kKinds[k])) found = k;
     if (found < 0) fail(w + ".kind", "one of gpu|nvswitch|pcie-switch|nic|switch", kind);
     std::string name =
-        n.value("name", std::string(node_kind_name(kKinds[found])) + std::to_string(i));
-    t.add_node(kKinds[found], name, n.value("server", -1), n.value("tier", 0));
+        opt_string(n, "name", std::string(node_kind_name(kKinds[found])) + std::to_string(i), w);
+    t.add_node(kKinds[found], name, opt_int(n, "server", -1, w), opt_int(n, "tier", 0, w));
   }
   const json& links = member(j, "links");
   if (!links.is_array()) fail(at(path, "links"), "an array", links);
@@ -136,7 +161,7 @@ Topology from_explicit(const json& j, const std::string& path) {
     double buffer = number(l, "buffer_bytes", w, Topology::kDefaultBufferBytes, true);
     double bps = gbps * 1e9 / 8;
     auto buf = static_cast<uint64_t>(buffer);
-    if (l.value("duplex", false))
+    if (opt_bool(l, "duplex", false, w))
       t.add_duplex(from, to, bps, lat_us * 1e-6, buf);
     else
       t.add_link(from, to, bps, lat_us * 1e-6, buf);

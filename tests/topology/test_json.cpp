@@ -91,6 +91,18 @@ TEST(TopologyJson, ErrorsNameTheJsonPath) {
             "gpu0");
   EXPECT_EQ(error_of(json{{"builder", "fattree"}, {"params", {{"k", 5}}}}),
             "cluster.params.k: expected an even integer in [2, 64], got 5");
+  // Optional members of the wrong type (the fuzzer's find: a number as a node name used to
+  // escape as nlohmann's type_error, without file or field).
+  json name = base;
+  name["nodes"][1]["name"] = 100;
+  EXPECT_EQ(error_of(name), "cluster.nodes[1].name: expected a string, got 100");
+  json server = base;
+  server["nodes"][0]["server"] = "zero";
+  EXPECT_EQ(error_of(server),
+            "cluster.nodes[0].server: expected an integer in [-1, 2^30], got \"zero\"");
+  json duplex = base;
+  duplex["links"][0]["duplex"] = 1;
+  EXPECT_EQ(error_of(duplex), "cluster.links[0].duplex: expected true or false, got 1");
 }
 
 }  // namespace
