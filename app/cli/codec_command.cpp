@@ -14,6 +14,7 @@
 #include "cli/command.h"
 #include "codec/codec.h"
 #include "codec/error_stats.h"
+#include "codec/plane_entropy.h"
 #include "codec/value_cast.h"
 #include "numeric/float16.h"
 #include "numeric/input_file.h"
@@ -146,6 +147,34 @@ Measured measure(const std::string& name, std::span<const std::byte> in, DType d
   return m;
 }
 
+// Order-0 bounds of the input, in ratio units (bits / bits of the dtype): with one code table per
+// byte plane, sum_p H(plane p) / (8 * width), what a byte-grouping entropy coder reaches at best
+// without context; with one table over whole 16-bit values, H(value) / 16 (null for FP32).
+nlohmann::json entropy_bounds(std::span<const std::byte> in, DType dtype) {
+  const size_t width = dtype_size(dtype), count = in.size() / width;
+  std::vector<float> values(count);
+  cast_to_float(in, dtype, values);
+  const std::vector<double> planes = byte_plane_entropy(values, dtype);
+  double sum = 0;
+  for (double h : planes) sum += h;
+  nlohmann::json j = {{"plane_entropy_bits", planes},
+                      {"byte_plane_bound", sum / (8.0 * static_cast<double>(width))},
+                      {"value_bound", nullptr}};
+  if (width == 2 && count > 0) {
+    std::vector<uint32_t> hist(1 << 16, 0);
+    for (size_t i = 0; i < count; ++i) {
+      uint16_t v;
+      std::memcpy(&v, in.data() + 2 * i, 2);
+      ++hist[v];
+    }
+    double h = 0;
+    for (uint32_t c : hist)
+      if (c) h -= static_cast<double>(c) / count * std::log2(static_cast<double>(c) / count);
+    j["value_bound"] = h / 16.0;
+  }
+  return j;
+}
+
 int run(const Options& o) {
   DType dtype;
   try {
@@ -201,7 +230,10 @@ int run(const Options& o) {
     }
   }
   if (o.json) {
-    nlohmann::json doc = {{"count", count}, {"dtype", o.dtype}, {"codecs", rows}};
+    nlohmann::json doc = {{"count", count},
+                          {"dtype", o.dtype},
+                          {"codecs", rows},
+                          {"entropy", entropy_bounds(in, dtype)}};
     std::cout << doc.dump(2) << "\n";
   }
   return (o.verify && !verified) ? kExitFailed : kExitOk;

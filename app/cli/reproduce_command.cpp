@@ -104,32 +104,32 @@ void netzip(Report& r, const Options& o) {
   auto ratio = [&](const std::string& n) { return ratio_of(doc, n); };
   const json* paper = codec_row(doc, "netzip-paper");
   const double changed = paper ? (*paper)["changed_fraction"].get<double>() : NAN;
-  r.row("LZ4 on raw BF16 gradients (ratio)", "~1.00", fmt(ratio("lz4")), cmd,
+  r.row("LZ4 on raw BF16 gradients (ratio)", "~1.00", "", fmt(ratio("lz4")), cmd,
         "LZ4 finds only the runs of exact zeros (dead units); mantissas look random to it");
-  r.row("NetZIP-LZ4 as published, gradients", "~0.33", fmt(ratio("netzip-paper")), cmd,
+  r.row("NetZIP-LZ4 as published, gradients", "~0.33", "", fmt(ratio("netzip-paper")), cmd,
         "the published delta is computed in FP32 and rounded to BF16: " + fmt(100 * changed, 1) +
             "% of values change, so it is lossy; our MLP gradient is not the paper's LLM one");
-  r.row("NetZIP lossless (int16 delta + byte grouping + LZ4)", "n/a (not in the paper)",
+  r.row("NetZIP lossless (int16 delta + byte grouping + LZ4)", "n/a (not in the paper)", "",
         fmt(ratio("netzip-lossless")), cmd, "the truly lossless form of the same pipeline");
-  r.row("NetZIP lossless with bit-planes + LZ4", "n/a", fmt(ratio("netzip-lossless-bits")), cmd,
+  r.row("NetZIP lossless with bit-planes + LZ4", "n/a", "", fmt(ratio("netzip-lossless-bits")), cmd,
         "");
-  r.row("zstd -19 on the same bytes", "40-63 points worse than NetZIP",
+  r.row("zstd -19 on the same bytes", "40-63 points worse than NetZIP", "",
         fmt(ratio("zstd-19")) + " (" + fmt(100 * (ratio("zstd-19") - ratio("netzip-paper")), 0) +
             " points worse than netzip-paper)",
         cmd, "the gap comes from the lossy delta step; losslessly the bound is ~0.66-0.70");
-  r.row("CommLab lossless codec (byte grouping + Huffman)", "anchor: order-0 bound ~0.67",
+  r.row("CommLab lossless codec (byte grouping + Huffman)", "anchor: order-0 bound ~0.67", "",
         fmt(ratio("commlab")), cmd, "best lossless ratio in this table, bit-exact (--verify)");
   // Activations: the trained MLP's hidden-layer outputs on a test batch (post-ReLU: many exact
   // zeros, which is what makes activations compress better than gradients).
   const Dumped act =
       compress_dump(r, train + " --batch 256", "--dump-activations", data + "/mlp_act",
                     "lz4,zstd-19,bytegroup-zstd,netzip-paper,netzip-lossless,commlab");
-  r.row("NetZIP-LZ4 as published, activations", "~0.30", fmt(ratio_of(act.doc, "netzip-paper")),
+  r.row("NetZIP-LZ4 as published, activations", "~0.30", "", fmt(ratio_of(act.doc, "netzip-paper")),
         act.train_cmd + " && " + act.codec_cmd,
         "our MLP's post-ReLU activations: " + fmt(100 * act.zero_fraction, 0) +
             "% exact zeros scattered among the values; 4 KB bit-planes leave LZ4 few repeats, an "
             "entropy coder exploits them (next row); the paper measured LLM activations");
-  r.row("CommLab lossless codec, activations", "n/a", fmt(ratio_of(act.doc, "commlab")),
+  r.row("CommLab lossless codec, activations", "n/a", "", fmt(ratio_of(act.doc, "commlab")),
         act.codec_cmd,
         "bit-exact; zstd -19 on the same bytes: " + fmt(ratio_of(act.doc, "zstd-19")));
   // GPT-3 175B on NetZIP's 512-GPU cluster, replayed as a graph per rank (workload/catalog_graph.h:
@@ -140,7 +140,7 @@ void netzip(Report& r, const Options& o) {
     const std::string wl = "workload --catalog gpt3-175b --tp 4 " + args + " --json";
     json w = r.run(wl);
     const json& b = w["baseline"];
-    r.row(quantity, "-35% (NetZIP, all models)",
+    r.row(quantity, "-35% (NetZIP, all models)", "",
           fmt(100 * w["time_saving"].get<double>(), 1) + "% (ratio " +
               fmt(w["ratio"].get<double>()) + "; baseline " +
               fmt(b["iteration_s"].get<double>(), 2) + " s, exposed DP " +
@@ -178,7 +178,8 @@ void skipreduce(Report& r, const Options& o) {
   for (int s : {4, 7}) {
     const std::string base = "--algo ring --ranks 8 --sizes 256M:256M --bw 50 --alpha-us 5";
     const double t0 = time_us(base), ts = time_us(base + " --skip " + std::to_string(s));
-    r.row("all-reduce speedup, N=8, s=" + std::to_string(s), s == 4 ? "1.40" : "2.00", fmt(t0 / ts),
+    r.row("all-reduce speedup, N=8, s=" + std::to_string(s), s == 4 ? "1.40" : "2.00", "",
+          fmt(t0 / ts),
           "collective --time-only --json " + base + " [--skip " + std::to_string(s) + "]",
           "ideal 2(N-1)/(2(N-1)-s), bandwidth-bound 256 MiB on a flat 50 GB/s network");
   }
@@ -212,19 +213,19 @@ void trimming(Report& r, const Options& o) {
     json d = r.run(cmd);
     r.row(
         std::string("vNMSE ") + q.enc + " " + std::to_string(q.bits) + "-bit, all packets trimmed",
-        q.paper, fmt(d["vnmse"].get<double>(), 4), cmd,
+        q.paper, "", fmt(d["vnmse"].get<double>(), 4), cmd,
         "unbiased scale, one RHT block of d = 2^14");
   }
   const std::string packets =
       "quantize --encoding eden --bits 1 --dim 16384 --trials " + trials + " --trim 1 --json";
   json p = r.run(packets);
-  r.row("vNMSE eden 1-bit, 4 KB packets (one RHT block each)", "0.5708 (large d)",
+  r.row("vNMSE eden 1-bit, 4 KB packets (one RHT block each)", "0.5708 (large d)", "",
         fmt(p["vnmse"].get<double>(), 4), packets,
         "each packet rotates its own ~1,000 coordinates so a trimmed packet decodes alone");
   const std::string sq = "quantize --encoding sq --bits 1 --dim 4096 --per-packet 4096 --trials " +
                          trials + " --trim 1 --json";
   json d = r.run(sq);
-  r.row("vNMSE 1-bit min-max SQ, d = 4096", "~12.6", fmt(d["vnmse"].get<double>(), 2), sq,
+  r.row("vNMSE 1-bit min-max SQ, d = 4096", "~12.6", "", fmt(d["vnmse"].get<double>(), 2), sq,
         "SQ's error grows with the block; RHT heads do not");
   // vNMSE vs the fraction of packets trimmed (4 KB packets, d = 2^14): SQ's error explodes with
   // the first trimmed packets, RHT heads degrade gracefully.
@@ -236,7 +237,7 @@ void trimming(Report& r, const Options& o) {
       values += (values.empty() ? "" : " / ") + fmt(r.run(cmd)["vnmse"].get<double>(), 4);
     }
     r.row(std::string("vNMSE vs fraction trimmed 10/20/50/100%, ") + enc + " 1-bit",
-          std::string(enc) == "sq" ? "grows fast" : "bounded by 0.5708 at 100%", values,
+          std::string(enc) == "sq" ? "grows fast" : "bounded by 0.5708 at 100%", "", values,
           std::string("quantize --encoding ") + enc + " --bits 1 --dim 16384 --trials " + trials +
               " --trim F --json",
           "untrimmed packets are exact, so vNMSE grows with F");
@@ -247,7 +248,7 @@ void trimming(Report& r, const Options& o) {
   json sum = r.run_scenario("samples/trimming_convergence.json", iters);
   for (const json& run : sum["runs"])
     r.row("final test accuracy, " + run["name"].get<std::string>(), "SQ fine to 10-20%, RHT to 50%",
-          fmt(run["final_test_accuracy"].get<double>()),
+          "", fmt(run["final_test_accuracy"].get<double>()),
           "run samples/trimming_convergence.json " + iters,
           "Bernoulli trimming as the paper emulates it; 8-rank ring, not 2 servers");
   json two = r.run_scenario("samples/trimming_two_node.json", iters);
@@ -255,7 +256,7 @@ void trimming(Report& r, const Options& o) {
     const json& tta = run["time_to_accuracy_s"];
     r.row(
         "two nodes, final test accuracy / time to 80%, " + run["name"].get<std::string>(),
-        "SQ degrades past 10-20%, RHT holds at 50%",
+        "SQ degrades past 10-20%, RHT holds at 50%", "",
         fmt(run["final_test_accuracy"].get<double>()) + " / " +
             (tta.is_null() ? std::string("not reached") : fmt(1e3 * tta.get<double>(), 2) + " ms"),
         "run samples/trimming_two_node.json " + iters,
@@ -268,7 +269,7 @@ void trimming(Report& r, const Options& o) {
     const double per_iter = run["sim_time_s"].get<double>() / run["iterations"].get<double>();
     r.row("fat-tree + incast:8 background, " + run["name"].get<std::string>() +
               ": iteration time / accuracy / trimmed packets",
-          "trimming without retransmission is fastest at equal accuracy",
+          "trimming without retransmission is fastest at equal accuracy", "",
           fmt(1e3 * per_iter, 3) + " ms / " + fmt(run["final_test_accuracy"].get<double>()) +
               " / " + std::to_string(run["trimmed_packets"].get<uint64_t>()),
           "run samples/trimming_congestion.json " + cong_iters,
@@ -282,6 +283,7 @@ void trimming(Report& r, const Options& o) {
     json t = r.run(cmd);
     r.row(std::string("8-to-1 incast, ") + transport + ": last FCT us / retransmitted",
           transport == std::string("ndp") ? "NDP retransmits trimmed packets" : "no retransmission",
+          "",
           fmt(t["fct_us"]["last"].get<double>(), 1) + " / " +
               std::to_string(t["retransmitted"].get<uint64_t>()),
           cmd, "packet-level backend, trim admission");

@@ -85,16 +85,45 @@ double CodecWire::codec_time_s(uint64_t input_bytes) const {
   return placement_.time_s(input_bytes / sizeof(float) * dtype_size(dtype_));
 }
 
-TrimWire::TrimWire(trim::TrimConfig config, double bernoulli_rate, uint64_t seed)
-    : config_(config), rate_(bernoulli_rate), seed_(seed) {
+TrimWire::TrimWire(trim::TrimConfig config, double bernoulli_rate, uint64_t seed,
+                   std::vector<int> levels)
+    : config_(config), rate_(bernoulli_rate), seed_(seed), levels_(std::move(levels)) {
   trim::validate(config_);
   if (!(rate_ >= 0 && rate_ <= 1))
     throw std::invalid_argument("trim rate must be in [0, 1], got " + std::to_string(rate_));
+  for (size_t i = 0; i < levels_.size(); ++i) {
+    if (levels_[i] < 1 || levels_[i] > config_.head_bits)
+      throw std::invalid_argument("trim levels: each must be 1.." +
+                                  std::to_string(config_.head_bits) + " (head bits), got " +
+                                  std::to_string(levels_[i]));
+    if (i > 0 && levels_[i] >= levels_[i - 1])
+      throw std::invalid_argument("trim levels must decrease, got " +
+                                  std::to_string(levels_[i - 1]) + " then " +
+                                  std::to_string(levels_[i]));
+  }
+  if (levels_.empty()) levels_.push_back(config_.head_bits);
+}
+
+int TrimWire::bernoulli_bits(double u) const {
+  int bits = kKeepAll;
+  double bound = rate_;
+  for (int level : levels_) {
+    if (!(u < bound)) break;
+    bits = level;
+    bound *= rate_;
+  }
+  return bits;
 }
 
 std::string TrimWire::name() const {
-  return "trim-" + std::string(trim::encoding_name(config_.encoding)) +
-         std::to_string(config_.head_bits);
+  std::string name = "trim-" + std::string(trim::encoding_name(config_.encoding)) +
+                     std::to_string(config_.head_bits);
+  if (levels_.size() > 1 || levels_[0] != config_.head_bits) {
+    for (size_t i = 0; i < levels_.size(); ++i)
+      name += (i ? "/" : "[") + std::to_string(levels_[i]);
+    name += "]";
+  }
+  return name;
 }
 
 uint64_t TrimWire::encode(const WireContext& ctx, std::span<const float> values,
@@ -127,8 +156,9 @@ void TrimWire::decode(const WireContext& ctx, std::span<const std::byte> wire,
     std::span<const std::byte> packet = wire.subspan(pos, size);
     pos += config_.payload_bytes;
     size_t keep = size;
-    if (rate_ > 0 && rng.uniform(index) < rate_) {
-      keep = trim::trim_size_for_bits(config_, count, config_.head_bits);
+    if (rate_ > 0) {
+      const int bits = bernoulli_bits(rng.uniform(index));
+      if (bits != kKeepAll) keep = trim::trim_size_for_bits(config_, count, bits);
     } else if (fates && index < fate->fates.size()) {
       const PacketFate& f = fate->fates[index];
       if (f.lost) continue;  // decodes as zeros

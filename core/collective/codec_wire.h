@@ -64,12 +64,22 @@ struct TrimWireStats {
 };
 
 // Trimmable packets: the network (fates from the packet backend) or a Bernoulli draw (the paper's
-// emulation) decides which packets arrive trimmed; trimmed ones decode at head precision.
+// emulation) decides which packets arrive trimmed; trimmed ones decode at the head bits they kept.
 class TrimWire : public TransferCodec {
  public:
-  // bernoulli_rate > 0: trim that fraction of packets to `config.head_bits`; otherwise use the
-  // packet backend's fates (kept bytes per packet) when the executor passes them.
-  TrimWire(trim::TrimConfig config, double bernoulli_rate, uint64_t seed);
+  // bernoulli_rate > 0: trim that fraction of packets (to `config.head_bits`, or to the levels
+  // below); otherwise use the packet backend's fates (kept bytes per packet) when the executor
+  // passes them. `levels`: multi-level heads, kept head bits in decreasing order, each in
+  // 1..head_bits (empty: the single level head_bits). Throws std::invalid_argument.
+  TrimWire(trim::TrimConfig config, double bernoulli_rate, uint64_t seed,
+           std::vector<int> levels = {});
+  // Head bits a packet with uniform draw u in [0, 1) keeps under Bernoulli trimming, kKeepAll
+  // when it is not trimmed. The draw trims it to at least levels[i] when u < rate^(i + 1): the
+  // packets trimmed at all are those of a single-level run at the same rate and seed, and each
+  // further level keeps a fraction `rate` of the previous one's, so
+  // P(levels[i]) = rate^(i+1) (1 - rate) for i < L - 1 and P(levels[L-1]) = rate^L.
+  static constexpr int kKeepAll = -1;
+  int bernoulli_bits(double u) const;
   std::string name() const override;
   bool lossless() const override { return false; }
   uint64_t encode(const WireContext& ctx, std::span<const float> values,
@@ -83,6 +93,7 @@ class TrimWire : public TransferCodec {
   trim::TrimConfig config_;
   double rate_;
   uint64_t seed_;
+  std::vector<int> levels_;  // never empty: {head_bits} for one level
   std::mutex mutex_;
   TrimWireStats stats_;
 };

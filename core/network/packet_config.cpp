@@ -1,5 +1,6 @@
 #include "network/packet_config.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -37,6 +38,17 @@ Transport parse_transport(std::string_view text) {
     if (text == transport_name(t)) return t;
   throw std::invalid_argument("transport '" + std::string(text) +
                               "': expected reliable, ndp, accept-trimmed or roce");
+}
+
+int trim_level_for_queue(uint64_t queued, uint32_t wire, uint64_t threshold,
+                         std::span<const uint32_t> levels) {
+  if (queued + wire <= threshold) return kTrimNone;
+  const int last = static_cast<int>(levels.size()) - 1;
+  for (int i = 0; i < last; ++i) {
+    const uint64_t kept = std::min(wire, levels[i]);
+    if (queued + kept <= static_cast<uint64_t>(i + 2) * threshold) return i;
+  }
+  return last;
 }
 
 }  // namespace commlab

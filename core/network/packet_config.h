@@ -3,6 +3,7 @@
 // research/trimming.md): packet sizes, the admission policy of switch ports, the host transport,
 // background traffic, and the per-port time series kept for the GUI.
 #include <cstdint>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -76,6 +77,9 @@ struct PacketConfig {
   // High-priority queue (trimmed headers and control packets) of a switch port, in packets.
   uint32_t header_queue_packets = 1024;
   uint32_t trim_bytes = 128;    // wire size of a trimmed packet, header included (SAI default)
+  // Multi-level trimming (trim_level_for_queue): wire sizes of the kept levels, header included,
+  // decreasing (e.g. the 4-, 2- and 1-bit heads). Empty: one level, trim_bytes.
+  std::vector<uint32_t> trim_level_bytes;
   uint32_t header_weight = 10;  // weighted round robin: headers sent per data packet (NDP)
   // kEcn: mark a data packet admitted while more than this many data packets wait; 0: capacity/4.
   uint32_t ecn_threshold_packets = 0;
@@ -93,6 +97,19 @@ struct PacketConfig {
   SimBudget budget;              // events per step and bytes of state (packet_budget.h)
   RoceConfig roce;               // kRoce only
 };
+
+// Multi-level trimming at a switch port (docs/packet-backend.md, "Multi-level trimming"). T is the
+// port's data-queue threshold in bytes, q the data bytes waiting, s_i = min(wire, levels[i]):
+//   q + wire <= T                                      -> kTrimNone: admitted whole;
+//   else the first i < L - 1 with q + s_i <= (i + 2) T -> i: cut to levels[i], stays a data packet;
+//   otherwise                                          -> L - 1: cut to the last level and sent by
+//                                                         the high-priority queue (as NDP's header).
+// So levels[i] is kept while the queue is above (i + 1) T, and the data queue holds at most L T
+// bytes. One level (L = 1) is plain trimming: whole below T, the last level above. `levels` must
+// not be empty.
+inline constexpr int kTrimNone = -1;
+int trim_level_for_queue(uint64_t queued_bytes, uint32_t wire_bytes, uint64_t threshold_bytes,
+                         std::span<const uint32_t> level_bytes);
 
 // Background traffic shares the network with every step's flows and keeps running between steps.
 enum class Pattern : uint8_t {

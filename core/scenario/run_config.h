@@ -75,6 +75,9 @@ struct SkipConfigSpec {
   double ratio = 0;               // s = round(ratio * ranks) when skip is 0
   std::string policy = "random";  // naive | random | selective
   bool unbiased = false;
+  // Learning rate x N / (N - s) (ring): the paper's skipped chunks sum N - s contributions and are
+  // divided by N, a learning-rate cut of (N - s) / N; this undoes it on the optimizer side.
+  bool lr_compensation = false;
   std::vector<std::string> protected_buckets;
   uint64_t min_elements = 100000;
 };
@@ -85,6 +88,21 @@ struct TrimConfigSpec {
   int head_bits = 1;
   double rate = 0;                 // Bernoulli mode: fraction of packets trimmed
   std::string mode = "bernoulli";  // bernoulli | queue (the packet backend decides)
+  // Multi-level heads: head bits a trimmed packet keeps, decreasing, each 1..head_bits; empty:
+  // the single level head_bits (docs/scenario.md, "Multi-level trimming").
+  std::vector<int> levels;
+};
+
+// Gradient-compression baselines with error feedback (compress/, issue 22): they replace the
+// collective's all-reduce, so neither combines with skipreduce, trimming or a codec.
+struct TopKConfigSpec {
+  bool enabled = false;
+  double fraction = 0.01;  // k = ceil(fraction * bucket size) (index, value) pairs per rank
+};
+
+struct PowerSgdConfigSpec {
+  bool enabled = false;
+  int rank = 4;  // rank of the P Q^T approximation
 };
 
 struct TechniquesConfig {
@@ -93,6 +111,8 @@ struct TechniquesConfig {
   std::string codec_placement = "nic";  // gpu | cpu | nic (time model)
   SkipConfigSpec skipreduce;
   TrimConfigSpec trimming;
+  TopKConfigSpec topk;
+  PowerSgdConfigSpec powersgd;
 };
 
 struct RunConfig {

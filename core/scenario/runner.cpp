@@ -11,6 +11,7 @@
 #include "network/packet_backend.h"
 #include "scenario/catalog/catalog_run.h"
 #include "scenario/run/collective_reducer.h"
+#include "scenario/run/compressed_reducer.h"
 #include "scenario/run/network_probe.h"
 #include "scenario/scenario.h"
 #include "topology/presets.h"
@@ -40,6 +41,7 @@ std::unique_ptr<NetworkBackend> make_run_backend(const RunConfig& c) {
       parse_admission(c.packet.admission == "droptail" ? "tail-drop" : c.packet.admission);
   pc.transport = parse_transport(c.packet.transport);
   pc.trim_bytes = effective_trim_bytes(c);  // 0: the whole head (scenario.h)
+  pc.trim_level_bytes = trim_level_bytes(c);  // multi-level heads in queue mode
   pc.seed = c.seed;
   pc.sample_interval_s = kNetworkSampleInterval_s;  // for Sample::network (charts)
   auto backend = std::make_unique<PacketBackend>(std::move(topo), pc);
@@ -102,6 +104,7 @@ struct TrainParts {
   TrainTest data;
   std::optional<Model> model;
   std::unique_ptr<CollectiveReducer> reducer;
+  std::unique_ptr<CompressedReducer> compressed;  // techniques.topk or powersgd: trains instead
 };
 
 TrainParts build_train_parts(const RunConfig& config) {
@@ -110,6 +113,8 @@ TrainParts build_train_parts(const RunConfig& config) {
   p.data = load_run_data(config);
   p.model.emplace(make_model(config.workload.model, p.data.train, config.workload.hidden));
   p.reducer = std::make_unique<CollectiveReducer>(config, *p.backend);
+  if (uses_compression_baseline(config))
+    p.compressed = std::make_unique<CompressedReducer>(config, *p.backend);
   return p;
 }
 
@@ -128,6 +133,11 @@ void check_execution(const RunConfig& config, const exec::MpiRuntime* mpi, bool 
     throw std::invalid_argument(
         "execution: mpi cuts trimmed packets with Bernoulli draws; techniques.trimming.mode "
         "queue needs the packet backend's queues (use bernoulli, or execution simulated)");
+  if (real && uses_compression_baseline(config))
+    throw std::invalid_argument(std::string(config.techniques.topk.enabled
+                                                ? "techniques.topk.enabled"
+                                                : "techniques.powersgd.enabled") +
+                                ": the compression baselines run in execution simulated only");
   if (config.workload.kind != "train" && config.workload.kind != "catalog" &&
       config.workload.kind != "trace")
     throw std::invalid_argument("workload.kind: expected train, catalog or trace, got '" +
@@ -157,7 +167,7 @@ TrainerConfig trainer_config(const RunConfig& c) {
   tc.eval_rows = c.training.eval_rows;
   tc.seed = c.seed;
   tc.optimizer.kind = parse_optimizer(c.training.optimizer);
-  tc.optimizer.lr = c.training.lr;
+  tc.optimizer.lr = c.training.lr * skipreduce_lr_factor(c);
   tc.optimizer.momentum = c.training.momentum;
   tc.optimizer.weight_decay = c.training.weight_decay;
   tc.schedule.warmup_iterations = c.training.warmup;
@@ -174,6 +184,7 @@ struct RunSession::Impl {
   TrainTest data;
   std::unique_ptr<NetworkBackend> backend;
   std::unique_ptr<CollectiveReducer> reducer;
+  std::unique_ptr<CompressedReducer> compressed;  // techniques.topk or powersgd
   std::unique_ptr<DataParallelTrainer> trainer;
   std::unique_ptr<ScenarioCollective> real;         // execution mpi
   std::unique_ptr<exec::RankTrainer> rank_trainer;  // execution mpi: this process's rank
@@ -205,6 +216,7 @@ RunSession::RunSession(const RunConfig& config, const exec::MpiRuntime* mpi)
   m.data = std::move(parts.data);
   Model model = std::move(*parts.model);
   m.reducer = std::move(parts.reducer);
+  m.compressed = std::move(parts.compressed);
   m.probe = std::make_unique<NetworkProbe>(*m.backend);
 
   const TrainerConfig tc = trainer_config(config);
@@ -214,8 +226,10 @@ RunSession::RunSession(const RunConfig& config, const exec::MpiRuntime* mpi)
                                                          m.data.test, tc, *m.real, m.reducer.get());
     return;
   }
+  GradientReducer& reducer =
+      m.compressed ? static_cast<GradientReducer&>(*m.compressed) : *m.reducer;
   m.trainer = std::make_unique<DataParallelTrainer>(std::move(model), m.data.train, m.data.test, tc,
-                                                    *m.reducer);
+                                                    reducer);
 }
 
 RunSession::~RunSession() = default;
@@ -291,7 +305,7 @@ RunSummary RunSession::summary() const {
     s.sim_time_s = m.last.sim_time_s;
     return s;
   }
-  const ReducerTotals& t = m.reducer->totals();
+  const ReducerTotals& t = m.compressed ? m.compressed->totals() : m.reducer->totals();
   s.bytes_on_wire = t.bytes_on_wire;
   s.mean_ratio = t.wire_reference_bytes ? static_cast<double>(t.bytes_on_wire) /
                                               static_cast<double>(t.wire_reference_bytes)

@@ -59,5 +59,17 @@ uint32_t head_trim_bytes(const RunConfig& config);
 // trimming is on, else kDefaultTrimBytes (the packet backend's SAI default, a 64 B header).
 inline constexpr uint32_t kDefaultTrimBytes = 128;
 uint32_t effective_trim_bytes(const RunConfig& config);
+// Queue-mode multi-level trimming: the wire size of each techniques.trimming.levels entry, packet
+// header included (the 64 B header + trim header + levels[i] head planes of a full packet); what
+// the switch cuts a packet to at each level (PacketConfig::trim_level_bytes). Empty when trimming
+// is off, not in queue mode, without levels, or the packet is unusable.
+std::vector<uint32_t> trim_level_bytes(const RunConfig& config);
+// SkipReduce's s for a trained run: techniques.skipreduce.skip, else round(ratio * training.ranks).
+int skipreduce_skip(const RunConfig& config);
+// The learning-rate factor of techniques.skipreduce.lr_compensation: N / (N - s) when it is set and
+// 0 < s < N, else 1. A ring chunk reduced with s skipped steps sums N - s contributions and is
+// divided by N, so plain SkipReduce scales the gradient by (N - s) / N; for SGD (momentum, no
+// weight decay) multiplying the learning rate by N / (N - s) gives the same update as `unbiased`.
+double skipreduce_lr_factor(const RunConfig& config);
 
 }  // namespace commlab

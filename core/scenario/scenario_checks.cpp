@@ -207,6 +207,28 @@ std::vector<std::pair<std::string, std::string>> check_run(const RunConfig& c,
           "catalog workloads are timed with ring collectives, got " + c.collective.algorithm);
   }
 
+  // The compression baselines (compress/, issue 22) replace the all-reduce: one technique at a
+  // time, on trained gradients in this process.
+  if (tech.topk.enabled || tech.powersgd.enabled) {
+    const char* path =
+        tech.topk.enabled ? "techniques.topk.enabled" : "techniques.powersgd.enabled";
+    const std::string what = tech.topk.enabled ? "top-k" : "PowerSGD";
+    if (tech.topk.enabled && tech.powersgd.enabled)
+      add("techniques.powersgd.enabled", "top-k and PowerSGD exclude each other; enable one");
+    if (tech.skipreduce.skip > 0 || tech.skipreduce.ratio > 0)
+      add(path, what +
+                    " replaces the all-reduce whose steps SkipReduce skips; set "
+                    "techniques.skipreduce.skip and ratio to 0");
+    if (tech.trimming.enabled)
+      add(path, what + " sends its own format; set techniques.trimming.enabled to false");
+    if (tech.codec != "none")
+      add(path, what + " sends its own format; set techniques.codec to none, got " + tech.codec);
+    if (!train)
+      add(path, "workload.kind " + c.workload.kind + " has no gradients to compress; use train");
+    if (c.execution != "simulated")
+      add(path, what + " runs in the simulated execution only, got execution " + c.execution);
+  }
+
   const bool skipping = tech.skipreduce.skip > 0 || tech.skipreduce.ratio > 0;
   const char* skip_path =
       tech.skipreduce.skip > 0 ? "techniques.skipreduce.skip" : "techniques.skipreduce.ratio";
@@ -228,6 +250,15 @@ std::vector<std::pair<std::string, std::string>> check_run(const RunConfig& c,
                        ? bad
                        : "ratio " + limit_text(tech.skipreduce.ratio) + " gives skip " +
                              str(effective_skip) + ": " + bad);
+  // lr_compensation undoes the ring's (N - s) / N scaling; unbiased already rescales each chunk by
+  // N / contributors, so the two together would compensate twice.
+  if (tech.skipreduce.lr_compensation && tech.skipreduce.unbiased)
+    add("techniques.skipreduce.lr_compensation",
+        "unbiased already rescales the skipped chunks; set one of lr_compensation and unbiased");
+  if (tech.skipreduce.lr_compensation && skipping && algo != "ring")
+    add("techniques.skipreduce.lr_compensation",
+        "the N / (N - s) factor holds for the ring, whose every chunk loses s contributions; "
+        "collective.algorithm is " + algo + " (use unbiased)");
   if (c.collective.algorithm == "hier" && c.collective.ranks_per_node > 0 &&
       t.ranks % c.collective.ranks_per_node != 0)
     add("collective.ranks_per_node", "training.ranks (" + str(t.ranks) +
@@ -249,6 +280,22 @@ std::vector<std::pair<std::string, std::string>> check_run(const RunConfig& c,
   if (c.packet.trim_bytes > c.packet.mtu)
     add("packet.trim_bytes",
         "must be at most packet.mtu (" + str(c.packet.mtu) + "), got " + str(c.packet.trim_bytes));
+  // Multi-level heads (docs/scenario.md, "Multi-level trimming").
+  for (size_t i = 0; trim.enabled && i < trim.levels.size(); ++i) {
+    const std::string path = "techniques.trimming.levels[" + str(static_cast<long long>(i)) + "]";
+    if (trim.levels[i] > trim.head_bits)
+      add(path.c_str(), "a level keeps at most the head_bits (" + str(trim.head_bits) +
+                    ") the packets are encoded with, got " + str(trim.levels[i]));
+    if (i > 0 && trim.levels[i] >= trim.levels[i - 1])
+      add(path.c_str(), "levels must decrease (a deeper queue keeps fewer bits), got " +
+                    str(trim.levels[i - 1]) + " then " + str(trim.levels[i]));
+  }
+  if (trim.enabled && !trim.levels.empty() && c.execution != "simulated")
+    add("techniques.trimming.levels",
+        "multi-level trimming runs in the simulated execution only, got execution " + c.execution);
+  if (trim.enabled && !trim.levels.empty() && trim.mode == "queue" && c.packet.trim_bytes != 0)
+    add("packet.trim_bytes", "the levels set the kept sizes; set 0 (auto) with "
+                             "techniques.trimming.levels, got " + str(c.packet.trim_bytes));
   // An explicit trim_bytes below the whole head cuts into it: the experiment would measure a
   // truncated head, not the scheme (issue 22). Refused where the switch trims (packet backend,
   // trim admission); 0 (auto) derives the size.
@@ -283,10 +330,38 @@ uint32_t head_trim_bytes(const RunConfig& c) {
   }
 }
 
+std::vector<uint32_t> trim_level_bytes(const RunConfig& c) {
+  const TrimConfigSpec& t = c.techniques.trimming;
+  std::vector<uint32_t> out;
+  if (!t.enabled || t.mode != "queue" || t.levels.empty()) return out;
+  try {
+    const trim::TrimConfig tc = trim_config_of(c);
+    trim::validate(tc);
+    const size_t n = trim::coords_per_packet(tc);
+    for (int bits : t.levels)
+      out.push_back(static_cast<uint32_t>(PacketConfig{}.header_bytes +
+                                          trim::trim_size_for_bits(tc, n, bits)));
+  } catch (const std::exception&) {
+    out.clear();  // an unusable encoding, width or MTU has its own message
+  }
+  return out;
+}
+
 uint32_t effective_trim_bytes(const RunConfig& c) {
   if (c.packet.trim_bytes != 0) return c.packet.trim_bytes;
   const uint32_t head = head_trim_bytes(c);
   return head > 0 ? head : kDefaultTrimBytes;
+}
+
+int skipreduce_skip(const RunConfig& c) {
+  const SkipConfigSpec& k = c.techniques.skipreduce;
+  return k.skip > 0 ? k.skip : static_cast<int>(std::lround(k.ratio * c.training.ranks));
+}
+
+double skipreduce_lr_factor(const RunConfig& c) {
+  const int n = c.training.ranks, s = skipreduce_skip(c);
+  if (!c.techniques.skipreduce.lr_compensation || s <= 0 || s >= n) return 1.0;
+  return static_cast<double>(n) / static_cast<double>(n - s);
 }
 
 std::vector<std::string> check_run_config(const RunConfig& config) {

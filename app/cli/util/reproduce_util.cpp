@@ -20,14 +20,28 @@ std::string samples_path(const std::string& relative) {
   return std::string(COMMLAB_SOURCE_DIR) + "/" + relative;
 }
 
-void Report::section(const std::string& title) {
-  sections_.push_back({title, {}});
+void Report::section(const std::string& title, const std::string& cite) {
+  sections_.push_back({title, cite, {}, {}});
 }
 
-void Report::row(const std::string& quantity, const std::string& paper, const std::string& ours,
-                 const std::string& command, const std::string& note) {
+void Report::text(const std::string& paragraph) {
   if (sections_.empty()) section("Results");
-  sections_.back().rows.push_back({quantity, paper, ours, command, note});
+  sections_.back().paragraphs.push_back(paragraph);
+}
+
+void Report::row(const std::string& quantity, const std::string& paper, const std::string& theory,
+                 const std::string& ours, const std::string& command, const std::string& note) {
+  if (sections_.empty()) section("Results");
+  Row r;
+  r.quantity = quantity, r.paper = paper, r.theory = theory, r.ours = ours, r.command = command;
+  r.note = note;
+  sections_.back().rows.push_back(std::move(r));
+}
+
+void Report::value(double v, double lo, double hi) {
+  if (sections_.empty() || sections_.back().rows.empty()) return;
+  Row& r = sections_.back().rows.back();
+  r.value = v, r.lo = lo, r.hi = hi;
 }
 
 nlohmann::json Report::run(const std::string& args) {
@@ -63,7 +77,7 @@ void Report::guard(const std::function<void()>& body) {
     body();
   } catch (const std::exception& e) {
     ++failures_;
-    row("FAILED", "", "", "", e.what());
+    row("FAILED", "", "", "", "", e.what());
   }
 }
 
@@ -76,13 +90,17 @@ void Report::write(double wall_s) const {
     << (quick_ ? " --quick" : "") << "` in " << static_cast<int>(wall_s + 0.5)
     << " s; every command is logged in commands.log.\n";
   for (const Section& s : sections_) {
-    f << "\n## " << s.title << "\n\n| quantity | paper | CommLab | command | note |\n"
-      << "|---|---|---|---|---|\n";
+    f << "\n## " << s.title << "\n\n";
+    if (!s.cite.empty()) f << s.cite << "\n\n";
+    f << "| quantity | paper | formula / theory | CommLab | command | note |\n"
+      << "|---|---|---|---|---|---|\n";
     for (const Row& r : s.rows)
-      f << "| " << r.quantity << " | " << r.paper << " | " << r.ours << " | "
+      f << "| " << r.quantity << " | " << r.paper << " | " << r.theory << " | " << r.ours << " | "
         << (r.command.empty() ? "" : "`commlab-cli " + r.command + "`") << " | " << r.note
         << " |\n";
+    for (const std::string& p : s.paragraphs) f << "\n" << p << "\n";
   }
+  write_json();
   // The charts each sample's `run` drew (runs/<sample>/charts/*.png), linked relative to REPORT.md.
   std::vector<std::filesystem::path> charts;
   const std::filesystem::path runs = std::filesystem::path(out_) / "runs";
@@ -98,6 +116,24 @@ void Report::write(double wall_s) const {
     const std::string rel = std::filesystem::relative(c, out_).string();
     f << "![" << sample << " " << c.stem().string() << "](" << rel << ")\n";
   }
+}
+
+void Report::write_json() const {
+  auto number = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); };
+  nlohmann::json doc = {{"quick", quick_}, {"sections", nlohmann::json::array()}};
+  for (const Section& s : sections_) {
+    nlohmann::json rows = nlohmann::json::array();
+    for (const Row& r : s.rows) {
+      nlohmann::json j = {{"quantity", r.quantity}, {"paper", r.paper}, {"theory", r.theory},
+                          {"commlab", r.ours},      {"command", r.command}, {"note", r.note},
+                          {"value", number(r.value)}};
+      j["ci95"] = std::isfinite(r.lo) && std::isfinite(r.hi) ? nlohmann::json::array({r.lo, r.hi})
+                                                             : nlohmann::json();
+      rows.push_back(std::move(j));
+    }
+    doc["sections"].push_back({{"title", s.title}, {"rows", std::move(rows)}});
+  }
+  std::ofstream(out_ + "/report.json") << doc.dump(1) << "\n";
 }
 
 }  // namespace commlab::cli

@@ -1,6 +1,11 @@
 #pragma once
-// The report of `commlab-cli reproduce`: rows of (quantity, paper, CommLab, command, note) grouped
-// in sections, filled by running this binary's own subcommands and reading their JSON.
+// The report of `commlab-cli reproduce`: rows of (quantity, paper, formula or theory, CommLab,
+// command, note) grouped in sections, filled by running this binary's own subcommands and reading
+// their JSON. "paper" holds only what a paper reports (and where: abstract, table, summary);
+// values CommLab computes from a formula or a theory go in their own column. REPORT.md is for
+// people; report.json holds the same rows with each row's headline number and its 95% interval,
+// for the golden test (tests/cli/reproduce_golden_test.cpp).
+#include <cmath>
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -11,9 +16,15 @@ namespace commlab::cli {
 class Report {
  public:
   Report(std::string out_dir, bool quick) : out_(std::move(out_dir)), quick_(quick) {}
-  void section(const std::string& title);
-  void row(const std::string& quantity, const std::string& paper, const std::string& ours,
-           const std::string& command, const std::string& note);
+  // `cite`: the paper as a reference (authors, title, venue, DOI), printed under the title.
+  void section(const std::string& title, const std::string& cite = "");
+  // A paragraph under the current section's table (how the rows were made, the published method).
+  void text(const std::string& paragraph);
+  void row(const std::string& quantity, const std::string& paper, const std::string& theory,
+           const std::string& ours, const std::string& command, const std::string& note);
+  // The last row's headline number (in the units its text shows) and, over seeds, its 95%
+  // interval; rows without one carry none in report.json.
+  void value(double v, double lo = NAN, double hi = NAN);
   // Runs `commlab-cli ARGS` and returns its JSON stdout; throws std::runtime_error on failure.
   nlohmann::json run(const std::string& args);
   // Runs a sample scenario into OUT/runs/STEM and returns its summary.json.
@@ -25,12 +36,15 @@ class Report {
 
  private:
   struct Row {
-    std::string quantity, paper, ours, command, note;
+    std::string quantity, paper, theory, ours, command, note;
+    double value = NAN, lo = NAN, hi = NAN;
   };
   struct Section {
-    std::string title;
+    std::string title, cite;
     std::vector<Row> rows;
+    std::vector<std::string> paragraphs;
   };
+  void write_json() const;
   std::string out_;
   bool quick_;
   std::vector<Section> sections_;

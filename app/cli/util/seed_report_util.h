@@ -21,6 +21,20 @@ std::string interval_text(const nlohmann::json& metric, int digits, double scale
 // Prints to stderr, indented under the run's line; `target` is training.target_accuracy.
 void print_seed_stats(const RunResult& run, const RunResult& baseline, double target);
 
+// The last row's value: a seed metric's mean and 95% interval (seed_stats_json's keys).
+void value_of(Report& r, const nlohmann::json& metric);
+
+// The run a summary's seed statistics compare against; throws when there is none.
+const nlohmann::json& baseline_run(const nlohmann::json& summary);
+
+// One row per run of a seeded sample: final accuracy (and time to the target) with N and the 95%
+// interval, "within noise" against the baseline run. Quantity = `quantity` + the run's name.
+struct SeededRows {
+  std::string quantity, paper, theory, command, note;
+  bool with_tta = false;
+};
+void seeded_accuracy_rows(Report& r, const nlohmann::json& summary, const SeededRows& spec);
+
 // `summary` is skipreduce_tta's summary.json (runs "baseline" and POLICY-sK), `command` the run
 // command for the rows, `ranks` the ring's N, `target` training.target_accuracy as run.
 void skipreduce_tta_rows(Report& r, const nlohmann::json& summary, const std::string& command,

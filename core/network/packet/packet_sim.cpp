@@ -29,6 +29,15 @@ void check_config(const PacketConfig& c) {
   if (c.trim_bytes < c.header_bytes || c.trim_bytes >= c.mtu_bytes + c.header_bytes)
     fail("trim_bytes must be in [header_bytes, mtu_bytes + header_bytes), got " +
          std::to_string(c.trim_bytes));
+  for (size_t i = 0; i < c.trim_level_bytes.size(); ++i) {
+    const uint32_t b = c.trim_level_bytes[i];
+    if (b < c.header_bytes || b >= c.mtu_bytes + c.header_bytes)
+      fail("trim_level_bytes[" + std::to_string(i) +
+           "] must be in [header_bytes, mtu_bytes + header_bytes), got " + std::to_string(b));
+    if (i > 0 && b >= c.trim_level_bytes[i - 1])
+      fail("trim_level_bytes must decrease (more trimming as queues grow), got " +
+           std::to_string(c.trim_level_bytes[i - 1]) + " then " + std::to_string(b));
+  }
   if (c.header_weight == 0) fail("header_weight must be >= 1");
   if (c.header_queue_packets == 0) fail("header_queue_packets must be >= 1");
   if (c.paths < 1 || c.paths > 64) fail("paths must be in [1, 64], got " + std::to_string(c.paths));
@@ -60,6 +69,8 @@ PacketSim::PacketSim(const Topology& topology, const Router& router, const Packe
       red_rng_(config.seed, Purpose::kTrim, 1),  // a stream of its own for RED marking
       traffic_rng_(config.seed, Purpose::kTraffic) {
   check_config(config_);
+  trim_levels_ = config_.trim_level_bytes;
+  if (trim_levels_.empty()) trim_levels_.push_back(config_.trim_bytes);
   if (config_.max_samples % 2) ++config_.max_samples;  // compaction merges pairs
   const uint64_t full = config_.mtu_bytes + config_.header_bytes;
   ports_.resize(topo_.links().size());
@@ -216,30 +227,35 @@ void PacketSim::drop(Port& port, uint32_t pkt) {
 void PacketSim::enqueue(uint32_t port_id, uint32_t pkt) {
   Port& port = ports_[port_id];
   Packet& p = packets_[pkt];
-  bool to_hdr = (p.bits & kKindMask) != kData || (p.bits & kTrimmed);
+  // A packet trimmed to a level above the last stays a data packet (and may be cut further).
+  bool to_hdr = (p.bits & kKindMask) != kData || (p.bits & kPriority);
   if (port.switch_port) {
     if (roce_) {
       if (!to_hdr) red_mark(port, p);  // lossless: PFC below bounds the queue instead
     } else if (!to_hdr) {
-      bool trim = false;
+      const int last = static_cast<int>(trim_levels_.size()) - 1;
+      int level = kTrimNone;
       if ((p.bits & kTrimMe) && !(p.bits & kSwitched)) {
-        trim = true;  // Bernoulli emulation, decided by the sender's draw, done at the first switch
+        level = last;  // Bernoulli emulation, decided by the sender's draw, done at the first switch
       } else if (port.data_bytes + p.wire > port.data_cap) {
         if (config_.admission != Admission::kTrim) {
           drop(port, pkt);
           return;
         }
-        trim = true;
+        level = trim_level_for_queue(port.data_bytes, p.wire, port.data_cap, trim_levels_);
       } else if (config_.admission == Admission::kEcn && port.data_bytes > port.ecn_bytes) {
         p.bits |= kEcn;
         ++totals_.ecn_marked;
       }
-      if (trim) {
-        p.wire = static_cast<uint16_t>(std::min<uint32_t>(p.wire, config_.trim_bytes));
+      if (level != kTrimNone) {
+        p.wire = static_cast<uint16_t>(std::min<uint32_t>(p.wire, trim_levels_[level]));
         p.bits |= kTrimmed;
         ++port.trims;
         ++totals_.trimmed;
-        to_hdr = true;
+        if (level == last) {
+          p.bits |= kPriority;
+          to_hdr = true;
+        }
       }
     }
     p.bits |= kSwitched;

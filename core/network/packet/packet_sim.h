@@ -56,6 +56,7 @@ class PacketSim {
     kSwitched = 16,
     kHasAck = 32,
     kTrimMe = 64,
+    kPriority = 128,  // trimmed to the last level: served by the high-priority queue
     kCnp = kPull,  // RoCE has no PULLs: its CNPs use that kind
   };
   struct Packet {
@@ -215,6 +216,7 @@ class PacketSim {
   bool roce_ = false;
   uint64_t red_draws_ = 0;
   CounterRng trim_rng_;
+  std::vector<uint32_t> trim_levels_;  // config_.trim_level_bytes, or {trim_bytes}
   CounterRng red_rng_;
   CounterRng traffic_rng_;
   SimTime now_ = 0;

@@ -189,7 +189,7 @@ void PacketSim::on_data_at_receiver(uint32_t pkt) {
       if (!have) {
         uint32_t payload = payload_of(f, p.seq);
         uint32_t kept =
-            trimmed ? std::min(payload, config_.trim_bytes - config_.header_bytes) : payload;
+            trimmed ? std::min<uint32_t>(payload, p.wire - config_.header_bytes) : payload;
         accept(flow, p.seq, kept);
       }
       if (!f.done) {

@@ -144,6 +144,8 @@ workload::SchedulerOptions graph_options(const ComputeModel& compute,
   o.techniques.ratio[static_cast<int>(CommKind::kTp)] = techniques.tp_ratio;
   o.techniques.ratio[static_cast<int>(CommKind::kDp)] = techniques.dp_ratio;
   o.techniques.dp_skip.skip = techniques.dp_skip;
+  for (CommKind k : {CommKind::kTp, CommKind::kDp})
+    o.techniques.codec_s_per_byte[static_cast<int>(k)] = techniques.codec_s_per_byte;
   o.timeline_ranks = {};
   return o;
 }

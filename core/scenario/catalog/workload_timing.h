@@ -18,6 +18,9 @@ struct WorkloadTechniques {
   double dp_ratio = 1.0;  // same for DP gradients
   int dp_skip = 0;        // SkipReduce: DP reduce-scatter steps skipped
   std::string algorithm = "ring";
+  // Encode + decode time per payload byte where the codec runs (0: in the NIC, at line rate;
+  // 2 / throughput on a GPU or CPU, collective/codec_wire.h's PlacementModel), on TP and DP.
+  double codec_s_per_byte = 0;
 };
 
 struct MessageTiming {

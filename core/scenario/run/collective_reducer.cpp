@@ -7,6 +7,7 @@
 #include "codec/plane_entropy.h"
 #include "collective/algorithms.h"
 #include "collective/executor.h"
+#include "scenario/scenario.h"
 #include "topology/topology.h"
 
 namespace commlab {
@@ -25,9 +26,7 @@ int ranks_per_node_of(const Topology& t, int configured) {
 CollectiveReducer::CollectiveReducer(const RunConfig& config, NetworkBackend& backend)
     : config_(config), backend_(backend) {
   const TechniquesConfig& t = config.techniques;
-  const int n = config.training.ranks;
-  skip_.skip = t.skipreduce.skip > 0 ? t.skipreduce.skip
-                                     : static_cast<int>(std::lround(t.skipreduce.ratio * n));
+  skip_.skip = skipreduce_skip(config);
   skip_.policy = parse_skip_policy(t.skipreduce.policy);
   skip_.seed = config.seed;
   skip_.unbiased = t.skipreduce.unbiased;
@@ -55,7 +54,8 @@ CollectiveReducer::CollectiveReducer(const RunConfig& config, NetworkBackend& ba
     tc.wire = wire;
     tc.seed = config.seed;
     const bool bernoulli = t.trimming.mode == "bernoulli";
-    auto codec = std::make_unique<TrimWire>(tc, bernoulli ? t.trimming.rate : 0.0, config.seed);
+    auto codec = std::make_unique<TrimWire>(tc, bernoulli ? t.trimming.rate : 0.0, config.seed,
+                                            t.trimming.levels);
     trim_ = codec.get();
     codec_ = std::move(codec);
   } else if (t.codec != "none") {
@@ -138,7 +138,10 @@ ReduceReport CollectiveReducer::reduce(int iteration, const BucketInfo& bucket,
   report.info_bits = 8.0 * static_cast<double>(rep.bytes_on_wire);
   if (trim_) {
     TrimWireStats ts = trim_->take_stats();
-    report.trimmed_packets += ts.trimmed;
+    // Packets that arrived trimmed: the network counts them in queue mode (NDP's retransmitted
+    // ones too; the decoder sees those whole), the decoder in Bernoulli mode (the network trims
+    // nothing). Adding both counted accept-trimmed packets twice.
+    if (!options.want_fates) report.trimmed_packets = ts.trimmed;
     // What the decoders received: heads of trimmed packets, full precision of the rest.
     report.info_bits = ts.bits;
     report.payload_bytes = ts.coordinates * sizeof(float);
@@ -148,11 +151,7 @@ ReduceReport CollectiveReducer::reduce(int iteration, const BucketInfo& bucket,
   report.nmse = worst;
   report.plane_entropy = std::move(planes);
 
-  totals_.bytes_on_wire += rep.bytes_on_wire;
-  totals_.wire_reference_bytes += report.reference_bytes;
-  totals_.info_bits += report.info_bits;
-  totals_.coordinates += report.payload_bytes / sizeof(float);
-  totals_.trimmed_packets += report.trimmed_packets;
+  totals_.add(report);
   totals_.skipped_steps += static_cast<uint64_t>(req.skip.skip);
   totals_.skipped_contributions += plan.dropped.size();
   return report;

@@ -23,6 +23,14 @@ struct ReducerTotals {
   uint64_t skipped_contributions = 0;
   double info_bits = 0;      // bits that reached the receivers (see ReduceReport)
   uint64_t coordinates = 0;  // coordinates the transfers carried
+  // Adds one bucket's report (all but the skip counts, which the report does not carry).
+  void add(const ReduceReport& r) {
+    bytes_on_wire += r.bytes_on_wire;
+    wire_reference_bytes += r.reference_bytes;
+    info_bits += r.info_bits;
+    coordinates += r.payload_bytes / sizeof(float);
+    trimmed_packets += r.trimmed_packets;
+  }
 };
 
 class CollectiveReducer final : public GradientReducer {

@@ -300,6 +300,10 @@ std::vector<Field> make_table() {
                  {"naive", "random", "selective"}, "Which steps SkipReduce skips."),
       bool_field("techniques.skipreduce.unbiased", ACC(techniques.skipreduce.unbiased),
                  "Rescale the partial sums so the reduced gradient stays unbiased."),
+      bool_field("techniques.skipreduce.lr_compensation",
+                 ACC(techniques.skipreduce.lr_compensation),
+                 "Multiply the learning rate by N / (N - s) (ring): undoes the paper's implicit "
+                 "learning-rate cut of dividing N - s contributions by N."),
       list_field("techniques.skipreduce.protected_buckets",
                  ACC(techniques.skipreduce.protected_buckets), FieldType::kStringList, 0, 0, 1024,
                  "Bucket (layer) names never skipped (selective policy)."),
@@ -316,6 +320,23 @@ std::vector<Field> make_table() {
       enum_field("techniques.trimming.mode", ACC(techniques.trimming.mode), {"bernoulli", "queue"},
                  "bernoulli: trim at random at the given rate; queue: switch queues decide "
                  "(cluster.backend packet)."),
+      list_field("techniques.trimming.levels", ACC(techniques.trimming.levels),
+                 FieldType::kIntList, 1, 8, 4,
+                 "Multi-level heads: head bits a trimmed packet keeps, decreasing, each at most "
+                 "head_bits (e.g. [4, 2, 1]); queue: levels[i] above (i + 1) x the queue "
+                 "threshold; bernoulli: levels[i] with probability rate^(i+1) (1 - rate), the "
+                 "last rate^L. Empty: head_bits only."),
+      bool_field("techniques.topk.enabled", ACC(techniques.topk.enabled),
+                 "Top-k with error feedback instead of the all-reduce: each rank all-gathers its "
+                 "k largest (index, value) pairs (core/compress/topk_ef.h)."),
+      num_field("techniques.topk.fraction", ACC(techniques.topk.fraction), 0, 1,
+                "Top-k: k = ceil(fraction * bucket size) pairs per rank and bucket.", true),
+      bool_field("techniques.powersgd.enabled", ACC(techniques.powersgd.enabled),
+                 "Rank-r PowerSGD with error feedback and warm start instead of the all-reduce: "
+                 "two all-reduces of (rows + cols) * rank values per bucket "
+                 "(core/compress/powersgd.h)."),
+      int_field("techniques.powersgd.rank", ACC(techniques.powersgd.rank), 1, 1024,
+                "PowerSGD: rank of the approximation."),
   };
 }
 
