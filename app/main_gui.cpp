@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include "busbw_view.h"
+#include "compare_view.h"
 #include "main_window.h"
 #include "numeric/size_parse.h"
 #include "run_chart_pages.h"
@@ -50,6 +51,9 @@ int main(int argc, char** argv) {
                            "trimming)",
                            "PAGE");
   QCommandLineOption run_all("run-all", "with --screenshot: run every run of the scenario, pinned");
+  QCommandLineOption compare_seeds(
+      "compare-seeds", "with --screenshot: run the Compare tab over N seeds (2-50)", "N");
+  parser.addOption(compare_seeds);
   QCommandLineOption run_index("run", "training tab: the scenario's run to show (0-based)", "I");
   parser.addOptions({shot, iterations, tab, exp, step, skip, trim, cluster, topo_backend,
                      background, message, size, chart, run_all, run_index});
@@ -144,10 +148,14 @@ int main(int argc, char** argv) {
   // With --screenshot, a scenario (or --iterations on the training tab) runs before the grab.
   if (parser.isSet(shot) && (!args.isEmpty() || parser.isSet(iterations))) {
     const int n = parser.isSet(iterations) ? parser.value(iterations).toInt() : 0;
-    if (parser.isSet(run_all))
+    if (parser.isSet(compare_seeds)) {
+      window.compare_view()->set_seeds(parser.value(compare_seeds).toInt());
+      window.compare_view()->run();
+    } else if (parser.isSet(run_all)) {
       window.training_view()->run_all(n);
-    else
+    } else {
       window.training_view()->run(n);
+    }
   }
   if (!parser.isSet(shot)) {
     window.show();

@@ -18,6 +18,7 @@
 
 #include "busbw_view.h"
 #include "chart_export.h"
+#include "compare_view.h"
 #include "scenario_files.h"
 #include "teaching_view.h"
 #include "topology_view.h"
@@ -58,6 +59,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   training_ = new TrainingView;
   tabs_->addTab(training_, "Training");
   tabs_->setTabToolTip(3, "Train a model over the simulated cluster and watch convergence live.");
+  compare_ = new CompareView([this] { return training_->runs(); });
+  tabs_->setTabToolTip(tabs_->addTab(compare_, "Compare"),
+                       "The Training tab's runs over several seeds: mean curves with 95% bands, "
+                       "time to target and speedup against the baseline with paired intervals.");
   tabs_->setTabToolTip(tabs_->addTab(new WorkloadView, "Workload"),
                        "A catalog workload or Chakra trace as a timeline per rank and stream.");
   setCentralWidget(tabs_);
@@ -277,7 +282,7 @@ void MainWindow::add_help_menu() {
 
 bool MainWindow::idle() const {
   return busbw_->idle() && teaching_->idle() && topology_->idle() && training_->idle() &&
-         findChild<WorkloadView*>()->idle();
+         compare_->idle() && findChild<WorkloadView*>()->idle();
 }
 
 bool MainWindow::select_tab(const QString& name) {

@@ -16,6 +16,7 @@ class QTabWidget;
 namespace commlab::ui {
 
 class BusbwView;
+class CompareView;
 class Exportable;
 class TeachingView;
 class TopologyView;
@@ -33,6 +34,7 @@ class MainWindow : public QMainWindow {
   TeachingView* teaching_view() const { return teaching_; }
   TopologyView* topology_view() const { return topology_; }
   TrainingView* training_view() const { return training_; }
+  CompareView* compare_view() const { return compare_; }
   // The current tab as an exportable view, or null.
   Exportable* current_exportable() const;
   // Exports the current tab by the file's suffix (.png, .svg, .csv); empty string = success.
@@ -87,6 +89,7 @@ class MainWindow : public QMainWindow {
   TeachingView* teaching_;
   TopologyView* topology_;
   TrainingView* training_;
+  CompareView* compare_;
   QMenu* recent_menu_ = nullptr;
   QAction* follow_ = nullptr;
   QString scenario_file_;

@@ -22,6 +22,8 @@ enum class Purpose : uint64_t {
   kEcmp = 9,
   kTraffic = 10,
   kCodec = 11,
+  kSharding = 12,    // non-iid shards (train/data/sampler.h)
+  kEvalSubset = 13,  // the evaluation's test rows (train/data/sampler.h)
 };
 
 inline uint64_t mix64(uint64_t z) {

@@ -54,8 +54,10 @@ struct TrainingConfig {
   int iterations = 300;
   int global_batch = 256;
   int eval_every = 50;
-  int eval_rows = 2000;           // 0: whole test set
-  std::string optimizer = "sgd";  // sgd | adamw
+  int eval_rows = 2000;             // 0: whole test set; else a seeded random subset
+  std::string sharding = "random";  // random | shard | non-iid (train/data/sampler.h)
+  double sharding_alpha = 0.5;      // non-iid: Dirichlet concentration per class over the ranks
+  std::string optimizer = "sgd";    // sgd | adamw
   double lr = 0.05;
   double momentum = 0.9;
   double weight_decay = 0;

@@ -13,6 +13,7 @@
 #include "scenario/run/collective_reducer.h"
 #include "scenario/run/compressed_reducer.h"
 #include "scenario/run/network_probe.h"
+#include "scenario/run/tta_stats.h"
 #include "scenario/scenario.h"
 #include "topology/presets.h"
 #include "train/data/synthetic.h"
@@ -78,7 +79,7 @@ TrainTest load_run_data(const RunConfig& c) {
   const std::string& d = c.workload.dataset;
   if (d == "fashion-mnist") {
     Result<TrainTest> r =
-        load_fashion_mnist(kFashionMnistDir, c.workload.max_train, c.training.eval_rows);
+        load_fashion_mnist(kFashionMnistDir, c.workload.max_train, 0);  // eval: eval_subset
     if (!r) throw std::invalid_argument("workload.dataset: " + r.error());
     return std::move(r).value();
   }
@@ -165,6 +166,8 @@ TrainerConfig trainer_config(const RunConfig& c) {
   tc.global_batch = c.training.global_batch;
   tc.eval_every = c.training.eval_every;
   tc.eval_rows = c.training.eval_rows;
+  tc.sharding.mode = parse_sharding_mode(c.training.sharding);
+  tc.sharding.alpha = c.training.sharding_alpha;
   tc.seed = c.seed;
   tc.optimizer.kind = parse_optimizer(c.training.optimizer);
   tc.optimizer.lr = c.training.lr * skipreduce_lr_factor(c);
@@ -194,8 +197,7 @@ struct RunSession::Impl {
   SampleStore samples;                  // thinned when a budget is set (set_sample_budget)
   Sample last;                          // the latest sample, kept or not
   double last_accuracy = 0;             // test accuracy of the latest evaluated sample
-  double time_to_accuracy_s = -1;
-  int iterations_to_accuracy = -1;
+  std::vector<EvalPoint> evals;         // every evaluation, for the time-to-accuracy crossing
   double wall_s = 0;
 };
 
@@ -257,12 +259,10 @@ const Sample& RunSession::step() {
   m.wall_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   s.wall_time_s = m.wall_s;
   if (m.probe) s.network = m.probe->take();
-  if (m.time_to_accuracy_s < 0 && s.evaluated() &&
-      s.test_accuracy >= m.config.training.target_accuracy) {
-    m.time_to_accuracy_s = s.sim_time_s;
-    m.iterations_to_accuracy = s.iteration;
+  if (s.evaluated()) {
+    m.last_accuracy = s.test_accuracy;
+    m.evals.push_back({s.iteration, s.sim_time_s, s.test_accuracy});
   }
-  if (s.evaluated()) m.last_accuracy = s.test_accuracy;
   m.last = std::move(s);
   m.samples.add(m.last);
   return m.last;
@@ -290,8 +290,12 @@ RunSummary RunSession::summary() const {
   s.iterations = iteration();
   s.wall_time_s = m.wall_s;
   s.seed = m.config.seed;
-  s.time_to_accuracy_s = m.time_to_accuracy_s;
-  s.iterations_to_accuracy = m.iterations_to_accuracy;
+  // Time-to-accuracy on the smoothed curve, so one lucky evaluation does not decide it.
+  const SmoothedCrossing c = smoothed_crossing(m.evals, m.config.training.target_accuracy);
+  if (c.reached) {
+    s.time_to_accuracy_s = c.time_s;
+    s.iterations_to_accuracy = static_cast<int>(std::ceil(c.iterations - 1e-9));
+  }
   if (m.catalog) {
     s.mean_ratio = m.catalog->ratio();
     s.effective_bits = 16.0 * m.catalog->ratio();

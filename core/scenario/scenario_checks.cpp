@@ -84,6 +84,35 @@ long long model_params(const RunConfig& c) {
   return params + (in + 1) * 10;
 }
 
+// Training rows a run will load, or -1 when only loading tells (text).
+long long training_rows(const RunConfig& c) {
+  const std::string& d = c.workload.dataset;
+  if (d.rfind("text:", 0) == 0) return -1;
+  const long long full = d == "fashion-mnist" ? 60000 : 2000;  // synthetic: SyntheticConfig
+  return c.workload.max_train > 0 ? std::min<long long>(c.workload.max_train, full) : full;
+}
+
+// training.sharding needs what the sampler (train/data/sampler.h) needs: non-iid one label per
+// row, shard a micro-batch per rank in an epoch. Empty non-iid shards depend on the draw and are
+// reported when the run starts.
+std::vector<std::pair<const char*, std::string>> sharding_problems(const RunConfig& c) {
+  std::vector<std::pair<const char*, std::string>> out;
+  const auto& t = c.training;
+  if (t.sharding == "non-iid" && c.workload.dataset.rfind("text:", 0) == 0)
+    out.emplace_back("training.sharding",
+                     "non-iid splits classes over the ranks and needs a classification data set, "
+                     "not text");
+  const long long rows = training_rows(c);
+  if (t.sharding == "shard" && t.ranks > 0 && rows >= 0 && t.global_batch % t.ranks == 0 &&
+      rows / t.ranks < t.global_batch / t.ranks)
+    out.emplace_back("training.sharding", "shard: " + str(rows) + " training rows over " +
+                                              str(t.ranks) + " ranks leave " + str(rows / t.ranks) +
+                                              " per rank, less than one micro-batch of " +
+                                              str(t.global_batch / t.ranks) +
+                                              " (use more rows, fewer ranks or a smaller batch)");
+  return out;
+}
+
 }  // namespace
 
 std::string skip_limit_problem(const std::string& algorithm, int ranks, long long skip) {
@@ -171,6 +200,8 @@ std::vector<std::pair<std::string, std::string>> check_run(const RunConfig& c,
                                     str(input_width(c.workload.dataset)) +
                                     " values are more than " + str(kMaxTrainingFloats) + " floats");
   }
+  if (train)
+    for (auto& [path, msg] : sharding_problems(c)) add(path, std::move(msg));
   if (train && c.workload.dataset.rfind("text:", 0) == 0 && c.workload.model != "transformer")
     add("workload.dataset",
         "a text data set needs workload.model transformer, got " + c.workload.model);

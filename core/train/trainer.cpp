@@ -4,7 +4,6 @@
 
 #include <chrono>
 #include <cmath>
-#include <numeric>
 #include <stdexcept>
 
 namespace commlab {
@@ -15,6 +14,38 @@ int thread_count(int requested) {
 }
 
 }  // namespace
+
+LossStats evaluate_rows(const Model& model, const Dataset& test, std::span<const int32_t> rows,
+                        int threads) {
+  constexpr int kChunk = 500;
+  const int n_rows = static_cast<int>(rows.size());
+  const int chunks = (n_rows + kChunk - 1) / kChunk;
+  const int team = std::min(thread_count(threads), std::max(chunks, 1));
+  std::vector<Model> models(team, model);
+  std::vector<LossStats> parts(chunks);
+  // Fixed chunks, summed in chunk order: the result does not depend on the thread count.
+#pragma omp parallel num_threads(team)
+  {
+    Model& m = models[omp_get_thread_num()];
+    std::vector<int32_t> y;
+    Matrix x;
+#pragma omp for schedule(static)
+    for (int c = 0; c < chunks; ++c) {
+      const int start = c * kChunk, n = std::min(kChunk, n_rows - start);
+      gather_batch(test, rows.subspan(start, n), x, y);
+      parts[c] = softmax_cross_entropy(m.forward(x), y, nullptr);
+    }
+  }
+  LossStats total;
+  double loss_sum = 0;
+  for (const auto& p : parts) {
+    loss_sum += p.loss * static_cast<double>(p.count);
+    total.correct += p.correct;
+    total.count += p.count;
+  }
+  total.loss = total.count > 0 ? loss_sum / static_cast<double>(total.count) : 0.0;
+  return total;
+}
 
 DataParallelTrainer::DataParallelTrainer(Model prototype, const Dataset& train, const Dataset& test,
                                          TrainerConfig config, GradientReducer& reducer)
@@ -54,35 +85,16 @@ DataParallelTrainer::DataParallelTrainer(Model prototype, const Dataset& train, 
   }
   batch_x_.resize(config_.ranks);
   batch_y_.resize(config_.ranks);
-}
-
-// Global sample position p maps to perm(epoch)[p % n] with a fresh shuffle per epoch, so the
-// global batch sequence is the same whatever the number of ranks.
-void DataParallelTrainer::batch_indices(int iteration, std::vector<int32_t>& out) {
-  const int64_t n = train_.rows();
-  const int64_t b = config_.global_batch;
-  out.resize(b);
-  for (int64_t k = 0; k < b; ++k) {
-    const int64_t p = static_cast<int64_t>(iteration) * b + k;
-    const int64_t epoch = p / n;
-    if (epoch != perm_epoch_) {
-      perm_.resize(n);
-      std::iota(perm_.begin(), perm_.end(), 0);
-      CounterRng rng(config_.seed, Purpose::kDataOrder, 0, static_cast<uint64_t>(epoch));
-      for (int64_t i = n - 1; i > 0; --i) {
-        std::swap(perm_[i], perm_[rng.below(static_cast<uint64_t>(i), i + 1)]);
-      }
-      perm_epoch_ = epoch;
-    }
-    out[k] = perm_[p % n];
-  }
+  sampler_.emplace(
+      train_, SamplerConfig{config_.ranks, config_.global_batch, config_.seed, config_.sharding});
+  eval_index_ = eval_subset(test_.rows(), config_.eval_rows, config_.seed);
 }
 
 Sample DataParallelTrainer::step() {
   const auto wall_start = std::chrono::steady_clock::now();
   const int ranks = config_.ranks;
   const int micro = config_.global_batch / ranks;
-  batch_indices(iteration_, index_);
+  sampler_->global_batch(iteration_, index_);
   std::vector<double> losses(ranks);
   // Each rank's work is sequential and self-contained, so the thread count never changes results.
 #pragma omp parallel for schedule(static, 1) num_threads(thread_count(config_.threads))
@@ -169,36 +181,7 @@ Sample DataParallelTrainer::run(const SampleObserver& observer, const std::atomi
 }
 
 LossStats DataParallelTrainer::evaluate(int rank) {
-  const int rows = config_.eval_rows > 0 ? std::min(config_.eval_rows, test_.rows()) : test_.rows();
-  constexpr int kChunk = 500;
-  const int chunks = (rows + kChunk - 1) / kChunk;
-  const int threads = std::min(thread_count(config_.threads), std::max(chunks, 1));
-  std::vector<Model> models(threads, replicas_[rank]);
-  std::vector<LossStats> parts(chunks);
-  // Fixed chunks, summed in chunk order: the result does not depend on the thread count.
-#pragma omp parallel num_threads(threads)
-  {
-    Model& m = models[omp_get_thread_num()];
-    std::vector<int32_t> index, y;
-    Matrix x;
-#pragma omp for schedule(static)
-    for (int c = 0; c < chunks; ++c) {
-      const int start = c * kChunk, n = std::min(kChunk, rows - start);
-      index.resize(n);
-      std::iota(index.begin(), index.end(), start);
-      gather_batch(test_, index, x, y);
-      parts[c] = softmax_cross_entropy(m.forward(x), y, nullptr);
-    }
-  }
-  LossStats total;
-  double loss_sum = 0;
-  for (const auto& p : parts) {
-    loss_sum += p.loss * static_cast<double>(p.count);
-    total.correct += p.correct;
-    total.count += p.count;
-  }
-  total.loss = total.count > 0 ? loss_sum / static_cast<double>(total.count) : 0.0;
-  return total;
+  return evaluate_rows(replicas_[rank], test_, eval_index_, config_.threads);
 }
 
 double DataParallelTrainer::divergence() const {

@@ -6,9 +6,12 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <optional>
+#include <span>
 #include <vector>
 
 #include "train/catalog/compute_model.h"
+#include "train/data/sampler.h"
 #include "train/dataset.h"
 #include "train/model.h"
 #include "train/optimizer.h"
@@ -21,12 +24,13 @@ struct TrainerConfig {
   int iterations = 100;
   int global_batch = 64;  // split evenly: each rank gets global_batch / ranks rows
   int eval_every = 50;    // test loss/accuracy every k iterations and after the last (0: last only)
-  int eval_rows = 0;      // 0: the whole test set
-  uint64_t seed = 1;      // init (same for all replicas) and data order
+  int eval_rows = 0;      // 0: the whole test set; else a seeded random subset (eval_subset)
+  uint64_t seed = 1;      // init (same for all replicas), data order, shards, eval subset
   int threads = 0;        // OpenMP threads for the ranks; 0: OpenMP default. Never changes results.
   OptimizerConfig optimizer;
   ScheduleConfig schedule;
   ComputeModel compute;
+  Sharding sharding;  // which rows each rank sees (train/data/sampler.h)
 };
 
 // One gradient bucket (layer) of one iteration, as its collective reported it.
@@ -75,6 +79,12 @@ struct Sample {
 
 using SampleObserver = std::function<void(const Sample&)>;
 
+// Loss and accuracy of `model` on test rows `rows`, in fixed chunks of 500 (parallel over
+// `threads`, 0: OpenMP default) summed in chunk order: the result does not depend on the thread
+// count. Both trainers evaluate with it.
+LossStats evaluate_rows(const Model& model, const Dataset& test, std::span<const int32_t> rows,
+                        int threads);
+
 class DataParallelTrainer {
  public:
   // `train`, `test` and `reducer` must outlive the trainer. `prototype` is initialised from
@@ -88,7 +98,7 @@ class DataParallelTrainer {
   // Returns the last sample.
   Sample run(const SampleObserver& observer = {}, const std::atomic<bool>* cancel = nullptr);
 
-  LossStats evaluate(int rank = 0);  // on the test set (eval_rows), parallel over fixed chunks
+  LossStats evaluate(int rank = 0);  // on the eval subset (eval_rows), see evaluate_rows
   double divergence() const;
   int iteration() const { return iteration_; }
   const std::vector<BucketInfo>& buckets() const { return buckets_; }
@@ -98,8 +108,6 @@ class DataParallelTrainer {
   const std::vector<LayerCost>& layer_costs() const { return layer_costs_; }
 
  private:
-  void batch_indices(int iteration, std::vector<int32_t>& out);
-
   const Dataset& train_;
   const Dataset& test_;
   TrainerConfig config_;
@@ -108,8 +116,8 @@ class DataParallelTrainer {
   std::vector<Optimizer> optimizers_;
   std::vector<BucketInfo> buckets_;
   std::vector<LayerCost> layer_costs_;
-  std::vector<int32_t> perm_;
-  int64_t perm_epoch_ = -1;
+  std::optional<ShardSampler> sampler_;  // set once the config is checked
+  std::vector<int32_t> eval_index_;      // the test rows every evaluation uses
   int iteration_ = 0;
   double sim_time_s_ = 0;
   double wall_time_s_ = 0;

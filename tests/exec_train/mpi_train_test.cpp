@@ -57,7 +57,8 @@ fs::path scratch(const std::string& name) {
   return dir;
 }
 
-// 2 ranks, a small MLP on Fashion-MNIST, one run per technique the real collective carries.
+// 2 ranks, a small MLP on Fashion-MNIST, one run per technique the real collective carries, and
+// one on non-iid shards (each process draws its own shard's rows, as the simulated rank does).
 const char* kTraining = R"({
   "name": "mpi_train", "seed": 3,
   "cluster": {"spec": "flat:2,gbps=100,alpha_us=5"},
@@ -72,7 +73,8 @@ const char* kTraining = R"({
                                                                   "min_elements": 0}}}},
     {"name": "codec", "set": {"techniques": {"codec": "commlab"}}},
     {"name": "trim-eden", "set": {"collective": {"wire": "fp32"},
-        "techniques": {"trimming": {"enabled": true, "encoding": "eden", "rate": 0.3}}}}
+        "techniques": {"trimming": {"enabled": true, "encoding": "eden", "rate": 0.3}}}},
+    {"name": "non-iid", "set": {"training": {"sharding": "non-iid", "sharding_alpha": 0.3}}}
   ]})";
 
 TEST(MpiTraining, ShortRunOnTwoProcessesEqualsTheSimulatedRun) {
@@ -90,7 +92,7 @@ TEST(MpiTraining, ShortRunOnTwoProcessesEqualsTheSimulatedRun) {
   EXPECT_EQ(read_text(dir / "sim/series.csv"), read_text(dir / "real/series.csv"));
   json s = json::parse(read_text(dir / "sim/summary.json"));
   json r = json::parse(read_text(dir / "real/summary.json"));
-  ASSERT_EQ(r["runs"].size(), 5u);
+  ASSERT_EQ(r["runs"].size(), 6u);
   for (json& run : r["runs"]) {
     // Every bucket each process received equals what the simulated data plane gave that rank.
     EXPECT_EQ(run["mpi"]["processes"], 2);

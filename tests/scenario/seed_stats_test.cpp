@@ -107,6 +107,48 @@ TEST(SeedStats, SeedsThatNeverReachTheTargetAreNullAndLeftOut) {
   EXPECT_TRUE(n["time_to_accuracy_speedup"]["mean"].is_null());
 }
 
+TEST(SeedStats, TimeToAccuracyStatisticsForSummaryJson) {
+  // 6 seeds, so the order-statistic interval exists (N = 6: [x_(1), x_(6)], coverage 1 - 2/64).
+  RunResult base = with_tta("baseline", {2, 4, 6, 8, 10, 12});
+  RunResult fast = with_tta("fast", {1, 2, 3, 4, 5, -1});
+  const nlohmann::json j = tta_stats_json(fast, base, 0.83);
+  const nlohmann::json& t = j["time_to_accuracy"];
+  EXPECT_DOUBLE_EQ(t["target"].get<double>(), 0.83);
+  EXPECT_EQ(t["seeds"], 6);
+  EXPECT_EQ(t["reached"], 5);
+  EXPECT_TRUE(t["per_seed_s"][5].is_null());
+  // Sorted 1, 2, 3, 4, 5, +inf: median (x_(3) + x_(4)) / 2 = 3.5.
+  EXPECT_DOUBLE_EQ(t["estimate_s"].get<double>(), 3.5);
+  // Iterations (10 x the time here): median (30 + 40) / 2 = 35.
+  EXPECT_DOUBLE_EQ(t["estimate_iterations"].get<double>(), 35);
+  // [x_(1), x_(6)] = [1, +inf]: the upper end is a non-reaching seed, null.
+  EXPECT_DOUBLE_EQ(t["ci95_s"][0].get<double>(), 1);
+  EXPECT_TRUE(t["ci95_s"][1].is_null());
+  EXPECT_NEAR(t["ci95_coverage"].get<double>(), 1 - 2.0 / 64, 1e-12);
+  // Speedup over the 5 pairs that both reached: every ratio is 2, s_d = 0: [2, 2] would say
+  // faster, but seed 6 missed where the baseline reached it: "within noise", arm_missed 1.
+  const nlohmann::json& sp = j["speedup_vs_baseline"];
+  EXPECT_NEAR(sp["estimate"].get<double>(), 2.0, 1e-12);
+  EXPECT_EQ(sp["pairs"], 5);
+  EXPECT_EQ(sp["method"], "paired-log-t");
+  EXPECT_EQ(sp["verdict"], "within noise");
+  EXPECT_EQ(sp["arm_missed"], 1);
+  EXPECT_EQ(sp["baseline"], "baseline");
+  // Final accuracies are equal seed by seed (0.8 + 0.01 k in both): delta 0 over 6 pairs.
+  const nlohmann::json& d = j["accuracy_delta_vs_baseline"];
+  EXPECT_EQ(d["pairs"], 6);
+  EXPECT_NEAR(d["estimate"].get<double>(), 0.0, 1e-12);
+  // The baseline itself: time_to_accuracy only.
+  const nlohmann::json b = tta_stats_json(base, base);
+  EXPECT_TRUE(b.contains("time_to_accuracy"));
+  EXPECT_FALSE(b.contains("speedup_vs_baseline"));
+  // A run without test accuracy (catalog): nothing.
+  RunResult catalog = with_tta("catalog", {-1});
+  catalog.per_seed[0].final_test_accuracy = std::nan("");
+  catalog.summary = catalog.per_seed[0];
+  EXPECT_TRUE(tta_stats_json(catalog, base).empty());
+}
+
 TEST(SeedStats, GroupsReplicasIntoOneResultPerRun) {
   std::vector<RunResult> replicas(3);
   for (int i = 0; i < 3; ++i) replicas[i].summary.seed = 10 + i;

@@ -28,7 +28,7 @@ TEST(MainWindow, OpensWithItsTabsAndEveryViewComputes) {
   MainWindow window;
   window.show();
   EXPECT_EQ(window.tab_names(),
-            (QStringList{"Teaching", "Topology", "Throughput", "Training", "Workload"}));
+            (QStringList{"Teaching", "Topology", "Throughput", "Training", "Compare", "Workload"}));
   ASSERT_TRUE(wait_for([&] { return window.idle(); }));
   EXPECT_TRUE(window.select_tab("topology"));
   EXPECT_FALSE(window.select_tab("no such tab"));

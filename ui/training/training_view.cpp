@@ -234,7 +234,7 @@ bool TrainingView::start(RunConfig config, int iterations, bool from_run_all) {
     batch_done_ = 0;
     batch_clock_.start();
   }
-  bridge_->start(config);
+  bridge_->start(config, start_paused_);
   awaiting_end_ = true;
   status_->setText("starting " + next.name + " (building the cluster and loading the data)...");
   redraw_timer_->start();
@@ -329,8 +329,12 @@ void TrainingView::pause_or_resume() {
 
 void TrainingView::step() {
   if (!bridge_->active()) {
-    if (!run()) return;
-    bridge_->pause();  // the session is still being built: the first iteration waits for step()
+    // Started paused, so the first iteration waits for the step below (pausing after the start
+    // raced the worker: it could run an iteration of its own first).
+    start_paused_ = true;
+    const bool started = run();
+    start_paused_ = false;
+    if (!started) return;
   }
   bridge_->step();
   redraw_timer_->start();

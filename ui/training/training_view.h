@@ -177,6 +177,7 @@ class TrainingView : public QWidget, public Exportable {
   int queue_iterations_ = 0;
   int run_iterations_ = 0;
   bool dirty_ = false;
+  bool start_paused_ = false;  // step(): the run starts paused, its first iteration on request
   bool awaiting_end_ = false;  // a run started whose finished / failed report has not come yet
   bool live_pending_ = false;  // a change came during the live throttle window
   int run_counter_ = 0;

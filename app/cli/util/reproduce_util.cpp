@@ -5,7 +5,13 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <stdexcept>
+
+#include "cli/util/experiment_files_util.h"
+#include "cli/util/results_dir_util.h"
+#include "scenario/run/experiment_runner.h"
+#include "scenario/scenario.h"
 
 namespace commlab::cli {
 
@@ -44,13 +50,13 @@ void Report::value(double v, double lo, double hi) {
   r.value = v, r.lo = lo, r.hi = hi;
 }
 
+void Report::log_command(const std::string& args) const {
+  std::ofstream(out_ + "/commands.log", std::ios::app) << "$ commlab-cli " << args << "\n";
+}
+
 nlohmann::json Report::run(const std::string& args) {
   const std::string log = out_ + "/commands.log";
-  self_exe();
-  {
-    std::ofstream l(log, std::ios::app);
-    l << "$ commlab-cli " << args << "\n";
-  }
+  log_command(args);
   const std::string cmd = self_exe() + " " + args + " 2>>" + log;
   FILE* pipe = popen(cmd.c_str(), "r");
   if (!pipe) throw std::runtime_error("cannot run commlab-cli " + args);
@@ -64,12 +70,49 @@ nlohmann::json Report::run(const std::string& args) {
   return nlohmann::json::parse(out.substr(brace));
 }
 
+namespace {
+
+// The `run` arguments reproduce passes ("--seeds N", "--set PATH=VALUE"); anything else is a bug
+// in reproduce_command.cpp.
+struct RunArgs {
+  int seeds = 0;
+  std::vector<std::string> sets;
+};
+RunArgs parse_run_args(const std::string& args) {
+  RunArgs a;
+  std::istringstream in(args);
+  for (std::string flag, value; in >> flag;) {
+    if (!(in >> value)) throw std::runtime_error("reproduce: '" + flag + "' without a value");
+    if (flag == "--seeds")
+      a.seeds = std::stoi(value);
+    else if (flag == "--set")
+      a.sets.push_back(value);
+    else
+      throw std::runtime_error("reproduce: unexpected run argument '" + flag + "'");
+  }
+  return a;
+}
+
+}  // namespace
+
+// In this process, through the core experiment runner: the same folder, files and charts as
+// `commlab-cli run SAMPLE --out DIR --quiet ARGS`, which commands.log and the report show.
 nlohmann::json Report::run_scenario(const std::string& sample, const std::string& extra_args) {
   const std::string stem = std::filesystem::path(sample).stem().string();
   const std::string dir = out_ + "/runs/" + stem;
-  run("run " + samples_path(sample) + " --out " + dir + " --quiet " + extra_args);
-  std::ifstream f(dir + "/summary.json");
-  return nlohmann::json::parse(f);
+  log_command("run " + samples_path(sample) + " --out " + dir + " --quiet " + extra_args);
+  const RunArgs args = parse_run_args(extra_args);
+  Experiment exp = load_scenario(samples_path(sample), args.sets);
+  apply_run_overrides(exp, -1, args.seeds, "");
+  ResultsDir folder(dir, "run");
+  RunnerOptions options;
+  options.seeds = args.seeds;
+  options.series_dir = folder.path();
+  const ExperimentOutcome outcome = run_experiment(exp, options);
+  if (outcome.error) std::rethrow_exception(outcome.error);
+  write_experiment_files(folder.path(), exp, outcome, true);
+  folder.commit();
+  return nlohmann::json::parse(outcome.summary_json);
 }
 
 void Report::guard(const std::function<void()>& body) {
@@ -124,8 +167,8 @@ void Report::write_json() const {
   for (const Section& s : sections_) {
     nlohmann::json rows = nlohmann::json::array();
     for (const Row& r : s.rows) {
-      nlohmann::json j = {{"quantity", r.quantity}, {"paper", r.paper}, {"theory", r.theory},
-                          {"commlab", r.ours},      {"command", r.command}, {"note", r.note},
+      nlohmann::json j = {{"quantity", r.quantity},  {"paper", r.paper},     {"theory", r.theory},
+                          {"commlab", r.ours},       {"command", r.command}, {"note", r.note},
                           {"value", number(r.value)}};
       j["ci95"] = std::isfinite(r.lo) && std::isfinite(r.hi) ? nlohmann::json::array({r.lo, r.hi})
                                                              : nlohmann::json();

@@ -25,9 +25,12 @@ class Report {
   // The last row's headline number (in the units its text shows) and, over seeds, its 95%
   // interval; rows without one carry none in report.json.
   void value(double v, double lo = NAN, double hi = NAN);
-  // Runs `commlab-cli ARGS` and returns its JSON stdout; throws std::runtime_error on failure.
+  // Runs `commlab-cli ARGS` in a child process and returns its JSON stdout; throws
+  // std::runtime_error on failure.
   nlohmann::json run(const std::string& args);
-  // Runs a sample scenario into OUT/runs/STEM and returns its summary.json.
+  // Runs a sample scenario into OUT/runs/STEM in this process (the core experiment runner, as
+  // `commlab-cli run SAMPLE --out OUT/runs/STEM --quiet ARGS` would; ARGS: --seeds N and --set
+  // PATH=VALUE only) and returns its summary.json.
   nlohmann::json run_scenario(const std::string& sample, const std::string& extra_args);
   // Runs a section; a failure becomes a FAILED row instead of ending the report.
   void guard(const std::function<void()>& section_body);
@@ -45,6 +48,7 @@ class Report {
     std::vector<std::string> paragraphs;
   };
   void write_json() const;
+  void log_command(const std::string& args) const;  // "$ commlab-cli ARGS" into commands.log
   std::string out_;
   bool quick_;
   std::vector<Section> sections_;

@@ -23,6 +23,62 @@ std::string interval_text(const nlohmann::json& m, int digits, double scale,
   return s.str();
 }
 
+namespace {
+
+std::string num(const char* format, double v) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
+// "[lo, hi]" of a [lo, hi] array with null ends ("?" below, "inf" above: a seed never reached).
+std::string ends_text(const nlohmann::json& ci, const char* format, double scale = 1) {
+  if (!ci.is_array()) return "";
+  auto end = [&](const nlohmann::json& v, const char* none) {
+    return v.is_number() ? num(format, scale * v.get<double>()) : std::string(none);
+  };
+  return " [" + end(ci[0], "?") + ", " + end(ci[1], "inf") + "]";
+}
+
+// "time to 83%: 8/8 reached, median 0.0251 s [0.0230, 0.0270]" (censored median, tta_stats.h).
+std::string tta_line(const nlohmann::json& t, double target) {
+  std::string line = "time to " + num("%g", 100 * target) +
+                     "%: " + std::to_string(t["reached"].get<int>()) + "/" +
+                     std::to_string(t["seeds"].get<int>()) + " reached";
+  if (t["estimate_s"].is_null())
+    return line + (t["reached"].get<int>() ? ", median not reached" : "");
+  line += (t["seeds"].get<int>() > 1 ? ", median " : ", at ") +
+          num("%#.3g", t["estimate_s"].get<double>()) + " s";
+  if (t["ci95_s"].is_array()) return line + ends_text(t["ci95_s"], "%#.3g");
+  return line + (t["seeds"].get<int>() > 1 ? " (no 95% interval below 6 seeds)" : "");
+}
+
+// "speedup vs baseline: 1.24x [1.12, 1.37] paired over 8 seeds, faster" (paired log-t).
+std::string speedup_line(const nlohmann::json& sp) {
+  std::string line = "speedup vs " + sp["baseline"].get<std::string>() + ": ";
+  if (sp["estimate"].is_null()) return line + "n/a (no seed where both reached the target)";
+  const int pairs = sp["pairs"].get<int>();
+  line += num("%.2f", sp["estimate"].get<double>()) + "x" + ends_text(sp["ci95"], "%.2f") +
+          " paired over " + std::to_string(pairs) + (pairs == 1 ? " seed, " : " seeds, ") +
+          sp["verdict"].get<std::string>();
+  auto seeds = [](int k) { return std::to_string(k) + (k == 1 ? " seed" : " seeds"); };
+  if (const int k = sp["arm_missed"].get<int>())
+    line += " (missed the target on " + seeds(k) + " the baseline reached)";
+  if (const int k = sp["baseline_missed"].get<int>())
+    line += " (reached it on " + seeds(k) + " the baseline missed)";
+  return line;
+}
+
+// "accuracy vs baseline: -0.12 pts [-0.40, +0.16]" (paired difference of final test accuracy).
+std::string accuracy_line(const nlohmann::json& d, const std::string& baseline) {
+  std::string line = "accuracy vs " + baseline + ": ";
+  if (d["estimate"].is_null()) return line + "n/a";
+  line += num("%+.2f", 100 * d["estimate"].get<double>()) + " pts";
+  return line + ends_text(d["ci95"], "%+.2f", 100);
+}
+
+}  // namespace
+
 void print_seed_stats(const RunResult& run, const RunResult& baseline, double target) {
   if (std::isnan(run.summary.final_train_loss)) return;  // a catalog run: no accuracy
   const nlohmann::json j = seed_stats_json(run, baseline);
@@ -32,23 +88,14 @@ void print_seed_stats(const RunResult& run, const RunResult& baseline, double ta
                  interval_text(j["final_test_accuracy"], 4).c_str(),
                  interval_text(j["final_train_loss"], 4).c_str(),
                  interval_text(j["sim_time_s"], 3, 1e3).c_str());
-  const nlohmann::json& tta = j["time_to_accuracy_s"];
-  std::string line = "time to acc " + std::to_string(target).substr(0, 5) + ": ";
-  if (tta["reached"].get<int>() == 0) {
-    line += "not reached";
-  } else {
-    line += interval_text(tta, 3, 1e3) + " ms, " + interval_text(j["iterations_to_accuracy"], 0) +
-            " it (" + std::to_string(tta["reached"].get<int>()) + "/" + std::to_string(n) +
-            " seeds)";
-    if (&run != &baseline) {
-      const nlohmann::json& sp = j["time_to_accuracy_speedup"];
-      line += "; speedup vs " + j["baseline"].get<std::string>() + " " +
-              (sp["mean"].is_null() ? std::string("n/a") : interval_text(sp, 3, 1, "x"));
-      const nlohmann::json& noise = tta["within_noise_of_baseline"];
-      if (noise.is_boolean()) line += noise.get<bool>() ? " (within noise)" : " (outside noise)";
-    }
-  }
-  std::fprintf(stderr, "%-28s %s\n", "", line.c_str());
+  const nlohmann::json t = tta_stats_json(run, baseline, target);
+  if (!t.contains("time_to_accuracy")) return;
+  std::fprintf(stderr, "%-28s %s\n", "", tta_line(t["time_to_accuracy"], target).c_str());
+  if (!t.contains("speedup_vs_baseline")) return;
+  std::fprintf(stderr, "%-28s %s\n", "", speedup_line(t["speedup_vs_baseline"]).c_str());
+  const std::string base = t["speedup_vs_baseline"]["baseline"].get<std::string>();
+  std::fprintf(stderr, "%-28s %s\n", "",
+               accuracy_line(t["accuracy_delta_vs_baseline"], base).c_str());
 }
 
 namespace {
@@ -79,8 +126,8 @@ std::string noise(const json& metric) {
 void value_of(Report& r, const json& metric) {
   const json mean = metric.value("mean", json(nullptr));
   const json ci = metric.value("ci95", json(nullptr));
-  r.value(mean.is_number() ? mean.get<double>() : NAN,
-          ci.is_array() ? ci[0].get<double>() : NAN, ci.is_array() ? ci[1].get<double>() : NAN);
+  r.value(mean.is_number() ? mean.get<double>() : NAN, ci.is_array() ? ci[0].get<double>() : NAN,
+          ci.is_array() ? ci[1].get<double>() : NAN);
 }
 
 const json& baseline_run(const json& summary) {
@@ -102,7 +149,8 @@ void seeded_accuracy_rows(Report& r, const json& summary, const SeededRows& spec
     ours += " (N=" + std::to_string(n) + (n == 1 ? " seed" : " seeds, 95% CI") + ")";
     std::string note = spec.note;
     if (&run != &base) {
-      note += std::string(note.empty() ? "" : "; ") + "accuracy " + noise(st["final_test_accuracy"]);
+      note +=
+          std::string(note.empty() ? "" : "; ") + "accuracy " + noise(st["final_test_accuracy"]);
       if (spec.with_tta && reached) note += ", time to target " + noise(tta);
     }
     if (spec.with_tta)
@@ -110,45 +158,6 @@ void seeded_accuracy_rows(Report& r, const json& summary, const SeededRows& spec
     r.row(spec.quantity + run["name"].get<std::string>(), spec.paper, spec.theory, ours,
           spec.command, note);
     value_of(r, st["final_test_accuracy"]);
-  }
-}
-
-void skipreduce_tta_rows(Report& r, const json& summary, const std::string& command, int ranks,
-                         double target) {
-  const json* base = &baseline_run(summary);
-  const json& bs = (*base)["seeds"];
-  const std::string acc = fixed(100 * target, 0) + "%";
-  const std::string n = "N=" + std::to_string(bs["n"].get<int>()) + " seeds, 95% CI";
-  r.row("time to " + acc + " / final accuracy, ring all-reduce (baseline)", "", "",
-        pm(bs["time_to_accuracy_s"], 2, 1e3, " ms") + " / " + pm(bs["final_test_accuracy"], 3) +
-            " (" + n + ")",
-        command,
-        std::to_string(bs["time_to_accuracy_s"]["reached"].get<int>()) + " of " +
-            std::to_string(bs["n"].get<int>()) +
-            " seeds reach the target (evaluated every training.eval_every iterations; a seed "
-            "that never does is left out of the mean)");
-  value_of(r, bs["final_test_accuracy"]);
-  for (const json& run : summary["runs"]) {
-    if (&run == base) continue;
-    const std::string name = run["name"];
-    const size_t dash = name.rfind("-s");
-    const int s = dash == std::string::npos ? 0 : std::stoi(name.substr(dash + 2));
-    const std::string policy = name.substr(0, dash);
-    const json& st = run["seeds"];
-    const json& sp = st["time_to_accuracy_speedup"];
-    const int reached = st["time_to_accuracy_s"]["reached"].get<int>();
-    const std::string speed = sp["mean"].is_null() ? "target not reached" : pm(sp, 2, 1, "x");
-    const double ideal = 2.0 * (ranks - 1) / (2.0 * (ranks - 1) - s);
-    r.row("time-to-accuracy speedup / final accuracy, " + policy + " s=" + std::to_string(s) +
-              " (" + fixed(100.0 * s / ranks, 1) + "%)",
-          "up to 1.58x (abstract, 8 GPUs, VGG-19/BERT/Llama)",
-          "communication only: 2(N-1)/(2(N-1)-s) = " + fixed(ideal, 2) + "x",
-          speed + " / " + pm(st["final_test_accuracy"], 3) + " (" + n + ")", command,
-          "TTA " + pm(st["time_to_accuracy_s"], 2, 1e3, " ms") + " (" + std::to_string(reached) +
-              "/" + std::to_string(st["n"].get<int>()) + " reached), " +
-              noise(st["time_to_accuracy_s"]) + "; accuracy " +
-              noise(st["final_test_accuracy"]));
-    value_of(r, sp);
   }
 }
 

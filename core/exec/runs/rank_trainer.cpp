@@ -1,14 +1,11 @@
 #include "exec/runs/rank_trainer.h"
 
-#include <omp.h>
-
 #include <chrono>
 #include <climits>
 #include <cmath>
-#include <numeric>
+#include <cstring>
 #include <stdexcept>
 
-#include "numeric/rng.h"
 #if COMMLAB_HAVE_MPI
 #include "exec/mpi_detail.h"
 #endif
@@ -21,10 +18,6 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
-}
-
-int thread_count(int requested) {
-  return requested > 0 ? requested : omp_get_max_threads();
 }
 
 // Hash of a received bucket, to compare it with the shadow's copy without sending it.
@@ -135,39 +128,20 @@ RankTrainer::RankTrainer(const MpiRuntime& rt, Model prototype, const Dataset& t
   }
   replica_ = std::move(prototype);
   gathered_.resize(buckets_.size());
+  // The rows DataParallelTrainer draws (one sampler for both), this rank's share only.
+  sampler_.emplace(
+      train_, SamplerConfig{config_.ranks, config_.global_batch, config_.seed, config_.sharding});
+  eval_index_ = eval_subset(test_.rows(), config_.eval_rows, config_.seed);
 }
 
 RankTrainer::~RankTrainer() = default;
 
-// DataParallelTrainer::batch_indices: the global batch sequence, whatever the number of ranks.
-void RankTrainer::batch_indices(int iteration, std::vector<int32_t>& out) {
-  const int64_t n = train_.rows();
-  const int64_t b = config_.global_batch;
-  out.resize(b);
-  for (int64_t k = 0; k < b; ++k) {
-    const int64_t p = static_cast<int64_t>(iteration) * b + k;
-    const int64_t epoch = p / n;
-    if (epoch != perm_epoch_) {
-      perm_.resize(n);
-      std::iota(perm_.begin(), perm_.end(), 0);
-      CounterRng rng(config_.seed, Purpose::kDataOrder, 0, static_cast<uint64_t>(epoch));
-      for (int64_t i = n - 1; i > 0; --i) {
-        std::swap(perm_[i], perm_[rng.below(static_cast<uint64_t>(i), i + 1)]);
-      }
-      perm_epoch_ = epoch;
-    }
-    out[k] = perm_[p % n];
-  }
-}
-
 Sample RankTrainer::step() {
   const auto wall_start = Clock::now();
   const int ranks = config_.ranks, me = rt_.rank();
-  const int micro = config_.global_batch / ranks;
   auto t0 = Clock::now();
-  batch_indices(iteration_, index_);
-  gather_batch(train_, std::span<const int32_t>(index_).subspan(me * micro, micro), batch_x_,
-               batch_y_);
+  sampler_->rank_batch(iteration_, me, index_);
+  gather_batch(train_, index_, batch_x_, batch_y_);
   const double loss = replica_.forward_backward(batch_x_, batch_y_).loss;
   measured_.compute_s += seconds_since(t0);
   const std::vector<double> losses = rt_.gather(loss);
@@ -268,37 +242,9 @@ Sample RankTrainer::step() {
   return s;
 }
 
-// DataParallelTrainer::evaluate on this replica: fixed chunks summed in chunk order.
+// DataParallelTrainer::evaluate on this replica: the same rows, chunks and summation order.
 LossStats RankTrainer::evaluate() {
-  const int rows = config_.eval_rows > 0 ? std::min(config_.eval_rows, test_.rows()) : test_.rows();
-  constexpr int kChunk = 500;
-  const int chunks = (rows + kChunk - 1) / kChunk;
-  const int threads = std::min(thread_count(config_.threads), std::max(chunks, 1));
-  std::vector<Model> models(threads, replica_);
-  std::vector<LossStats> parts(chunks);
-#pragma omp parallel num_threads(threads)
-  {
-    Model& m = models[omp_get_thread_num()];
-    std::vector<int32_t> index, y;
-    Matrix x;
-#pragma omp for schedule(static)
-    for (int c = 0; c < chunks; ++c) {
-      const int start = c * kChunk, n = std::min(kChunk, rows - start);
-      index.resize(n);
-      std::iota(index.begin(), index.end(), start);
-      gather_batch(test_, index, x, y);
-      parts[c] = softmax_cross_entropy(m.forward(x), y, nullptr);
-    }
-  }
-  LossStats total;
-  double loss_sum = 0;
-  for (const auto& p : parts) {
-    loss_sum += p.loss * static_cast<double>(p.count);
-    total.correct += p.correct;
-    total.count += p.count;
-  }
-  total.loss = total.count > 0 ? loss_sum / static_cast<double>(total.count) : 0.0;
-  return total;
+  return evaluate_rows(replica_, test_, eval_index_, config_.threads);
 }
 
 // DataParallelTrainer::divergence: rank 0's parameters go to every rank, each computes its

@@ -10,6 +10,7 @@
 // simulated reducer, whose reports fill the sample exactly as in a simulated run; the shadow's
 // per-rank results are compared with what each process really received (`mismatched_buckets`).
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "collective/plan.h"
@@ -59,7 +60,6 @@ class RankTrainer {
   uint64_t mismatched_buckets() const { return mismatched_; }
 
  private:
-  void batch_indices(int iteration, std::vector<int32_t>& out);
   LossStats evaluate();
   double divergence();
 
@@ -74,8 +74,8 @@ class RankTrainer {
   Optimizer optimizer_;
   std::vector<BucketInfo> buckets_;
   std::vector<LayerCost> layer_costs_;
-  std::vector<int32_t> perm_, index_;
-  int64_t perm_epoch_ = -1;
+  std::optional<ShardSampler> sampler_;  // set once the config is checked
+  std::vector<int32_t> index_, eval_index_;
   int iteration_ = 0;
   double sim_time_s_ = 0;
   double wall_time_s_ = 0;

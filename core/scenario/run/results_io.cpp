@@ -63,33 +63,43 @@ const std::vector<std::string>& series_columns() {
 }
 
 std::string summary_json(const std::string& experiment, const std::vector<RunResult>& runs) {
+  return summary_json(experiment, runs, {});
+}
+
+std::string summary_json(const std::string& experiment, const std::vector<RunResult>& runs,
+                         const std::vector<double>& target_accuracy) {
   nlohmann::json doc;
   doc["experiment"] = experiment;
   doc["version"] = kCommLabVersion;
   doc["runs"] = nlohmann::json::array();
   const size_t baseline = baseline_run(runs);
-  for (const RunResult& r : runs) {
+  for (size_t k = 0; k < runs.size(); ++k) {
+    const RunResult& r = runs[k];
     const RunSummary& s = r.summary;
-    doc["runs"].push_back(
-        {{"name", s.name},
-         {"complete", r.complete},
-         {"seed", s.seed},
-         {"iterations", s.iterations},
-         {"sim_time_s", finite_or_null(s.sim_time_s)},
-         {"wall_time_s", finite_or_null(s.wall_time_s)},
-         {"final_train_loss", finite_or_null(s.final_train_loss)},
-         {"final_test_accuracy", finite_or_null(s.final_test_accuracy)},
-         {"bytes_on_wire", s.bytes_on_wire},
-         {"mean_ratio", finite_or_null(s.mean_ratio)},
-         {"effective_bits", finite_or_null(s.effective_bits)},
-         {"trimmed_packets", s.trimmed_packets},
-         {"skipped_steps", s.skipped_steps},
-         {"time_to_accuracy_s", s.time_to_accuracy_s >= 0 ? nlohmann::json(s.time_to_accuracy_s)
-                                                          : nlohmann::json(nullptr)},
-         {"iterations_to_accuracy", s.iterations_to_accuracy >= 0
-                                        ? nlohmann::json(s.iterations_to_accuracy)
-                                        : nlohmann::json(nullptr)},
-         {"seeds", seed_stats_json(r, runs[baseline])}});
+    const double target = k < target_accuracy.size() ? target_accuracy[k] : std::nan("");
+    nlohmann::json run = {
+        {"name", s.name},
+        {"complete", r.complete},
+        {"seed", s.seed},
+        {"iterations", s.iterations},
+        {"sim_time_s", finite_or_null(s.sim_time_s)},
+        {"wall_time_s", finite_or_null(s.wall_time_s)},
+        {"final_train_loss", finite_or_null(s.final_train_loss)},
+        {"final_test_accuracy", finite_or_null(s.final_test_accuracy)},
+        {"bytes_on_wire", s.bytes_on_wire},
+        {"mean_ratio", finite_or_null(s.mean_ratio)},
+        {"effective_bits", finite_or_null(s.effective_bits)},
+        {"trimmed_packets", s.trimmed_packets},
+        {"skipped_steps", s.skipped_steps},
+        {"time_to_accuracy_s", s.time_to_accuracy_s >= 0 ? nlohmann::json(s.time_to_accuracy_s)
+                                                         : nlohmann::json(nullptr)},
+        {"iterations_to_accuracy", s.iterations_to_accuracy >= 0
+                                       ? nlohmann::json(s.iterations_to_accuracy)
+                                       : nlohmann::json(nullptr)},
+        {"seeds", seed_stats_json(r, runs[baseline])}};
+    // time_to_accuracy, speedup_vs_baseline, accuracy_delta_vs_baseline (seed_stats.h).
+    run.update(tta_stats_json(r, runs[baseline], target));
+    doc["runs"].push_back(std::move(run));
   }
   return doc.dump(2) + "\n";
 }

@@ -23,7 +23,14 @@ struct RunResult {
 const std::vector<std::string>& series_columns();
 
 // One object per run: the first seed's values, and "seeds" with every seed's values, their mean
-// and 95% interval and time-to-accuracy against the baseline run (scenario/run/seed_stats.h).
+// and 95% interval and time-to-accuracy against the baseline run (scenario/run/seed_stats.h);
+// training runs add "time_to_accuracy" (censored median and order-statistic interval over the
+// seeds), and runs other than the baseline "speedup_vs_baseline" (paired log-t) and
+// "accuracy_delta_vs_baseline" (tta_stats_json, scenario/run/tta_stats.h).
+// `target_accuracy`: each run's training.target_accuracy, in `runs` order (time_to_accuracy's
+// "target"); without it (or NaN) "target" is null.
+std::string summary_json(const std::string& experiment, const std::vector<RunResult>& runs,
+                         const std::vector<double>& target_accuracy);
 std::string summary_json(const std::string& experiment, const std::vector<RunResult>& runs);
 std::string series_csv(const std::vector<RunResult>& runs);
 // The same file a row at a time, for runs that stream their samples (series_csv = header + rows).

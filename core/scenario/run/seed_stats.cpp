@@ -5,6 +5,8 @@
 #include <functional>
 #include <limits>
 
+#include "scenario/run/tta_stats.h"
+
 namespace commlab {
 
 namespace {
@@ -202,6 +204,94 @@ json seed_stats_json(const RunResult& run, const RunResult& baseline) {
   j["baseline"] = baseline.summary.name;
   j["time_to_accuracy_ratio"] = interval_json(mean_ci95(ratio));
   j["time_to_accuracy_speedup"] = interval_json(mean_ci95(speedup));
+  return j;
+}
+
+namespace {
+
+// A seed's time-to-accuracy and its iteration count (the interpolated crossing rounded up); NaN
+// when not reached.
+double tta_s(const RunSummary& s) {
+  return s.time_to_accuracy_s >= 0 ? s.time_to_accuracy_s : kNaN;
+}
+double tta_iterations(const RunSummary& s) {
+  return s.time_to_accuracy_s >= 0 && s.iterations_to_accuracy >= 0
+             ? static_cast<double>(s.iterations_to_accuracy)
+             : kNaN;
+}
+
+std::vector<double> per_seed(const std::vector<RunSummary>& seeds,
+                             double (*get)(const RunSummary&)) {
+  std::vector<double> v;
+  for (const RunSummary& s : seeds) v.push_back(get(s));
+  return v;
+}
+
+json values_json(const std::vector<double>& v) {
+  json a = json::array();
+  for (double x : v) a.push_back(number_or_null(x));
+  return a;
+}
+
+// [lo, hi] with unknown or unbounded ends null; null without an interval.
+json ci_json(bool has, double lo, double hi) {
+  return has ? json::array({number_or_null(lo), number_or_null(hi)}) : json(nullptr);
+}
+
+json censored_json(const std::vector<RunSummary>& seeds, double target) {
+  const std::vector<double> t = per_seed(seeds, tta_s), it = per_seed(seeds, tta_iterations);
+  const CensoredTta ct = censored_tta(t), ci = censored_tta(it);
+  json j;
+  j["target"] = number_or_null(target);
+  j["seeds"] = ct.seeds;
+  j["reached"] = ct.reached;
+  j["per_seed_s"] = values_json(t);
+  j["per_seed_iterations"] = values_json(it);
+  j["estimate_s"] = number_or_null(ct.estimate);
+  j["estimate_iterations"] = number_or_null(ci.estimate);
+  j["ci95_s"] = ci_json(ct.has_interval(), ct.lo, ct.hi);
+  j["ci95_iterations"] = ci_json(ci.has_interval(), ci.lo, ci.hi);
+  j["ci95_coverage"] = number_or_null(ct.coverage);
+  j["method"] = kCensoredTtaMethod;
+  return j;
+}
+
+json speedup_json(const std::vector<RunSummary>& seeds, const std::vector<RunSummary>& base) {
+  const PairedSpeedup sp = paired_log_speedup(per_seed(base, tta_s), per_seed(seeds, tta_s));
+  return {{"estimate", number_or_null(sp.estimate)},
+          {"ci95", ci_json(sp.has_interval(), sp.lo, sp.hi)},
+          {"pairs", sp.pairs},
+          {"method", sp.method},
+          {"verdict", sp.verdict},
+          {"arm_missed", sp.arm_missed},
+          {"baseline_missed", sp.baseline_missed},
+          {"both_missed", sp.both_missed}};
+}
+
+json accuracy_delta_json(const std::vector<RunSummary>& seeds,
+                         const std::vector<RunSummary>& base) {
+  auto acc = [](const RunSummary& s) { return s.final_test_accuracy; };
+  const PairedDelta d = paired_delta(per_seed(base, acc), per_seed(seeds, acc));
+  return {{"estimate", number_or_null(d.estimate)},
+          {"ci95", ci_json(d.has_interval(), d.lo, d.hi)},
+          {"pairs", d.pairs}};
+}
+
+}  // namespace
+
+json tta_stats_json(const RunResult& run, const RunResult& baseline, double target) {
+  const std::vector<RunSummary> seeds = seeds_of(run);
+  const std::vector<RunSummary> base = seeds_of(baseline);
+  bool has_accuracy = false;
+  for (const RunSummary& s : seeds)
+    has_accuracy = has_accuracy || std::isfinite(s.final_test_accuracy);
+  json j = json::object();
+  if (!has_accuracy) return j;  // a catalog run: no accuracy, no target to reach
+  j["time_to_accuracy"] = censored_json(seeds, target);
+  if (&run == &baseline) return j;
+  j["speedup_vs_baseline"] = speedup_json(seeds, base);
+  j["speedup_vs_baseline"]["baseline"] = baseline.summary.name;
+  j["accuracy_delta_vs_baseline"] = accuracy_delta_json(seeds, base);
   return j;
 }
 

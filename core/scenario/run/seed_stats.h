@@ -4,6 +4,7 @@
 // interval (Student t), time-to-accuracy in simulated time and iterations, and its ratio to the
 // baseline run's (docs/scenario.md, "Seeds and intervals").
 #include <cstdint>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -57,5 +58,21 @@ size_t baseline_run(const std::vector<RunResult>& runs);
 // "mean", "ci95" ([lo, hi] or null) and "half_width"; time_to_accuracy_s/iterations also
 // "reached"; time_to_accuracy_ratio / _speedup paired with the baseline by seed}.
 nlohmann::json seed_stats_json(const RunResult& run, const RunResult& baseline);
+
+// The time-to-accuracy statistics of one run over its seeds (scenario/run/tta_stats.h), the keys
+// summary.json adds to the run's object; an empty object for a run without test accuracy (catalog):
+//   "time_to_accuracy": {"target", "seeds", "reached", "per_seed_s", "per_seed_iterations" (null
+//     where not reached), "estimate_s", "estimate_iterations" (censored median, null when half or
+//     more did not reach), "ci95_s", "ci95_iterations" ([lo, hi] order-statistic interval, an end
+//     null when unknown or unbounded; null for N < 6), "ci95_coverage", "method"};
+//   and for a run other than the baseline (&run != &baseline):
+//   "speedup_vs_baseline": {"baseline", "estimate", "ci95", "pairs", "method" ("paired-log-t"),
+//     "verdict", "arm_missed", "baseline_missed", "both_missed"} (paired_log_speedup);
+//   "accuracy_delta_vs_baseline": {"estimate", "ci95", "pairs"}: final test accuracy minus the
+//     baseline's, paired by seed (paired_delta; a fraction, not points).
+// `target` is training.target_accuracy ("target"; NaN: null). per_seed_iterations are the
+// summaries' iterations_to_accuracy (the interpolated crossing rounded up).
+nlohmann::json tta_stats_json(const RunResult& run, const RunResult& baseline,
+                              double target = std::numeric_limits<double>::quiet_NaN());
 
 }  // namespace commlab

@@ -267,7 +267,16 @@ std::vector<Field> make_table() {
       int_field("training.eval_every", ACC(training.eval_every), 0, kBig,
                 "Iterations between test evaluations (0: only at the end)."),
       int_field("training.eval_rows", ACC(training.eval_rows), 0, kBig,
-                "Test rows per evaluation (0: the whole test set)."),
+                "Test rows per evaluation: a random sample of the test set drawn once from the "
+                "seed, the same at every evaluation (0: the whole test set)."),
+      enum_field("training.sharding", ACC(training.sharding), {"random", "shard", "non-iid"},
+                 "Rows each rank trains on: random slices of a global shuffle per iteration; "
+                 "shard: disjoint per-epoch shards (DistributedSampler); non-iid: fixed "
+                 "label-skewed shards (Dirichlet over the ranks per class)."),
+      num_field("training.sharding_alpha", ACC(training.sharding_alpha), 0, 1e6,
+                "non-iid: Dirichlet concentration (0.1: each rank mostly one or two classes; "
+                "100: near iid).",
+                true),
       enum_field("training.optimizer", ACC(training.optimizer), {"sgd", "adamw"}, "Optimizer."),
       num_field("training.lr", ACC(training.lr), 0, 100, "Peak learning rate.", true),
       num_field("training.momentum", ACC(training.momentum), 0, 1, "SGD momentum, or AdamW beta1."),

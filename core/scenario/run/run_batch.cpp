@@ -1,10 +1,10 @@
-#include "cli/util/batch_util.h"
+#include "scenario/run/run_batch.h"
 
 #include <stdexcept>
 
 #include "exec/runs/mpi_batch.h"
 
-namespace commlab::cli {
+namespace commlab {
 
 namespace {
 
@@ -12,9 +12,9 @@ using exec::ByteReader;
 using exec::ByteWriter;
 
 // A field added to these structs must be added below too; the sizes catch a forgotten one.
-static_assert(sizeof(Sample) == 208, "Sample changed: update batch_util.cpp");
-static_assert(sizeof(BucketSample) == 104, "BucketSample changed: update batch_util.cpp");
-static_assert(sizeof(RunSummary) == 136, "RunSummary changed: update batch_util.cpp");
+static_assert(sizeof(Sample) == 208, "Sample changed: update run_batch.cpp");
+static_assert(sizeof(BucketSample) == 104, "BucketSample changed: update run_batch.cpp");
+static_assert(sizeof(RunSummary) == 136, "RunSummary changed: update run_batch.cpp");
 static_assert(std::is_trivially_copyable_v<NetworkPoint>);
 
 void put(ByteWriter& w, const BucketSample& b) {
@@ -150,4 +150,4 @@ std::vector<BatchItem> decode_batch(const std::string& bytes, bool* stopped) {
   return items;
 }
 
-}  // namespace commlab::cli
+}  // namespace commlab

@@ -1,15 +1,15 @@
 #pragma once
-// What the processes of `mpirun -np K commlab-cli run` send to process 0: each finished run's
-// summary, its kept samples (for the charts) and its series.csv rows, exactly, so process 0 writes
-// the same files a single process writes.
+// What the processes of an `mpirun -np K` experiment (experiment_runner.h) send to process 0: each
+// finished run's summary, its kept samples (for the charts) and its series.csv rows, exactly, so
+// process 0 writes the same files a single process writes.
 #include <string>
 
 #include "scenario/run/results_io.h"
 
-namespace commlab::cli {
+namespace commlab {
 
 struct BatchItem {
-  int index = 0;         // the run's place in the scenario
+  int index = 0;         // the replica's place in the experiment
   int status = 0;        // 0 not started (stopped), 1 finished or stopped cleanly, 2 failed
   bool invalid = false;  // failed on invalid input (exit 2) rather than at run time (exit 1)
   std::string error;     // the exception's message
@@ -21,4 +21,4 @@ std::string encode_batch(const std::vector<BatchItem>& items, bool stopped);
 // Throws std::runtime_error on bytes that are not a whole batch.
 std::vector<BatchItem> decode_batch(const std::string& bytes, bool* stopped);
 
-}  // namespace commlab::cli
+}  // namespace commlab

@@ -1,0 +1,59 @@
+#include "cli/util/experiment_files_util.h"
+
+#include <cstdio>
+
+#include "cli/command.h"
+#ifdef COMMLAB_HAVE_CHARTS
+#include "chart_files.h"  // Qt-free: the charts are drawn inside commlab_ui
+#endif
+
+namespace commlab::cli {
+
+namespace {
+
+// DIR/charts/*.png and *.svg (CLI.md), drawn by the GUI's chart code; returns a note for the
+// final line. A chart failure is reported but keeps the numbers already written.
+std::string write_charts(const std::vector<RunResult>& results, const std::string& dir) {
+#ifdef COMMLAB_HAVE_CHARTS
+  std::vector<ChartRun> runs;
+  for (const RunResult& r : results) runs.push_back({r.summary.name, r.samples, r.summary});
+  std::string error;
+  const std::vector<std::string> files = write_run_charts(runs, dir, &error);
+  if (!error.empty()) std::fprintf(stderr, "warning: charts: %s\n", error.c_str());
+  return ", " + std::to_string(files.size()) + " chart files in charts/";
+#else
+  (void)results;
+  (void)dir;
+  return ", no charts (this build has no Qt: configure with COMMLAB_BUILD_GUI=ON)";
+#endif
+}
+
+}  // namespace
+
+void apply_run_overrides(Experiment& exp, int64_t seed, int seeds, const std::string& exec) {
+  if (seed >= 0)
+    for (RunConfig& r : exp.runs) r.seed = static_cast<uint64_t>(seed);
+  if (!exec.empty()) {
+    if (exec != "mpi" && exec != "simulated")
+      throw InvalidInput("--exec: expected mpi or simulated, got '" + exec + "'");
+    for (RunConfig& r : exp.runs) r.execution = exec;
+    exp.resolved["execution"] = exec;
+    for (nlohmann::json& r : exp.resolved["runs"]) r.erase("execution");
+  }
+  if (seeds > 0) {
+    exp.resolved["seeds"] = seeds;
+    for (nlohmann::json& r : exp.resolved["runs"]) r.erase("seeds");
+  }
+}
+
+std::string write_experiment_files(const std::string& dir, const Experiment& exp,
+                                   const ExperimentOutcome& outcome, bool charts) {
+  write_file(dir + "/summary.json", outcome.summary_json);
+  join_series(dir, outcome.started);
+  write_file(dir + "/scenario.json", exp.resolved.dump(2) + "\n");
+  write_file(dir + "/VERSION", std::string("commlab ") + kCommLabVersion + "\n");
+  if (!charts) return ", no charts (--no-charts)";
+  return write_charts(outcome.results, dir + "/charts");
+}
+
+}  // namespace commlab::cli

@@ -1,0 +1,23 @@
+#pragma once
+// What `run` and `reproduce` both do around the core experiment runner
+// (scenario/run/experiment_runner.h): the command-line overrides of a loaded scenario, and the
+// results folder's files (CLI.md, `run`): summary.json, series.csv, scenario.json, VERSION and
+// charts/.
+#include <cstdint>
+#include <string>
+
+#include "scenario/run/experiment_runner.h"
+
+namespace commlab::cli {
+
+// --seed (>= 0), --seeds (> 0) and --exec ("", simulated or mpi; else InvalidInput) applied to the
+// runs and to the scenario as run (scenario.json).
+void apply_run_overrides(Experiment& exp, int64_t seed, int seeds, const std::string& exec);
+
+// Writes DIR/summary.json, joins DIR/series.csv from the parts the runner streamed into DIR,
+// DIR/scenario.json, DIR/VERSION and, with `charts`, DIR/charts/*.png and *.svg. Returns the note
+// on charts for the final line (", 4 chart files in charts/").
+std::string write_experiment_files(const std::string& dir, const Experiment& exp,
+                                   const ExperimentOutcome& outcome, bool charts);
+
+}  // namespace commlab::cli

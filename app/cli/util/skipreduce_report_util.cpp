@@ -1,0 +1,201 @@
+#include "cli/util/skipreduce_report_util.h"
+
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <stdexcept>
+#include <vector>
+
+#include "cli/util/seed_report_util.h"
+#include "scenario/run/tta_stats.h"
+
+namespace commlab::cli {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+std::string num(const char* format, double v) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
+double number_or_nan(const json& v) {
+  return v.is_number() ? v.get<double>() : kNaN;
+}
+
+std::string end_text(const json& v, const char* format, double scale, const char* none) {
+  return v.is_number() ? num(format, scale * v.get<double>()) : std::string(none);
+}
+
+// "[lo, hi]" of a two-element array, null ends shown as "?" (below) and "inf" (above).
+std::string ci_text(const json& ci, const char* format, double scale = 1) {
+  if (!ci.is_array() || ci.size() != 2) return "";
+  return " [" + end_text(ci[0], format, scale, "?") + ", " + end_text(ci[1], format, scale, "inf") +
+         "]";
+}
+
+// An arm's name: POLICY-sS, then -lrcomp or -unbiased (the paper's semantics without a suffix).
+struct Arm {
+  std::string policy, semantics;
+  int skip = 0;
+};
+
+Arm parse_arm(const std::string& name) {
+  Arm a;
+  const size_t dash = name.find("-s");
+  if (dash == std::string::npos)
+    throw std::runtime_error("skipreduce rows: unexpected run " + name);
+  a.policy = name.substr(0, dash);
+  size_t end = dash + 2;
+  while (end < name.size() && std::isdigit(static_cast<unsigned char>(name[end]))) ++end;
+  a.skip = std::stoi(name.substr(dash + 2, end - dash - 2));
+  const std::string rest = end < name.size() ? name.substr(end + 1) : "";
+  a.semantics = rest == "lrcomp"     ? "lr x N/(N-s)"
+                : rest == "unbiased" ? "unbiased"
+                : rest.empty()       ? "paper's (no rescaling)"
+                                     : rest;
+  return a;
+}
+
+// "1.24x [1.12, 1.37], faster" from a speedup_vs_baseline object (or a PairedSpeedup as JSON).
+std::string speedup_text(const json& sp) {
+  if (!sp.is_object() || sp["estimate"].is_null()) return "target not reached in any pair";
+  return num("%.2f", sp["estimate"].get<double>()) + "x" + ci_text(sp["ci95"], "%.2f") + ", " +
+         sp["verdict"].get<std::string>();
+}
+
+// "-0.12 pts [-0.40, +0.16]" from an accuracy_delta_vs_baseline object (fractions).
+std::string delta_text(const json& d) {
+  if (!d.is_object() || d["estimate"].is_null()) return "n/a";
+  return num("%+.2f", 100 * d["estimate"].get<double>()) + " pts" +
+         ci_text(d["ci95"], "%+.2f", 100);
+}
+
+// "10/10 reached, median 25.1 ms [23.0, 27.0]" from a time_to_accuracy object.
+std::string tta_text(const json& t) {
+  std::string s = std::to_string(t["reached"].get<int>()) + "/" +
+                  std::to_string(t["seeds"].get<int>()) + " reached";
+  if (t["estimate_s"].is_null()) return s + ", median not reached";
+  return s + ", median " + num("%.2f", 1e3 * t["estimate_s"].get<double>()) + " ms" +
+         ci_text(t["ci95_s"], "%.2f", 1e3);
+}
+
+const json& run_named(const json& summary, const std::string& name) {
+  for (const json& run : summary["runs"])
+    if (run["name"] == name) return run;
+  throw std::runtime_error("summary.json: no run named " + name);
+}
+
+std::vector<double> per_seed(const json& values) {
+  std::vector<double> out;
+  for (const json& v : values) out.push_back(number_or_nan(v));
+  return out;
+}
+
+json speedup_json(const PairedSpeedup& p) {
+  auto n = [](double v) { return std::isfinite(v) ? json(v) : json(nullptr); };
+  return {{"estimate", n(p.estimate)},
+          {"ci95", p.has_interval() ? json::array({p.lo, p.hi}) : json(nullptr)},
+          {"verdict", p.verdict}};
+}
+
+// Measured gain per iteration: the baseline's mean simulated time over the arm's, for the same
+// number of iterations (not the formula).
+double per_iteration_gain(const json& base, const json& arm) {
+  return number_or_nan(base["seeds"]["sim_time_s"]["mean"]) /
+         number_or_nan(arm["seeds"]["sim_time_s"]["mean"]);
+}
+
+void baseline_row(Report& r, const json& base, const std::string& command) {
+  const json& t = base["time_to_accuracy"];
+  const std::string target = num("%g", 100 * t["target"].get<double>()) + "%";
+  r.row("time to " + target + ", ring all-reduce (baseline)", "", "",
+        tta_text(t) + "; final accuracy " + interval_text(base["seeds"]["final_test_accuracy"], 3),
+        command,
+        "smoothed crossing (5 evaluations, every training.eval_every iterations, interpolated); "
+        "the median counts unreached seeds at +inf; order-statistic 95% interval");
+  r.value(number_or_nan(t["estimate_s"]) * 1e3,
+          t["ci95_s"].is_array() ? number_or_nan(t["ci95_s"][0]) * 1e3 : kNaN,
+          t["ci95_s"].is_array() ? number_or_nan(t["ci95_s"][1]) * 1e3 : kNaN);
+}
+
+void arm_row(Report& r, const json& base, const json& run, const std::string& command, int ranks,
+             const std::string& prefix) {
+  const Arm a = parse_arm(run["name"].get<std::string>());
+  const json& sp = run["speedup_vs_baseline"];
+  const double ideal = 2.0 * (ranks - 1) / (2.0 * (ranks - 1) - a.skip);
+  const double base_it = number_or_nan(base["time_to_accuracy"]["estimate_iterations"]);
+  const double arm_it = number_or_nan(run["time_to_accuracy"]["estimate_iterations"]);
+  std::string note =
+      "per-iteration gain measured " + num("%.2f", per_iteration_gain(base, run)) +
+      "x; iterations to target x" +
+      (std::isfinite(base_it) && std::isfinite(arm_it) ? num("%.2f", arm_it / base_it)
+                                                       : std::string("?")) +
+      "; time to target " + tta_text(run["time_to_accuracy"]) + "; final accuracy vs baseline " +
+      delta_text(run["accuracy_delta_vs_baseline"]);
+  r.row(prefix + a.policy + " s=" + std::to_string(a.skip) + ", " + a.semantics,
+        "up to 1.58x (abstract, 8 GPUs, VGG-19/BERT/Llama)",
+        "communication only: 2(N-1)/(2(N-1)-s) = " + num("%.2f", ideal) + "x",
+        speedup_text(sp) + " (paired, N=" + std::to_string(run["seeds"]["n"].get<int>()) + ")",
+        command, note);
+  if (sp.is_object() && sp["ci95"].is_array())
+    r.value(sp["estimate"].get<double>(), number_or_nan(sp["ci95"][0]),
+            number_or_nan(sp["ci95"][1]));
+}
+
+}  // namespace
+
+void skipreduce_tta_rows(Report& r, const json& summary, const std::string& command, int ranks) {
+  const json& base = baseline_run(summary);
+  baseline_row(r, base, command);
+  for (const json& run : summary["runs"])
+    if (&run != &base) arm_row(r, base, run, command, ranks, "time-to-accuracy speedup, ");
+  r.text(
+      "Three semantics of a skipped step. The paper's: a chunk that lost s of its N contributions "
+      "sums N - s and is still divided by N, so the averaged gradient shrinks to (N - s)/N of its "
+      "expected value, a learning-rate cut (random s = 4 at lr 0.1 updates exactly as unbiased "
+      "skipping at lr 0.05). Each iteration is cheaper but more of them are needed, and the two "
+      "largely cancel. lr x N/(N-s) (techniques.skipreduce.lr_compensation) undoes the cut on the "
+      "optimizer side; unbiased rescales each chunk by N / contributors. Speedups are geometric "
+      "means of per-seed ratios TTA_baseline / TTA_arm with a paired Student-t interval on the log "
+      "ratios; 'faster' or 'slower' when the interval excludes 1, and a seed where the arm missed "
+      "the target that the baseline reached demotes 'faster' to 'within noise'. The per-iteration "
+      "gain is measured from the simulated time of the same iterations, not the formula.");
+}
+
+void skipreduce_noniid_rows(Report& r, const json& summary, const std::string& command, int ranks) {
+  const json& base = baseline_run(summary);
+  baseline_row(r, base, command);
+  for (const json& run : summary["runs"])
+    if (&run != &base) arm_row(r, base, run, command, ranks, "non-iid shards, speedup, ");
+  auto reached = [](const json& run) {
+    const json& t = run["time_to_accuracy"];
+    return std::to_string(t["reached"].get<int>()) + "/" + std::to_string(t["seeds"].get<int>());
+  };
+  const json& naive = run_named(summary, "naive-s4-lrcomp");
+  const json& random = run_named(summary, "random-s4-lrcomp");
+  // Random against naive directly, seed k with seed k: speedup = TTA_naive / TTA_random.
+  const PairedSpeedup sp = paired_log_speedup(per_seed(naive["time_to_accuracy"]["per_seed_s"]),
+                                              per_seed(random["time_to_accuracy"]["per_seed_s"]));
+  const PairedDelta d = paired_delta(per_seed(naive["seeds"]["final_test_accuracy"]["values"]),
+                                     per_seed(random["seeds"]["final_test_accuracy"]["values"]));
+  const json delta = {{"estimate", std::isfinite(d.estimate) ? json(d.estimate) : json(nullptr)},
+                      {"ci95", d.has_interval() ? json::array({d.lo, d.hi}) : json(nullptr)}};
+  r.row("non-iid shards: random over naive skipping, s=4, both lr x N/(N-s)",
+        "naive biased, random unbiased in expectation (the paper's motivation for random)", "",
+        (sp.pairs > 0
+             ? speedup_text(speedup_json(sp)) + " (paired, " + std::to_string(sp.pairs) + " pairs)"
+             : "naive reached the target on " + reached(naive) + " seeds, random on " +
+                   reached(random)),
+        command,
+        "final accuracy random - naive " + delta_text(delta) + " (" + std::to_string(d.pairs) +
+            " pairs); naive missed the target on " + std::to_string(sp.baseline_missed) +
+            " seeds random reached, random on " + std::to_string(sp.arm_missed));
+  if (sp.has_interval()) r.value(sp.estimate, sp.lo, sp.hi);
+}
+
+}  // namespace commlab::cli

@@ -1,0 +1,26 @@
+#pragma once
+// The `reproduce` rows of SkipReduce's time-to-accuracy (issue 29), read from summary.json's
+// paired statistics (scenario/run/tta_stats.h): every arm's speedup over ring all-reduce as the
+// geometric mean of per-seed ratios with its paired log-t interval and verdict, next to the paper's
+// "up to 1.58x" and the communication-only formula 2(N-1)/(2(N-1)-s); the per-iteration gain as
+// measured (simulated time per iteration, baseline over arm), the growth in iterations to the
+// target, the paired accuracy change, and how many seeds reached the target.
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "cli/util/reproduce_util.h"
+
+namespace commlab::cli {
+
+// `summary`: samples/skipreduce_tta.json's summary.json (runs "baseline" and
+// POLICY-sS[-lrcomp|-unbiased]); `command` the run command of the rows; `ranks` the ring's N.
+void skipreduce_tta_rows(Report& r, const nlohmann::json& summary, const std::string& command,
+                         int ranks);
+
+// `summary`: samples/skipreduce_noniid.json's summary.json (baseline, naive-s4-lrcomp,
+// random-s4-lrcomp on label-skewed shards): each arm against the baseline, then random against
+// naive directly, paired by seed (speedup and final-accuracy difference).
+void skipreduce_noniid_rows(Report& r, const nlohmann::json& summary, const std::string& command,
+                            int ranks);
+
+}  // namespace commlab::cli

@@ -1,0 +1,326 @@
+#include "scenario/run/experiment_runner.h"
+
+#include <omp.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <stdexcept>
+#include <thread>
+
+#include "exec/mpi_runtime.h"
+#include "exec/runs/mpi_batch.h"
+#include "scenario/run/run_batch.h"
+#include "scenario/run/seed_stats.h"
+
+namespace commlab {
+
+nlohmann::json mpi_json(const MpiMeasure& m, double sim_time_s, bool reproducible) {
+  auto wall = [&](double v) { return reproducible ? nlohmann::json(nullptr) : nlohmann::json(v); };
+  auto split = [&](const MpiRunStats& s) {
+    return nlohmann::json{{"compute_s", wall(s.compute_s)},
+                          {"comm_s", wall(s.comm_s)},
+                          {"codec_s", wall(s.codec_s)},
+                          {"wall_s", wall(s.wall_s)}};
+  };
+  return {{"processes", m.processes},
+          {"mismatched_buckets", m.mismatched},
+          {"measured_mean", split(m.mean)},
+          {"measured_max", split(m.max)},
+          {"predicted",
+           {{"sim_time_s", sim_time_s},
+            {"compute_s", m.predicted_compute_s},
+            {"comm_exposed_s", m.predicted_comm_s},
+            {"codec_exposed_s", m.predicted_codec_s},
+            {"comm_total_s", m.predicted_comm_total_s},
+            {"codec_total_s", m.predicted_codec_total_s}}}};
+}
+
+int ExperimentOutcome::complete_runs() const {
+  int n = 0;
+  for (const RunResult& r : results) n += r.complete ? 1 : 0;
+  return n;
+}
+
+bool ExperimentOutcome::mismatched() const {
+  for (const MpiMeasure& m : measures)
+    if (m.mismatched > 0) return true;
+  return false;
+}
+
+std::string series_part(const std::string& dir, int replica) {
+  return dir + "/.series." + std::to_string(replica) + ".csv";
+}
+
+void join_series(const std::string& dir, const std::vector<char>& started) {
+  const std::string path = dir + "/series.csv", tmp = path + ".tmp";
+  check_simulated_write_failure(path);
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    f << series_header();
+    for (size_t i = 0; i < started.size(); ++i) {
+      if (!started[i]) continue;
+      std::ifstream part(series_part(dir, static_cast<int>(i)), std::ios::binary);
+      if (part.peek() != std::ifstream::traits_type::eof()) f << part.rdbuf();
+    }
+    if (!f.flush()) throw std::runtime_error("cannot write " + tmp);
+  }
+  std::filesystem::rename(tmp, path);
+  for (size_t i = 0; i < started.size(); ++i)
+    std::filesystem::remove(series_part(dir, static_cast<int>(i)));
+}
+
+namespace {
+
+// One experiment on this process: the replicas it executes, their results and errors.
+class Execution {
+ public:
+  Execution(const Experiment& exp, const RunnerOptions& o, const RunnerCallbacks& cb)
+      : o_(o), cb_(cb) {
+    out_.replicas = expand_seeds(exp.runs, o.seeds, &out_.first_replica);
+    if (o.mpi) rank_ = o.mpi->rank(), size_ = o.mpi->size();
+    out_.processes = size_;
+    const int n = static_cast<int>(out_.replicas.size());
+    slots_.resize(n);
+    out_.started.assign(n, 0);
+    errors_.resize(n);
+    out_.measures.resize(n);
+    // Simulated replicas are spread over the processes (the k-th goes to process k % size);
+    // each "mpi" replica is trained by all processes together, one rank each.
+    for (int i = 0, k = 0; i < n; ++i) {
+      if (out_.replicas[i].execution == "mpi")
+        together_.push_back(i);
+      else if (exec::owns_item(k++, rank_, size_))
+        mine_.push_back(i);
+    }
+    out_.here = mine_.size();
+    out_.simulated = static_cast<size_t>(n) - together_.size();
+    // Only process 0 writes series parts into series_dir; the others keep theirs aside for the
+    // gather.
+    parts_dir_ =
+        root()
+            ? o.series_dir
+            : (std::filesystem::temp_directory_path() / ("commlab-run-" + std::to_string(getpid())))
+                  .string();
+    if (!parts_dir_.empty()) std::filesystem::create_directories(parts_dir_);
+  }
+
+  ExperimentOutcome run(const std::string& name) {
+    if (cb_.on_start) {
+      int64_t total = 0;
+      for (int i : mine_) total += out_.replicas[i].training.iterations;
+      for (int i : together_) total += out_.replicas[i].training.iterations;
+      cb_.on_start(total);
+    }
+    run_pool();
+    // "mpi" replicas: every process is one rank, on its main thread (MPI is called from it only).
+    for (int i : together_) {
+      if (errors_[i] || stop_requested()) break;
+      execute(i, o_.mpi);
+    }
+    if (size_ > 1) gather();
+    if (!root()) {
+      out_.reports = false;
+      return std::move(out_);
+    }
+    finish(name);
+    return std::move(out_);
+  }
+
+ private:
+  bool root() const { return rank_ == 0; }
+  bool stop_requested() {
+    if (o_.cancel && o_.cancel->load()) halt_.store(true);
+    return halt_.load();
+  }
+
+  void run_pool() {
+    const int threads = o_.threads > 0 ? o_.threads : std::max(1, omp_get_max_threads());
+    const int jobs =
+        std::clamp(o_.jobs > 0 ? o_.jobs : threads, 1, std::max(static_cast<int>(mine_.size()), 1));
+    const int per_job = std::max(1, threads / jobs);
+    auto worker = [&] {
+      omp_set_num_threads(per_job);
+      for (size_t k = next_++; k < mine_.size() && !stop_requested(); k = next_++)
+        execute(mine_[k], nullptr);
+    };
+    std::vector<std::thread> pool;
+    for (int j = 1; j < jobs; ++j) pool.emplace_back(worker);
+    worker();
+    for (std::thread& t : pool) t.join();
+    omp_set_num_threads(threads);
+  }
+
+  void execute(int i, const exec::MpiRuntime* rt) {
+    const RunConfig& config = out_.replicas[i];
+    out_.started[i] = 1;
+    try {
+      // Every sample goes to this replica's series part as it comes; the session keeps a
+      // bounded, thinned copy for the charts, so memory does not grow with the iterations.
+      const bool reports = rt == nullptr || root();
+      const bool writes = reports && !parts_dir_.empty();
+      std::ofstream rows;
+      if (writes) rows.open(series_part(parts_dir_, i), std::ios::binary | std::ios::trunc);
+      RunSession session(config, rt);
+      session.set_sample_budget(o_.sample_budget);
+      MpiMeasure& m = out_.measures[i];
+      session.run(
+          [&](const Sample& s) {
+            m.predicted_compute_s += s.compute_time_s;
+            m.predicted_comm_s += s.comm_time_s;
+            m.predicted_codec_s += s.codec_time_s;
+            m.predicted_comm_total_s += s.comm_total_s;
+            m.predicted_codec_total_s += s.codec_total_s;
+            if (writes) write_row(rows, config.name, s);
+            if (cb_.on_sample) cb_.on_sample(i, config.name, s);
+            stop_requested();  // copies the caller's cancel into halt_, which the session polls
+          },
+          rt ? nullptr : &halt_);  // all ranks of an mpi run must stop at the same iteration
+      if (writes && !rows.flush())
+        throw std::runtime_error("cannot write " + series_part(parts_dir_, i));
+      if (reports && cb_.on_replica_done) cb_.on_replica_done(i, session);
+      if (rt) measure(*rt, session.mpi_stats(), m);
+      slots_[i] = {session.summary(), session.samples(), session.done(), {}};
+    } catch (...) {  // rethrown in scenario order, so the exit code keeps its kind
+      errors_[i] = std::current_exception();
+      halt_.store(true);
+    }
+  }
+
+  void write_row(std::ofstream& rows, const std::string& run, const Sample& s) const {
+    if (!o_.reproducible) {
+      rows << series_row(run, s);
+      return;
+    }
+    Sample copy = s;
+    copy.wall_time_s = Sample::kNaN;
+    rows << series_row(run, copy);
+  }
+
+  // Every rank: the measured split, mean and max over the processes.
+  static void measure(const exec::MpiRuntime& rt, const MpiRunStats& mine, MpiMeasure& m) {
+    m.processes = rt.size();
+    m.mean.compute_s = rt.sum(mine.compute_s) / rt.size();
+    m.mean.comm_s = rt.sum(mine.comm_s) / rt.size();
+    m.mean.codec_s = rt.sum(mine.codec_s) / rt.size();
+    m.mean.wall_s = rt.sum(mine.wall_s) / rt.size();
+    m.max.compute_s = rt.max(mine.compute_s);
+    m.max.comm_s = rt.max(mine.comm_s);
+    m.max.codec_s = rt.max(mine.codec_s);
+    m.max.wall_s = rt.max(mine.wall_s);
+    m.mismatched = mine.mismatched_buckets;
+  }
+
+  std::vector<BatchItem> my_items();
+  void gather();
+  void finish(const std::string& name);
+
+  const RunnerOptions& o_;
+  const RunnerCallbacks& cb_;
+  ExperimentOutcome out_;
+  int rank_ = 0, size_ = 1;
+  std::vector<int> mine_, together_;
+  std::string parts_dir_;
+  std::vector<RunResult> slots_;
+  std::vector<std::exception_ptr> errors_;
+  std::atomic<bool> halt_{false};
+  std::atomic<size_t> next_{0};
+};
+
+// A process other than 0: its simulated replicas as process 0 will write them.
+std::vector<BatchItem> Execution::my_items() {
+  std::vector<BatchItem> items;
+  for (int i : mine_) {
+    BatchItem it;
+    it.index = i;
+    it.status = errors_[i] ? 2 : out_.started[i] ? 1 : 0;
+    if (errors_[i]) {
+      try {
+        std::rethrow_exception(errors_[i]);
+      } catch (const std::invalid_argument& e) {
+        it.invalid = true;
+        it.error = e.what();
+      } catch (const std::exception& e) {
+        it.error = e.what();
+      }
+    } else if (out_.started[i]) {
+      it.result = std::move(slots_[i]);
+      std::ifstream part(series_part(parts_dir_, i), std::ios::binary);
+      it.series_rows.assign(std::istreambuf_iterator<char>(part), {});
+    }
+    items.push_back(std::move(it));
+  }
+  std::filesystem::remove_all(parts_dir_);
+  return items;
+}
+
+// Process 0 gathers the other processes' simulated replicas (their results and series rows).
+void Execution::gather() {
+  std::vector<BatchItem> items;
+  if (!root()) items = my_items();
+  o_.mpi->set_timeout_s(exec::kBatchGatherTimeout_s);
+  const std::vector<std::string> all = o_.mpi->gather_strings(encode_batch(items, halt_.load()));
+  if (!root()) return;
+  for (size_t p = 1; p < all.size(); ++p) {
+    bool stopped = false;
+    for (BatchItem& it : decode_batch(all[p], &stopped)) {
+      const int i = it.index;
+      if (stopped) halt_.store(true);
+      if (it.status == 0) continue;
+      out_.started[i] = 1;
+      if (it.status == 2) {
+        errors_[i] = it.invalid ? std::make_exception_ptr(std::invalid_argument(it.error))
+                                : std::make_exception_ptr(std::runtime_error(it.error));
+        continue;
+      }
+      slots_[i] = std::move(it.result);
+      if (!parts_dir_.empty())
+        std::ofstream(series_part(parts_dir_, i), std::ios::binary | std::ios::trunc)
+            << it.series_rows;
+      ++out_.gathered;
+    }
+  }
+}
+
+// Process 0: the first error, else the replicas grouped into runs and summary.json.
+void Execution::finish(const std::string& name) {
+  const int n = static_cast<int>(out_.replicas.size());
+  for (int i = 0; i < n; ++i)
+    if (errors_[i]) {
+      out_.error = errors_[i];
+      return;
+    }
+  out_.stopped = stop_requested();
+  if (o_.reproducible)  // wall-clock time varies by host
+    for (int i = 0; i < n; ++i) slots_[i].summary.wall_time_s = Sample::kNaN;
+  out_.results =
+      group_replicas(std::move(slots_), out_.started, out_.first_replica, &out_.result_replica);
+  std::vector<double> targets;  // time_to_accuracy's "target": each run's training.target_accuracy
+  for (size_t k = 0; k < out_.results.size(); ++k) {
+    const RunConfig& c = out_.replicas[out_.result_replica[k]];
+    targets.push_back(c.workload.kind == "train" ? c.training.target_accuracy : Sample::kNaN);
+  }
+  out_.summary_json = summary_json(name, out_.results, targets);
+  if (together_.empty()) return;
+  nlohmann::json doc = nlohmann::json::parse(out_.summary_json);
+  for (size_t k = 0; k < out_.results.size(); ++k) {
+    const size_t i = out_.result_replica[k];
+    if (out_.replicas[i].execution == "mpi")
+      doc["runs"][k]["mpi"] =
+          mpi_json(out_.measures[i], out_.results[k].summary.sim_time_s, o_.reproducible);
+  }
+  out_.summary_json = doc.dump(2) + "\n";
+}
+
+}  // namespace
+
+ExperimentOutcome run_experiment(const Experiment& exp, const RunnerOptions& options,
+                                 const RunnerCallbacks& callbacks) {
+  Execution execution(exp, options, callbacks);
+  return execution.run(exp.name);
+}
+
+}  // namespace commlab

@@ -1,0 +1,167 @@
+#include "scenario/run/tta_stats.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "scenario/run/seed_stats.h"
+
+namespace commlab {
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+bool reached_time(double v) {
+  return std::isfinite(v) && v >= 0;
+}
+
+// The verdict of a log-t interval, before the censoring rule.
+std::string interval_verdict(const PairedSpeedup& r) {
+  if (!r.has_interval()) return "undetermined";
+  if (r.lo > 1) return "faster";
+  if (r.hi < 1) return "slower";
+  return "within noise";
+}
+
+// P(B = i) for B ~ Bin(n, 1/2), through logs so that large n does not underflow 2^-n.
+double binomial_half_pmf(int n, int i) {
+  return std::exp(std::lgamma(n + 1.0) - std::lgamma(i + 1.0) - std::lgamma(n - i + 1.0) -
+                  n * std::log(2.0));
+}
+
+}  // namespace
+
+bool PairedSpeedup::has_interval() const {
+  return pairs >= 2 && std::isfinite(lo) && std::isfinite(hi);
+}
+
+bool PairedDelta::has_interval() const {
+  return pairs >= 2 && std::isfinite(lo) && std::isfinite(hi);
+}
+
+bool CensoredTta::has_interval() const {
+  return order_lo > 0;
+}
+
+PairedSpeedup paired_log_speedup(const std::vector<double>& baseline_tta,
+                                 const std::vector<double>& arm_tta) {
+  PairedSpeedup r;
+  std::vector<double> d;
+  const size_t n = std::min(baseline_tta.size(), arm_tta.size());
+  for (size_t k = 0; k < n; ++k) {
+    const double b = baseline_tta[k], a = arm_tta[k];
+    const bool b_ok = std::isfinite(b) && b > 0, a_ok = std::isfinite(a) && a > 0;
+    if (b_ok && a_ok) d.push_back(std::log(b / a));
+    if (b_ok && !a_ok) ++r.arm_missed;
+    if (!b_ok && a_ok) ++r.baseline_missed;
+    if (!b_ok && !a_ok) ++r.both_missed;
+  }
+  const Interval iv = mean_ci95(d);  // mean d +- t_{0.975, n-1} s_d / sqrt(n)
+  r.pairs = iv.n;
+  r.estimate = r.pairs > 0 ? std::exp(iv.mean) : kNaN;
+  r.lo = iv.has_interval() ? std::exp(iv.lo()) : kNaN;
+  r.hi = iv.has_interval() ? std::exp(iv.hi()) : kNaN;
+  r.verdict = interval_verdict(r);
+  // Censoring: a seed the arm missed (baseline reached) contradicts "faster", and vice versa.
+  if (r.verdict == "faster" && r.arm_missed > 0) r.verdict = "within noise";
+  if (r.verdict == "slower" && r.baseline_missed > 0) r.verdict = "within noise";
+  return r;
+}
+
+PairedDelta paired_delta(const std::vector<double>& baseline, const std::vector<double>& arm) {
+  std::vector<double> d;
+  const size_t n = std::min(baseline.size(), arm.size());
+  for (size_t k = 0; k < n; ++k)
+    if (std::isfinite(baseline[k]) && std::isfinite(arm[k])) d.push_back(arm[k] - baseline[k]);
+  const Interval iv = mean_ci95(d);
+  PairedDelta r;
+  r.pairs = iv.n;
+  r.estimate = iv.mean;  // NaN with no pair
+  r.lo = iv.has_interval() ? iv.lo() : kNaN;
+  r.hi = iv.has_interval() ? iv.hi() : kNaN;
+  return r;
+}
+
+int median_interval_rank(int n, double* coverage) {
+  // Coverage of [x_(j), x_(n+1-j)]: P(j <= B <= n-j) = 1 - 2 P(B < j) (symmetric binomial). It
+  // falls as j grows; keep the largest j (narrowest interval) still at >= 0.95.
+  int best = 0;
+  double best_coverage = kNaN, below = 0;  // below = P(B < j)
+  for (int j = 1; 2 * j <= n; ++j) {
+    below += binomial_half_pmf(n, j - 1);
+    const double c = 1 - 2 * below;
+    if (c < 0.95) break;
+    best = j;
+    best_coverage = c;
+  }
+  if (coverage) *coverage = best_coverage;
+  return best;
+}
+
+CensoredTta censored_tta(const std::vector<double>& per_seed) {
+  CensoredTta r;
+  std::vector<double> x;
+  for (double v : per_seed) {
+    const bool ok = reached_time(v);
+    r.reached += ok ? 1 : 0;
+    x.push_back(ok ? v : kInf);
+  }
+  r.seeds = static_cast<int>(x.size());
+  r.estimate = r.lo = r.hi = r.coverage = kNaN;
+  if (x.empty()) return r;
+  std::sort(x.begin(), x.end());
+  const size_t n = x.size();
+  // Median: x_((n+1)/2) for odd n, (x_(n/2) + x_(n/2+1)) / 2 for even n (0-based below); +inf
+  // (more than half, or for even n half or more, did not reach) is not an estimate.
+  const double median = n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
+  r.estimate = std::isfinite(median) ? median : kNaN;
+  const int j = median_interval_rank(r.seeds, &r.coverage);
+  if (j == 0) return r;
+  r.order_lo = j;
+  r.order_hi = r.seeds + 1 - j;
+  r.lo = std::isfinite(x[j - 1]) ? x[j - 1] : kNaN;  // +inf lower end: nothing is known
+  r.hi = x[n - j];                                   // +inf: unbounded above
+  return r;
+}
+
+namespace {
+
+// The centred moving average of accuracy over [i - h, i + min(h, i)] clipped to [0, n): never
+// further ahead than behind, so the start of a rising curve is not lifted by later evaluations.
+std::vector<double> smooth(const std::vector<EvalPoint>& evals, int window) {
+  const int n = static_cast<int>(evals.size());
+  const int h = std::max(0, window / 2);
+  std::vector<double> s(evals.size());
+  for (int i = 0; i < n; ++i) {
+    const int a = std::max(0, i - h), b = std::min(n - 1, i + std::min(h, i));
+    double sum = 0;
+    for (int k = a; k <= b; ++k) sum += evals[k].accuracy;
+    s[i] = sum / (b - a + 1);
+  }
+  return s;
+}
+
+}  // namespace
+
+SmoothedCrossing smoothed_crossing(const std::vector<EvalPoint>& evals, double target, int window) {
+  SmoothedCrossing r;
+  r.time_s = r.iterations = kNaN;
+  const std::vector<double> s = smooth(evals, window);
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (!(s[i] >= target)) continue;
+    r.reached = true;
+    r.time_s = evals[i].sim_time_s;
+    r.iterations = evals[i].iteration;
+    if (i == 0 || !(s[i] > s[i - 1])) return r;
+    // Linear interpolation on the smoothed curve between evaluations i-1 (below) and i.
+    const double f = (target - s[i - 1]) / (s[i] - s[i - 1]);
+    r.time_s = evals[i - 1].sim_time_s + f * (evals[i].sim_time_s - evals[i - 1].sim_time_s);
+    r.iterations = evals[i - 1].iteration + f * (evals[i].iteration - evals[i - 1].iteration);
+    return r;
+  }
+  return r;
+}
+
+}  // namespace commlab

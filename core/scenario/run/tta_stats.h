@@ -1,0 +1,102 @@
+#pragma once
+// Time-to-accuracy statistics over seeds, the ones a paper's reviewer accepts (docs/scenario.md,
+// "Seeds and intervals"): a run's TTA as a median with non-reaching seeds at +infinity and a
+// distribution-free interval; the speedup against the baseline as a paired geometric mean with a
+// Student-t interval on the log ratios; the paired difference of final accuracy; and the crossing
+// itself, taken on a smoothed accuracy curve so that one lucky evaluation does not decide it.
+// Pure functions; no Qt, no engine. A time that was "not reached" is NaN, +inf or negative.
+#include <string>
+#include <vector>
+
+namespace commlab {
+
+// Paired speedup of an arm over the baseline, seed k against seed k (same data order and initial
+// weights). Over the n pairs where both reached the target (finite, > 0):
+//   d_k = ln(base_k / arm_k),  estimate = exp(mean d),
+//   ci95 = exp(mean d -+ t_{0.975, n-1} s_d / sqrt(n))   (s_d: sample sd of d, n - 1 denominator).
+// verdict: "faster" when lo > 1, "slower" when hi < 1, else "within noise"; fewer than 2 pairs:
+// "undetermined" (no interval). With s_d = 0 the interval is [estimate, estimate]: "faster" or
+// "slower" unless the estimate is exactly 1 (two identical arms), which is "within noise".
+// Censoring rule: a seed where the arm missed the target but the baseline reached it is evidence
+// against "faster", so any such seed demotes "faster" to "within noise"; symmetrically a seed where
+// the baseline missed and the arm reached demotes "slower". Pairs where one or both missed are
+// counted (arm_missed, baseline_missed, both_missed) and left out of the interval.
+struct PairedSpeedup {
+  int pairs = 0;
+  double estimate = 0;    // NaN with no pair
+  double lo = 0, hi = 0;  // NaN with fewer than 2 pairs
+  std::string verdict;
+  int arm_missed = 0;       // arm not reached, baseline reached
+  int baseline_missed = 0;  // baseline not reached, arm reached
+  int both_missed = 0;
+  std::string method = "paired-log-t";
+  bool has_interval() const;
+};
+PairedSpeedup paired_log_speedup(const std::vector<double>& baseline_tta,
+                                 const std::vector<double>& arm_tta);
+
+// Paired difference arm - baseline (e.g. final test accuracy), seed k against seed k, over the
+// pairs where both are finite: estimate = mean of (arm_k - base_k), ci95 = estimate -+
+// t_{0.975, n-1} s / sqrt(n). NaN where unknown (no pair; interval with fewer than 2).
+struct PairedDelta {
+  int pairs = 0;
+  double estimate = 0, lo = 0, hi = 0;
+  bool has_interval() const;
+};
+PairedDelta paired_delta(const std::vector<double>& baseline, const std::vector<double>& arm);
+
+// One run's TTA over N seeds with censoring: a seed that did not reach the target sits at +inf.
+//   estimate = the median of the N values (for even N the midpoint of the two middle ones); NaN
+//   when it is +inf, i.e. when half or more of the seeds (more than half for odd N) did not reach.
+//   ci95 = [x_(j), x_(N+1-j)] for the largest j with P(j <= B <= N-j) >= 0.95, B ~ Bin(N, 1/2):
+//   the distribution-free interval for the median from order statistics (coverage >= 95%, exact
+//   `coverage` given). N < 6 has no such j (N = 5: 1 - 2/32 = 0.9375): no interval. An end that
+//   is a non-reaching seed is +inf (written as null: unbounded).
+struct CensoredTta {
+  int seeds = 0, reached = 0;
+  double estimate = 0;             // NaN: not estimable
+  double lo = 0, hi = 0;           // NaN without an interval; hi = +inf when unbounded
+  double coverage = 0;             // P(j <= B <= N-j); NaN without an interval
+  int order_lo = 0, order_hi = 0;  // j and N+1-j (1-based); 0 without an interval
+  bool has_interval() const;
+};
+inline constexpr const char* kCensoredTtaMethod =
+    "median, unreached at +inf; order-statistic 95% interval";
+CensoredTta censored_tta(const std::vector<double>& per_seed);
+
+// The order-statistic interval alone: j (1-based) of the narrowest [x_(j), x_(N+1-j)] with
+// coverage >= 95% and that coverage, or j = 0 when N < 6.
+int median_interval_rank(int n, double* coverage);
+
+// One evaluation of a run: where test accuracy was measured.
+struct EvalPoint {
+  int iteration = 0;
+  double sim_time_s = 0;
+  double accuracy = 0;
+};
+
+// The default smoothing window, in evaluations. A centred 5-point average moves by at most 1/5 of
+// one evaluation's excess over its neighbours, so a single lucky evaluation (noise of the eval
+// subset) cannot by itself declare the target reached; a centred average of a linear trend is the
+// trend, so a steady crossing in the middle of a run is not moved.
+inline constexpr int kTtaSmoothingWindow = 5;
+
+// The target crossing on the smoothed accuracy curve. h = window / 2 (an even window acts as
+// window + 1; window <= 1: no smoothing) and s_i = the mean accuracy over the evaluations
+// [i - h, i + min(h, i)] that exist: centred in the middle of the run; at its start shrunk
+// symmetrically (s_0 = a_0, s_1 = mean(a_0..a_2)), so later evaluations of a rising curve do not
+// lift an early one (no look-ahead bias; the first evaluations are less smoothed); at its end
+// truncated to the evaluations that exist, which lags a rising curve (conservative).
+// The first i with s_i >= target is the crossing; time and iterations are interpolated linearly
+// between evaluations i-1 and i on the smoothed curve:
+//   f = (target - s_{i-1}) / (s_i - s_{i-1}),  t = t_{i-1} + f (t_i - t_{i-1})   (i = 0: t_0).
+// Not reached: reached false, time_s and iterations NaN.
+struct SmoothedCrossing {
+  bool reached = false;
+  double time_s = 0;
+  double iterations = 0;
+};
+SmoothedCrossing smoothed_crossing(const std::vector<EvalPoint>& evals, double target,
+                                   int window = kTtaSmoothingWindow);
+
+}  // namespace commlab

@@ -1,0 +1,90 @@
+// The Compare tab (issue 29) against the engine: the GUI's intervals are the CLI's for the same
+// scenario and seeds, because both come from run_experiment and summary.json; the table shows
+// them, the band has one point per common evaluation, and a failed run keeps the previous result.
+#include <gtest/gtest.h>
+
+#include <QTableWidget>
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "compare_view.h"
+#include "scenario/run/experiment_runner.h"
+#include "scenario/scenario.h"
+#include "ui_test_util.h"
+
+namespace commlab::ui {
+namespace {
+
+using test::app;
+using test::wait_for;
+
+std::vector<RunConfig> spiral_runs() {
+  return parse_scenario_text(R"({"name": "cmp", "seed": 3,
+    "cluster": {"spec": "flat:4,gbps=100"},
+    "workload": {"model": "mlp", "hidden": [16], "dataset": "spiral"},
+    "training": {"ranks": 4, "iterations": 40, "global_batch": 32, "eval_every": 2,
+                 "eval_rows": 0, "target_accuracy": 0.6},
+    "runs": [{"name": "baseline"},
+             {"name": "skip", "set": {"techniques": {"skipreduce":
+                 {"skip": 2, "policy": "random", "min_elements": 0, "lr_compensation": true}}}}]})",
+                             "cmp.json")
+      .runs;
+}
+
+TEST(CompareView, IntervalsEqualTheCliSummaryForTheSameSeeds) {
+  app();
+  CompareView view([] { return spiral_runs(); });
+  view.set_seeds(3);
+  ASSERT_TRUE(view.run());
+  ASSERT_TRUE(wait_for([&] { return view.idle(); }));
+  // What `commlab-cli run --seeds 3` computes for the same runs (its summary.json).
+  Experiment exp;
+  exp.name = "compare";
+  exp.runs = spiral_runs();
+  RunnerOptions options;
+  options.seeds = 3;
+  options.jobs = 1;  // another job count: the numbers must not depend on it
+  const nlohmann::json cli = nlohmann::json::parse(run_experiment(exp, options).summary_json);
+  const nlohmann::json& gui = view.summary();
+  ASSERT_EQ(gui["runs"].size(), 2u);
+  EXPECT_EQ(gui["runs"][1]["speedup_vs_baseline"], cli["runs"][1]["speedup_vs_baseline"]);
+  EXPECT_EQ(gui["runs"][1]["accuracy_delta_vs_baseline"],
+            cli["runs"][1]["accuracy_delta_vs_baseline"]);
+  EXPECT_EQ(gui["runs"][0]["time_to_accuracy"], cli["runs"][0]["time_to_accuracy"]);
+  // The table's speedup cell shows the estimate to two decimals, then the interval.
+  const double estimate = cli["runs"][1]["speedup_vs_baseline"]["estimate"].get<double>();
+  const QString cell = view.table()->item(1, 5)->text();
+  EXPECT_TRUE(cell.startsWith(QString::number(estimate, 'f', 2) + "x")) << cell.toStdString();
+  // One band per run; eval_every 2 over 40 iterations: 20 evaluations common to the 3 seeds, each
+  // with n = 3 and lo <= mean <= hi.
+  ASSERT_EQ(view.bands().size(), 2u);
+  ASSERT_EQ(view.bands()[0].size(), 20u);
+  for (const BandPoint& p : view.bands()[0]) {
+    EXPECT_EQ(p.n, 3);
+    EXPECT_LE(p.lo, p.mean);
+    EXPECT_GE(p.hi, p.mean);
+  }
+}
+
+TEST(CompareView, AFailedComparisonKeepsThePreviousTable) {
+  app();
+  bool broken = false;
+  CompareView view([&] {
+    std::vector<RunConfig> runs = spiral_runs();
+    if (broken) runs[1].training.global_batch = 33;  // not a multiple of the 4 ranks
+    return runs;
+  });
+  view.set_seeds(2);
+  ASSERT_TRUE(view.run());
+  ASSERT_TRUE(wait_for([&] { return view.idle(); }));
+  ASSERT_EQ(view.table()->rowCount(), 2);
+  const QString before = view.table()->item(1, 5)->text();
+  broken = true;
+  ASSERT_TRUE(view.run());
+  ASSERT_TRUE(wait_for([&] { return view.idle(); }));
+  EXPECT_TRUE(view.status_text().startsWith("Failed")) << view.status_text().toStdString();
+  EXPECT_EQ(view.table()->item(1, 5)->text(), before);
+}
+
+}  // namespace
+}  // namespace commlab::ui

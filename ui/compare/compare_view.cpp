@@ -1,0 +1,376 @@
+#include "compare_view.h"
+
+#include <QAbstractButton>
+#include <QAreaSeries>
+#include <QChart>
+#include <QChartView>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QPainter>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QTableWidget>
+#include <QTimer>
+#include <QVBoxLayout>
+#include <QValueAxis>
+#include <cmath>
+#include <mutex>
+#include <thread>
+
+#include "format_util.h"
+#include "run_charts.h"
+#include "scenario/run/experiment_runner.h"
+
+namespace commlab::ui {
+
+using nlohmann::json;
+
+// The worker's state, shared with the GUI thread: the cancel flag and progress are atomics, the
+// evaluated samples of every replica are kept under the mutex, the outcome is read after `done`.
+struct CompareView::Job {
+  std::atomic<bool> cancel{false};
+  std::atomic<bool> done{false};
+  std::atomic<int64_t> total{0}, iterations{0};
+  std::mutex mutex;
+  std::vector<std::vector<Sample>> evaluated;  // per replica, evaluated samples only
+  ExperimentOutcome outcome;
+  std::string error;
+  std::thread thread;
+};
+
+namespace {
+
+QString number(const json& v, int digits, double scale = 1, const QString& unit = QString()) {
+  return v.is_number() ? QString::number(scale * v.get<double>(), 'f', digits) + unit
+                       : QString("–");
+}
+
+// "[lo, hi]" of a two-element array (either end may be null), empty when there is none.
+QString interval(const json& ci, int digits, double scale = 1) {
+  if (!ci.is_array() || ci.size() != 2) return QString();
+  return " [" + number(ci[0], digits, scale) + ", " + number(ci[1], digits, scale) + "]";
+}
+
+const json& member(const json& j, const char* key) {
+  static const json kNull;
+  return j.is_object() && j.contains(key) ? j[key] : kNull;
+}
+
+void run_job(const std::shared_ptr<CompareView::Job>& job, Experiment exp, int seeds) {
+  try {
+    RunnerOptions options;
+    options.seeds = seeds;
+    options.cancel = &job->cancel;
+    RunnerCallbacks callbacks;
+    callbacks.on_start = [&](int64_t total) { job->total.store(total); };
+    callbacks.on_sample = [&](int replica, const std::string&, const Sample& s) {
+      job->iterations.fetch_add(1);
+      if (!s.evaluated()) return;
+      std::lock_guard<std::mutex> lock(job->mutex);
+      if (job->evaluated.size() <= static_cast<size_t>(replica))
+        job->evaluated.resize(static_cast<size_t>(replica) + 1);
+      Sample kept;  // the band needs the iteration, time and accuracy only
+      kept.iteration = s.iteration;
+      kept.sim_time_s = s.sim_time_s;
+      kept.test_accuracy = s.test_accuracy;
+      kept.test_loss = s.test_loss;
+      job->evaluated[static_cast<size_t>(replica)].push_back(kept);
+    };
+    job->outcome = run_experiment(exp, options, callbacks);
+    if (job->outcome.error) std::rethrow_exception(job->outcome.error);
+  } catch (const std::exception& e) {
+    job->error = e.what();
+  }
+  job->done.store(true);
+}
+
+}  // namespace
+
+CompareView::CompareView(std::function<std::vector<RunConfig>()> runs, QWidget* parent)
+    : QWidget(parent), runs_(std::move(runs)) {
+  seeds_ = new QSpinBox;
+  seeds_->setRange(2, 50);
+  seeds_->setValue(5);
+  seeds_->setToolTip(
+      "Every run is repeated over seeds seed, seed+1, ...; arms are paired by seed (same "
+      "initialisation, data order and evaluation rows).");
+  run_ = new QPushButton("Run comparison");
+  run_->setToolTip("Run the Training tab's scenario (with its edits) over the seeds.");
+  cancel_ = new QPushButton("Cancel");
+  cancel_->setEnabled(false);
+  cancel_->setToolTip("Stop every seed at its next iteration; finished runs are kept.");
+  status_ = new QLabel(
+      "Runs the Training tab's runs over several seeds and reports paired "
+      "intervals, as commlab-cli run --seeds does.");
+  status_->setWordWrap(true);
+  auto* bar = new QHBoxLayout;
+  bar->addWidget(new QLabel("Seeds"));
+  bar->addWidget(seeds_);
+  bar->addWidget(run_);
+  bar->addWidget(cancel_);
+  bar->addWidget(status_, 1);
+
+  chart_ = new QChartView(new QChart);
+  chart_->setRenderHint(QPainter::Antialiasing);
+  chart_->setMinimumHeight(260);
+  table_ = new QTableWidget(0, 8);
+  table_->setHorizontalHeaderLabels({"run", "seeds", "final accuracy", "time / iteration",
+                                     "time to target", "speedup vs baseline",
+                                     "accuracy vs baseline", "wire bytes / iteration"});
+  table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  table_->horizontalHeader()->setStretchLastSection(true);
+  table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  table_->verticalHeader()->setVisible(false);
+  table_->setToolTip("One row per run, read from the summary.json commlab-cli writes for the same "
+                     "runs and seeds; the intervals are 95%.");
+  if (auto* corner = table_->findChild<QAbstractButton*>())  // Qt's select-all corner button
+    corner->setToolTip("Select the whole table (to copy it).");
+  auto* split = new QSplitter(Qt::Vertical);
+  split->addWidget(chart_);
+  split->addWidget(table_);
+  split->setStretchFactor(0, 3);
+  split->setStretchFactor(1, 2);
+  auto* layout = new QVBoxLayout(this);
+  layout->addLayout(bar);
+  layout->addWidget(split, 1);
+
+  poll_timer_ = new QTimer(this);
+  poll_timer_->setInterval(100);
+  connect(poll_timer_, &QTimer::timeout, this, &CompareView::poll);
+  connect(run_, &QPushButton::clicked, this, [this] { run(); });
+  connect(cancel_, &QPushButton::clicked, this, &CompareView::cancel);
+  draw_chart();
+}
+
+CompareView::~CompareView() {
+  if (job_) {
+    job_->cancel.store(true);
+    if (job_->thread.joinable()) job_->thread.join();
+  }
+}
+
+void CompareView::set_seeds(int seeds) {
+  seeds_->setValue(seeds);
+}
+
+int CompareView::seeds() const {
+  return seeds_->value();
+}
+
+bool CompareView::idle() const {
+  return !job_;
+}
+
+QString CompareView::status_text() const {
+  return status_->text();
+}
+
+bool CompareView::run() {
+  if (job_) return false;
+  std::vector<RunConfig> runs = runs_ ? runs_() : std::vector<RunConfig>{};
+  if (runs.empty()) {
+    status_->setText("Nothing to compare: open a scenario in the Training tab.");
+    return false;
+  }
+  Experiment exp;
+  exp.name = "compare";
+  exp.runs = std::move(runs);
+  job_ = std::make_shared<Job>();
+  job_->thread = std::thread(run_job, job_, std::move(exp), seeds());
+  run_->setEnabled(false);
+  cancel_->setEnabled(true);
+  status_->setText("Starting...");
+  poll_timer_->start();
+  return true;
+}
+
+void CompareView::cancel() {
+  if (job_) job_->cancel.store(true);
+}
+
+void CompareView::poll() {
+  if (!job_) return;
+  if (!job_->done.load()) {
+    const int64_t total = job_->total.load(), done = job_->iterations.load();
+    status_->setText(QString("%1 / %2 iterations over %3 seeds%4")
+                         .arg(done)
+                         .arg(total)
+                         .arg(seeds())
+                         .arg(job_->cancel.load() ? " (cancelling)" : ""));
+    return;
+  }
+  poll_timer_->stop();
+  job_->thread.join();
+  show_result();
+  job_.reset();
+  run_->setEnabled(true);
+  cancel_->setEnabled(false);
+  emit finished();
+}
+
+void CompareView::show_result() {
+  Job& job = *job_;
+  if (!job.error.empty()) {  // the previous table and chart stay
+    status_->setText("Failed: " + QString::fromStdString(job.error));
+    return;
+  }
+  summary_ = json::parse(job.outcome.summary_json);
+  bands_.clear();
+  names_.clear();
+  const ExperimentOutcome& out = job.outcome;
+  for (size_t k = 0; k < out.results.size(); ++k) {
+    // The replicas of result k are first_replica[j] .. first_replica[j+1] for the run j it came
+    // from.
+    const size_t first = out.result_replica[k];
+    size_t end = first + 1;
+    for (size_t j = 0; j + 1 < out.first_replica.size(); ++j)
+      if (out.first_replica[j] == first) end = out.first_replica[j + 1];
+    std::vector<std::vector<Sample>> replicas;
+    for (size_t i = first; i < end && i < job.evaluated.size(); ++i)
+      replicas.push_back(job.evaluated[i]);
+    bands_.push_back(accuracy_band(replicas));
+    names_.push_back(QString::fromStdString(out.results[k].summary.name));
+  }
+  fill_table();
+  draw_chart();
+  status_->setText(QString("%1 runs over %2 seeds%3.")
+                       .arg(out.results.size())
+                       .arg(seeds())
+                       .arg(out.stopped ? " (cancelled: incomplete runs)" : ""));
+}
+
+void CompareView::fill_table() {
+  const json& runs = summary_["runs"];
+  table_->setRowCount(static_cast<int>(runs.size()));
+  int row = 0;
+  for (const json& r : runs) {
+    const json& seeds = member(r, "seeds");
+    const json& acc = member(seeds, "final_test_accuracy");
+    const json& tta = member(r, "time_to_accuracy");
+    const json& speed = member(r, "speedup_vs_baseline");
+    const json& delta = member(r, "accuracy_delta_vs_baseline");
+    const double iterations = r.value("iterations", 0.0);
+    const double bytes =
+        member(r, "bytes_on_wire").is_number() ? r["bytes_on_wire"].get<double>() : NAN;
+    QStringList cells;
+    cells << QString::fromStdString(r.value("name", std::string()));
+    cells << QString::number(seeds.value("n", 1));
+    cells << number(member(acc, "mean"), 2, 100, "%") + interval(member(acc, "ci95"), 2, 100);
+    cells << (iterations > 0
+                  ? number(json(1e3 * r.value("sim_time_s", 0.0) / iterations), 3, 1, " ms")
+                  : QString("–"));
+    cells << (tta.is_object() ? QString("%1/%2, %3%4")
+                                    .arg(tta.value("reached", 0))
+                                    .arg(tta.value("seeds", 0))
+                                    .arg(number(member(tta, "estimate_s"), 2, 1e3, " ms"))
+                                    .arg(interval(member(tta, "ci95_s"), 2, 1e3))
+                              : QString("–"));
+    cells << (speed.is_object() ? number(member(speed, "estimate"), 2, 1, "x") +
+                                      interval(member(speed, "ci95"), 2) + " " +
+                                      QString::fromStdString(speed.value("verdict", std::string()))
+                                : QString("baseline"));
+    cells << (delta.is_object() ? number(member(delta, "estimate"), 2, 100, " pts") +
+                                      interval(member(delta, "ci95"), 2, 100)
+                                : QString("–"));
+    cells << (iterations > 0 && std::isfinite(bytes) ? long_bytes(bytes / iterations)
+                                                     : QString("–"));
+    for (int c = 0; c < cells.size(); ++c) table_->setItem(row, c, new QTableWidgetItem(cells[c]));
+    ++row;
+  }
+}
+
+void CompareView::draw_chart() {
+  auto* chart = new QChart;
+  chart->setTitle(bands_.empty()
+                      ? "Test accuracy over seeds (run a comparison)"
+                      : QString("Test accuracy: mean over %1 seeds, 95% band")
+                            .arg(summary_["runs"].empty()
+                                     ? 0
+                                     : member(summary_["runs"][0]["seeds"], "n").get<int>()));
+  auto* x = new QValueAxis;
+  x->setTitleText("simulated time (ms)");
+  auto* y = new QValueAxis;
+  y->setTitleText("test accuracy");
+  chart->addAxis(x, Qt::AlignBottom);
+  chart->addAxis(y, Qt::AlignLeft);
+  double lo = 1, hi = 0, right = 0;
+  for (size_t k = 0; k < bands_.size(); ++k) {
+    const QColor color = run_color(static_cast<int>(k));
+    auto* mean = new QLineSeries;
+    auto* upper = new QLineSeries;
+    auto* lower = new QLineSeries;
+    for (const BandPoint& p : bands_[k]) {
+      const double t = 1e3 * p.sim_time_s;
+      mean->append(t, p.mean);
+      upper->append(t, p.hi);
+      lower->append(t, p.lo);
+      lo = std::min(lo, p.lo);
+      hi = std::max(hi, p.hi);
+      right = std::max(right, t);
+    }
+    auto* band = new QAreaSeries(upper, lower);
+    QColor fill = color;
+    fill.setAlpha(50);
+    band->setBrush(fill);
+    band->setPen(Qt::NoPen);
+    mean->setName(names_[k]);
+    mean->setPen(QPen(color, 2));
+    chart->addSeries(band);
+    chart->addSeries(mean);
+    for (QAbstractSeries* s :
+         {static_cast<QAbstractSeries*>(band), static_cast<QAbstractSeries*>(mean)}) {
+      s->attachAxis(x);
+      s->attachAxis(y);
+    }
+    for (QLegendMarker* m : chart->legend()->markers(band)) m->setVisible(false);
+  }
+  const json& first =
+      summary_.is_object() && !summary_["runs"].empty() ? summary_["runs"][0] : json();
+  const json& target = member(member(first, "time_to_accuracy"), "target");
+  if (!bands_.empty() && target.is_number()) {  // the accuracy that defines time to target
+    auto* line = new QLineSeries;
+    line->setName("target " + QString::number(100 * target.get<double>(), 'f', 1) + "%");
+    line->setPen(QPen(Qt::gray, 1, Qt::DashLine));
+    line->append(0, target.get<double>());
+    line->append(right, target.get<double>());
+    chart->addSeries(line);
+    line->attachAxis(x);
+    line->attachAxis(y);
+  }
+  if (!bands_.empty()) {
+    // The upper part of the curves, where the runs reach their targets, not the first evaluation.
+    x->setRange(0, right > 0 ? right : 1);
+    y->setRange(std::max(0.0, std::max(lo, hi - 0.25)), std::min(1.0, hi + 0.01));
+  }
+  chart->legend()->setAlignment(Qt::AlignBottom);
+  QChart* old = chart_->chart();
+  chart_->setChart(chart);
+  delete old;
+}
+
+QSize CompareView::export_size() const {
+  return size().isValid() && !size().isEmpty() ? size() : QSize(1200, 800);
+}
+
+void CompareView::export_render(QPainter& painter) const {
+  render_widget(this, painter);
+}
+
+CsvTable CompareView::export_data() const {
+  CsvTable t;
+  for (int c = 0; c < table_->columnCount(); ++c)
+    t.header << table_->horizontalHeaderItem(c)->text();
+  for (int r = 0; r < table_->rowCount(); ++r) {
+    QStringList row;
+    for (int c = 0; c < table_->columnCount(); ++c)
+      row << (table_->item(r, c) ? table_->item(r, c)->text() : QString());
+    t.rows.push_back(row);
+  }
+  return t;
+}
+
+}  // namespace commlab::ui

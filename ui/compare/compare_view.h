@@ -1,0 +1,82 @@
+#pragma once
+// Compare tab (issue 29): runs the scenario's runs (with the Training tab's edits) over N seeds
+// through the engine's experiment runner (scenario/run/experiment_runner.h, the code behind
+// `commlab-cli run --seeds N`) on a worker thread, then draws every run's mean test accuracy with
+// its 95% band (scenario/run/seed_curves.h) and a results table read from the same summary.json
+// the CLI writes: final accuracy, time per iteration, time to the target (reached k/N, censored
+// median and interval), speedup against the baseline with its paired interval and verdict,
+// accuracy change against the baseline, bytes on the wire per iteration. So the GUI's intervals
+// are the CLI's for the same scenario and seeds.
+#include <QString>
+#include <QWidget>
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "chart_export.h"
+#include "scenario/run/seed_curves.h"
+#include "scenario/run_config.h"
+
+class QChartView;
+class QLabel;
+class QPushButton;
+class QSpinBox;
+class QTableWidget;
+class QTimer;
+
+namespace commlab::ui {
+
+class CompareView : public QWidget, public Exportable {
+  Q_OBJECT
+ public:
+  // `runs` gives the runs to compare when Run is pressed (the Training tab's scenario and edits).
+  explicit CompareView(std::function<std::vector<RunConfig>()> runs, QWidget* parent = nullptr);
+  ~CompareView() override;  // cancels and joins the worker
+
+  void set_seeds(int seeds);
+  int seeds() const;
+  // Starts the comparison (false: one is running or there is nothing to run).
+  bool run();
+  void cancel();
+  bool idle() const;
+  // The last comparison's summary.json (null before the first one ends).
+  const nlohmann::json& summary() const { return summary_; }
+  // Each run's accuracy band, in the order of summary()["runs"].
+  const std::vector<std::vector<BandPoint>>& bands() const { return bands_; }
+  QTableWidget* table() const { return table_; }
+  QString status_text() const;
+
+  QString export_name() const override { return "compare"; }
+  QSize export_size() const override;
+  void export_render(QPainter& painter) const override;
+  CsvTable export_data() const override;
+
+ signals:
+  void finished();  // a comparison ended (done, cancelled or failed)
+
+ public:
+  struct Job;  // the worker's shared state (compare_view.cpp)
+
+ private:
+  void poll();
+  void show_result();
+  void fill_table();
+  void draw_chart();
+
+  std::function<std::vector<RunConfig>()> runs_;
+  QSpinBox* seeds_;
+  QPushButton* run_;
+  QPushButton* cancel_;
+  QLabel* status_;
+  QChartView* chart_;
+  QTableWidget* table_;
+  QTimer* poll_timer_;
+  std::shared_ptr<Job> job_;
+  nlohmann::json summary_;
+  std::vector<std::vector<BandPoint>> bands_;
+  std::vector<QString> names_;
+};
+
+}  // namespace commlab::ui
