@@ -194,6 +194,11 @@ void skipreduce(Report& r, const Options& o) {
   const std::string args = o.quick ? quick + "--set training.target_accuracy=0.72" : "";
   const json sum = r.run_scenario("samples/skipreduce_tta.json", args);
   skipreduce_tta_rows(r, sum, "run samples/skipreduce_tta.json " + args, 8);
+  const std::vector<double> targets =
+      o.quick ? std::vector<double>{0.68, 0.70, 0.72} : std::vector<double>{0.78, 0.80, 0.82, 0.83};
+  skipreduce_target_profile_rows(r, r.out_dir() + "/runs/skipreduce_tta/series.csv",
+                                 {"random-s4-lrcomp", "random-s4", "random-s2-lrcomp", "naive-s4"},
+                                 targets, "run samples/skipreduce_tta.json " + args);
   const std::string noniid = o.quick ? quick + "--set training.target_accuracy=0.7" : "";
   const json skewed = r.run_scenario("samples/skipreduce_noniid.json", noniid);
   skipreduce_noniid_rows(r, skewed, "run samples/skipreduce_noniid.json " + noniid, 8);

@@ -36,6 +36,7 @@ class Report {
   void guard(const std::function<void()>& section_body);
   void write(double wall_s) const;
   int failures() const { return failures_; }
+  const std::string& out_dir() const { return out_; }  // run_scenario writes OUT/runs/STEM
 
  private:
   struct Row {

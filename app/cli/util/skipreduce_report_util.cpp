@@ -2,7 +2,10 @@
 
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <limits>
+#include <map>
+#include <sstream>
 #include <stdexcept>
 #include <vector>
 
@@ -147,6 +150,51 @@ void arm_row(Report& r, const json& base, const json& run, const std::string& co
             number_or_nan(sp["ci95"][1]));
 }
 
+// Every replica's evaluations from series.csv, grouped by run (the name before "@seed=") in the
+// order the replicas appear (the first seed first, as the runner writes them).
+std::map<std::string, std::vector<std::vector<EvalPoint>>> evaluations(const std::string& path) {
+  std::ifstream f(path);
+  if (!f) throw std::runtime_error("cannot read " + path);
+  std::string line;
+  std::getline(f, line);
+  std::vector<std::string> header;
+  std::stringstream hs(line);
+  for (std::string c; std::getline(hs, c, ',');) header.push_back(c);
+  auto column = [&](const std::string& name) {
+    for (size_t i = 0; i < header.size(); ++i)
+      if (header[i] == name) return i;
+    throw std::runtime_error(path + ": no column " + name);
+  };
+  const size_t run_col = column("run"), it_col = column("iteration"),
+               time_col = column("sim_time_s"), acc_col = column("test_accuracy");
+  std::map<std::string, std::vector<std::vector<EvalPoint>>> out;
+  std::map<std::string, std::string> last_replica;
+  while (std::getline(f, line)) {
+    std::vector<std::string> cells;
+    std::stringstream ls(line);
+    for (std::string c; std::getline(ls, c, ',');) cells.push_back(c);
+    if (cells.size() <= acc_col || cells[acc_col].empty() || cells[acc_col] == "nan") continue;
+    std::string replica = cells[run_col];  // quoted by series_row
+    if (replica.size() >= 2 && replica.front() == '"' && replica.back() == '"')
+      replica = replica.substr(1, replica.size() - 2);
+    const std::string run = replica.substr(0, replica.find("@seed="));
+    auto& seeds = out[run];
+    if (last_replica[run] != replica || seeds.empty()) seeds.emplace_back();
+    last_replica[run] = replica;
+    seeds.back().push_back(
+        {std::stoi(cells[it_col]), std::stod(cells[time_col]), std::stod(cells[acc_col])});
+  }
+  return out;
+}
+
+std::vector<double> crossings(const std::vector<std::vector<EvalPoint>>& seeds, double target) {
+  std::vector<double> t;
+  for (const std::vector<EvalPoint>& evals : seeds) {
+    const SmoothedCrossing c = smoothed_crossing(evals, target);
+    t.push_back(c.reached ? c.time_s : kNaN);
+  }
+  return t;
+}
 }  // namespace
 
 void skipreduce_tta_rows(Report& r, const json& summary, const std::string& command, int ranks) {
@@ -196,6 +244,36 @@ void skipreduce_noniid_rows(Report& r, const json& summary, const std::string& c
             " pairs); naive missed the target on " + std::to_string(sp.baseline_missed) +
             " seeds random reached, random on " + std::to_string(sp.arm_missed));
   if (sp.has_interval()) r.value(sp.estimate, sp.lo, sp.hi);
+}
+
+}  // namespace commlab::cli
+
+namespace commlab::cli {
+
+void skipreduce_target_profile_rows(Report& r, const std::string& series_csv,
+                                    const std::vector<std::string>& arms,
+                                    const std::vector<double>& targets,
+                                    const std::string& command) {
+  const auto evals = evaluations(series_csv);
+  const auto base = evals.find("baseline");
+  if (base == evals.end()) throw std::runtime_error(series_csv + ": no baseline run");
+  for (const std::string& arm : arms) {
+    const auto it = evals.find(arm);
+    if (it == evals.end()) throw std::runtime_error(series_csv + ": no run " + arm);
+    std::string cells;
+    for (double target : targets) {
+      const PairedSpeedup sp =
+          paired_log_speedup(crossings(base->second, target), crossings(it->second, target));
+      cells += std::string(cells.empty() ? "" : "; ") + num("%g", 100 * target) +
+               "%: " + speedup_text(speedup_json(sp));
+    }
+    const Arm a = parse_arm(arm);
+    r.row("speedup by target accuracy, " + a.policy + " s=" + std::to_string(a.skip) + ", " +
+              a.semantics,
+          "", "", cells, command,
+          "the same runs, each seed's smoothed crossing recomputed at each target (series.csv); "
+          "near the plateau evaluations swing and the noisier arm pays more");
+  }
 }
 
 }  // namespace commlab::cli

@@ -7,6 +7,7 @@
 // target, the paired accuracy change, and how many seeds reached the target.
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "cli/util/reproduce_util.h"
 
@@ -16,6 +17,13 @@ namespace commlab::cli {
 // POLICY-sS[-lrcomp|-unbiased]); `command` the run command of the rows; `ranks` the ring's N.
 void skipreduce_tta_rows(Report& r, const nlohmann::json& summary, const std::string& command,
                          int ranks);
+
+// How the speedup depends on the target: for each arm in `arms`, the paired log-t speedup over the
+// baseline at every accuracy in `targets`, from the run's series.csv (each seed's smoothed
+// crossing, tta_stats.h, recomputed at each target). One row per arm.
+void skipreduce_target_profile_rows(Report& r, const std::string& series_csv,
+                                    const std::vector<std::string>& arms,
+                                    const std::vector<double>& targets, const std::string& command);
 
 // `summary`: samples/skipreduce_noniid.json's summary.json (baseline, naive-s4-lrcomp,
 // random-s4-lrcomp on label-skewed shards): each arm against the baseline, then random against
