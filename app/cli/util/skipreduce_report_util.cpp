@@ -1,5 +1,6 @@
 #include "cli/util/skipreduce_report_util.h"
 
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
