@@ -109,12 +109,6 @@ std::string pm(const json& metric, int digits, double scale = 1, const std::stri
   return at == std::string::npos ? s : s.replace(at, 4, " ± ");
 }
 
-std::string fixed(double v, int digits) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
-
 std::string noise(const json& metric) {
   const json& w = metric.value("within_noise_of_baseline", json(nullptr));
   if (!w.is_boolean()) return "no interval to compare (fewer than 2 seeds with a value)";
