@@ -125,8 +125,9 @@ CompareView::CompareView(std::function<std::vector<RunConfig>()> runs, QWidget* 
   table_->horizontalHeader()->setStretchLastSection(true);
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   table_->verticalHeader()->setVisible(false);
-  table_->setToolTip("One row per run, read from the summary.json commlab-cli writes for the same "
-                     "runs and seeds; the intervals are 95%.");
+  table_->setToolTip(
+      "One row per run, read from the summary.json commlab-cli writes for the same "
+      "runs and seeds; the intervals are 95%.");
   if (auto* corner = table_->findChild<QAbstractButton*>())  // Qt's select-all corner button
     corner->setToolTip("Select the whole table (to copy it).");
   auto* split = new QSplitter(Qt::Vertical);
@@ -258,7 +259,7 @@ void CompareView::fill_table() {
         member(r, "bytes_on_wire").is_number() ? r["bytes_on_wire"].get<double>() : NAN;
     QStringList cells;
     cells << QString::fromStdString(r.value("name", std::string()));
-    cells << QString::number(seeds.value("n", 1));
+    cells << number(member(seeds, "n"), 0);
     cells << number(member(acc, "mean"), 2, 100, "%") + interval(member(acc, "ci95"), 2, 100);
     cells << (iterations > 0
                   ? number(json(1e3 * r.value("sim_time_s", 0.0) / iterations), 3, 1, " ms")
@@ -285,12 +286,14 @@ void CompareView::fill_table() {
 
 void CompareView::draw_chart() {
   auto* chart = new QChart;
+  // summary_ is null before the first comparison: member() reads it without inserting keys.
+  const json& runs = member(summary_, "runs");
+  const json& first = runs.is_array() && !runs.empty() ? runs[0] : member(runs, "none");
+  const json& n = member(member(first, "seeds"), "n");
+  const int seeds = n.is_number() ? n.get<int>() : 0;
   chart->setTitle(bands_.empty()
                       ? "Test accuracy over seeds (run a comparison)"
-                      : QString("Test accuracy: mean over %1 seeds, 95% band")
-                            .arg(summary_["runs"].empty()
-                                     ? 0
-                                     : member(summary_["runs"][0]["seeds"], "n").get<int>()));
+                      : QString("Test accuracy: mean over %1 seeds, 95% band").arg(seeds));
   auto* x = new QValueAxis;
   x->setTitleText("simulated time (ms)");
   auto* y = new QValueAxis;
@@ -328,8 +331,6 @@ void CompareView::draw_chart() {
     }
     for (QLegendMarker* m : chart->legend()->markers(band)) m->setVisible(false);
   }
-  const json& first =
-      summary_.is_object() && !summary_["runs"].empty() ? summary_["runs"][0] : json();
   const json& target = member(member(first, "time_to_accuracy"), "target");
   if (!bands_.empty() && target.is_number()) {  // the accuracy that defines time to target
     auto* line = new QLineSeries;

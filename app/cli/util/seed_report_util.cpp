@@ -23,32 +23,31 @@ std::string interval_text(const nlohmann::json& m, int digits, double scale,
   return s.str();
 }
 
-namespace {
-
-std::string num(const char* format, double v) {
+std::string format_number(const char* format, double v) {
   char buf[48];
   std::snprintf(buf, sizeof buf, format, v);
   return buf;
 }
 
-// "[lo, hi]" of a [lo, hi] array with null ends ("?" below, "inf" above: a seed never reached).
-std::string ends_text(const nlohmann::json& ci, const char* format, double scale = 1) {
-  if (!ci.is_array()) return "";
+std::string ends_text(const nlohmann::json& ci, const char* format, double scale) {
+  if (!ci.is_array() || ci.size() != 2) return "";
   auto end = [&](const nlohmann::json& v, const char* none) {
-    return v.is_number() ? num(format, scale * v.get<double>()) : std::string(none);
+    return v.is_number() ? format_number(format, scale * v.get<double>()) : std::string(none);
   };
   return " [" + end(ci[0], "?") + ", " + end(ci[1], "inf") + "]";
 }
 
+namespace {
+
 // "time to 83%: 8/8 reached, median 0.0251 s [0.0230, 0.0270]" (censored median, tta_stats.h).
 std::string tta_line(const nlohmann::json& t, double target) {
-  std::string line = "time to " + num("%g", 100 * target) +
+  std::string line = "time to " + format_number("%g", 100 * target) +
                      "%: " + std::to_string(t["reached"].get<int>()) + "/" +
                      std::to_string(t["seeds"].get<int>()) + " reached";
   if (t["estimate_s"].is_null())
     return line + (t["reached"].get<int>() ? ", median not reached" : "");
   line += (t["seeds"].get<int>() > 1 ? ", median " : ", at ") +
-          num("%#.3g", t["estimate_s"].get<double>()) + " s";
+          format_number("%#.3g", t["estimate_s"].get<double>()) + " s";
   if (t["ci95_s"].is_array()) return line + ends_text(t["ci95_s"], "%#.3g");
   return line + (t["seeds"].get<int>() > 1 ? " (no 95% interval below 6 seeds)" : "");
 }
@@ -58,9 +57,9 @@ std::string speedup_line(const nlohmann::json& sp) {
   std::string line = "speedup vs " + sp["baseline"].get<std::string>() + ": ";
   if (sp["estimate"].is_null()) return line + "n/a (no seed where both reached the target)";
   const int pairs = sp["pairs"].get<int>();
-  line += num("%.2f", sp["estimate"].get<double>()) + "x" + ends_text(sp["ci95"], "%.2f") +
-          " paired over " + std::to_string(pairs) + (pairs == 1 ? " seed, " : " seeds, ") +
-          sp["verdict"].get<std::string>();
+  line += format_number("%.2f", sp["estimate"].get<double>()) + "x" +
+          ends_text(sp["ci95"], "%.2f") + " paired over " + std::to_string(pairs) +
+          (pairs == 1 ? " seed, " : " seeds, ") + sp["verdict"].get<std::string>();
   auto seeds = [](int k) { return std::to_string(k) + (k == 1 ? " seed" : " seeds"); };
   if (const int k = sp["arm_missed"].get<int>())
     line += " (missed the target on " + seeds(k) + " the baseline reached)";
@@ -73,7 +72,7 @@ std::string speedup_line(const nlohmann::json& sp) {
 std::string accuracy_line(const nlohmann::json& d, const std::string& baseline) {
   std::string line = "accuracy vs " + baseline + ": ";
   if (d["estimate"].is_null()) return line + "n/a";
-  line += num("%+.2f", 100 * d["estimate"].get<double>()) + " pts";
+  line += format_number("%+.2f", 100 * d["estimate"].get<double>()) + " pts";
   return line + ends_text(d["ci95"], "%+.2f", 100);
 }
 

@@ -17,6 +17,12 @@ namespace commlab::cli {
 std::string interval_text(const nlohmann::json& metric, int digits, double scale = 1,
                           const std::string& unit = "");
 
+// printf of one number ("%.2f", ...), and " [lo, hi]" of a [lo, hi] JSON array in that format
+// (ends multiplied by `scale`; a null low end "?", a null high end "inf": a seed never reached);
+// "" when `ci` is not an array.
+std::string format_number(const char* format, double v);
+std::string ends_text(const nlohmann::json& ci, const char* format, double scale = 1);
+
 // Prints to stderr, indented under the run's line; `target` is training.target_accuracy. Over
 // N > 1 seeds the mean and interval of accuracy, loss and simulated time; then (training runs)
 //   time to 83%: 8/8 reached, median 0.0251 s [0.0230, 0.0270]

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli/util/seed_report_util.h"
+#include "scenario/run/seed_stats.h"
 #include "scenario/run/tta_stats.h"
 
 namespace commlab::cli {
@@ -21,25 +22,8 @@ using nlohmann::json;
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-std::string num(const char* format, double v) {
-  char buf[48];
-  std::snprintf(buf, sizeof buf, format, v);
-  return buf;
-}
-
 double number_or_nan(const json& v) {
   return v.is_number() ? v.get<double>() : kNaN;
-}
-
-std::string end_text(const json& v, const char* format, double scale, const char* none) {
-  return v.is_number() ? num(format, scale * v.get<double>()) : std::string(none);
-}
-
-// "[lo, hi]" of a two-element array, null ends shown as "?" (below) and "inf" (above).
-std::string ci_text(const json& ci, const char* format, double scale = 1) {
-  if (!ci.is_array() || ci.size() != 2) return "";
-  return " [" + end_text(ci[0], format, scale, "?") + ", " + end_text(ci[1], format, scale, "inf") +
-         "]";
 }
 
 // An arm's name: POLICY-sS, then -lrcomp or -unbiased (the paper's semantics without a suffix).
@@ -56,6 +40,8 @@ Arm parse_arm(const std::string& name) {
   a.policy = name.substr(0, dash);
   size_t end = dash + 2;
   while (end < name.size() && std::isdigit(static_cast<unsigned char>(name[end]))) ++end;
+  if (end == dash + 2)
+    throw std::runtime_error("skipreduce rows: run " + name + " has no skip count after -s");
   a.skip = std::stoi(name.substr(dash + 2, end - dash - 2));
   const std::string rest = end < name.size() ? name.substr(end + 1) : "";
   a.semantics = rest == "lrcomp"     ? "lr x N/(N-s)"
@@ -68,15 +54,15 @@ Arm parse_arm(const std::string& name) {
 // "1.24x [1.12, 1.37], faster" from a speedup_vs_baseline object (or a PairedSpeedup as JSON).
 std::string speedup_text(const json& sp) {
   if (!sp.is_object() || sp["estimate"].is_null()) return "target not reached in any pair";
-  return num("%.2f", sp["estimate"].get<double>()) + "x" + ci_text(sp["ci95"], "%.2f") + ", " +
-         sp["verdict"].get<std::string>();
+  return format_number("%.2f", sp["estimate"].get<double>()) + "x" + ends_text(sp["ci95"], "%.2f") +
+         ", " + sp["verdict"].get<std::string>();
 }
 
 // "-0.12 pts [-0.40, +0.16]" from an accuracy_delta_vs_baseline object (fractions).
 std::string delta_text(const json& d) {
   if (!d.is_object() || d["estimate"].is_null()) return "n/a";
-  return num("%+.2f", 100 * d["estimate"].get<double>()) + " pts" +
-         ci_text(d["ci95"], "%+.2f", 100);
+  return format_number("%+.2f", 100 * d["estimate"].get<double>()) + " pts" +
+         ends_text(d["ci95"], "%+.2f", 100);
 }
 
 // "10/10 reached, median 25.1 ms [23.0, 27.0]" from a time_to_accuracy object.
@@ -84,8 +70,8 @@ std::string tta_text(const json& t) {
   std::string s = std::to_string(t["reached"].get<int>()) + "/" +
                   std::to_string(t["seeds"].get<int>()) + " reached";
   if (t["estimate_s"].is_null()) return s + ", median not reached";
-  return s + ", median " + num("%.2f", 1e3 * t["estimate_s"].get<double>()) + " ms" +
-         ci_text(t["ci95_s"], "%.2f", 1e3);
+  return s + ", median " + format_number("%.2f", 1e3 * t["estimate_s"].get<double>()) + " ms" +
+         ends_text(t["ci95_s"], "%.2f", 1e3);
 }
 
 const json& run_named(const json& summary, const std::string& name) {
@@ -100,13 +86,6 @@ std::vector<double> per_seed(const json& values) {
   return out;
 }
 
-json speedup_json(const PairedSpeedup& p) {
-  auto n = [](double v) { return std::isfinite(v) ? json(v) : json(nullptr); };
-  return {{"estimate", n(p.estimate)},
-          {"ci95", p.has_interval() ? json::array({p.lo, p.hi}) : json(nullptr)},
-          {"verdict", p.verdict}};
-}
-
 // Measured gain per iteration: the baseline's mean simulated time over the arm's, for the same
 // number of iterations (not the formula).
 double per_iteration_gain(const json& base, const json& arm) {
@@ -116,7 +95,7 @@ double per_iteration_gain(const json& base, const json& arm) {
 
 void baseline_row(Report& r, const json& base, const std::string& command) {
   const json& t = base["time_to_accuracy"];
-  const std::string target = num("%g", 100 * t["target"].get<double>()) + "%";
+  const std::string target = format_number("%g", 100 * t["target"].get<double>()) + "%";
   r.row("time to " + target + ", ring all-reduce (baseline)", "", "",
         tta_text(t) + "; final accuracy " + interval_text(base["seeds"]["final_test_accuracy"], 3),
         command,
@@ -135,15 +114,15 @@ void arm_row(Report& r, const json& base, const json& run, const std::string& co
   const double base_it = number_or_nan(base["time_to_accuracy"]["estimate_iterations"]);
   const double arm_it = number_or_nan(run["time_to_accuracy"]["estimate_iterations"]);
   std::string note =
-      "per-iteration gain measured " + num("%.2f", per_iteration_gain(base, run)) +
+      "per-iteration gain measured " + format_number("%.2f", per_iteration_gain(base, run)) +
       "x; iterations to target x" +
-      (std::isfinite(base_it) && std::isfinite(arm_it) ? num("%.2f", arm_it / base_it)
+      (std::isfinite(base_it) && std::isfinite(arm_it) ? format_number("%.2f", arm_it / base_it)
                                                        : std::string("?")) +
       "; time to target " + tta_text(run["time_to_accuracy"]) + "; final accuracy vs baseline " +
       delta_text(run["accuracy_delta_vs_baseline"]);
   r.row(prefix + a.policy + " s=" + std::to_string(a.skip) + ", " + a.semantics,
         "up to 1.58x (abstract, 8 GPUs, VGG-19/BERT/Llama)",
-        "communication only: 2(N-1)/(2(N-1)-s) = " + num("%.2f", ideal) + "x",
+        "communication only: 2(N-1)/(2(N-1)-s) = " + format_number("%.2f", ideal) + "x",
         speedup_text(sp) + " (paired, N=" + std::to_string(run["seeds"]["n"].get<int>()) + ")",
         command, note);
   if (sp.is_object() && sp["ci95"].is_array())
@@ -232,14 +211,13 @@ void skipreduce_noniid_rows(Report& r, const json& summary, const std::string& c
                                               per_seed(random["time_to_accuracy"]["per_seed_s"]));
   const PairedDelta d = paired_delta(per_seed(naive["seeds"]["final_test_accuracy"]["values"]),
                                      per_seed(random["seeds"]["final_test_accuracy"]["values"]));
-  const json delta = {{"estimate", std::isfinite(d.estimate) ? json(d.estimate) : json(nullptr)},
-                      {"ci95", d.has_interval() ? json::array({d.lo, d.hi}) : json(nullptr)}};
+  const json delta = paired_delta_json(d);
   r.row("non-iid shards: random over naive skipping, s=4, both lr x N/(N-s)",
         "naive biased, random unbiased in expectation (the paper's motivation for random)", "",
-        (sp.pairs > 0
-             ? speedup_text(speedup_json(sp)) + " (paired, " + std::to_string(sp.pairs) + " pairs)"
-             : "naive reached the target on " + reached(naive) + " seeds, random on " +
-                   reached(random)),
+        (sp.pairs > 0 ? speedup_text(paired_speedup_json(sp)) + " (paired, " +
+                            std::to_string(sp.pairs) + " pairs)"
+                      : "naive reached the target on " + reached(naive) + " seeds, random on " +
+                            reached(random)),
         command,
         "final accuracy random - naive " + delta_text(delta) + " (" + std::to_string(d.pairs) +
             " pairs); naive missed the target on " + std::to_string(sp.baseline_missed) +
@@ -265,8 +243,8 @@ void skipreduce_target_profile_rows(Report& r, const std::string& series_csv,
     for (double target : targets) {
       const PairedSpeedup sp =
           paired_log_speedup(crossings(base->second, target), crossings(it->second, target));
-      cells += std::string(cells.empty() ? "" : "; ") + num("%g", 100 * target) +
-               "%: " + speedup_text(speedup_json(sp));
+      cells += std::string(cells.empty() ? "" : "; ") + format_number("%g", 100 * target) +
+               "%: " + speedup_text(paired_speedup_json(sp));
     }
     const Arm a = parse_arm(arm);
     r.row("speedup by target accuracy, " + a.policy + " s=" + std::to_string(a.skip) + ", " +

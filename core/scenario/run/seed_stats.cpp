@@ -257,7 +257,18 @@ json censored_json(const std::vector<RunSummary>& seeds, double target) {
 }
 
 json speedup_json(const std::vector<RunSummary>& seeds, const std::vector<RunSummary>& base) {
-  const PairedSpeedup sp = paired_log_speedup(per_seed(base, tta_s), per_seed(seeds, tta_s));
+  return paired_speedup_json(paired_log_speedup(per_seed(base, tta_s), per_seed(seeds, tta_s)));
+}
+
+json accuracy_delta_json(const std::vector<RunSummary>& seeds,
+                         const std::vector<RunSummary>& base) {
+  auto acc = [](const RunSummary& s) { return s.final_test_accuracy; };
+  return paired_delta_json(paired_delta(per_seed(base, acc), per_seed(seeds, acc)));
+}
+
+}  // namespace
+
+json paired_speedup_json(const PairedSpeedup& sp) {
   return {{"estimate", number_or_null(sp.estimate)},
           {"ci95", ci_json(sp.has_interval(), sp.lo, sp.hi)},
           {"pairs", sp.pairs},
@@ -268,16 +279,11 @@ json speedup_json(const std::vector<RunSummary>& seeds, const std::vector<RunSum
           {"both_missed", sp.both_missed}};
 }
 
-json accuracy_delta_json(const std::vector<RunSummary>& seeds,
-                         const std::vector<RunSummary>& base) {
-  auto acc = [](const RunSummary& s) { return s.final_test_accuracy; };
-  const PairedDelta d = paired_delta(per_seed(base, acc), per_seed(seeds, acc));
+json paired_delta_json(const PairedDelta& d) {
   return {{"estimate", number_or_null(d.estimate)},
           {"ci95", ci_json(d.has_interval(), d.lo, d.hi)},
           {"pairs", d.pairs}};
 }
-
-}  // namespace
 
 json tta_stats_json(const RunResult& run, const RunResult& baseline, double target) {
   const std::vector<RunSummary> seeds = seeds_of(run);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "scenario/run/results_io.h"
+#include "scenario/run/tta_stats.h"
 #include "scenario/run_config.h"
 
 namespace commlab {
@@ -74,5 +75,12 @@ nlohmann::json seed_stats_json(const RunResult& run, const RunResult& baseline);
 // summaries' iterations_to_accuracy (the interpolated crossing rounded up).
 nlohmann::json tta_stats_json(const RunResult& run, const RunResult& baseline,
                               double target = std::numeric_limits<double>::quiet_NaN());
+
+// The JSON of one paired comparison, as summary.json writes it (unknown numbers null):
+// {"estimate", "ci95", "pairs", "method", "verdict", "arm_missed", "baseline_missed",
+// "both_missed"} and {"estimate", "ci95", "pairs"}. `reproduce` uses them for comparisons
+// summary.json does not hold (one arm against another).
+nlohmann::json paired_speedup_json(const PairedSpeedup& sp);
+nlohmann::json paired_delta_json(const PairedDelta& d);
 
 }  // namespace commlab
