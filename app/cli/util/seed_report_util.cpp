@@ -97,61 +97,12 @@ void print_seed_stats(const RunResult& run, const RunResult& baseline, double ta
                accuracy_line(t["accuracy_delta_vs_baseline"], base).c_str());
 }
 
-namespace {
-
 using nlohmann::json;
-
-// interval_text with the report's "±".
-std::string pm(const json& metric, int digits, double scale = 1, const std::string& unit = "") {
-  std::string s = interval_text(metric, digits, scale, unit);
-  const size_t at = s.find(" +- ");
-  return at == std::string::npos ? s : s.replace(at, 4, " ± ");
-}
-
-std::string noise(const json& metric) {
-  const json& w = metric.value("within_noise_of_baseline", json(nullptr));
-  if (!w.is_boolean()) return "no interval to compare (fewer than 2 seeds with a value)";
-  return w.get<bool>() ? "within noise of the baseline" : "outside the baseline's interval";
-}
-
-}  // namespace
-
-void value_of(Report& r, const json& metric) {
-  const json mean = metric.value("mean", json(nullptr));
-  const json ci = metric.value("ci95", json(nullptr));
-  r.value(mean.is_number() ? mean.get<double>() : NAN, ci.is_array() ? ci[0].get<double>() : NAN,
-          ci.is_array() ? ci[1].get<double>() : NAN);
-}
 
 const json& baseline_run(const json& summary) {
   for (const json& run : summary["runs"])
     if (run["name"] == run["seeds"]["baseline"]) return run;
   throw std::runtime_error("summary.json: no baseline run");
-}
-
-void seeded_accuracy_rows(Report& r, const json& summary, const SeededRows& spec) {
-  const json& base = baseline_run(summary);
-  for (const json& run : summary["runs"]) {
-    const json& st = run["seeds"];
-    const int n = st["n"].get<int>();
-    const json& tta = st["time_to_accuracy_s"];
-    const int reached = tta["reached"].get<int>();
-    std::string ours = pm(st["final_test_accuracy"], 3);
-    if (spec.with_tta)
-      ours += " / " + (reached ? pm(tta, 2, 1e3, " ms") : std::string("not reached"));
-    ours += " (N=" + std::to_string(n) + (n == 1 ? " seed" : " seeds, 95% CI") + ")";
-    std::string note = spec.note;
-    if (&run != &base) {
-      note +=
-          std::string(note.empty() ? "" : "; ") + "accuracy " + noise(st["final_test_accuracy"]);
-      if (spec.with_tta && reached) note += ", time to target " + noise(tta);
-    }
-    if (spec.with_tta)
-      note += "; " + std::to_string(reached) + "/" + std::to_string(n) + " seeds reach the target";
-    r.row(spec.quantity + run["name"].get<std::string>(), spec.paper, spec.theory, ours,
-          spec.command, note);
-    value_of(r, st["final_test_accuracy"]);
-  }
 }
 
 }  // namespace commlab::cli

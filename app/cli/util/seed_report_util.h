@@ -32,18 +32,7 @@ std::string ends_text(const nlohmann::json& ci, const char* format, double scale
 // verdict, paired accuracy difference; the last two for runs other than the baseline).
 void print_seed_stats(const RunResult& run, const RunResult& baseline, double target);
 
-// The last row's value: a seed metric's mean and 95% interval (seed_stats_json's keys).
-void value_of(Report& r, const nlohmann::json& metric);
-
 // The run a summary's seed statistics compare against; throws when there is none.
 const nlohmann::json& baseline_run(const nlohmann::json& summary);
-
-// One row per run of a seeded sample: final accuracy (and time to the target) with N and the 95%
-// interval, "within noise" against the baseline run. Quantity = `quantity` + the run's name.
-struct SeededRows {
-  std::string quantity, paper, theory, command, note;
-  bool with_tta = false;
-};
-void seeded_accuracy_rows(Report& r, const nlohmann::json& summary, const SeededRows& spec);
 
 }  // namespace commlab::cli
