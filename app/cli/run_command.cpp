@@ -55,13 +55,21 @@ struct Options {
   bool quiet = false;
   bool reproducible = false;
   bool charts = true;      // leave wall-clock times out so files are bit-identical
+  bool tune_lr = false;    // every training run at its best of lr x {1/2, 1, 2}
   std::string emit_trace;  // DIR: each trained run's iteration as Chakra traces
 };
 
 class Progress {
  public:
   explicit Progress(bool quiet) : quiet_(quiet), tty_(isatty(2)) {}
-  void set_total(int64_t total) { total_ = total; }
+  // A new phase (learning-rate tuning, then the runs): the bar starts again.
+  void set_total(int64_t total) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    total_ = total;
+    done_ = 0;
+    last_decile_ = -1;
+    start_ = clock::now();
+  }
   // Thread-safe: one more iteration of `run` finished.
   void advance(const std::string& run) {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -155,10 +163,13 @@ ExperimentOutcome execute(const Options& o, const Experiment& exp, const Job& jo
   ro.cancel = &g_stop;
   ro.mpi = job.rt.get();
   ro.series_dir = out;
+  ro.tune_lr = o.tune_lr;
   Progress progress(quiet);
   RunnerCallbacks cb;
   cb.on_start = [&](int64_t total) { progress.set_total(total); };
   cb.on_sample = [&](int, const std::string& run, const Sample&) { progress.advance(run); };
+  cb.on_tuning_start = cb.on_start;
+  cb.on_tuning_sample = [&](const std::string& run) { progress.advance("tuning " + run); };
   if (!o.emit_trace.empty())
     cb.on_replica_done = [&](int, const RunSession& s) { emit_trace(s, o.emit_trace); };
   g_stop.store(false);
@@ -204,6 +215,20 @@ void print_results(const ExperimentOutcome& out, const std::string& path,
                    "", m.processes, m.mean.compute_s, m.mean.comm_s, m.mean.codec_s,
                    static_cast<unsigned long long>(m.mismatched));
   }
+  if (!out.lr_tuning.is_null())
+    for (const auto& t : out.lr_tuning["runs"]) {
+      std::string grid;
+      for (const auto& g : t["grid"])
+        grid += (grid.empty() ? "" : ", ") + format_number("%.4g", g["lr"].get<double>()) + ": " +
+                (g["median_tta_s"].is_number()
+                     ? format_number("%.3g", g["median_tta_s"].get<double>() * 1e3) + " ms"
+                     : std::string("not reached"));
+      std::fprintf(stderr, "%-28s lr %s chosen (median time to %.3g over seeds %llu-%llu: %s)\n",
+                   t["run"].get<std::string>().c_str(),
+                   format_number("%.4g", t["chosen_lr"].get<double>()).c_str(),
+                   t["target"].get<double>(), t["seeds"][0].get<unsigned long long>(),
+                   t["seeds"][1].get<unsigned long long>(), grid.c_str());
+    }
   std::fprintf(stderr, "results in %s (summary.json, series.csv, scenario.json%s%s)\n",
                path.c_str(), charts_note.c_str(), out.stopped ? "; stopped: see INCOMPLETE" : "");
 }
@@ -218,6 +243,13 @@ int run(const Options& o) {
     return kExitInvalid;
   }
   apply_run_overrides(exp, o.seed, o.seeds, o.exec);
+  if (o.tune_lr)
+    for (const RunConfig& r : exp.runs)
+      if (r.execution != "simulated")
+        throw InvalidInput(
+            "--tune-lr: learning-rate tuning runs in the simulated execution only; "
+            "run '" +
+            r.name + "' has execution " + r.execution);
   Job job = start_job(o, exp);
   const bool quiet = o.quiet || !job.root();
   // Only process 0 writes, into DIR.incomplete renamed to DIR at the end (results_dir_util.h).
@@ -268,6 +300,11 @@ const RegisterCommand reg{Command{
       app.add_option("--exec", o->exec,
                      "simulated or mpi: how every run executes (overrides the scenario's "
                      "execution); mpi needs mpirun -np <training.ranks>");
+      app.add_flag("--tune-lr", o->tune_lr,
+                   "first train every training run at lr x {1/2, 1, 2} over training.tune_seeds "
+                   "seeds from seed+1000 and report it at the learning rate that reaches "
+                   "target_accuracy first (runs with training.lr_grid use their grid either way; "
+                   "summary.json's lr_tuning)");
       app.add_flag("--quiet", o->quiet, "no progress output");
       app.add_flag("!--no-charts", o->charts, "skip DIR/charts/*.png and *.svg");
       app.add_flag("--reproducible", o->reproducible,

@@ -59,6 +59,10 @@ struct TrainingConfig {
   double sharding_alpha = 0.5;      // non-iid: Dirichlet concentration per class over the ranks
   std::string optimizer = "sgd";    // sgd | adamw
   double lr = 0.05;
+  // Non-empty: the run is first trained at each of these learning rates over tune_seeds seeds
+  // (seed + 1000 onwards) and reported at the best (scenario/run/lr_tuning.h).
+  std::vector<double> lr_grid;
+  int tune_seeds = 3;
   double momentum = 0.9;
   double weight_decay = 0;
   int warmup = 0;

@@ -289,7 +289,15 @@ std::vector<std::pair<std::string, std::string>> check_run(const RunConfig& c,
   if (tech.skipreduce.lr_compensation && skipping && algo != "ring")
     add("techniques.skipreduce.lr_compensation",
         "the N / (N - s) factor holds for the ring, whose every chunk loses s contributions; "
-        "collective.algorithm is " + algo + " (use unbiased)");
+        "collective.algorithm is " +
+            algo + " (use unbiased)");
+  // Tuning ranks grid values by time to target accuracy (scenario/run/lr_tuning.h).
+  if (!t.lr_grid.empty() && !train)
+    add("training.lr_grid",
+        "workload.kind " + c.workload.kind + " has no accuracy to tune for; use train or []");
+  if (!t.lr_grid.empty() && c.execution != "simulated")
+    add("training.lr_grid",
+        "learning-rate tuning runs in the simulated execution only, got execution " + c.execution);
   if (c.collective.algorithm == "hier" && c.collective.ranks_per_node > 0 &&
       t.ranks % c.collective.ranks_per_node != 0)
     add("collective.ranks_per_node", "training.ranks (" + str(t.ranks) +
@@ -316,17 +324,19 @@ std::vector<std::pair<std::string, std::string>> check_run(const RunConfig& c,
     const std::string path = "techniques.trimming.levels[" + str(static_cast<long long>(i)) + "]";
     if (trim.levels[i] > trim.head_bits)
       add(path.c_str(), "a level keeps at most the head_bits (" + str(trim.head_bits) +
-                    ") the packets are encoded with, got " + str(trim.levels[i]));
+                            ") the packets are encoded with, got " + str(trim.levels[i]));
     if (i > 0 && trim.levels[i] >= trim.levels[i - 1])
       add(path.c_str(), "levels must decrease (a deeper queue keeps fewer bits), got " +
-                    str(trim.levels[i - 1]) + " then " + str(trim.levels[i]));
+                            str(trim.levels[i - 1]) + " then " + str(trim.levels[i]));
   }
   if (trim.enabled && !trim.levels.empty() && c.execution != "simulated")
     add("techniques.trimming.levels",
         "multi-level trimming runs in the simulated execution only, got execution " + c.execution);
   if (trim.enabled && !trim.levels.empty() && trim.mode == "queue" && c.packet.trim_bytes != 0)
-    add("packet.trim_bytes", "the levels set the kept sizes; set 0 (auto) with "
-                             "techniques.trimming.levels, got " + str(c.packet.trim_bytes));
+    add("packet.trim_bytes",
+        "the levels set the kept sizes; set 0 (auto) with "
+        "techniques.trimming.levels, got " +
+            str(c.packet.trim_bytes));
   // An explicit trim_bytes below the whole head cuts into it: the experiment would measure a
   // truncated head, not the scheme (issue 22). Refused where the switch trims (packet backend,
   // trim admission); 0 (auto) derives the size.

@@ -13,14 +13,15 @@
 
 namespace commlab {
 
-enum class FieldType { kInt, kNumber, kBool, kString, kEnum, kIntList, kStringList };
+enum class FieldType { kInt, kNumber, kBool, kString, kEnum, kIntList, kNumberList, kStringList };
 
 struct Field {
   std::string path;  // dotted JSON path, e.g. "techniques.skipreduce.skip"
   FieldType type = FieldType::kInt;
   std::vector<std::string> choices;  // kEnum: the allowed values
-  double min = 0, max = 0;           // kInt, kNumber, kIntList elements: inclusive range
-  bool min_exclusive = false;        // kNumber: value must be > min
+  // kInt, kNumber, kIntList / kNumberList elements: the range (min exclusive when min_exclusive)
+  double min = 0, max = 0;
+  bool min_exclusive = false;        // kNumber, kNumberList: value must be > min
   size_t max_items = 0;              // lists: most elements; strings: most characters
   std::string description;           // one sentence, for the docs
   // Extra check of a well-typed value (e.g. a codec name); returns an error message or nothing.

@@ -56,6 +56,7 @@ json other_value(const Field& f, const json& def) {
     case FieldType::kEnum: return def == f.choices.front() ? f.choices.back() : f.choices.front();
     case FieldType::kString: return def;  // free strings keep their (valid) default
     case FieldType::kIntList: return json::array({int(f.min) + 2, int(f.min) + 1});
+    case FieldType::kNumberList: return json::array({f.max / 2, f.max / 4});
     case FieldType::kStringList: return json::array({"fc1", "fc2"});
   }
   return def;

@@ -13,6 +13,7 @@
 
 #include "exec/mpi_runtime.h"
 #include "exec/runs/mpi_batch.h"
+#include "scenario/run/lr_tuning.h"
 #include "scenario/run/run_batch.h"
 #include "scenario/run/seed_stats.h"
 
@@ -317,10 +318,89 @@ void Execution::finish(const std::string& name) {
 
 }  // namespace
 
+namespace {
+
+// The tuning experiment's results as one RunTuning per tuned run (results in tuning_runs order).
+std::vector<RunTuning> tunings_of(const Experiment& exp, bool tune_all,
+                                  const std::vector<RunResult>& results) {
+  std::vector<RunTuning> out;
+  size_t k = 0;
+  for (const RunConfig& run : exp.runs) {
+    const std::vector<double> grid = lr_grid_of(run, tune_all);
+    if (grid.empty()) continue;
+    RunTuning t{run.name,
+                run.seed + kTuneSeedOffset,
+                run.training.tune_seeds,
+                run.training.target_accuracy,
+                {},
+                0};
+    for (double lr : grid) {
+      const RunResult& r = results.at(k++);
+      std::vector<double> tta, accuracy;
+      const std::vector<RunSummary> one{r.summary};
+      for (const RunSummary& s : r.per_seed.empty() ? one : r.per_seed) {
+        tta.push_back(s.time_to_accuracy_s);
+        accuracy.push_back(s.final_test_accuracy);
+      }
+      t.trials.push_back(make_trial(lr, tta, accuracy));
+    }
+    t.chosen_lr = t.trials[choose_trial(t.trials)].lr;
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+// Process 0 chooses, every process learns the choice: the chosen learning rates in run order, or
+// the tuning's failure ("error" / "stopped"), as one JSON broadcast.
+nlohmann::json share_choice(const ExperimentOutcome& t, const Experiment& exp, bool tune_all,
+                            exec::MpiRuntime* mpi, std::vector<RunTuning>* tunings) {
+  nlohmann::json choice;
+  if (t.reports) {
+    if (t.error || t.stopped) {
+      choice = {{"failed", true}};
+    } else {
+      *tunings = tunings_of(exp, tune_all, t.results);
+      for (const RunTuning& r : *tunings) choice["lr"][r.run] = r.chosen_lr;
+    }
+  }
+  if (mpi && mpi->size() > 1) choice = nlohmann::json::parse(mpi->broadcast(choice.dump()));
+  return choice;
+}
+
+}  // namespace
+
 ExperimentOutcome run_experiment(const Experiment& exp, const RunnerOptions& options,
                                  const RunnerCallbacks& callbacks) {
-  Execution execution(exp, options, callbacks);
-  return execution.run(exp.name);
+  Experiment tuning = exp;
+  tuning.runs = tuning_runs(exp.runs, options.tune_lr);
+  if (tuning.runs.empty()) return Execution(exp, options, callbacks).run(exp.name);
+
+  RunnerOptions quiet = options;  // the tuning replicas write no series and keep few samples
+  quiet.seeds = 0;
+  quiet.series_dir.clear();
+  quiet.sample_budget = 64;
+  RunnerCallbacks progress;
+  progress.on_start = callbacks.on_tuning_start;
+  if (callbacks.on_tuning_sample)
+    progress.on_sample = [&](int, const std::string& run, const Sample&) {
+      callbacks.on_tuning_sample(run);
+    };
+  ExperimentOutcome tuned = Execution(tuning, quiet, progress).run(tuning.name);
+  std::vector<RunTuning> tunings;
+  const nlohmann::json choice = share_choice(tuned, exp, options.tune_lr, options.mpi, &tunings);
+  if (choice.contains("failed")) return tuned;  // its error or stop is the outcome's
+
+  Experiment chosen = exp;
+  for (RunConfig& run : chosen.runs)
+    if (choice.contains("lr") && choice["lr"].contains(run.name))
+      run.training.lr = choice["lr"][run.name].get<double>();
+  ExperimentOutcome out = Execution(chosen, options, callbacks).run(exp.name);
+  if (!out.reports || out.summary_json.empty()) return out;
+  out.lr_tuning = lr_tuning_json(tunings);
+  nlohmann::json doc = nlohmann::json::parse(out.summary_json);
+  doc["lr_tuning"] = out.lr_tuning;
+  out.summary_json = doc.dump(2) + "\n";
+  return out;
 }
 
 }  // namespace commlab

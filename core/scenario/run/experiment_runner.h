@@ -38,6 +38,9 @@ struct RunnerOptions {
   // Non-empty: each replica's series.csv rows are streamed to series_part(series_dir, i) on the
   // process that reports them (join_series makes series.csv of them).
   std::string series_dir;
+  // Tune every training run's learning rate over lr x {1/2, 1, 2} (`run --tune-lr`); runs with
+  // training.lr_grid are tuned over their grid either way (scenario/run/lr_tuning.h).
+  bool tune_lr = false;
 };
 
 struct RunnerCallbacks {
@@ -48,6 +51,10 @@ struct RunnerCallbacks {
   // A replica finished (or stopped) without error, on the process that reports it; may throw,
   // which fails the replica.
   std::function<void(int replica, const RunSession&)> on_replica_done;
+  // The learning-rate tuning phase before them (lr_tuning.h; runs named RUN@lr=X), when any run
+  // is tuned: its iterations on this process, then each of its samples. Unset: it runs silently.
+  std::function<void(int64_t iterations)> on_tuning_start;
+  std::function<void(const std::string& run)> on_tuning_sample;
 };
 
 // An "mpi" replica's measured wall-clock split across the processes and the simulator's
@@ -71,6 +78,7 @@ struct ExperimentOutcome {
   std::vector<RunResult> results;      // one per run that ran, in scenario order
   std::vector<size_t> result_replica;  // per result, its first replica
   std::string summary_json;            // summary.json, as written
+  nlohmann::json lr_tuning;            // summary.json's "lr_tuning" (null: no run was tuned)
   // The first failed replica's exception, in scenario order (std::invalid_argument: invalid
   // input); then results and summary_json are empty.
   std::exception_ptr error;
@@ -83,7 +91,9 @@ struct ExperimentOutcome {
 };
 
 // Runs `exp` (its runs are expanded here). A failed replica stops the others and is reported in
-// `error` on the reporting process; nothing is thrown for it.
+// `error` on the reporting process; nothing is thrown for it. Runs with a learning-rate grid are
+// tuned first (lr_tuning.h: the tuning replicas run on the same pool and processes, then every
+// process continues with the learning rates process 0 chose).
 ExperimentOutcome run_experiment(const Experiment& exp, const RunnerOptions& options,
                                  const RunnerCallbacks& callbacks = {});
 

@@ -91,6 +91,11 @@ Field list_field(std::string path, F acc, FieldType type, double min, double max
   return bind(std::move(f), acc);
 }
 
+Field positive_list(Field f) {
+  f.min_exclusive = true;
+  return f;
+}
+
 std::string join(const std::vector<std::string>& names) {
   std::string out;
   for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
@@ -279,6 +284,14 @@ std::vector<Field> make_table() {
                 true),
       enum_field("training.optimizer", ACC(training.optimizer), {"sgd", "adamw"}, "Optimizer."),
       num_field("training.lr", ACC(training.lr), 0, 100, "Peak learning rate.", true),
+      positive_list(list_field("training.lr_grid", ACC(training.lr_grid), FieldType::kNumberList, 0,
+                               100, 16,
+                               "Learning rates to tune over before the reported seeds: each is "
+                               "trained on tune_seeds seeds from seed + 1000, the one with the "
+                               "smallest median time to target_accuracy is reported ([]: lr as "
+                               "given).")),
+      int_field("training.tune_seeds", ACC(training.tune_seeds), 1, 20,
+                "Seeds per learning rate when tuning (training.lr_grid, run --tune-lr)."),
       num_field("training.momentum", ACC(training.momentum), 0, 1, "SGD momentum, or AdamW beta1."),
       num_field("training.weight_decay", ACC(training.weight_decay), 0, 10, "Weight decay."),
       int_field("training.warmup", ACC(training.warmup), 0, kBig,
@@ -329,8 +342,8 @@ std::vector<Field> make_table() {
       enum_field("techniques.trimming.mode", ACC(techniques.trimming.mode), {"bernoulli", "queue"},
                  "bernoulli: trim at random at the given rate; queue: switch queues decide "
                  "(cluster.backend packet)."),
-      list_field("techniques.trimming.levels", ACC(techniques.trimming.levels),
-                 FieldType::kIntList, 1, 8, 4,
+      list_field("techniques.trimming.levels", ACC(techniques.trimming.levels), FieldType::kIntList,
+                 1, 8, 4,
                  "Multi-level heads: head bits a trimmed packet keeps, decreasing, each at most "
                  "head_bits (e.g. [4, 2, 1]); queue: levels[i] above (i + 1) x the queue "
                  "threshold; bernoulli: levels[i] with probability rate^(i+1) (1 - rate), the "

@@ -57,15 +57,17 @@ std::optional<std::string> check_string(const json& v, size_t max_len) {
 }
 
 std::optional<std::string> check_list(const Field& f, const json& v) {
-  const bool ints = f.type == FieldType::kIntList;
-  if (!v.is_array())
-    return std::string("expected a list of ") + (ints ? "integers" : "strings") + ", got " +
-           show(v);
+  const char* what = f.type == FieldType::kIntList      ? "integers"
+                     : f.type == FieldType::kNumberList ? "numbers"
+                                                        : "strings";
+  if (!v.is_array()) return std::string("expected a list of ") + what + ", got " + show(v);
   if (v.size() > f.max_items)
     return "list too long (" + std::to_string(v.size()) + " items, at most " +
            std::to_string(f.max_items) + ")";
   for (size_t i = 0; i < v.size(); ++i) {
-    auto bad = ints ? check_int(f, v[i], f.min, f.max) : check_string(v[i], 256);
+    auto bad = f.type == FieldType::kIntList      ? check_int(f, v[i], f.min, f.max)
+               : f.type == FieldType::kNumberList ? check_number(f, v[i])
+                                                  : check_string(v[i], 256);
     if (bad) return "item " + std::to_string(i) + ": " + *bad;
   }
   return std::nullopt;
@@ -113,6 +115,7 @@ std::optional<std::string> check_field_value(const Field& f, const json& v) {
       }
       break;
     case FieldType::kIntList:
+    case FieldType::kNumberList:
     case FieldType::kStringList: bad = check_list(f, v); break;
   }
   if (!bad && f.check) bad = f.check(v);

@@ -26,6 +26,7 @@ std::string type_name(const Field& f) {
     case FieldType::kString: return "string";
     case FieldType::kEnum: return "enum";
     case FieldType::kIntList: return "list of integers";
+    case FieldType::kNumberList: return "list of numbers";
     case FieldType::kStringList: return "list of strings";
   }
   return "?";
@@ -46,6 +47,9 @@ std::string allowed(const Field& f) {
     case FieldType::kIntList:
       return "at most " + std::to_string(f.max_items) + " items, each " + limit_text(f.min) +
              " to " + limit_text(f.max);
+    case FieldType::kNumberList:
+      return "at most " + std::to_string(f.max_items) + " items, each in " +
+             (f.min_exclusive ? "(" : "[") + limit_text(f.min) + ", " + limit_text(f.max) + "]";
     case FieldType::kStringList:
       return "at most " + std::to_string(f.max_items) + " items of at most 256 characters";
   }
@@ -70,6 +74,14 @@ json leaf_schema(const Field& f) {
       s = {{"type", "array"},
            {"maxItems", f.max_items},
            {"items", {{"type", "integer"}, {"minimum", bound(f.min)}, {"maximum", bound(f.max)}}}};
+      break;
+    case FieldType::kNumberList:
+      s = {{"type", "array"},
+           {"maxItems", f.max_items},
+           {"items",
+            {{"type", "number"},
+             {f.min_exclusive ? "exclusiveMinimum" : "minimum", bound(f.min)},
+             {"maximum", bound(f.max)}}}};
       break;
     case FieldType::kStringList:
       s = {{"type", "array"},
