@@ -202,6 +202,14 @@ void skipreduce(Report& r, const Options& o) {
   const std::string noniid = o.quick ? quick + "--set training.target_accuracy=0.7" : "";
   const json skewed = r.run_scenario("samples/skipreduce_noniid.json", noniid);
   skipreduce_noniid_rows(r, skewed, "run samples/skipreduce_noniid.json " + noniid, 8);
+  // Each arm at its own tuned learning rate, 20 paired seeds (samples/skipreduce_tuned.json);
+  // --quick: one tuning seed per grid value.
+  const std::string tuned = o.quick ? quick +
+                                          "--set training.target_accuracy=0.72 --set "
+                                          "training.tune_seeds=1"
+                                    : "";
+  const json tuned_sum = r.run_scenario("samples/skipreduce_tuned.json", tuned);
+  skipreduce_tuned_rows(r, tuned_sum, "run samples/skipreduce_tuned.json " + tuned, 8);
 }
 
 void trimming(Report& r, const Options& o) {

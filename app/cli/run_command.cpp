@@ -200,8 +200,9 @@ void print_results(const ExperimentOutcome& out, const std::string& path,
                    s.name.c_str(), s.sim_time_s / s.iterations, s.sim_time_s, s.mean_ratio,
                    r.complete ? "" : "  (stopped)");
     else
-      std::fprintf(stderr, "%-28s acc %.4f  loss %.4f  sim %.4f s  wire %.3g B  ratio %.3f%s\n",
+      std::fprintf(stderr, "%-28s acc %.4f  loss %.4f  sim %.4f s%s  wire %.3g B  ratio %.3f%s\n",
                    s.name.c_str(), s.final_test_accuracy, s.final_train_loss, s.sim_time_s,
+                   s.timed_as.empty() ? "" : (" (timed as " + s.timed_as + ")").c_str(),
                    static_cast<double>(s.bytes_on_wire), s.mean_ratio,
                    r.complete ? "" : "  (stopped)");
     const size_t first = out.result_replica[k];

@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -169,7 +170,11 @@ CollectiveReport execute_plan(const Plan& plan, std::vector<std::span<float>> bu
     uint64_t largest = 0;
     for (size_t i = 0; i < n; ++i) {
       const Transfer& t = step.transfers[i];
-      uint64_t bytes = data && !direct ? wire[i].size() : t.count * sizeof(float);
+      const uint64_t bytes =
+          !data ? static_cast<uint64_t>(
+                      std::llround(static_cast<double>(t.count) * options.time_only_element_bytes))
+          : direct ? t.count * sizeof(float)
+                   : wire[i].size();
       flows[i] = Flow{t.src, t.dst, bytes, flow_id(t)};
       largest = std::max(largest, t.count * sizeof(float));
       timing.wire_bytes += bytes;

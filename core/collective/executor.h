@@ -24,6 +24,9 @@ struct ExecutorOptions {
   uint64_t iteration = 0;
   int bucket = 0;
   int threads = 0;  // OpenMP threads for the data plane (0: OpenMP's default); results identical
+  // Timing only (no buffers): wire bytes charged per element (4: FP32; 2: BF16; a codec's or a
+  // compressor's measured ratio times the wire width: what proxy timing charges).
+  double time_only_element_bytes = 4;
 };
 
 struct CollectiveStepTime {
@@ -52,8 +55,8 @@ struct CollectiveReport {
 };
 
 // buffers[r] is rank r's buffer (plan.count elements), updated in place. Pass an empty vector to
-// time the plan only (no data plane): then every transfer is charged 4 bytes per element, or what
-// the codec's ratio would give is unknown, so codecs need buffers.
+// time the plan only (no data plane): then every transfer is charged time_only_element_bytes per
+// element (the codec is not run: what it would give is unknown, so codecs need buffers).
 CollectiveReport execute_plan(const Plan& plan, std::vector<std::span<float>> buffers,
                               const ExecutorOptions& options);
 

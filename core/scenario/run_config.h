@@ -45,6 +45,9 @@ struct WorkloadConfig {
   int micro_batch = 1;                // sequences per micro-batch
   std::string grad_dtype = "bf16";    // bf16 | fp32 gradients on the wire
   double bucket_mb = 25;              // DP gradient bucket size
+  // Trained runs: time every iteration as this catalog model (scenario/run/proxy_timer.h); "": the
+  // trained model's own time.
+  std::string time_as;
   bool overlap = true;                // DP buckets overlap the backward pass
   bool distributed_optimizer = true;  // reduce-scatter + all-gather; false: all-reduce
 };

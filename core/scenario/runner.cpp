@@ -13,6 +13,7 @@
 #include "scenario/run/collective_reducer.h"
 #include "scenario/run/compressed_reducer.h"
 #include "scenario/run/network_probe.h"
+#include "scenario/run/proxy_timer.h"
 #include "scenario/run/tta_stats.h"
 #include "scenario/scenario.h"
 #include "topology/presets.h"
@@ -41,7 +42,7 @@ std::unique_ptr<NetworkBackend> make_run_backend(const RunConfig& c) {
   pc.admission =
       parse_admission(c.packet.admission == "droptail" ? "tail-drop" : c.packet.admission);
   pc.transport = parse_transport(c.packet.transport);
-  pc.trim_bytes = effective_trim_bytes(c);  // 0: the whole head (scenario.h)
+  pc.trim_bytes = effective_trim_bytes(c);    // 0: the whole head (scenario.h)
   pc.trim_level_bytes = trim_level_bytes(c);  // multi-level heads in queue mode
   pc.seed = c.seed;
   pc.sample_interval_s = kNetworkSampleInterval_s;  // for Sample::network (charts)
@@ -116,6 +117,7 @@ TrainParts build_train_parts(const RunConfig& config) {
   p.reducer = std::make_unique<CollectiveReducer>(config, *p.backend);
   if (uses_compression_baseline(config))
     p.compressed = std::make_unique<CompressedReducer>(config, *p.backend);
+  if (!config.workload.time_as.empty()) ProxyTimer(config, *p.backend, *p.reducer);  // its checks
   return p;
 }
 
@@ -192,6 +194,7 @@ struct RunSession::Impl {
   std::unique_ptr<ScenarioCollective> real;         // execution mpi
   std::unique_ptr<exec::RankTrainer> rank_trainer;  // execution mpi: this process's rank
   std::unique_ptr<NetworkProbe> probe;
+  std::unique_ptr<ProxyTimer> proxy;    // workload.time_as: the time plane of another model
   std::unique_ptr<CatalogRun> catalog;  // workload.kind catalog: time plane only
   int catalog_iterations = 0;           // completed (catalog runs)
   SampleStore samples;                  // thinned when a budget is set (set_sample_budget)
@@ -228,6 +231,8 @@ RunSession::RunSession(const RunConfig& config, const exec::MpiRuntime* mpi)
                                                          m.data.test, tc, *m.real, m.reducer.get());
     return;
   }
+  if (!config.workload.time_as.empty())
+    m.proxy = std::make_unique<ProxyTimer>(config, *m.backend, *m.reducer);
   GradientReducer& reducer =
       m.compressed ? static_cast<GradientReducer&>(*m.compressed) : *m.reducer;
   m.trainer = std::make_unique<DataParallelTrainer>(std::move(model), m.data.train, m.data.test, tc,
@@ -256,6 +261,7 @@ const Sample& RunSession::step() {
   Sample s = m.catalog        ? m.catalog->sample(++m.catalog_iterations)
              : m.rank_trainer ? m.rank_trainer->step()
                               : m.trainer->step();
+  if (m.proxy) m.proxy->retime(s);
   m.wall_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   s.wall_time_s = m.wall_s;
   if (m.probe) s.network = m.probe->take();
@@ -290,6 +296,7 @@ RunSummary RunSession::summary() const {
   s.iterations = iteration();
   s.wall_time_s = m.wall_s;
   s.seed = m.config.seed;
+  if (m.proxy) s.timed_as = m.proxy->model().display;
   // Time-to-accuracy on the smoothed curve, so one lucky evaluation does not decide it.
   const SmoothedCrossing c = smoothed_crossing(m.evals, m.config.training.target_accuracy);
   if (c.reached) {

@@ -27,6 +27,7 @@ struct MpiRunStats {
 struct RunSummary {
   std::string name;
   uint64_t seed = 0;  // the run's seed (RunConfig::seed)
+  std::string timed_as;  // workload.time_as's display name ("": the trained model's own time)
   int iterations = 0;
   double sim_time_s = 0;
   double wall_time_s = 0;

@@ -291,6 +291,16 @@ std::vector<std::pair<std::string, std::string>> check_run(const RunConfig& c,
         "the N / (N - s) factor holds for the ring, whose every chunk loses s contributions; "
         "collective.algorithm is " +
             algo + " (use unbiased)");
+  // Proxy timing (scenario/run/proxy_timer.h) retimes a trained run in this process.
+  if (!c.workload.time_as.empty() && !train)
+    add("workload.time_as", "workload.kind " + c.workload.kind +
+                                " has no trained model to time as another; use train or \"\"");
+  if (!c.workload.time_as.empty() && c.execution != "simulated")
+    add("workload.time_as",
+        "proxy timing runs in the simulated execution only, got execution " + c.execution);
+  if (!c.workload.time_as.empty() && c.cluster.backend != "analytical")
+    add("workload.time_as",
+        "proxy timing runs on cluster.backend analytical, got " + c.cluster.backend);
   // Tuning ranks grid values by time to target accuracy (scenario/run/lr_tuning.h).
   if (!t.lr_grid.empty() && !train)
     add("training.lr_grid",

@@ -77,6 +77,10 @@ struct Sample {
   bool evaluated() const { return test_accuracy == test_accuracy; }
 };
 
+// Puts a step's simulated split on its sample: compute, exposed and total communication and codec
+// (sim_time_s, the running total, is the caller's).
+void set_step_timing(Sample& s, const StepTiming& t);
+
 using SampleObserver = std::function<void(const Sample&)>;
 
 // Loss and accuracy of `model` on test rows `rows`, in fixed chunks of 500 (parallel over

@@ -8,7 +8,7 @@ namespace commlab {
 namespace {
 
 TEST(Catalog, ParameterCountsMatchPublishedWithin2Percent) {
-  ASSERT_EQ(workload_catalog().size(), 7u);
+  ASSERT_EQ(workload_catalog().size(), 9u);
   for (const auto& s : workload_catalog()) {
     const double n = static_cast<double>(parameter_count(s));
     EXPECT_NEAR(n / s.published_params, 1.0, 0.02) << s.display << ": " << n;
@@ -21,6 +21,13 @@ TEST(Catalog, Llama3_8BCountedExactly) {
   // = 8,030,261,248 (the model card's 8.03B).
   EXPECT_EQ(parameter_count(find_workload("llama3-8b")), 8030261248);
   EXPECT_THROW(find_workload("gpt-5"), std::invalid_argument);
+}
+
+TEST(Catalog, Llama32_1BCountedExactly) {
+  // Per layer: Q,O 2*2048^2 + K,V 2*2048*512 (8 of 32 heads) + RMSNorm 2048 = 10,487,808;
+  // SwiGLU 3*2048*8192 = 50,331,648; MLP norm 2048: 60,821,504; x16 = 973,144,064; + tied
+  // embeddings 128256*2048 + final norm 2048 = 1,235,814,400 (the model card's 1.23B).
+  EXPECT_EQ(parameter_count(find_workload("llama3.2-1b")), 1235814400);
 }
 
 TEST(Catalog, MixtralCountsEveryExpertButATokenGoesThroughTwo) {

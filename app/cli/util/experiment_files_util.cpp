@@ -16,7 +16,12 @@ namespace {
 std::string write_charts(const std::vector<RunResult>& results, const std::string& dir) {
 #ifdef COMMLAB_HAVE_CHARTS
   std::vector<ChartRun> runs;
-  for (const RunResult& r : results) runs.push_back({r.summary.name, r.samples, r.summary});
+  // A proxy-timed run says so in every legend: its time axis is another model's.
+  for (const RunResult& r : results)
+    runs.push_back({r.summary.timed_as.empty()
+                        ? r.summary.name
+                        : r.summary.name + " (timed as " + r.summary.timed_as + ")",
+                    r.samples, r.summary});
   std::string error;
   const std::vector<std::string> files = write_run_charts(runs, dir, &error);
   if (!error.empty()) std::fprintf(stderr, "warning: charts: %s\n", error.c_str());

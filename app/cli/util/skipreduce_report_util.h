@@ -18,6 +18,12 @@ namespace commlab::cli {
 void skipreduce_tta_rows(Report& r, const nlohmann::json& summary, const std::string& command,
                          int ranks);
 
+// `summary`: samples/skipreduce_tuned.json's summary.json (each arm at its tuned learning rate,
+// summary.json's lr_tuning): every arm against the baseline, then the rate each arm chose with the
+// tuning seeds' median times for every grid value.
+void skipreduce_tuned_rows(Report& r, const nlohmann::json& summary, const std::string& command,
+                           int ranks);
+
 // How the speedup depends on the target: for each arm in `arms`, the paired log-t speedup over the
 // baseline at every accuracy in `targets`, from the run's series.csv (each seed's smoothed
 // crossing, tta_stats.h, recomputed at each target). One row per arm.

@@ -216,11 +216,7 @@ Sample RankTrainer::step() {
   s.iteration = iteration_;
   s.sim_time_s = sim_time_s_;
   s.bytes_on_wire = total.bytes_on_wire;
-  s.compute_time_s = t.compute_s;
-  s.comm_time_s = t.comm_exposed_s;
-  s.codec_time_s = t.codec_exposed_s;
-  s.comm_total_s = t.comm_total_s;
-  s.codec_total_s = t.codec_total_s;
+  set_step_timing(s, t);
   s.skipped_contributions = total.skipped_contributions;
   s.trimmed_packets = total.trimmed_packets;
   s.nmse = total.nmse;

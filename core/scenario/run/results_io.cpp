@@ -97,6 +97,7 @@ std::string summary_json(const std::string& experiment, const std::vector<RunRes
                                        ? nlohmann::json(s.iterations_to_accuracy)
                                        : nlohmann::json(nullptr)},
         {"seeds", seed_stats_json(r, runs[baseline])}};
+    if (!s.timed_as.empty()) run["timed_as"] = s.timed_as;  // workload.time_as
     // time_to_accuracy, speedup_vs_baseline, accuracy_delta_vs_baseline (seed_stats.h).
     run.update(tta_stats_json(r, runs[baseline], target));
     doc["runs"].push_back(std::move(run));

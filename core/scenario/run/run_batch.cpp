@@ -14,7 +14,7 @@ using exec::ByteWriter;
 // A field added to these structs must be added below too; the sizes catch a forgotten one.
 static_assert(sizeof(Sample) == 208, "Sample changed: update run_batch.cpp");
 static_assert(sizeof(BucketSample) == 104, "BucketSample changed: update run_batch.cpp");
-static_assert(sizeof(RunSummary) == 136, "RunSummary changed: update run_batch.cpp");
+static_assert(sizeof(RunSummary) == 168, "RunSummary changed: update run_batch.cpp");
 static_assert(std::is_trivially_copyable_v<NetworkPoint>);
 
 void put(ByteWriter& w, const BucketSample& b) {
@@ -92,6 +92,7 @@ void put(ByteWriter& w, const RunSummary& s) {
   w.pod(s.time_to_accuracy_s);
   w.pod(s.seed);
   w.pod(s.iterations_to_accuracy);
+  w.str(s.timed_as);
 }
 
 RunSummary get_summary(ByteReader& r) {
@@ -108,6 +109,7 @@ RunSummary get_summary(ByteReader& r) {
   s.time_to_accuracy_s = r.pod<double>();
   s.seed = r.pod<uint64_t>();
   s.iterations_to_accuracy = r.pod<int>();
+  s.timed_as = r.str();
   return s;
 }
 

@@ -12,6 +12,7 @@
 #include "codec/codec.h"
 #include "numeric/tensor_gen.h"
 #include "train/catalog/catalog.h"
+#include "train/catalog/proxy_model.h"
 
 namespace commlab {
 namespace {
@@ -124,6 +125,13 @@ Check catalog_check() {
     std::vector<std::string> names;
     for (const auto& spec : workload_catalog()) names.push_back(spec.name);
     return one_of(v.get<std::string>(), names, "catalog workload");
+  };
+}
+
+Check time_as_check() {
+  return [](const json& v) -> std::optional<std::string> {
+    if (v.get<std::string>().empty()) return std::nullopt;
+    return one_of(v.get<std::string>(), proxy_model_names(), "model to time as");
   };
 }
 
@@ -256,6 +264,10 @@ std::vector<Field> make_table() {
                 "Catalog sequences per micro-batch (training.global_batch is in sequences)."),
       enum_field("workload.grad_dtype", ACC(workload.grad_dtype), {"bf16", "fp32"},
                  "Catalog gradients on the wire."),
+      str_field("workload.time_as", ACC(workload.time_as), 64,
+                "Trained runs: time every iteration as this model (vgg19-cifar100 or a catalog "
+                "name) while the data plane trains the small one (\"\": its own time).",
+                time_as_check()),
       num_field("workload.bucket_mb", ACC(workload.bucket_mb), 0.001, 65536,
                 "Catalog DP gradient bucket size in MiB (PyTorch DDP's 25)."),
       bool_field("workload.overlap", ACC(workload.overlap),

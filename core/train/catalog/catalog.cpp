@@ -21,6 +21,15 @@ const std::vector<TransformerSpec>& workload_catalog() {
        false, false, 405e9},
       {"bloom-176b", "BLOOM-176B", 70, 14336, 112, 112, 57344, 250880, 2048, false, true, false,
        true, true, 176.2e9},
+      // BERT-large (Devlin et al. 2019, table 1 and section 3: L=24, H=1024, A=16, 340M; FFN 4H,
+      // WordPiece 30,522, 512 positions, post-LN with a LayerNorm on the embeddings). Counted here:
+      // 334M (token-type table and pooler left out). The SkipReduce paper fine-tunes it on SWAG.
+      {"bert-large", "BERT-large", 24, 1024, 16, 16, 4096, 30522, 512, false, true, true, true,
+       true, 340e6},
+      // Llama-3.2 1B (Meta's model card: 16 layers, width 2048, 32 heads, 8 KV heads, SwiGLU 8192,
+      // vocabulary 128,256, tied embeddings, 1.23B). The SkipReduce paper fine-tunes it on MNLI.
+      {"llama3.2-1b", "Llama-3.2 1B", 16, 2048, 32, 8, 8192, 128256, 8192, true, true, false, false,
+       false, 1.23e9},
       // Mixtral 8x7B (Jiang et al. 2024): Mistral-7B blocks with 8 SwiGLU experts, top-2 routing.
       {"mixtral-8x7b", "Mixtral 8x7B", 32, 4096, 32, 8, 14336, 32000, 4096, true, false, false,
        false, false, 46.7e9, 8, 2, 12.9e9},
