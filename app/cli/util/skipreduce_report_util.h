@@ -24,6 +24,13 @@ void skipreduce_tta_rows(Report& r, const nlohmann::json& summary, const std::st
 void skipreduce_tuned_rows(Report& r, const nlohmann::json& summary, const std::string& command,
                            int ranks);
 
+// `summary`: a proxy-timed sample's summary.json (samples/skipreduce_vgg19.json: runs timed as
+// another model, summary's timed_as): SkipReduce arms (random/naive/selective-sS...) as in
+// skipreduce_tta_rows, compression baselines (any other name) with their wire ratio, every row
+// labelled with the model the time is of.
+void skipreduce_proxy_rows(Report& r, const nlohmann::json& summary, const std::string& command,
+                           int ranks);
+
 // How the speedup depends on the target: for each arm in `arms`, the paired log-t speedup over the
 // baseline at every accuracy in `targets`, from the run's series.csv (each seed's smoothed
 // crossing, tta_stats.h, recomputed at each target). One row per arm.
