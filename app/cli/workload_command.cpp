@@ -10,6 +10,7 @@
 
 #include "cli/command.h"
 #include "cli/util/network_util.h"
+#include "collective/codec_wire.h"
 #include "scenario/catalog/catalog_run.h"
 #include "scenario/catalog/workload_timing.h"
 #include "scenario/scenario.h"
@@ -35,6 +36,7 @@ struct Options {
   double mfu = 0.4;
   double ratio = 0;  // 0: measure --codec on --tensor-source
   std::string codec = "none";
+  std::string codec_placement = "nic";  // where encode + decode run: nic (free), gpu or cpu
   std::string source = "gaussian";
   int skip = 0;
   std::string grad_dtype = "bf16";
@@ -58,7 +60,8 @@ nlohmann::json to_json(const Timing& t) {
                       {"tp_s", t.w.tp_s},
                       {"dp_s", t.w.dp_s},
                       {"pp_s", t.w.pp_s},
-                      {"ep_s", t.w.ep_s}};
+                      {"ep_s", t.w.ep_s},
+                      {"codec_s", t.w.codec_s}};
   if (!t.graph) return j;
   j["idle_s"] = t.w.idle_s;
   j["comm_total_s"] = {
@@ -158,7 +161,16 @@ int run(const Options& o) {
   auto time = [&](const WorkloadTechniques& tech) {
     return graph_engine ? replay(graph, o, compute, tech) : closed_form(*spec, p, o, compute, tech);
   };
-  const Timing base = time({}), with = time({ratio, ratio, o.skip});
+  WorkloadTechniques techniques{ratio, ratio, o.skip};
+  PlacementModel placement;
+  try {
+    placement.placement = parse_placement(o.codec_placement);
+  } catch (const std::invalid_argument& e) {
+    throw InvalidInput(std::string("--codec-placement: ") + e.what());
+  }
+  // A given --ratio stands for a codec too: it is charged where --codec-placement puts it.
+  techniques.codec_s_per_byte = codec_seconds_per_byte(o.ratio > 0 ? "given" : o.codec, placement);
+  const Timing base = time({}), with = time(techniques);
   const double saving = 1.0 - with.w.iteration_s / base.w.iteration_s;
   if (o.json) {
     nlohmann::json doc = {{"workload", spec ? spec->name : o.trace},
@@ -166,6 +178,8 @@ int run(const Options& o) {
                           {"gpus", spec ? p.gpus() : graph.rank_count()},
                           {"ratio", ratio},
                           {"codec", o.codec},
+                          {"codec_placement", o.codec_placement},
+                          {"codec_s_per_byte", techniques.codec_s_per_byte},
                           {"tensor_source", o.source},
                           {"skip", o.skip},
                           {"baseline", to_json(base)},
@@ -194,11 +208,13 @@ int run(const Options& o) {
               o.skip);
   std::printf("# %s\n", graph_engine ? "critical path: compute and exposed communication per kind"
                                      : "closed form: every message fully exposed");
-  std::printf("%-16s %12s %11s %9s %9s %9s %9s\n", "", "iteration(s)", "compute(s)", "TP(s)",
-              "DP(s)", "PP(s)", "EP(s)");
+  std::printf("# codec on the %s: %.3g s per payload byte (encode + decode)\n",
+              o.codec_placement.c_str(), techniques.codec_s_per_byte);
+  std::printf("%-16s %12s %11s %9s %9s %9s %9s %9s\n", "", "iteration(s)", "compute(s)", "TP(s)",
+              "DP(s)", "PP(s)", "EP(s)", "codec(s)");
   for (auto [name, w] : {std::pair{"baseline", &base.w}, std::pair{"with techniques", &with.w}})
-    std::printf("%-16s %12.4g %11.4g %9.3g %9.3g %9.3g %9.3g\n", name, w->iteration_s, w->compute_s,
-                w->tp_s, w->dp_s, w->pp_s, w->ep_s);
+    std::printf("%-16s %12.4g %11.4g %9.3g %9.3g %9.3g %9.3g %9.3g\n", name, w->iteration_s,
+                w->compute_s, w->tp_s, w->dp_s, w->pp_s, w->ep_s, w->codec_s);
   if (graph_engine)
     std::printf("replayed %llu nodes (%llu collectives, %llu send/recv pairs) in %.2f s\n",
                 static_cast<unsigned long long>(base.nodes),
@@ -255,6 +271,10 @@ const RegisterCommand reg{Command{
       app.add_option("--mfu", o->mfu, "model FLOPs utilisation")->check(CLI::Range(0.01, 1.0));
       app.add_option("--ratio", o->ratio, "wire ratio to apply (0: measure --codec)")
           ->check(CLI::Range(0.0, 1.0));
+      app.add_option("--codec-placement", o->codec_placement,
+                     "where the codec (or a given --ratio) encodes and decodes: nic (at line rate, "
+                     "free), gpu (100 GB/s kernels) or cpu (1 GB/s, one core); charged per "
+                     "payload byte on the critical path (codec_s)");
       app.add_option("--codec", o->codec, "codec whose ratio is measured on --tensor-source")
           ->capture_default_str();
       app.add_option("--tensor-source", o->source, "gaussian, laplace, student-t or sparse:F")

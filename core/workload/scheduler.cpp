@@ -208,10 +208,12 @@ void Engine::flush_pending(double t) {
       r_.bytes_on_wire += timing.bytes_on_wire;
       for (auto [group, call] : list) {
         CollectiveInstance& inst = instances_[group][call];
-        const double d = timing.time_s + tech.codec_s_per_byte[k] * static_cast<double>(inst.bytes);
+        const double codec = tech.codec_s_per_byte[k] * static_cast<double>(inst.bytes);
+        const double d = timing.time_s + codec;
         const Pred pred = ranks_[inst.last.rank].nodes[inst.last.node].pred;
         for (auto [rank, v] : inst.members) end_at(rank, v, t, t + d, pred);
         r_.comm_total_s[k] += d;
+        r_.codec_total_s[k] += codec;
         ++r_.collectives;
         inst.members = {};
       }
@@ -231,7 +233,9 @@ void Engine::flush_pending(double t) {
       auto [send, recv] = pending_p2p_[i];
       const Node& node = g_.ranks[send.rank].nodes[send.node];
       const int k = static_cast<int>(node.comm);
-      const double d = finish[i] + tech.codec_s_per_byte[k] * static_cast<double>(node.bytes);
+      const double codec = tech.codec_s_per_byte[k] * static_cast<double>(node.bytes);
+      const double d = finish[i] + codec;
+      r_.codec_total_s[k] += codec;
       // The later of the two posts decided the start (ties: the send).
       const bool recv_later =
           ranks_[recv.rank].nodes[recv.node].arrive_s > ranks_[send.rank].nodes[send.node].arrive_s;

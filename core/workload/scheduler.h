@@ -76,6 +76,8 @@ struct ScheduleResult {
   std::vector<std::vector<TimelineEntry>> timelines;
   // Timing totals summed over instances (not exposed): seconds per kind.
   std::array<double, kCommKinds> comm_total_s{};
+  // The part of comm_total_s that is codec time (TechniqueOptions::codec_s_per_byte x bytes).
+  std::array<double, kCommKinds> codec_total_s{};
   uint64_t bytes_on_wire = 0;
   double wall_s = 0;  // the scheduler's own run time
 };

@@ -88,6 +88,34 @@ TEST(CatalogRun, ACodecAndSkippingShortenTheIteration) {
   EXPECT_EQ(t.summary().skipped_steps, static_cast<uint64_t>(2 * rs_messages));
 }
 
+TEST(CatalogRun, CodecPlacementChargesTheComputedCodecSeconds) {
+  RunConfig nic = gpt3_on_64();
+  nic.techniques.codec = "commlab";
+  nic.workload.tensor_source = "gaussian";
+  RunConfig gpu = nic;
+  gpu.techniques.codec_placement = "gpu";
+  const Sample sn = RunSession(nic).step(), sg = RunSession(gpu).step();
+  // Encode + decode on a GPU at 100 GB/s (codec_wire.h): 2 / 1e11 s per payload byte, on every
+  // message of the iteration (closed form: all exposed). The NIC codes at line rate: 0.
+  double payload = 0;
+  const CatalogRun run(gpu);
+  for (const MessageTiming& m : run.timing().messages)
+    payload += static_cast<double>(m.bytes) * static_cast<double>(m.count);
+  ASSERT_GT(payload, 0);
+  const double expected = 2.0 / 100e9 * payload;
+  EXPECT_EQ(sn.codec_time_s, 0.0);
+  EXPECT_NEAR(sg.codec_time_s, expected, 1e-9 * expected);
+  EXPECT_NEAR(sg.sim_time_s - sn.sim_time_s, expected, 1e-9 * expected);
+  EXPECT_DOUBLE_EQ(sg.comm_time_s, sn.comm_time_s) << "the network time does not change";
+
+  // The graph engine splits its exposed time: compute + comm + codec is still the iteration.
+  gpu.workload.engine = "graph";
+  const Sample gg = RunSession(gpu).step();
+  EXPECT_GT(gg.codec_time_s, 0.0);
+  EXPECT_NEAR(gg.compute_time_s + gg.comm_time_s + gg.codec_time_s, gg.sim_time_s,
+              1e-9 * gg.sim_time_s);
+}
+
 // The scheduler's iteration for `g` on the run's cluster and GPU, without techniques.
 double replay_s(const workload::Graph& g, const RunConfig& c) {
   AnalyticalBackend backend(cluster_from_spec(c.cluster.spec));

@@ -5,6 +5,7 @@
 
 #include "codec/codec.h"
 #include "codec/value_cast.h"
+#include "collective/codec_wire.h"
 #include "network/analytical.h"
 #include "numeric/tensor_gen.h"
 #include "topology/gpu_presets.h"
@@ -109,8 +110,13 @@ CatalogRun::CatalogRun(const RunConfig& c) {
   if (skip_ >= dp && skip_ > 0)
     throw std::invalid_argument("techniques.skipreduce: skip " + std::to_string(skip_) +
                                 " must be below the data-parallel degree " + std::to_string(dp));
+  // Where the codec runs decides what encoding and decoding cost (codec_wire.h's PlacementModel).
+  PlacementModel placement;
+  placement.placement = parse_placement(t.codec_placement);
+  const double codec_s_per_byte = codec_seconds_per_byte(t.codec, placement);
   if (!graph) {
     WorkloadTechniques tech{ratio_, ratio_, skip_};
+    tech.codec_s_per_byte = codec_s_per_byte;
     try {
       timing_ = time_workload(spec, p, backend, compute, tech);
     } catch (const std::invalid_argument& e) {
@@ -120,7 +126,9 @@ CatalogRun::CatalogRun(const RunConfig& c) {
   }
   workload::ScheduleResult r;
   try {
-    r = workload::schedule(g, backend, graph_options(compute, {ratio_, ratio_, skip_}));
+    WorkloadTechniques tech{ratio_, ratio_, skip_};
+    tech.codec_s_per_byte = codec_s_per_byte;
+    r = workload::schedule(g, backend, graph_options(compute, tech));
   } catch (const std::invalid_argument& e) {
     throw std::invalid_argument(std::string(trace ? "workload.trace: " : "workload.catalog: ") +
                                 e.what());
@@ -145,6 +153,8 @@ Sample CatalogRun::sample(int iteration) const {
   // does not hide) and the critical path's idle gaps, so compute + comm = iteration.
   s.comm_time_s = timing_.tp_s + timing_.dp_s + timing_.pp_s + timing_.ep_s + timing_.idle_s;
   s.comm_total_s = s.comm_time_s;
+  s.codec_time_s = timing_.codec_s;
+  s.codec_total_s = timing_.codec_s;
   s.ratio = ratio_;
   s.effective_bits = 16.0 * ratio_;  // BF16 wire: 8 x wire bytes per coordinate
   return s;

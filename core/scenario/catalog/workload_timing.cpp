@@ -127,11 +127,14 @@ WorkloadTiming time_workload(const TransformerSpec& spec, const Parallelism& p,
         w.pp_s += t.time_each_s * m.count;
         break;
     }
+    // Encode + decode of the payload on every message's critical path (all exposed, as the
+    // network time is here).
+    w.codec_s += tech.codec_s_per_byte * static_cast<double>(m.bytes) * m.count;
     w.messages.push_back(t);
   }
   // TP all-reduces sit inside every layer's forward and backward; DP collectives and PP hand-offs
   // are counted as exposed (no overlap), the conservative reading of the NetZIP study's setting.
-  w.iteration_s = w.compute_s + w.tp_s + w.dp_s + w.pp_s;
+  w.iteration_s = w.compute_s + w.tp_s + w.dp_s + w.pp_s + w.codec_s;
   return w;
 }
 
@@ -155,10 +158,17 @@ WorkloadTiming timing_of(const workload::ScheduleResult& r) {
   WorkloadTiming t;
   t.iteration_s = r.iteration_s;
   t.compute_s = r.critical_compute_s;
-  t.tp_s = r.exposed_s[static_cast<int>(CommKind::kTp)];
-  t.dp_s = r.exposed_s[static_cast<int>(CommKind::kDp)];
-  t.pp_s = r.exposed_s[static_cast<int>(CommKind::kPp)];
-  t.ep_s = r.exposed_s[static_cast<int>(CommKind::kEp)];
+  // Exposed time of a kind, less its codec share (total codec / total of the kind).
+  auto exposed = [&](CommKind kind) {
+    const int k = static_cast<int>(kind);
+    const double share = r.comm_total_s[k] > 0 ? r.codec_total_s[k] / r.comm_total_s[k] : 0.0;
+    t.codec_s += r.exposed_s[k] * share;
+    return r.exposed_s[k] * (1 - share);
+  };
+  t.tp_s = exposed(CommKind::kTp);
+  t.dp_s = exposed(CommKind::kDp);
+  t.pp_s = exposed(CommKind::kPp);
+  t.ep_s = exposed(CommKind::kEp);
   t.idle_s = r.critical_idle_s;
   return t;
 }

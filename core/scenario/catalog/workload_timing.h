@@ -35,6 +35,10 @@ struct WorkloadTiming {
   double tp_s = 0, dp_s = 0, pp_s = 0;  // per iteration, on the critical path
   double ep_s = 0;                      // graph engine only: expert all-to-alls
   double idle_s = 0;                    // graph engine only: gaps on the critical path
+  // Encode + decode on the critical path (WorkloadTechniques::codec_s_per_byte), not in tp_s /
+  // dp_s / pp_s / ep_s; the graph engine splits each kind's exposed time in proportion to its
+  // codec share of the kind's total.
+  double codec_s = 0;
   double iteration_s = 0;
   std::vector<MessageTiming> messages;
 };
