@@ -162,8 +162,9 @@ void netzip(Report& r, const Options& o) {
   }
   saving_row("GPT-3 175B published setup, 400 Gb/s, codec as GPU kernels",
              published + " --cluster netzip-512:gbps=400 --ratio 0.33 --codec-placement gpu",
-             "encode + decode at 100 GB/s on every TP all-reduce and DP bucket: slower than "
-             "NVLink for the TP activations, so the codec costs more than it saves there");
+             "encode + decode at 100 GB/s each (50 GB/s together, a 400 Gb/s link's speed) on "
+             "every TP all-reduce and DP bucket (one GPU per server: TP crosses the network), so "
+             "coding a byte costs about what sending it did; codec_s in the JSON");
   saving_row("GPT-3 175B published setup, 400 Gb/s, lossless codec in the NIC",
              published + " --cluster netzip-512:gbps=400 --codec commlab",
              "CommLab's lossless ratio, measured on gaussian BF16");
