@@ -36,6 +36,9 @@ struct Outcome {
   double bias_norm = 0.0;
   trim::DecodeStats stats;
   size_t per_packet = 0;
+  // SQ with exact FP32 tails: the expected vNMSE over the rounding and the Bernoulli trimming,
+  // trim x sq_expected_error / ||x||^2 (quant_head.h); NaN for the other encodings.
+  double vnmse_theory = std::nan("");
 };
 
 trim::TrimConfig make_config(const Options& o) {
@@ -94,6 +97,9 @@ Outcome measure(const Options& o, trim::TrimConfig c) {
     bias += e * e;
   }
   out.bias_norm = std::sqrt(bias / norm2);
+  if (c.encoding == trim::TrimEncoding::kSq && c.wire == DType::kFp32)
+    out.vnmse_theory =
+        o.trim * trim::sq_expected_error(x, out.per_packet, c.head_bits, keep) / norm2;
   return out;
 }
 
@@ -116,21 +122,24 @@ int run(const Options& o) {
   const auto& s = m.stats;
   const double trimmed = s.packets ? static_cast<double>(s.packets_trimmed) / s.packets : 0.0;
   if (o.json) {
-    nlohmann::json doc = {{"encoding", o.encoding},
-                          {"bits", o.bits},
-                          {"dim", o.dim},
-                          {"trials", o.trials},
-                          {"trim", o.trim},
-                          {"vnmse", m.vnmse},
-                          {"bias_norm", m.bias_norm},
-                          {"dist", o.dist},
-                          {"keep_bits", o.keep_bits < 0 ? o.bits : o.keep_bits},
-                          {"unbiased", !o.biased},
-                          {"wire", o.wire},
-                          {"coords_per_packet", m.per_packet},
-                          {"packets_trimmed_fraction", trimmed},
-                          {"bits_per_coordinate", s.bits_per_coordinate()},
-                          {"effective_bits_per_coordinate", s.effective_bits_per_coordinate()}};
+    nlohmann::json doc = {
+        {"encoding", o.encoding},
+        {"bits", o.bits},
+        {"dim", o.dim},
+        {"trials", o.trials},
+        {"trim", o.trim},
+        {"vnmse", m.vnmse},
+        {"vnmse_theory",
+         std::isfinite(m.vnmse_theory) ? nlohmann::json(m.vnmse_theory) : nlohmann::json(nullptr)},
+        {"bias_norm", m.bias_norm},
+        {"dist", o.dist},
+        {"keep_bits", o.keep_bits < 0 ? o.bits : o.keep_bits},
+        {"unbiased", !o.biased},
+        {"wire", o.wire},
+        {"coords_per_packet", m.per_packet},
+        {"packets_trimmed_fraction", trimmed},
+        {"bits_per_coordinate", s.bits_per_coordinate()},
+        {"effective_bits_per_coordinate", s.effective_bits_per_coordinate()}};
     std::cout << doc.dump(2) << "\n";
     return kExitOk;
   }
@@ -138,6 +147,7 @@ int run(const Options& o) {
               o.encoding.c_str(), o.bits, o.biased ? " (min-MSE scale)" : "", o.dim, o.trials,
               o.trim, o.dist.c_str());
   std::printf("%-28s %.6g\n", "vnmse", m.vnmse);
+  if (std::isfinite(m.vnmse_theory)) std::printf("%-28s %.6g\n", "vnmse_theory", m.vnmse_theory);
   std::printf("%-28s %.6g\n", "bias_norm", m.bias_norm);
   std::printf("%-28s %zu\n", "coords_per_packet", m.per_packet);
   std::printf("%-28s %.4f\n", "packets_trimmed_fraction", trimmed);

@@ -241,4 +241,32 @@ void decode_head(const PacketHeader& h, const PacketLayout& l, std::span<const s
   }
 }
 
+double sq_expected_error(std::span<const float> x, size_t packet_coords, int head_bits,
+                         int keep_bits) {
+  const unsigned top = (1u << head_bits) - 1;
+  const double width = static_cast<double>(1u << (head_bits - keep_bits));
+  double total = 0.0;
+  for (size_t begin = 0; begin < x.size(); begin += packet_coords) {
+    const std::span<const float> p = x.subspan(begin, std::min(packet_coords, x.size() - begin));
+    float lo = p[0], hi = p[0];
+    for (float v : p) lo = std::min(lo, v), hi = std::max(hi, v);
+    const float step = (hi - lo) / static_cast<float>(top);  // as encode_sq computes it
+    if (!(step > 0.0f)) continue;                            // all equal: decoded exactly
+    // The decoded value of grid index c: the midpoint of its group of 2^(b-k) points.
+    auto decoded = [&](double c) {
+      const double group = std::floor(c / width);
+      return static_cast<double>(lo) +
+             static_cast<double>(step) * (group * width + (width - 1) * 0.5);
+    };
+    for (float v : p) {
+      const double t = std::max(0.0, (static_cast<double>(v) - lo) / step);
+      const double fl = std::min(std::floor(t), static_cast<double>(top));
+      const double up = std::min(fl + 1, static_cast<double>(top)), frac = t - fl;
+      const double e_up = decoded(up) - v, e_down = decoded(fl) - v;
+      total += frac * e_up * e_up + (1 - frac) * e_down * e_down;
+    }
+  }
+  return total;
+}
+
 }  // namespace commlab::trim

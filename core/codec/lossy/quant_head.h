@@ -29,4 +29,15 @@ void encode_head(std::span<const float> x, const PacketLayout& layout, PacketHea
 void decode_head(const PacketHeader& header, const PacketLayout& layout,
                  std::span<const std::byte> planes, std::span<float> out, HeadScratch& scratch);
 
+// The SQ head's exact expected squared error, E ||x^ - x||^2 over its stochastic rounding, when
+// every packet of `packet_coords` consecutive coordinates of x arrives trimmed to `keep_bits` of
+// its `head_bits` (the encoder's per-packet grid: lo = min, step = (max - min) / (2^b - 1), both
+// rounded to float as the header carries them). A coordinate at t = (x - lo) / step rounds up to
+// c = floor(t) + 1 with probability t - floor(t), else to floor(t); the decoder, holding the top k
+// bits of c, returns the midpoint v(c) of the 2^(b-k) grid points they leave open, so
+//   E (x^ - x)^2 = (t - floor t) (v(floor t + 1) - x)^2 + (1 - t + floor t) (v(floor t) - x)^2;
+// with k = b, v(c) = lo + c step and this is (x - lo_i)(hi_i - x) (unbiased rounding's variance).
+double sq_expected_error(std::span<const float> x, size_t packet_coords, int head_bits,
+                         int keep_bits);
+
 }  // namespace commlab::trim
