@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <QComboBox>
 #include <QDir>
 #include <QDoubleSpinBox>
 #include <QImage>
@@ -337,7 +338,22 @@ TEST(WorkloadView, MoreBandwidthOrACodecReplaysToAShorterIteration) {
   EXPECT_DOUBLE_EQ(view.picture()->result.iteration_s, slow);
   view.findChild<QDoubleSpinBox*>("dp_ratio")->setValue(0.5);
   ASSERT_TRUE(wait_for(current));
-  EXPECT_LT(view.picture()->result.iteration_s, slow);
+  const double in_nic = view.picture()->result.iteration_s;
+  EXPECT_LT(in_nic, slow);
+  EXPECT_EQ(view.picture()->result.codec_total_s[1], 0.0) << "the NIC codes at line rate";
+
+  // The same codec as CPU code (1 GB/s each way): every DP payload byte pays 2 / 1e9 s, which the
+  // engine counts in the DP totals and which lengthens the iteration.
+  auto* placement = view.findChild<QComboBox*>("codec_placement");
+  ASSERT_NE(placement, nullptr);
+  placement->setCurrentIndex(placement->findData("cpu"));
+  ASSERT_TRUE(wait_for(current));
+  const workload::ScheduleResult& r = view.picture()->result;
+  EXPECT_GT(r.codec_total_s[1], 0.0);
+  EXPECT_GT(r.iteration_s, in_nic);
+  EXPECT_TRUE(view.summary_text().contains("of it codec")) << view.summary_text().toStdString();
+  placement->setCurrentIndex(placement->findData("nic"));
+  ASSERT_TRUE(wait_for(current));
 
   // Changes in quick succession: the result drawn is the last setting's, never a stale one.
   for (int v : {20, 40, 80, 160}) gbps->setValue(v);

@@ -6,6 +6,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "collective/codec_wire.h"
 #include "network/analytical.h"
 #include "topology/builders.h"
 #include "train/catalog/catalog.h"
@@ -50,6 +51,10 @@ workload::SchedulerOptions replay_options(const WorkloadSettings& s,
                                           const std::vector<int>& ranks) {
   workload::SchedulerOptions o;
   o.techniques.ratio[static_cast<int>(workload::CommKind::kDp)] = s.dp_ratio;
+  PlacementModel placement;
+  placement.placement = parse_placement(s.codec_placement);
+  o.techniques.codec_s_per_byte[static_cast<int>(workload::CommKind::kDp)] =
+      codec_seconds_per_byte(s.dp_ratio < 1.0 ? "given" : "none", placement);
   o.techniques.dp_skip.skip = s.skip;
   o.timeline_ranks = ranks;
   o.want_critical_path = true;

@@ -25,9 +25,12 @@ struct WorkloadSettings {
   double gbps = 100;
   int gpus_per_server = 8;
   double dp_ratio = 1.0;  // codec: wire bytes / payload bytes on DP communication
-  int skip = 0;           // SkipReduce s on DP reduce-scatters
-  bool overlap = true;    // DP communication overlaps the backward pass
-  int max_ranks = 8;      // ranks drawn (lanes = ranks x streams used)
+  // Where that codec encodes and decodes (collective/codec_wire.h): nic (line rate, free), gpu or
+  // cpu, charged per DP payload byte (no codec, ratio 1: nothing).
+  std::string codec_placement = "nic";
+  int skip = 0;         // SkipReduce s on DP reduce-scatters
+  bool overlap = true;  // DP communication overlaps the backward pass
+  int max_ranks = 8;    // ranks drawn (lanes = ranks x streams used)
 
   bool operator==(const WorkloadSettings&) const = default;
 };

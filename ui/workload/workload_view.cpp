@@ -134,6 +134,15 @@ QWidget* WorkloadView::build_controls() {
   ratio_->setKeyboardTracking(false);
   ratio_->setToolTip("Codec on DP traffic: wire bytes / payload bytes (1 = no compression).");
   form->addRow("DP codec ratio", ratio_);
+  placement_ = new QComboBox;
+  placement_->setObjectName("codec_placement");
+  placement_->addItem("NIC (line rate)", "nic");
+  placement_->addItem("GPU kernels (100 GB/s)", "gpu");
+  placement_->addItem("CPU core (1 GB/s)", "cpu");
+  placement_->setToolTip(
+      "Where the DP codec encodes and decodes: in the NIC it keeps pace with the link (free); on a "
+      "GPU or CPU every DP byte pays encode + decode time on its collective.");
+  form->addRow("Codec runs on", placement_);
   skip_ = spin("skip", 0, 63, 0, "SkipReduce s: reduce-scatter steps skipped on DP.");
   form->addRow("SkipReduce s", skip_);
   overlap_ = new QCheckBox("DP overlaps backward");
@@ -154,6 +163,7 @@ QWidget* WorkloadView::build_controls() {
   for (QDoubleSpinBox* s : {gbps_, ratio_})
     connect(s, &QDoubleSpinBox::valueChanged, this, &WorkloadView::schedule_replay);
   connect(model_, &QComboBox::currentIndexChanged, this, &WorkloadView::schedule_replay);
+  connect(placement_, &QComboBox::currentIndexChanged, this, &WorkloadView::schedule_replay);
   connect(source_, &QComboBox::currentIndexChanged, this, [this] {
     update_source_controls();
     schedule_replay();
@@ -197,6 +207,7 @@ WorkloadSettings WorkloadView::settings() const {
   s.gbps = gbps_->value();
   s.gpus_per_server = per_server_->value();
   s.dp_ratio = ratio_->value();
+  s.codec_placement = placement_->currentData().toString().toStdString();
   s.skip = skip_->value();
   s.overlap = overlap_->isChecked();
   s.max_ranks = ranks_->value();
@@ -210,7 +221,7 @@ void WorkloadView::set_settings(const WorkloadSettings& s) {
         QSignalBlocker(dp_),         QSignalBlocker(tp_),     QSignalBlocker(pp_),
         QSignalBlocker(micro_),      QSignalBlocker(global_), QSignalBlocker(gbps_),
         QSignalBlocker(per_server_), QSignalBlocker(ratio_),  QSignalBlocker(skip_),
-        QSignalBlocker(overlap_),    QSignalBlocker(ranks_)};
+        QSignalBlocker(overlap_),    QSignalBlocker(ranks_),  QSignalBlocker(placement_)};
     source_->setCurrentIndex(source_->findData(int(s.source)));
     const int m = model_->findData(QString::fromStdString(s.model));
     if (m >= 0) model_->setCurrentIndex(m);
@@ -223,6 +234,8 @@ void WorkloadView::set_settings(const WorkloadSettings& s) {
     gbps_->setValue(s.gbps);
     per_server_->setValue(s.gpus_per_server);
     ratio_->setValue(s.dp_ratio);
+    const int placement = placement_->findData(QString::fromStdString(s.codec_placement));
+    if (placement >= 0) placement_->setCurrentIndex(placement);
     skip_->setValue(s.skip);
     overlap_->setChecked(s.overlap);
     ranks_->setValue(s.max_ranks);
@@ -293,6 +306,10 @@ void WorkloadView::show_picture(std::shared_ptr<const WorkloadPicture> pic) {
                    .arg(bar_color(k + 1).name(), workload::comm_kind_name(workload::CommKind(k)),
                         seconds_text(r.exposed_s[k]))
                    .arg(t > 0 ? QString::number(100 * r.exposed_s[k] / t, 'f', 1) : "0");
+    // The codec's part of this kind's time (its share of the totals, on the exposed time too).
+    if (r.codec_total_s[k] > 0 && r.comm_total_s[k] > 0)
+      exposed += QString(", of it codec %1")
+                     .arg(seconds_text(r.exposed_s[k] * r.codec_total_s[k] / r.comm_total_s[k]));
   }
   summary_->setText(
       QString("Iteration <b>%1</b> &nbsp; critical path: compute %2, idle %3; exposed "

@@ -63,6 +63,7 @@ class WorkloadView : public QWidget, public Exportable {
   QDoubleSpinBox* gbps_;
   QSpinBox* per_server_;
   QDoubleSpinBox* ratio_;
+  QComboBox* placement_;
   QSpinBox* skip_;
   QCheckBox* overlap_;
   QSpinBox* ranks_;
