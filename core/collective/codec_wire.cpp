@@ -12,7 +12,11 @@ namespace commlab {
 
 namespace {
 
-uint64_t stream_of(const WireContext& ctx) {
+thread_local std::vector<std::byte> tls_values;
+
+}  // namespace
+
+uint64_t transfer_stream(const WireContext& ctx) {
   const Transfer& t = *ctx.transfer;
   uint64_t k = hash_combine(ctx.iteration, static_cast<uint64_t>(ctx.bucket));
   k = hash_combine(k, ctx.step);
@@ -20,9 +24,10 @@ uint64_t stream_of(const WireContext& ctx) {
   return hash_combine(k, t.offset);
 }
 
-thread_local std::vector<std::byte> tls_values;
-
-}  // namespace
+CounterRng trim_draws(uint64_t seed, const WireContext& ctx) {
+  return CounterRng(seed, Purpose::kTrim, ctx.transfer->src, ctx.iteration)
+      .sub(transfer_stream(ctx));
+}
 
 CodecPlacement parse_placement(const std::string& name) {
   if (name == "nic") return CodecPlacement::kNic;
@@ -136,7 +141,8 @@ uint64_t TrimWire::encode(const WireContext& ctx, std::span<const float> values,
                           std::vector<std::byte>& wire) {
   // Every packet but the last occupies one whole network packet (payload_bytes, zero padded), so
   // packet i of the flow in the packet backend is trimmable packet i here.
-  auto packets = trim::encode_packets(values, config_, ctx.transfer->src % 65536, stream_of(ctx));
+  auto packets =
+      trim::encode_packets(values, config_, ctx.transfer->src % 65536, transfer_stream(ctx));
   const size_t slot = config_.payload_bytes;
   wire.assign(packets.empty() ? 0 : (packets.size() - 1) * slot + packets.back().size(),
               std::byte{0});
@@ -149,8 +155,7 @@ void TrimWire::decode(const WireContext& ctx, std::span<const std::byte> wire,
                       const FlowResult* fate, std::span<float> out) {
   // Split the wire into its packets (their sizes follow from the config), then keep what arrived.
   const size_t per_packet = trim::coords_per_packet(config_);
-  const CounterRng rng =
-      CounterRng(seed_, Purpose::kTrim, ctx.transfer->src, ctx.iteration).sub(stream_of(ctx));
+  const CounterRng rng = trim_draws(seed_, ctx);
   const bool fates = rate_ == 0 && fate && !fate->fates.empty();
   std::vector<std::span<const std::byte>> received;
   size_t pos = 0, trimmed = 0;

@@ -13,6 +13,7 @@
 #include "codec/codec.h"
 #include "codec/lossy/trim_packet.h"
 #include "collective/wire.h"
+#include "numeric/rng.h"
 
 namespace commlab {
 
@@ -59,6 +60,12 @@ class CodecWire : public TransferCodec {
   PlacementModel placement_;
   std::vector<std::unique_ptr<Codec>> pool_;  // one per OpenMP thread: codecs keep scratch
 };
+
+// The per-transfer stream key of trimmable packets (iteration, bucket, step, src -> dst, offset)
+// and the Bernoulli draws that decide which of them are cut. The sender that trims
+// (exec/mpi_executor.cpp) and TrimWire::decode must draw the same values, so both take them here.
+uint64_t transfer_stream(const WireContext& ctx);
+CounterRng trim_draws(uint64_t seed, const WireContext& ctx);
 
 struct TrimWireStats {
   uint64_t packets = 0;

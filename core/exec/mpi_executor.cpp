@@ -34,16 +34,6 @@ bool overlaps(const Transfer& a, const Transfer& b) {
   return a.offset < b.offset + b.count && b.offset < a.offset + a.count && a.count && b.count;
 }
 
-// TrimWire's per-transfer stream key (collective/codec_wire.cpp), so the sender's cut draws the
-// same Bernoulli values TrimWire::decode draws at the receiver.
-uint64_t trim_stream(const WireContext& ctx) {
-  const Transfer& t = *ctx.transfer;
-  uint64_t k = hash_combine(ctx.iteration, static_cast<uint64_t>(ctx.bucket));
-  k = hash_combine(k, ctx.step);
-  k = hash_combine(k, (static_cast<uint64_t>(t.src) << 32) | static_cast<uint32_t>(t.dst));
-  return hash_combine(k, t.offset);
-}
-
 // Per packet of a transfer: its full size in the slotted wire and the bytes the switch keeps.
 struct PacketCut {
   size_t size = 0;
@@ -54,8 +44,8 @@ std::vector<PacketCut> trim_cuts(const TrimWire& wire, const WireContext& ctx, d
                                  uint64_t seed) {
   const trim::TrimConfig& c = wire.config();
   const size_t per_packet = trim::coords_per_packet(c);
-  const CounterRng rng =
-      CounterRng(seed, Purpose::kTrim, ctx.transfer->src, ctx.iteration).sub(trim_stream(ctx));
+  // The receiver's TrimWire::decode draws the same values (codec_wire.h).
+  const CounterRng rng = trim_draws(seed, ctx);
   std::vector<PacketCut> cuts;
   for (size_t index = 0, left = ctx.transfer->count; left > 0; ++index) {
     size_t count = std::min(per_packet, left);
