@@ -35,6 +35,7 @@ struct CompareView::Job {
   std::atomic<bool> cancel{false};
   std::atomic<bool> done{false};
   std::atomic<int64_t> total{0}, iterations{0};
+  std::atomic<bool> tuning{false};  // the learning-rate tuning phase (training.lr_grid) runs
   std::mutex mutex;
   std::vector<std::vector<Sample>> evaluated;  // per replica, evaluated samples only
   ExperimentOutcome outcome;
@@ -66,7 +67,17 @@ void run_job(const std::shared_ptr<CompareView::Job>& job, Experiment exp, int s
     options.seeds = seeds;
     options.cancel = &job->cancel;
     RunnerCallbacks callbacks;
-    callbacks.on_start = [&](int64_t total) { job->total.store(total); };
+    callbacks.on_start = [&](int64_t total) {
+      job->tuning.store(false);
+      job->iterations.store(0);
+      job->total.store(total);
+    };
+    // Runs with training.lr_grid are tuned first (scenario/run/lr_tuning.h): the same counter.
+    callbacks.on_tuning_start = [&](int64_t total) {
+      job->tuning.store(true);
+      job->total.store(total);
+    };
+    callbacks.on_tuning_sample = [&](const std::string&) { job->iterations.fetch_add(1); };
     callbacks.on_sample = [&](int replica, const std::string&, const Sample& s) {
       job->iterations.fetch_add(1);
       if (!s.evaluated()) return;
@@ -197,7 +208,8 @@ void CompareView::poll() {
   if (!job_) return;
   if (!job_->done.load()) {
     const int64_t total = job_->total.load(), done = job_->iterations.load();
-    status_->setText(QString("%1 / %2 iterations over %3 seeds%4")
+    status_->setText(QString("%1%2 / %3 iterations over %4 seeds%5")
+                         .arg(job_->tuning.load() ? "tuning learning rates: " : "")
                          .arg(done)
                          .arg(total)
                          .arg(seeds())
