@@ -36,6 +36,7 @@ struct Options {
   double mfu = 0.4;
   double ratio = 0;  // 0: measure --codec on --tensor-source
   std::string codec = "none";
+  std::string comm_groups;  // --trace: the communicator-group file (default: found by prefix)
   std::string codec_placement = "nic";  // where encode + decode run: nic (free), gpu or cpu
   std::string source = "gaussian";
   int skip = 0;
@@ -101,6 +102,10 @@ int run(const Options& o) {
   const bool graph_engine = o.engine == "graph";
   if (!graph_engine && o.engine != "sum") throw InvalidInput("--engine: expected graph or sum");
   if (!o.trace.empty() && !graph_engine) throw InvalidInput("--trace needs --engine graph");
+  if (!o.comm_groups.empty() && o.trace.empty())
+    throw InvalidInput("--comm-groups " + o.comm_groups +
+                       ": needs --trace (catalog models "
+                       "build their own groups)");
   if (o.grad_dtype != "bf16" && o.grad_dtype != "fp32")
     throw InvalidInput("--grad-dtype: expected bf16 or fp32, got " + o.grad_dtype);
   ComputeModel compute;
@@ -115,9 +120,11 @@ int run(const Options& o) {
   std::string what;
   if (!o.trace.empty()) {
     workload::TraceReadReport report;
-    graph = workload::read_chakra_trace(o.trace, &report);
+    graph = workload::read_chakra_trace(o.trace, &report, o.comm_groups);
+    const std::string groups = workload::find_comm_group_file(o.trace, o.comm_groups);
     what = "trace " + o.trace + " (" + std::to_string(graph.rank_count()) + " ranks, " +
-           std::to_string(report.nodes) + " nodes)";
+           std::to_string(report.nodes) + " nodes" +
+           (groups.empty() ? "" : ", groups from " + groups) + ")";
   } else {
     spec_as_run = find_workload(o.catalog);
     if (o.seq > 0) spec_as_run.seq = o.seq;
@@ -234,6 +241,10 @@ const RegisterCommand reg{Command{
           ->capture_default_str();
       app.add_option("--trace", o->trace,
                      "replay a Chakra trace DIR/PREFIX (PREFIX.RANK.et) instead of --catalog");
+      app.add_option("--comm-groups", o->comm_groups,
+                     "--trace: the communicator-group file (ASTRA-sim's "
+                     "--comm-group-configuration; default PREFIX.comm_groups.json, else "
+                     "PREFIX.json as ASTRA-sim's generators write it)");
       app.add_option("--engine", o->engine,
                      "graph: replay the iteration's graph; sum: closed form, all exposed")
           ->capture_default_str();

@@ -33,10 +33,17 @@ struct TraceReadReport {
 // The communicator-group file that belongs to a trace prefix: PREFIX.comm_groups.json.
 std::string chakra_comm_group_file(const std::string& prefix);
 
+// The communicator-group file a trace is read with: `given` when set (ASTRA-sim's
+// --comm-group-configuration; it must exist), else PREFIX.comm_groups.json, else PREFIX.json (the
+// name ASTRA-sim's trace generators write), else "" (none).
+std::string find_comm_group_file(const std::string& prefix, const std::string& given = "");
+
 // Reads PREFIX.0.et, PREFIX.1.et, ... (the rank count is the number of consecutive files; a gap
-// before a later file is an error) and PREFIX.comm_groups.json when it exists. Throws
-// std::invalid_argument, one line naming the file, the rank and the node id (or byte offset).
-Graph read_chakra_trace(const std::string& prefix, TraceReadReport* report = nullptr);
+// before a later file is an error) and the communicator-group file find_comm_group_file picks.
+// Throws std::invalid_argument, one line naming the file, the rank and the node id (or byte
+// offset).
+Graph read_chakra_trace(const std::string& prefix, TraceReadReport* report = nullptr,
+                        const std::string& comm_groups_file = "");
 
 // The same from memory: one buffer per rank, the group file's text (empty: none). label stands for
 // the prefix in error messages (label.RANK.et).

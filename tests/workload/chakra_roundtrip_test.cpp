@@ -161,6 +161,32 @@ TEST(ChakraRoundTrip, WriteThenReadIsTheSameGraph) {
   EXPECT_EQ(j1, j2);
 }
 
+TEST(ChakraRoundTrip, TheGroupFileIsFoundByEitherNameOrGiven) {
+  const Graph g = sample_graph();
+  const fs::path dir = temp_dir("chakra_groups");
+  write_chakra_trace(g, dir.string(), "sample");
+  const std::string prefix = (dir / "sample").string();
+  EXPECT_EQ(find_comm_group_file(prefix), prefix + ".comm_groups.json");
+  // ASTRA-sim's generators name it PREFIX.json.
+  fs::rename(prefix + ".comm_groups.json", prefix + ".json");
+  EXPECT_EQ(find_comm_group_file(prefix), prefix + ".json");
+  expect_same(g, read_chakra_trace(prefix));
+  // Anywhere else, given (ASTRA-sim's --comm-group-configuration): it wins over PREFIX.json.
+  const std::string elsewhere = (dir / "groups.json").string();
+  fs::copy_file(prefix + ".json", elsewhere);
+  std::ofstream(prefix + ".json") << "{nope";
+  EXPECT_EQ(find_comm_group_file(prefix, elsewhere), elsewhere);
+  expect_same(g, read_chakra_trace(prefix, nullptr, elsewhere));
+  // A given file that does not exist is an error naming it, not a silent fallback.
+  fs::remove(prefix + ".json");
+  try {
+    read_chakra_trace(prefix, nullptr, (dir / "none.json").string());
+    FAIL() << "a missing --comm-groups file was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_THAT(e.what(), HasSubstr("none.json"));
+  }
+}
+
 TEST(ChakraRoundTrip, ReplayOfTheReadBackTraceTakesTheSameTime) {
   // Emit, import, replay: the same graph gives the same schedule, to the last bit.
   const Graph g = sample_graph();

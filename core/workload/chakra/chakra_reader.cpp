@@ -423,14 +423,27 @@ Graph parse_chakra_trace(const std::vector<std::string_view>& rank_files,
                     [&](int r, std::string*) { return rank_files[r]; });
 }
 
-Graph read_chakra_trace(const std::string& prefix, TraceReadReport* report) {
+std::string find_comm_group_file(const std::string& prefix, const std::string& given) {
+  if (!given.empty()) return given;
+  for (const std::string& name : {chakra_comm_group_file(prefix), prefix + ".json"})
+    if (std::filesystem::exists(name)) return name;
+  return "";
+}
+
+Graph read_chakra_trace(const std::string& prefix, TraceReadReport* report,
+                        const std::string& comm_groups_file) {
   const int ranks = chakra_files::count_rank_files(prefix);
   TraceContext ctx;
   ctx.label = prefix;
-  ctx.group_file = chakra_comm_group_file(prefix);
   ctx.report = report;
-  const std::string groups = chakra_files::read_regular_file(
-      ctx.group_file, kChakraMaxGroupFileBytes, /*missing_ok=*/true, &ctx.have_group_file);
+  const std::string found = find_comm_group_file(prefix, comm_groups_file);
+  // Messages name the file looked for: the given one, the one found, or the default name.
+  ctx.group_file = found.empty() ? chakra_comm_group_file(prefix) : found;
+  std::string groups;
+  if (!found.empty())
+    groups = chakra_files::read_regular_file(found, kChakraMaxGroupFileBytes,
+                                             /*missing_ok=*/comm_groups_file.empty(),
+                                             &ctx.have_group_file);
   return parse_with(ctx, ranks, groups, [&](int r, std::string* storage) {
     *storage = chakra_files::read_regular_file(prefix + "." + std::to_string(r) + ".et",
                                                kChakraMaxFileBytes);
