@@ -209,6 +209,43 @@ TEST(ChakraRoundTrip, ReplayOfTheReadBackTraceTakesTheSameTime) {
       EXPECT_EQ(x.timelines[r][i].end_s, y.timelines[r][i].end_s) << "rank " << r << " node " << i;
 }
 
+TEST(ChakraRoundTrip, AMemoryOnlyNodeIsOneOpThatARooflineCanTime) {
+  using namespace commlab::test::chakra_wire;
+  Graph g;
+  g.name = "opt";
+  g.ranks.resize(1);
+  Node step = make(1, NodeKind::kCompute);
+  step.name = g.intern("optimizer");
+  step.mem_bytes = 28e9;  // Adam over 1e9 parameters: memory traffic, no FLOPs counted
+  g.ranks[0].add(step);
+  const std::vector<std::string> files = encode_chakra_trace(g, nullptr);
+  const auto msgs = messages(files[0]);
+  ASSERT_EQ(msgs.size(), 2u);
+  uint64_t num_ops = 0, tensor_size = 0;
+  for (const Field& f : fields(msgs[1]))
+    if (f.number == 10) {
+      const auto a = fields(f.bytes);
+      if (a.size() > 1 && a[0].bytes == "num_ops") num_ops = a[1].value;
+      if (a.size() > 1 && a[0].bytes == "tensor_size") tensor_size = a[1].value;
+    }
+  // ASTRA-sim's roofline: runtime = num_ops / min(bw * num_ops / tensor_size, peak). With 0 ops
+  // that is 0 / 0; with 1 op and bw = 2 TB/s it is tensor_size / bw = 14 ms, the memory time.
+  ASSERT_EQ(num_ops, 1u);
+  ASSERT_EQ(tensor_size, 28'000'000'000u);
+  const double bw = 2e12, peak = 1e15;
+  const double ops = static_cast<double>(num_ops);
+  const double runtime = ops / std::min(bw * ops / static_cast<double>(tensor_size), peak);
+  EXPECT_NEAR(runtime, 28e9 / bw, 1e-12);
+  // Read back here: commlab_flops keeps the exact 0, and the node takes its memory time.
+  const fs::path dir = temp_dir("chakra_memory_only");
+  write_chakra_trace(g, dir.string(), "opt");
+  const Graph back = read_chakra_trace((dir / "opt").string());
+  EXPECT_EQ(back.ranks[0].nodes[0].flops, 0.0);
+  EXPECT_EQ(back.ranks[0].nodes[0].mem_bytes, 28e9);
+  AnalyticalBackend b1(make_flat(1, 25e9, 5e-6)), b2(make_flat(1, 25e9, 5e-6));
+  EXPECT_EQ(schedule(g, b1, {}).iteration_s, schedule(back, b2, {}).iteration_s);
+}
+
 TEST(ChakraRoundTrip, WritesTheStandardFieldsAstraSimReplays) {
   using namespace commlab::test::chakra_wire;
   std::string groups;

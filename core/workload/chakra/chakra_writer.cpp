@@ -73,7 +73,11 @@ void encode_node(const Graph& graph, const RankGraph& g, int rank, const Node& n
       if (node.duration_s >= 0) {
         n->set_duration_micros(to_u64(node.duration_s * 1e6));
       } else {  // the roofline: num_ops and tensor_size mark it (ASTRA-sim's roofline mode)
-        add_attr(n, attr::kNumOps)->set_uint64_val(to_u64(node.flops));
+        // A memory-only node (an optimizer step) as 1 op: ASTRA-sim's roofline divides num_ops
+        // by min(bandwidth x num_ops / tensor_size, peak), which is 0 / 0 for 0 ops and
+        // tensor_size / bandwidth, the memory time, for 1; a reader's 1 FLOP is never the bound.
+        const bool memory_only = node.flops < 1 && node.mem_bytes > 0;
+        add_attr(n, attr::kNumOps)->set_uint64_val(memory_only ? 1 : to_u64(node.flops));
         add_attr(n, attr::kTensorSize)->set_uint64_val(to_u64(node.mem_bytes));
       }
       break;
@@ -101,7 +105,11 @@ void encode_node(const Graph& graph, const RankGraph& g, int rank, const Node& n
   }
   // Exact values, written whenever they differ from what the reader would infer without them.
   if (node.duration_s != -1) add_attr(n, attr::kDuration)->set_double_val(node.duration_s);
-  if (node.flops != 0) add_attr(n, attr::kFlops)->set_double_val(node.flops);
+  // (A memory-only roofline node says 1 op in num_ops, so its exact 0 FLOPs are written too.)
+  const bool memory_only_roofline = node.kind == NodeKind::kCompute && node.duration_s < 0 &&
+                                    node.flops < 1 && node.mem_bytes > 0;
+  if (node.flops != 0 || memory_only_roofline)
+    add_attr(n, attr::kFlops)->set_double_val(node.flops);
   if (node.mem_bytes != 0) add_attr(n, attr::kMemBytes)->set_double_val(node.mem_bytes);
   if (node.comm != CommKind::kOther)
     add_attr(n, attr::kCommKind)->set_string_val(comm_kind_name(node.comm));
