@@ -15,6 +15,7 @@
 #include <QWidget>
 #include <deque>
 #include <optional>
+#include <tuple>
 #include <vector>
 
 #include "chart_export.h"
@@ -130,6 +131,9 @@ class TrainingView : public QWidget, public Exportable {
   void drain();    // takes queued samples (redraw timer)
   void redraw();   // hands the snapshot to the chart pages and the runs list
   void finished();
+  void refused(const QString& message);
+  void remember_batch();  // before a start: the progress a refusal returns to  // the engine
+                          // refused the starting run
   void update_buttons();
   void update_progress();
   void settings_edited();  // a panel control changed: undo entry, live restart
@@ -187,6 +191,8 @@ class TrainingView : public QWidget, public Exportable {
   int batch_total_ = 0;
   int batch_done_ = 0;
   QElapsedTimer batch_clock_;
+  // The batch's progress when a run started over a running one (a refusal returns to it).
+  std::tuple<int, int, int, QElapsedTimer> before_start_;
 };
 
 }  // namespace commlab::ui
