@@ -33,12 +33,10 @@ QString TrainingView::display_name(const Run& r) const {
 void TrainingView::promote() {
   if (!starting_) return;
   if (starting_live_ && !samples_.samples().empty()) {
-    // The old curve stays as a ghost; rapid changes keep the longest one until it is passed.
-    if (last_iteration(samples_.samples()) >= last_iteration(ghost_)) {
-      ghost_ = samples_.samples();
-      ghost_name_ = "before: " + display_name(current_);
-      ghost_color_ = current_.color;
-    }
+    // The run just replaced stays as the ghost ("before": what the last change changed).
+    ghost_ = samples_.samples();
+    ghost_name_ = "before: " + display_name(current_);
+    ghost_color_ = current_.color;
   } else if (!starting_live_) {
     ghost_.clear();
   }

@@ -4,10 +4,15 @@
 #include <QChartView>
 #include <QCursor>
 #include <QGridLayout>
+#include <QLegend>
 #include <QLineSeries>
 #include <QToolTip>
 
 namespace commlab::ui {
+
+namespace {
+constexpr qsizetype kMaxLegendEntries = 4;  // more elide each other to uselessness
+}  // namespace
 
 RunChartPages::RunChartPages(QWidget* parent) : QTabWidget(parent) {
   QWidget* p = page("Convergence",
@@ -119,6 +124,9 @@ void RunChartPages::draw(Slot& s) {
   QChart* chart = build_run_chart(kind, runs_, s.drawn && s.drawn_kind == kind ? old : nullptr);
   if (!run_chart_has_data(kind, runs_))
     chart->setTitle(chart->title() + " (no data in these runs)");
+  // Beyond a few runs a legend elides every name to "my pin...": the runs list below the charts,
+  // with each run's colour and full name, is the legend then.
+  chart->legend()->setVisible(chart->legend()->markers().size() <= kMaxLegendEntries);
   if (chart != old) {
     // Hover readout on every line: run, x and value at the pointer.
     const QList<QAbstractAxis*> x_axes = chart->axes(Qt::Horizontal);

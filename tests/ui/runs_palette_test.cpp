@@ -1,0 +1,82 @@
+// Issue 33, item 2: comparisons you can read. 20 runs have 20 distinct colours, the live ghost
+// is grey (not the current run's hue), and a chart with many runs leaves the legend to the runs
+// list (full names) instead of eliding every name.
+#include <gtest/gtest.h>
+
+#include <QChart>
+#include <QLegend>
+#include <QLineSeries>
+#include <QPen>
+#include <cmath>
+#include <memory>
+
+#include "run_chart_pages.h"
+#include "run_charts.h"
+#include "ui_test_util.h"
+
+namespace commlab::ui {
+namespace {
+
+using test::app;
+
+double distance(const QColor& a, const QColor& b) {
+  return std::hypot(a.red() - b.red(), a.green() - b.green(), a.blue() - b.blue());
+}
+
+std::vector<Sample> curve(int n, double start) {
+  std::vector<Sample> out(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    out[static_cast<size_t>(i)].iteration = i + 1;
+    out[static_cast<size_t>(i)].train_loss = start / (i + 1);
+  }
+  return out;
+}
+
+TEST(RunsPalette, TwentyRunsHaveTwentyDistinctColours) {
+  for (int i = 0; i < 20; ++i) {
+    EXPECT_GT(distance(run_color(i), kGhostColor), 40) << i;
+    for (int j = 0; j < i; ++j)
+      EXPECT_GE(distance(run_color(i), run_color(j)), 50) << i << " vs " << j;
+  }
+  // Past 20 a colour is still new next to its neighbours.
+  EXPECT_NE(run_color(20), run_color(0));
+  EXPECT_NE(run_color(21), run_color(20));
+}
+
+TEST(RunsPalette, TheGhostIsGreyAndDottedNotTheCurrentRunsHue) {
+  app();
+  const std::vector<Sample> before = curve(20, 2), now = curve(5, 1);
+  std::vector<RunSeries> runs{{"before: lr 0.05", &before, -1, false, 3, true},
+                              {"lr 0.08", &now, -1, false, 3, false}};
+  std::unique_ptr<QChart> chart(build_run_chart(RunChart::kLossIteration, runs));
+  ASSERT_EQ(chart->series().size(), 2);
+  const QPen ghost = qobject_cast<QLineSeries*>(chart->series()[0])->pen();
+  const QPen current = qobject_cast<QLineSeries*>(chart->series()[1])->pen();
+  EXPECT_EQ(ghost.color(), kGhostColor);
+  EXPECT_EQ(ghost.style(), Qt::DotLine);
+  EXPECT_EQ(current.color(), run_color(3));
+}
+
+TEST(RunsPalette, ManyRunsLeaveTheLegendToTheRunsList) {
+  app();
+  std::vector<std::vector<Sample>> curves;
+  for (int i = 0; i < 20; ++i) curves.push_back(curve(10, 1 + i));
+  std::vector<RunSeries> runs;
+  for (int i = 0; i < 20; ++i)
+    runs.push_back(
+        {"my pinned run " + std::to_string(i), &curves[static_cast<size_t>(i)], -1, true, i});
+  RunChartPages pages;
+  pages.resize(900, 600);
+  pages.set_runs({runs.begin(), runs.begin() + 2});
+  EXPECT_TRUE(pages.chart(RunChart::kLossIteration)->legend()->isVisible());
+  pages.set_runs(runs);
+  QChart* chart = pages.chart(RunChart::kLossIteration);
+  EXPECT_FALSE(chart->legend()->isVisible());
+  QSet<QRgb> colours;
+  for (QAbstractSeries* s : chart->series())
+    colours.insert(qobject_cast<QLineSeries*>(s)->pen().color().rgb());
+  EXPECT_EQ(colours.size(), 20);
+}
+
+}  // namespace
+}  // namespace commlab::ui
