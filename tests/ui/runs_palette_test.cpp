@@ -80,3 +80,45 @@ TEST(RunsPalette, ManyRunsLeaveTheLegendToTheRunsList) {
 
 }  // namespace
 }  // namespace commlab::ui
+
+#include <QComboBox>
+#include <QSpinBox>
+
+#include "busbw_view.h"
+#include "ui_test_util.h"
+
+namespace commlab::ui {
+namespace {
+
+// Issue 33 item 4: greyed in NCCL mode, Ranks shows the cluster's GPU count (it said 8 for a
+// 16-GPU cluster); the list has a leaf-spine and a fat-tree, and both draw NCCL curves.
+TEST(BusbwView, GreyedRanksShowTheClustersGpusAndFatTreeAndLeafSpineAreListed) {
+  test::app();
+  BusbwView view;
+  view.show();
+  ASSERT_TRUE(test::wait_for([&] { return view.idle() && view.series_count() > 0; }));
+  auto* cluster = view.findChild<QComboBox*>("cluster");
+  auto* ranks = view.findChild<QSpinBox*>("ranks");
+  ASSERT_TRUE(cluster && ranks);
+  const std::pair<QString, int> expected[] = {{"dgx-h100-pod:nodes=2", 16},
+                                              {"dgx-h100-pod:nodes=16", 128},
+                                              {"leafspine:servers=4,gpus_per_server=8", 32},
+                                              {"fattree:k=4", 16}};
+  for (const auto& [spec, gpus] : expected) {
+    const int index = cluster->findData(spec);
+    ASSERT_GE(index, 0) << spec.toStdString();
+    cluster->setCurrentIndex(index);
+    ASSERT_TRUE(test::wait_for([&] { return view.idle(); }));
+    EXPECT_FALSE(ranks->isEnabled());
+    EXPECT_EQ(ranks->value(), gpus) << spec.toStdString();
+    EXPECT_GT(view.series_count(), 0) << spec.toStdString();
+  }
+  if (qEnvironmentVariableIsSet("COMMLAB_SHOTS")) {  // for a look: the fat-tree's curves
+    view.resize(1280, 700);
+    QTest::qWait(50);
+    view.grab().save(qEnvironmentVariable("COMMLAB_SHOTS") + "/throughput_fattree.png");
+  }
+}
+
+}  // namespace
+}  // namespace commlab::ui
