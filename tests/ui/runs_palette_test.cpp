@@ -122,3 +122,48 @@ TEST(BusbwView, GreyedRanksShowTheClustersGpusAndFatTreeAndLeafSpineAreListed) {
 
 }  // namespace
 }  // namespace commlab::ui
+
+#include <QBarCategoryAxis>
+#include <QBarSeries>
+#include <QBarSet>
+
+namespace commlab::ui {
+namespace {
+
+std::vector<Sample> with_planes(std::vector<double> planes) {
+  std::vector<Sample> out(1);
+  out[0].iteration = 1;
+  BucketSample b;
+  b.name = "fc1";
+  b.elements = 100;
+  b.plane_entropy = std::move(planes);
+  out[0].buckets.push_back(b);
+  return out;
+}
+
+// Issue 33 item 4: a BF16 run beside an FP32 one stood under bare FP32 labels; the labels now say
+// which BF16 byte each FP32 byte is, and each bar set names its dtype.
+TEST(PlaneEntropyChart, Bf16PlanesAreLabelledAsBf16) {
+  test::app();
+  const std::vector<Sample> bf16 = with_planes({3.1, 7.9}), fp32 = with_planes({3, 7.8, 8, 8});
+  auto categories = [](QChart* chart) {
+    return static_cast<QBarCategoryAxis*>(chart->axes(Qt::Horizontal).front())->categories();
+  };
+  std::unique_ptr<QChart> alone(
+      build_run_chart(RunChart::kPlaneEntropy, {{"bf16 run", &bf16, -1, false, 0}}));
+  EXPECT_TRUE(categories(alone.get()).front().startsWith("BF16 high byte"));
+  std::unique_ptr<QChart> both(
+      build_run_chart(RunChart::kPlaneEntropy,
+                      {{"fp32 run", &fp32, -1, false, 0}, {"bf16 run", &bf16, -1, false, 1}}));
+  const QStringList labels = categories(both.get());
+  ASSERT_EQ(labels.size(), 4);
+  EXPECT_TRUE(labels[0].contains("BF16 high") && labels[1].contains("BF16 low"))
+      << labels.join(" | ").toStdString();
+  EXPECT_TRUE(labels[2].contains("FP32 only"));
+  auto* series = qobject_cast<QBarSeries*>(both->series().front());
+  ASSERT_EQ(series->count(), 2);
+  EXPECT_EQ(series->barSets()[1]->label(), "bf16 run (BF16)");
+}
+
+}  // namespace
+}  // namespace commlab::ui
