@@ -158,5 +158,37 @@ TEST(ClusterSync, AClashingEditKeepsTheRunningRunAndMarksTheCodec) {
   EXPECT_TRUE(view.panel()->config().techniques.trimming.enabled);  // the edit is kept
 }
 
+// Issue 33 item 4: after Run all the status names the last run's last iteration and the accuracy
+// of its last evaluation (it stayed as a mid-run redraw left it: 199/200, accuracy of 150).
+TEST(RunAllStatus, NamesTheLastIterationAndItsAccuracy) {
+  app();
+  TrainingView view;
+  view.set_live(false);
+  RunConfig skip = small(40, "flat:4", 4);
+  skip.name = "skip-1";
+  skip.techniques.skipreduce.skip = 1;
+  view.set_runs({small(40, "flat:4", 4), skip}, "two");
+  ASSERT_TRUE(view.run_all());
+  ASSERT_TRUE(wait_for([&] { return view.idle(); }));
+  ASSERT_EQ(view.pinned_count(), 2);
+  const CsvTable csv = view.export_data();
+  QString last_iteration, accuracy_iteration, accuracy;
+  for (const QStringList& row : csv.rows) {
+    if (row[0] != "skip-1") continue;
+    last_iteration = row[1];
+    if (!row[4].isEmpty()) {
+      accuracy_iteration = row[1];
+      accuracy = QString::number(row[4].toDouble(), 'f', 3);
+    }
+  }
+  ASSERT_FALSE(accuracy.isEmpty());
+  const QString status = view.findChild<QLabel*>("status")->text();
+  EXPECT_TRUE(status.contains("skip-1: iteration " + last_iteration + "/40"))
+      << status.toStdString();
+  EXPECT_TRUE(
+      status.contains("test accuracy " + accuracy + " (iteration " + accuracy_iteration + ")"))
+      << status.toStdString();
+}
+
 }  // namespace
 }  // namespace commlab::ui

@@ -322,6 +322,10 @@ void TrainingView::finished() {
     current_.ratio = summary->mean_ratio;
   }
   drain();
+  // The status names the run's last iteration and the accuracy of its last evaluation before a
+  // Run all run is kept (keeping it clears the current run, and the status would stay as the
+  // last redraw during the run left it: "199/200" with the accuracy of iteration 150).
+  redraw();
   batch_done_ += run_iterations_;
   // Run all's results are kept, so a later Run or a live change never takes one away.
   if (current_.from_run_all) pin();
