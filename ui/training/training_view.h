@@ -95,6 +95,9 @@ class TrainingView : public QWidget, public Exportable {
   void rename_run(int id, const QString& name);
   void remove_run(int id);
   void clear_runs();
+  // Remove and Clear all can be undone (most recent first): the runs come back as kept curves.
+  void undo_remove();
+  bool can_undo_remove() const;
   // Ids of the runs in the list, kept ones first, the current run last (when it has samples).
   std::vector<int> run_ids() const;
   // The progress bar's text ("120/800 iterations, about 14 s left").
@@ -142,6 +145,7 @@ class TrainingView : public QWidget, public Exportable {
   void update_rows();
   QString display_name(const Run& r) const;
   int take_color();
+  void remember_removal();  // before Remove / Clear all: what undo_remove brings back
 
   TrainingPanel* panel_;
   TrainingBridge* bridge_;
@@ -167,6 +171,7 @@ class TrainingView : public QWidget, public Exportable {
   std::optional<Run> starting_;  // started, first sample not yet here
   bool starting_live_ = false;   // the starting run is a live restart (the old curve ghosts)
   std::vector<Run> kept_;
+  std::vector<std::vector<Run>> removed_;  // kept runs before each Remove / Clear all
   std::vector<Sample> ghost_;
   QString ghost_name_;
   int ghost_color_ = 0;
