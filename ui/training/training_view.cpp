@@ -86,6 +86,12 @@ TrainingView::TrainingView(QWidget* parent) : QWidget(parent) {
   status_->setFixedSize(kSideWidth, status_->fontMetrics().lineSpacing() * 6);
   status_->setAlignment(Qt::AlignLeft | Qt::AlignTop);
 
+  description_ = new QLabel;
+  description_->setObjectName("description");
+  description_->setWordWrap(true);
+  description_->setStyleSheet("color: #444; font-style: italic;");
+  description_->hide();
+
   auto* scroll = new QScrollArea;
   scroll->setObjectName("settings_scroll");
   scroll->setWidget(panel_);
@@ -94,6 +100,7 @@ TrainingView::TrainingView(QWidget* parent) : QWidget(parent) {
   auto* side = new QWidget;
   auto* side_layout = new QVBoxLayout(side);
   side_layout->setContentsMargins(0, 0, 0, 0);
+  side_layout->addWidget(description_);
   side_layout->addLayout(choice);
   // Refusals stay in sight, above the scrolled settings (the marked control scrolls into view).
   side_layout->addWidget(panel_->problems_label());
@@ -239,6 +246,21 @@ bool TrainingView::start(RunConfig config, int iterations, bool from_run_all) {
   update_buttons();
   update_progress();
   return true;
+}
+
+void TrainingView::set_description(const QString& text) {
+  // At most four lines above the settings; the whole text in the tooltip.
+  const QFontMetrics fm(description_->font());
+  QString shown = text.simplified();
+  const int room = 4 * (kSideWidth - 8);
+  if (fm.horizontalAdvance(shown) > room) shown = fm.elidedText(shown, Qt::ElideRight, room);
+  description_->setText(shown);
+  description_->setToolTip(text);
+  description_->setVisible(!text.isEmpty());
+}
+
+QString TrainingView::description() const {
+  return description_->toolTip();
 }
 
 void TrainingView::refused(const QString& message) {

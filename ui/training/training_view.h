@@ -84,6 +84,9 @@ class TrainingView : public QWidget, public Exportable {
   // The runs of a loaded scenario: the chooser lists them and the panel shows the first.
   // `scenario` names them in the runs list (runs kept from another scenario keep theirs).
   void set_runs(const std::vector<RunConfig>& runs, const QString& scenario = QString());
+  // The scenario file's description, shown above the settings (empty hides it).
+  void set_description(const QString& text);
+  QString description() const;
   // The scenario's runs with the chosen one replaced by the panel's settings (what Save writes).
   std::vector<RunConfig> runs() const;
   int chosen_run() const;
@@ -159,6 +162,7 @@ class TrainingView : public QWidget, public Exportable {
   QCheckBox* live_;
   QComboBox* x_axis_;
   QLabel* status_;
+  QLabel* description_;
   QProgressBar* progress_;
   RunChartPages* charts_;
   RunsList* runs_list_;
