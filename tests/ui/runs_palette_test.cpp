@@ -81,6 +81,7 @@ TEST(RunsPalette, ManyRunsLeaveTheLegendToTheRunsList) {
 }  // namespace
 }  // namespace commlab::ui
 
+#include <QChartView>
 #include <QComboBox>
 #include <QSpinBox>
 
@@ -100,6 +101,13 @@ TEST(BusbwView, GreyedRanksShowTheClustersGpusAndFatTreeAndLeafSpineAreListed) {
   auto* cluster = view.findChild<QComboBox*>("cluster");
   auto* ranks = view.findChild<QSpinBox*>("ranks");
   ASSERT_TRUE(cluster && ranks);
+  // Flat mode: the tree's ceiling says it is not pipelined, and the tooltip describes ceilings.
+  QStringList names;
+  for (QAbstractSeries* s : view.chart()->series()) names << s->name();
+  EXPECT_TRUE(names.filter("ceiling (not pipelined)").size() == 1 &&
+              names.filter("ceiling (not pipelined)").front().contains("tree"))
+      << names.join(", ").toStdString();
+  EXPECT_TRUE(view.findChild<QChartView*>()->toolTip().contains("ceiling"));
   const std::pair<QString, int> expected[] = {{"dgx-h100-pod:nodes=2", 16},
                                               {"dgx-h100-pod:nodes=16", 128},
                                               {"leafspine:servers=4,gpus_per_server=8", 32},
@@ -112,6 +120,7 @@ TEST(BusbwView, GreyedRanksShowTheClustersGpusAndFatTreeAndLeafSpineAreListed) {
     EXPECT_FALSE(ranks->isEnabled());
     EXPECT_EQ(ranks->value(), gpus) << spec.toStdString();
     EXPECT_GT(view.series_count(), 0) << spec.toStdString();
+    EXPECT_FALSE(view.findChild<QChartView*>()->toolTip().contains("ceiling"));  // none drawn
   }
   if (qEnvironmentVariableIsSet("COMMLAB_SHOTS")) {  // for a look: the fat-tree's curves
     view.resize(1280, 700);

@@ -213,6 +213,11 @@ void BusbwView::update_controls() {
     w->setEnabled(!nccl);
   proto_->setEnabled(nccl);
   channels_->setEnabled(nccl);
+  // The tooltip describes what this mode draws (NCCL mode draws no ceilings).
+  view_->setToolTip(nccl ? "Bus bandwidth as NCCL runs it on this cluster: the tuner's choice per "
+                           "size (markers on the NCCL curve) beside forced ring and tree."
+                         : "Bus bandwidth per algorithm; dashed lines are each algorithm's "
+                           "ceiling (the flat tree is not pipelined, so its ceiling is lower).");
   // Greyed in NCCL mode, Ranks shows the cluster's GPU count (what the curves are for).
   if (nccl) {
     const int gpus = spec_gpu_count(cluster_->currentData().toString());
@@ -382,7 +387,9 @@ void BusbwView::show_result(const std::vector<BusbwSeries>& result) {
   }
   for (size_t i = 0; i < ceilings.size(); ++i) {
     auto* line = new QLineSeries;
-    line->setName(ceilings[i].second.join(", ") + " ceiling");
+    // The flat tree is not pipelined: its ceiling is a fraction of the link, and says why.
+    const bool tree = ceilings[i].second.contains("tree");
+    line->setName(ceilings[i].second.join(", ") + " ceiling" + (tree ? " (not pipelined)" : ""));
     line->append(lo, ceilings[i].first);
     line->append(hi, ceilings[i].first);
     chart->addSeries(line);
