@@ -389,7 +389,7 @@ void BusbwView::show_result(const std::vector<BusbwSeries>& result) {
     auto* line = new QLineSeries;
     // The flat tree is not pipelined: its ceiling is a fraction of the link, and says why.
     const bool tree = ceilings[i].second.contains("tree");
-    line->setName(ceilings[i].second.join(", ") + " ceiling" + (tree ? " (not pipelined)" : ""));
+    line->setName(ceilings[i].second.join(", ") + (tree ? " (not pipelined)" : "") + " ceiling");
     line->append(lo, ceilings[i].first);
     line->append(hi, ceilings[i].first);
     chart->addSeries(line);

@@ -2,6 +2,7 @@
 // wire dtype (most significant first); one bar per bucket when a single run is drawn, one bar per
 // run (element-weighted over its buckets) when several are overlaid. Values are from each run's
 // latest sample that has buckets, in bits per byte (8 = incompressible by an order-0 coder).
+#include <QAbstractAxis>
 #include <QBarSeries>
 #include <QBarSet>
 #include <QChart>
@@ -20,20 +21,22 @@ const Sample* latest_with_planes(const RunSeries& r) {
   return nullptr;
 }
 
-// Labels by the wire dtype's bytes, most significant first. BF16 is the top half of FP32, so when
-// both are drawn the BF16 bars stand under the two FP32 bytes they share, and the labels say so.
-QStringList plane_labels(size_t planes, bool mixed) {
-  if (planes == 4 && mixed)
-    return {"sign, exp (FP32 byte 3 = BF16 high)", "exp, mantissa (FP32 byte 2 = BF16 low)",
-            "mantissa (FP32 only)", "mantissa low (FP32 only)"};
-  if (planes == 4)
-    return {"FP32 byte 3 (sign, exp)", "byte 2 (exp, mantissa)", "byte 1 (mantissa)",
-            "byte 0 (mantissa)"};
-  if (planes == 2)
-    return {"BF16 high byte (sign, 7 exp bits)", "BF16 low byte (1 exp bit, 7 mantissa)"};
+// Labels of the wire dtype's bytes, most significant first (short: a wider label is elided at
+// 1280 x 800); the axis title names the dtype. BF16 is the top half of FP32, so BF16 bars beside
+// FP32 ones stand under the two bytes they share.
+QStringList plane_labels(size_t planes) {
+  if (planes == 4) return {"sign, exp", "exp, mantissa", "mantissa", "mantissa (low)"};
+  if (planes == 2) return {"high (sign, exp)", "low (mantissa)"};
   QStringList labels;
   for (size_t p = 0; p < planes; ++p) labels << QString("byte %1").arg(planes - 1 - p);
   return labels;
+}
+
+QString planes_title(size_t planes, bool mixed) {
+  if (mixed) return "FP32 bytes, most significant first (BF16 = the first two)";
+  if (planes == 4) return "FP32 bytes, most significant first";
+  if (planes == 2) return "BF16 bytes, most significant first";
+  return "bytes, most significant first";
 }
 
 QString dtype_of(size_t planes) {
@@ -107,7 +110,9 @@ QChart* plane_entropy_chart(const std::vector<RunSeries>& runs) {
     }
   }
   // 8 bits per byte is the ceiling (a random byte); the axis always shows it for scale.
-  return bar_chart(title, "bits per byte", plane_labels(planes, mixed), series, 8.0 / 1.1);
+  QChart* chart = bar_chart(title, "bits per byte", plane_labels(planes), series, 8.0 / 1.1);
+  chart->axes(Qt::Horizontal).front()->setTitleText(planes_title(planes, mixed));
+  return chart;
 }
 
 }  // namespace commlab::ui::detail
