@@ -7,11 +7,13 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QGroupBox>
 #include <QLabel>
 #include <QLineEdit>
 #include <QSpinBox>
 
+#include "cluster_editor.h"
 #include "training_bridge.h"
 #include "training_panel.h"
 #include "training_view.h"
@@ -156,6 +158,17 @@ TEST(ClusterSync, AClashingEditKeepsTheRunningRunAndMarksTheCodec) {
   EXPECT_EQ(view.samples().size(), 400u);  // ... to its end
   ASSERT_EQ(view.summaries().size(), 1u);
   EXPECT_TRUE(view.panel()->config().techniques.trimming.enabled);  // the edit is kept
+}
+
+// Issue 33 item 6: the NIC box stepped by 1 Gb/s (400 arrow clicks from 0 to 400 Gb/s).
+TEST(ClusterSync, TheNicStepsInUsefulRates) {
+  app();
+  TrainingPanel panel;
+  QDoubleSpinBox* nic = nullptr;
+  for (auto* box : panel.cluster_editor()->findChildren<QDoubleSpinBox*>())
+    if (box->suffix() == " Gb/s") nic = box;
+  ASSERT_NE(nic, nullptr);
+  EXPECT_GE(nic->singleStep(), 25);
 }
 
 // Issue 33 item 4: after Run all the status names the last run's last iteration and the accuracy

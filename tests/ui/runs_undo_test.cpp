@@ -67,5 +67,24 @@ TEST(RunsUndo, RemoveAndClearAllCanBeUndone) {
   EXPECT_EQ(view.pinned_names().mid(0, 2), both);
 }
 
+// Issue 33 item 6: Step mode promised "about 9 min left" from the wall clock of a paused run.
+TEST(StepMode, APausedRunPromisesNoTimeLeft) {
+  app();
+  TrainingView view;
+  view.set_live(false);
+  RunConfig c = tiny("baseline", 0);
+  c.training.iterations = 50;
+  view.set_runs({c}, "step");
+  view.step();
+  ASSERT_TRUE(wait_for([&] { return view.samples().size() == 1; }));
+  QTest::qWait(700);  // past the half second after which an estimate is shown
+  view.step();
+  ASSERT_TRUE(wait_for([&] { return view.samples().size() == 2; }));
+  QTest::qWait(100);
+  EXPECT_FALSE(view.progress_text().contains("left")) << view.progress_text().toStdString();
+  EXPECT_TRUE(view.progress_text().contains("paused")) << view.progress_text().toStdString();
+  view.reset();
+}
+
 }  // namespace
 }  // namespace commlab::ui

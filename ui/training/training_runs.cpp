@@ -270,7 +270,10 @@ void TrainingView::update_progress() {
   progress_->setValue(done);
   QString text = QString("%1/%2 iterations").arg(done).arg(batch_total_);
   const double elapsed_s = batch_clock_.isValid() ? batch_clock_.elapsed() / 1e3 : 0;
-  if (done > 0 && elapsed_s > 0.5) {
+  // Paused or stepping, the wall clock says nothing about the iterations left.
+  if (bridge_->paused()) {
+    text += ", paused";
+  } else if (done > 0 && elapsed_s > 0.5) {
     const double left_s = elapsed_s / done * (batch_total_ - done);
     text += left_s < 60 ? QString(", about %1 s left").arg(std::ceil(left_s))
                         : QString(", about %1 min left").arg(std::ceil(left_s / 60));
