@@ -69,6 +69,9 @@ TEST(RunsPalette, ManyRunsLeaveTheLegendToTheRunsList) {
   pages.resize(900, 600);
   pages.set_runs({runs.begin(), runs.begin() + 2});
   EXPECT_TRUE(pages.chart(RunChart::kLossIteration)->legend()->isVisible());
+  // Issue 33 item 6: the Network page's empty state says to choose the packet backend.
+  EXPECT_TRUE(pages.chart(RunChart::kNetworkQueue)->title().contains("set Backend to packet"))
+      << pages.chart(RunChart::kNetworkQueue)->title().toStdString();
   pages.set_runs(runs);
   QChart* chart = pages.chart(RunChart::kLossIteration);
   EXPECT_FALSE(chart->legend()->isVisible());
