@@ -173,3 +173,25 @@ TEST(PlaneEntropyChart, Bf16PlanesAreLabelledAsBf16) {
 
 }  // namespace
 }  // namespace commlab::ui
+
+#include <QLegendMarker>
+
+namespace commlab::ui {
+namespace {
+
+// Issue 33 item 6: "compute" was listed in every MLP legend though no run spent time on it.
+TEST(TimeSplitChart, PartsNoRunSpendsTimeOnLeaveTheLegend) {
+  test::app();
+  std::vector<Sample> samples(3);
+  for (Sample& s : samples) s.comm_time_s = 1e-3;  // no compute, no codec
+  QChartView view(build_run_chart(RunChart::kTimeSplit, {{"mlp", &samples, -1, false, 0}}));
+  view.resize(600, 400);
+  view.show();
+  QStringList shown;
+  for (QLegendMarker* m : view.chart()->legend()->markers())
+    if (m->isVisible()) shown << m->label();
+  EXPECT_EQ(shown, QStringList{"exposed communication"});
+}
+
+}  // namespace
+}  // namespace commlab::ui
