@@ -320,6 +320,7 @@ QStringList MainWindow::open_scenario(const QString& file) {
   if (!loaded.problems.isEmpty()) return loaded.problems;
   training_->reset();
   training_->set_runs(loaded.runs, loaded.name);  // runs kept from before stay, labelled
+  training_->set_description(loaded.description);
   const bool preset = is_preset(file);
   scenario_file_ = preset ? QString() : file;
   scenario_name_ = loaded.name;

@@ -8,6 +8,7 @@
 #include <QDir>
 #include <QDoubleSpinBox>
 #include <QFile>
+#include <QLabel>
 #include <QMenuBar>
 #include <QScrollArea>
 #include <QScrollBar>
@@ -210,6 +211,26 @@ TEST(Wheel, AnUnfocusedSpinBoxIgnoresTheWheelAndAFocusedOneTakesIt) {
   ASSERT_TRUE(wait_for([&] { return lr->hasFocus(); }, 2000));
   wheel(lr);
   EXPECT_NEAR(lr->value(), before + lr->singleStep(), 1e-9);
+}
+
+}  // namespace
+}  // namespace commlab::ui
+
+namespace commlab::ui {
+namespace {
+
+// Issue 33 item 2: the file's description was never shown. It now sits above the settings (at
+// most four lines; the whole text in its tooltip).
+TEST(ScenarioDescription, TheOpenedFilesDescriptionIsShown) {
+  test::app();
+  MainWindow window;
+  window.training_view()->set_live(false);
+  ASSERT_TRUE(window.open_scenario(QDir(samples_dir()).filePath("quickstart.json")).isEmpty());
+  auto* label = window.training_view()->findChild<QLabel*>("description");
+  ASSERT_NE(label, nullptr);
+  EXPECT_FALSE(label->isHidden());
+  EXPECT_TRUE(label->text().startsWith("8 ranks train an MLP")) << label->text().toStdString();
+  EXPECT_TRUE(window.training_view()->description().contains("1-bit EDEN trimming"));
 }
 
 }  // namespace

@@ -237,3 +237,25 @@ TEST(TopologyModel, PacketBackendRejectsStepsTooLargeToSimulate) {
 
 }  // namespace
 }  // namespace commlab::ui
+
+namespace commlab::ui {
+
+// Issue 33 item 4: the ring's steps are its real 2(N-1), as Teaching counts them (a time-only
+// plan folds the identical ones; the picture used to say "Step 1/2" on 16 GPUs).
+TEST(TopologyModel, RingStepsAreTheUnfoldedOnes) {
+  TopologySettings s;  // fattree:k=4: 16 GPUs
+  TopologyPicture pic = compute_topology_picture(s);
+  EXPECT_EQ(pic.steps, 30);
+  EXPECT_EQ(pic.phase, "reduce-scatter");
+  s.step = 15;  // the last reduce-scatter step
+  EXPECT_EQ(compute_topology_picture(s).phase, "reduce-scatter");
+  s.step = 16;  // the first all-gather step
+  pic = compute_topology_picture(s);
+  EXPECT_EQ(pic.step, 16);
+  EXPECT_EQ(pic.phase, "all-gather");
+  s.spec = "flat:4";
+  s.step = 1;
+  EXPECT_EQ(compute_topology_picture(s).steps, 6);
+}
+
+}  // namespace commlab::ui

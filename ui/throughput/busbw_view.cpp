@@ -14,6 +14,7 @@
 #include <QPainter>
 #include <QPointer>
 #include <QScatterSeries>
+#include <QSignalBlocker>
 #include <QSpinBox>
 #include <QThreadPool>
 #include <QTimer>
@@ -22,6 +23,7 @@
 #include <cmath>
 #include <exception>
 
+#include "cluster_sync.h"
 #include "collective/algorithms.h"
 #include "collective/executor.h"
 #include "collective/nccl/nccl_run.h"
@@ -42,7 +44,9 @@ const std::pair<const char*, const char*> kClusters[] = {
     {"NCCL: 8 x H100, one NVLink node", "dgx-h100-pod:nodes=1"},
     {"NCCL: 2 nodes x 8 H100, 400 Gb/s rails", "dgx-h100-pod:nodes=2"},
     {"NCCL: 4 nodes x 8 H100", "dgx-h100-pod:nodes=4"},
-    {"NCCL: 16 nodes x 8 H100", "dgx-h100-pod:nodes=16"}};
+    {"NCCL: 16 nodes x 8 H100", "dgx-h100-pod:nodes=16"},
+    {"NCCL: leaf-spine, 4 servers x 8 H100", "leafspine:servers=4,gpus_per_server=8"},
+    {"NCCL: fat-tree k=4, 16 hosts x 1 GPU", "fattree:k=4"}};
 
 double busbw_of(const char* algo, int ranks, uint64_t bytes, NetworkBackend& backend,
                 PipelineConfig pipeline) {
@@ -109,6 +113,7 @@ BusbwView::BusbwView(QWidget* parent) : QWidget(parent) {
   ranks_->setRange(2, 256);
   ranks_->setValue(8);
   ranks_->setToolTip("Number of GPUs (ranks) taking part in the all-reduce.");
+  ranks_->setObjectName("ranks");
   bw_ = new QDoubleSpinBox;
   bw_->setRange(0.1, 2000);
   bw_->setValue(25);
@@ -208,6 +213,19 @@ void BusbwView::update_controls() {
     w->setEnabled(!nccl);
   proto_->setEnabled(nccl);
   channels_->setEnabled(nccl);
+  // The tooltip describes what this mode draws (NCCL mode draws no ceilings).
+  view_->setToolTip(nccl ? "Bus bandwidth as NCCL runs it on this cluster: the tuner's choice per "
+                           "size (markers on the NCCL curve) beside forced ring and tree."
+                         : "Bus bandwidth per algorithm; dashed lines are each algorithm's "
+                           "ceiling (the flat tree is not pipelined, so its ceiling is lower).");
+  // Greyed in NCCL mode, Ranks shows the cluster's GPU count (what the curves are for).
+  if (nccl) {
+    const int gpus = spec_gpu_count(cluster_->currentData().toString());
+    if (gpus > 0) {
+      const QSignalBlocker block(ranks_);
+      ranks_->setValue(gpus);
+    }
+  }
 }
 
 bool BusbwView::debounce_active() const {
@@ -369,7 +387,9 @@ void BusbwView::show_result(const std::vector<BusbwSeries>& result) {
   }
   for (size_t i = 0; i < ceilings.size(); ++i) {
     auto* line = new QLineSeries;
-    line->setName(ceilings[i].second.join(", ") + " ceiling");
+    // The flat tree is not pipelined: its ceiling is a fraction of the link, and says why.
+    const bool tree = ceilings[i].second.contains("tree");
+    line->setName(ceilings[i].second.join(", ") + (tree ? " (not pipelined)" : "") + " ceiling");
     line->append(lo, ceilings[i].first);
     line->append(hi, ceilings[i].first);
     chart->addSeries(line);

@@ -112,10 +112,16 @@ StepLoads time_step_loads(const Topology& topo, const TopologySettings& s) {
   req.count = std::max<uint64_t>(s.message_bytes / sizeof(float), topo.ranks());
   req.time_only = true;
   const Plan plan = build_plan(s.algorithm, req);
-  out.steps = static_cast<int>(plan.steps.size());
+  // A time-only plan folds identical consecutive steps (a ring's N-1 reduce-scatter steps are one
+  // step repeated): the steps counted and chosen here are the unfolded ones, as Teaching shows.
+  out.steps = 0;
+  for (const PlanStep& p : plan.steps) out.steps += static_cast<int>(p.repeat);
   if (plan.steps.empty()) return out;
   out.step = std::clamp(s.step, 1, out.steps);
-  const PlanStep& step = plan.steps[out.step - 1];
+  size_t folded = 0;
+  for (int left = out.step; left > static_cast<int>(plan.steps[folded].repeat); ++folded)
+    left -= static_cast<int>(plan.steps[folded].repeat);
+  const PlanStep& step = plan.steps[folded];
   out.phase = step.phase;
   std::vector<Flow> flows;
   for (const Transfer& t : step.transfers)

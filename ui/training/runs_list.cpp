@@ -47,9 +47,14 @@ RunsList::RunsList(QWidget* parent) : QWidget(parent) {
   remove_->setToolTip("Drop the selected run from the charts and the list.");
   clear_ = new QPushButton("Clear all");
   clear_->setToolTip("Drop every run from the charts (the settings stay).");
+  undo_ = new QPushButton("Undo remove");
+  undo_->setObjectName("undo_remove");
+  undo_->setToolTip("Bring back the runs the last Remove or Clear all took (their curves).");
+  undo_->setEnabled(false);
   auto* buttons = new QVBoxLayout;
   buttons->addWidget(remove_);
   buttons->addWidget(clear_);
+  buttons->addWidget(undo_);
   buttons->addStretch(1);
   auto* layout = new QHBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
@@ -72,6 +77,7 @@ RunsList::RunsList(QWidget* parent) : QWidget(parent) {
     if (id != 0) emit remove_requested(id);
   });
   connect(clear_, &QPushButton::clicked, this, &RunsList::clear_requested);
+  connect(undo_, &QPushButton::clicked, this, &RunsList::undo_requested);
   connect(tree_, &QTreeWidget::itemSelectionChanged, this,
           [this] { remove_->setEnabled(selected_id() != 0); });
   remove_->setEnabled(false);
@@ -108,6 +114,10 @@ void RunsList::set_rows(const std::vector<RunRow>& rows) {
   filling_ = false;
   clear_->setEnabled(!rows.empty());
   remove_->setEnabled(selected_id() != 0);
+}
+
+void RunsList::set_undo_available(bool available) {
+  undo_->setEnabled(available);
 }
 
 int RunsList::row_count() const {

@@ -28,6 +28,8 @@ class RunsList : public QWidget {
   explicit RunsList(QWidget* parent = nullptr);
   void set_rows(const std::vector<RunRow>& rows);
   int row_count() const;
+  // Enables "Undo remove" (the view keeps what Remove and Clear all took).
+  void set_undo_available(bool available);
   QTreeWidget* tree() const { return tree_; }
 
  signals:
@@ -35,6 +37,7 @@ class RunsList : public QWidget {
   void renamed(int id, const QString& name);
   void remove_requested(int id);
   void clear_requested();
+  void undo_requested();
 
  private:
   int selected_id() const;
@@ -42,6 +45,7 @@ class RunsList : public QWidget {
   QTreeWidget* tree_;
   QPushButton* remove_;
   QPushButton* clear_;
+  QPushButton* undo_;
   bool filling_ = false;
 };
 

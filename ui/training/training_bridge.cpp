@@ -26,6 +26,7 @@ struct TrainingBridge::Run {
   std::optional<RunSummary> summary;  // set when the run completed
   std::atomic<int> completed{0};
   std::atomic<bool> ended{false};
+  bool accepted = false;  // GUI thread: the engine built its session (it replaced the previous)
 };
 
 TrainingBridge::TrainingBridge(QObject* parent) : QObject(parent) {}
@@ -42,7 +43,12 @@ TrainingBridge::~TrainingBridge() {
 }
 
 void TrainingBridge::start(const RunConfig& config, bool paused) {
-  reset();
+  // The running run goes on until the new one is accepted: a refused edit never stops it.
+  if (run_ && run_->accepted && !run_->ended)
+    cancel(previous_), previous_ = run_;
+  else
+    cancel(run_);
+  run_.reset();
   // Join the threads of runs that already ended (never blocks: they are past their last step).
   for (auto it = threads_.begin(); it != threads_.end();) {
     if (it->first->ended) {
@@ -69,11 +75,21 @@ void TrainingBridge::worker(std::shared_ptr<Run> run, RunConfig config) {
     QMetaObject::invokeMethod(
         this,
         [this, run, error] {
+          if (run == previous_ && error.isEmpty()) previous_done_ = true;
           if (run != run_) return;  // a dropped run's news is stale
-          if (error.isEmpty())
+          if (error.isEmpty()) {
             emit finished();
-          else
-            emit failed(error);
+            return;
+          }
+          // Refused before it ran: the previous run, still going, is the current one again.
+          const bool refused = !run->accepted;
+          const bool restored = refused && previous_;
+          if (restored) run_ = std::move(previous_);
+          previous_.reset();
+          emit failed(error);
+          // The restored run ended while the refused one was being checked: say so now.
+          if (restored && previous_done_) emit finished();
+          previous_done_ = false;
         },
         Qt::QueuedConnection);
   };
@@ -90,6 +106,17 @@ void TrainingBridge::worker(std::shared_ptr<Run> run, RunConfig config) {
       return;
     }
     session = std::make_unique<RunSession>(config);
+    // Accepted: the previous run ends now (on the GUI thread, which owns run_ and previous_).
+    QMetaObject::invokeMethod(
+        this,
+        [this, run] {
+          run->accepted = true;
+          if (run != run_) return;
+          cancel(previous_);
+          previous_.reset();
+          previous_done_ = false;
+        },
+        Qt::QueuedConnection);
   } catch (const std::exception& e) {
     run->ended = true;
     report(QString::fromUtf8(e.what()));
@@ -156,14 +183,24 @@ void TrainingBridge::step() {
   run_->wake.notify_all();
 }
 
-void TrainingBridge::reset() {
-  if (!run_) return;
+void TrainingBridge::cancel(const std::shared_ptr<Run>& run) {
+  if (!run) return;
   {
-    std::lock_guard lock(run_->mutex);
-    run_->cancel = true;
+    std::lock_guard lock(run->mutex);
+    run->cancel = true;
   }
-  run_->wake.notify_all();
+  run->wake.notify_all();
+}
+
+void TrainingBridge::reset() {
+  cancel(previous_);
+  previous_.reset();
+  cancel(run_);
   run_.reset();
+}
+
+bool TrainingBridge::pending() const {
+  return previous_ != nullptr;
 }
 
 bool TrainingBridge::active() const {

@@ -23,8 +23,12 @@ class TrainingBridge : public QObject {
   explicit TrainingBridge(QObject* parent = nullptr);
   ~TrainingBridge() override;  // cancels every run and joins its thread
 
-  // Starts a fresh run (any current one is dropped). `paused`: wait for resume() or step().
+  // Starts a fresh run. The current one keeps running until the engine accepts the new one (its
+  // checks pass and its session is built): a refused run leaves it current, as if never started.
+  // `paused`: wait for resume() or step().
   void start(const RunConfig& config, bool paused = false);
+  // A started run awaits the engine's verdict while the previous one still runs.
+  bool pending() const;
   void pause();
   void resume();
   void step();          // one iteration, then paused
@@ -46,8 +50,11 @@ class TrainingBridge : public QObject {
  private:
   struct Run;
   void worker(std::shared_ptr<Run> run, RunConfig config);
+  static void cancel(const std::shared_ptr<Run>& run);
 
   std::shared_ptr<Run> run_;
+  std::shared_ptr<Run> previous_;  // still running until run_ is accepted or refused
+  bool previous_done_ = false;     // previous_ did all its iterations meanwhile
   std::vector<std::pair<std::shared_ptr<Run>, std::thread>> threads_;
 };
 

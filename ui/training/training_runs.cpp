@@ -6,6 +6,7 @@
 #include <QPainter>
 #include <QProgressBar>
 #include <QTimer>
+#include <algorithm>
 #include <cmath>
 
 #include "run_chart_pages.h"
@@ -33,12 +34,10 @@ QString TrainingView::display_name(const Run& r) const {
 void TrainingView::promote() {
   if (!starting_) return;
   if (starting_live_ && !samples_.samples().empty()) {
-    // The old curve stays as a ghost; rapid changes keep the longest one until it is passed.
-    if (last_iteration(samples_.samples()) >= last_iteration(ghost_)) {
-      ghost_ = samples_.samples();
-      ghost_name_ = "before: " + display_name(current_);
-      ghost_color_ = current_.color;
-    }
+    // The run just replaced stays as the ghost ("before": what the last change changed).
+    ghost_ = samples_.samples();
+    ghost_name_ = "before: " + display_name(current_);
+    ghost_color_ = current_.color;
   } else if (!starting_live_) {
     ghost_.clear();
   }
@@ -124,19 +123,55 @@ void TrainingView::rename_run(int id, const QString& name) {
   redraw();
 }
 
+void TrainingView::remember_removal() {
+  // The runs as they are, the current one as a kept curve (a removed run cannot go on training,
+  // but its curves come back).
+  std::vector<Run> snapshot = kept_;
+  if (current_.id != 0 && !samples_.samples().empty()) {
+    Run r = current_;
+    r.samples = samples_.samples();
+    snapshot.push_back(std::move(r));
+  }
+  removed_.push_back(std::move(snapshot));
+  if (removed_.size() > 20) removed_.erase(removed_.begin());
+}
+
 void TrainingView::remove_run(int id) {
+  remember_removal();
   if (current_.id == id) {
     reset();
-    return;
+  } else {
+    std::erase_if(kept_, [id](const Run& r) { return r.id == id; });
+    dirty_ = true;
+    redraw();
   }
-  std::erase_if(kept_, [id](const Run& r) { return r.id == id; });
-  dirty_ = true;
-  redraw();
+  status_->setText("Removed. Undo remove brings it back.");
 }
 
 void TrainingView::clear_runs() {
+  remember_removal();
   kept_.clear();
   reset();
+  status_->setText("Cleared. Undo remove brings every run back.");
+}
+
+bool TrainingView::can_undo_remove() const {
+  return !removed_.empty();
+}
+
+void TrainingView::undo_remove() {
+  if (removed_.empty()) return;
+  std::vector<Run> back = std::move(removed_.back());
+  removed_.pop_back();
+  // Runs kept since the removal stay, after the restored ones; the running run stays current.
+  for (Run& r : kept_)
+    if (std::none_of(back.begin(), back.end(), [&](const Run& b) { return b.id == r.id; }))
+      back.push_back(std::move(r));
+  std::erase_if(back, [this](const Run& r) { return current_.id != 0 && r.id == current_.id; });
+  kept_ = std::move(back);
+  dirty_ = true;
+  redraw();
+  update_buttons();
 }
 
 int TrainingView::drawn_points() const {
@@ -161,6 +196,7 @@ void TrainingView::update_rows() {
     rows.push_back({current_.id, current_.name, current_.scenario, current_.changes,
                     run_color(current_.color), current_.visible, true});
   runs_list_->set_rows(rows);
+  runs_list_->set_undo_available(!removed_.empty());
 }
 
 void TrainingView::redraw() {
@@ -234,7 +270,10 @@ void TrainingView::update_progress() {
   progress_->setValue(done);
   QString text = QString("%1/%2 iterations").arg(done).arg(batch_total_);
   const double elapsed_s = batch_clock_.isValid() ? batch_clock_.elapsed() / 1e3 : 0;
-  if (done > 0 && elapsed_s > 0.5) {
+  // Paused or stepping, the wall clock says nothing about the iterations left.
+  if (bridge_->paused()) {
+    text += ", paused";
+  } else if (done > 0 && elapsed_s > 0.5) {
     const double left_s = elapsed_s / done * (batch_total_ - done);
     text += left_s < 60 ? QString(", about %1 s left").arg(std::ceil(left_s))
                         : QString(", about %1 min left").arg(std::ceil(left_s / 60));

@@ -13,6 +13,7 @@
 #include <QUndoStack>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <tuple>
 
 #include "run_chart_pages.h"
 #include "run_naming.h"
@@ -85,6 +86,12 @@ TrainingView::TrainingView(QWidget* parent) : QWidget(parent) {
   status_->setFixedSize(kSideWidth, status_->fontMetrics().lineSpacing() * 6);
   status_->setAlignment(Qt::AlignLeft | Qt::AlignTop);
 
+  description_ = new QLabel;
+  description_->setObjectName("description");
+  description_->setWordWrap(true);
+  description_->setStyleSheet("color: #444; font-style: italic;");
+  description_->hide();
+
   auto* scroll = new QScrollArea;
   scroll->setObjectName("settings_scroll");
   scroll->setWidget(panel_);
@@ -93,7 +100,10 @@ TrainingView::TrainingView(QWidget* parent) : QWidget(parent) {
   auto* side = new QWidget;
   auto* side_layout = new QVBoxLayout(side);
   side_layout->setContentsMargins(0, 0, 0, 0);
+  side_layout->addWidget(description_);
   side_layout->addLayout(choice);
+  // Refusals stay in sight, above the scrolled settings (the marked control scrolls into view).
+  side_layout->addWidget(panel_->problems_label());
   side_layout->addWidget(scroll, 1);
   side_layout->addLayout(buttons);
   side_layout->addWidget(progress_);
@@ -148,19 +158,8 @@ TrainingView::TrainingView(QWidget* parent) : QWidget(parent) {
   connect(runs_list_, &RunsList::renamed, this, &TrainingView::rename_run);
   connect(runs_list_, &RunsList::remove_requested, this, &TrainingView::remove_run);
   connect(runs_list_, &RunsList::clear_requested, this, &TrainingView::clear_runs);
-  connect(bridge_, &TrainingBridge::failed, this, [this](const QString& message) {
-    // Refused: the run never started, so every result stays as it was.
-    awaiting_end_ = false;
-    starting_.reset();
-    queue_.clear();
-    batch_total_ = 0;
-    panel_->show_problems(message.split('\n'));
-    status_->setText(
-        "The engine refused or failed the run (the reasons are marked on the settings); your "
-        "settings and every result are kept.");
-    update_buttons();
-    update_progress();
-  });
+  connect(runs_list_, &RunsList::undo_requested, this, &TrainingView::undo_remove);
+  connect(bridge_, &TrainingBridge::failed, this, &TrainingView::refused);
   connect(bridge_, &TrainingBridge::finished, this, &TrainingView::finished);
   connect(bridge_, &TrainingBridge::first_sample, this, [this] {
     drain();
@@ -192,7 +191,13 @@ QString TrainingView::live_blocker_text() const {
   return live_blocker(panel_->config());
 }
 
+void TrainingView::remember_batch() {
+  if (bridge_->active() && !bridge_->pending())  // what a refusal of the next run returns to
+    before_start_ = {run_iterations_, batch_total_, batch_done_, batch_clock_};
+}
+
 bool TrainingView::run(int iterations) {
+  remember_batch();
   queue_.clear();
   batch_total_ = 0;
   return start(panel_->config(), iterations, false);
@@ -243,6 +248,41 @@ bool TrainingView::start(RunConfig config, int iterations, bool from_run_all) {
   return true;
 }
 
+void TrainingView::set_description(const QString& text) {
+  // At most four lines above the settings; the whole text in the tooltip.
+  const QFontMetrics fm(description_->font());
+  QString shown = text.simplified();
+  const int room = 4 * (kSideWidth - 8);
+  if (fm.horizontalAdvance(shown) > room) shown = fm.elidedText(shown, Qt::ElideRight, room);
+  description_->setText(shown);
+  description_->setToolTip(text);
+  description_->setVisible(!text.isEmpty());
+}
+
+QString TrainingView::description() const {
+  return description_->toolTip();
+}
+
+void TrainingView::refused(const QString& message) {
+  // Refused: the run never started, so every result stays as it was, and a run that was going
+  // on goes on (the bridge kept it).
+  starting_.reset();
+  queue_.clear();
+  const bool going_on = bridge_->active();
+  awaiting_end_ = going_on;
+  if (going_on)
+    std::tie(run_iterations_, batch_total_, batch_done_, batch_clock_) = before_start_;
+  else
+    batch_total_ = 0;
+  panel_->show_problems(message.split('\n'));
+  status_->setText(going_on ? "The engine refused the new settings (marked above); the running "
+                              "run goes on and your settings are kept."
+                            : "The engine refused or failed the run (the reasons are marked on "
+                              "the settings); your settings and every result are kept.");
+  update_buttons();
+  update_progress();
+}
+
 void TrainingView::set_runs(const std::vector<RunConfig>& runs, const QString& scenario) {
   runs_ = runs.empty() ? std::vector<RunConfig>{panel_->config()} : runs;
   loaded_ = runs_;
@@ -285,6 +325,7 @@ void TrainingView::choose_run(int index) {
 
 bool TrainingView::run_all(int iterations) {
   const std::vector<RunConfig> all = runs();
+  remember_batch();
   queue_.assign(all.begin() + 1, all.end());  // start() clears it when a run is refused
   queue_iterations_ = iterations;
   batch_total_ = 0;
@@ -304,6 +345,10 @@ void TrainingView::finished() {
     current_.ratio = summary->mean_ratio;
   }
   drain();
+  // The status names the run's last iteration and the accuracy of its last evaluation before a
+  // Run all run is kept (keeping it clears the current run, and the status would stay as the
+  // last redraw during the run left it: "199/200" with the accuracy of iteration 150).
+  redraw();
   batch_done_ += run_iterations_;
   // Run all's results are kept, so a later Run or a live change never takes one away.
   if (current_.from_run_all) pin();

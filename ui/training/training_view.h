@@ -15,6 +15,7 @@
 #include <QWidget>
 #include <deque>
 #include <optional>
+#include <tuple>
 #include <vector>
 
 #include "chart_export.h"
@@ -83,6 +84,9 @@ class TrainingView : public QWidget, public Exportable {
   // The runs of a loaded scenario: the chooser lists them and the panel shows the first.
   // `scenario` names them in the runs list (runs kept from another scenario keep theirs).
   void set_runs(const std::vector<RunConfig>& runs, const QString& scenario = QString());
+  // The scenario file's description, shown above the settings (empty hides it).
+  void set_description(const QString& text);
+  QString description() const;
   // The scenario's runs with the chosen one replaced by the panel's settings (what Save writes).
   std::vector<RunConfig> runs() const;
   int chosen_run() const;
@@ -94,6 +98,9 @@ class TrainingView : public QWidget, public Exportable {
   void rename_run(int id, const QString& name);
   void remove_run(int id);
   void clear_runs();
+  // Remove and Clear all can be undone (most recent first): the runs come back as kept curves.
+  void undo_remove();
+  bool can_undo_remove() const;
   // Ids of the runs in the list, kept ones first, the current run last (when it has samples).
   std::vector<int> run_ids() const;
   // The progress bar's text ("120/800 iterations, about 14 s left").
@@ -130,6 +137,9 @@ class TrainingView : public QWidget, public Exportable {
   void drain();    // takes queued samples (redraw timer)
   void redraw();   // hands the snapshot to the chart pages and the runs list
   void finished();
+  void refused(const QString& message);
+  void remember_batch();  // before a start: the progress a refusal returns to  // the engine
+                          // refused the starting run
   void update_buttons();
   void update_progress();
   void settings_edited();  // a panel control changed: undo entry, live restart
@@ -138,6 +148,7 @@ class TrainingView : public QWidget, public Exportable {
   void update_rows();
   QString display_name(const Run& r) const;
   int take_color();
+  void remember_removal();  // before Remove / Clear all: what undo_remove brings back
 
   TrainingPanel* panel_;
   TrainingBridge* bridge_;
@@ -151,6 +162,7 @@ class TrainingView : public QWidget, public Exportable {
   QCheckBox* live_;
   QComboBox* x_axis_;
   QLabel* status_;
+  QLabel* description_;
   QProgressBar* progress_;
   RunChartPages* charts_;
   RunsList* runs_list_;
@@ -163,6 +175,7 @@ class TrainingView : public QWidget, public Exportable {
   std::optional<Run> starting_;  // started, first sample not yet here
   bool starting_live_ = false;   // the starting run is a live restart (the old curve ghosts)
   std::vector<Run> kept_;
+  std::vector<std::vector<Run>> removed_;  // kept runs before each Remove / Clear all
   std::vector<Sample> ghost_;
   QString ghost_name_;
   int ghost_color_ = 0;
@@ -187,6 +200,8 @@ class TrainingView : public QWidget, public Exportable {
   int batch_total_ = 0;
   int batch_done_ = 0;
   QElapsedTimer batch_clock_;
+  // The batch's progress when a run started over a running one (a refusal returns to it).
+  std::tuple<int, int, int, QElapsedTimer> before_start_;
 };
 
 }  // namespace commlab::ui

@@ -4,10 +4,15 @@
 #include <QChartView>
 #include <QCursor>
 #include <QGridLayout>
+#include <QLegend>
 #include <QLineSeries>
 #include <QToolTip>
 
 namespace commlab::ui {
+
+namespace {
+constexpr qsizetype kMaxLegendEntries = 4;  // more elide each other to uselessness
+}  // namespace
 
 RunChartPages::RunChartPages(QWidget* parent) : QTabWidget(parent) {
   QWidget* p = page("Convergence",
@@ -117,8 +122,15 @@ void RunChartPages::draw(Slot& s) {
   const RunChart kind = by_time_ ? s.time_kind : s.kind;
   QChart* old = s.view->chart();
   QChart* chart = build_run_chart(kind, runs_, s.drawn && s.drawn_kind == kind ? old : nullptr);
-  if (!run_chart_has_data(kind, runs_))
-    chart->setTitle(chart->title() + " (no data in these runs)");
+  if (!run_chart_has_data(kind, runs_)) {
+    // The network charts need the packet backend: the empty state says how to get data.
+    const bool network = kind == RunChart::kNetworkQueue || kind == RunChart::kNetworkUtilisation;
+    chart->setTitle(chart->title() + (network ? " (packet backend only: set Backend to packet)"
+                                              : " (no data in these runs)"));
+  }
+  // Beyond a few runs a legend elides every name to "my pin...": the runs list below the charts,
+  // with each run's colour and full name, is the legend then.
+  chart->legend()->setVisible(chart->legend()->markers().size() <= kMaxLegendEntries);
   if (chart != old) {
     // Hover readout on every line: run, x and value at the pointer.
     const QList<QAbstractAxis*> x_axes = chart->axes(Qt::Horizontal);

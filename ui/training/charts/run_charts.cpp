@@ -73,9 +73,10 @@ bool any_sample(const std::vector<RunSeries>& runs, const auto& pred) {
 }
 
 QPen run_pen(const RunSeries& r, int i) {
-  QColor color = run_color(i);
-  if (r.ghost) color.setAlpha(70);  // faint: the curve before the last change
-  QPen pen(color, r.ghost ? 1.4 : r.dashed ? 1.6 : 2.2);
+  // The ghost (the curve before the last change) is a faint grey dotted line: another hue than
+  // the current run's, so the two never read as one run.
+  if (r.ghost) return QPen(kGhostColor, 1.4, Qt::DotLine);
+  QPen pen(run_color(i), r.dashed ? 1.6 : 2.2);
   if (r.dashed) pen.setStyle(Qt::DashLine);
   return pen;
 }
@@ -278,11 +279,16 @@ int run_color_index(const std::vector<RunSeries>& runs, size_t i) {
 }
 
 QColor run_color(int i) {
-  static const QColor colors[] = {QColor(0x4e, 0x79, 0xa7), QColor(0xe1, 0x57, 0x59),
-                                  QColor(0x59, 0xa1, 0x4f), QColor(0xb0, 0x7a, 0xa1),
-                                  QColor(0xf2, 0x8e, 0x2b), QColor(0x76, 0xb7, 0xb2),
-                                  QColor(0xed, 0xc9, 0x48), QColor(0x9c, 0x75, 0x5f)};
-  return colors[i % 8];
+  // 20 colours that stay apart (every pair at least 60 apart in RGB; the first 8 are Tableau's,
+  // as before); past 20 the hue turns by the golden angle. Grey is left to the ghost.
+  static const QRgb colors[] = {0x4e79a7, 0xe15759, 0x59a14f, 0xb07aa1, 0xf28e2b,
+                                0x76b7b2, 0xedc948, 0x9c755f, 0xff9da7, 0xc71585,
+                                0x17becf, 0x000075, 0x800000, 0x808000, 0xf032e6,
+                                0x6a3d9a, 0x1b7837, 0x000000, 0x00a087, 0xd4a5ff};
+  constexpr int n = static_cast<int>(std::size(colors));
+  if (i < 0) i = -i;
+  if (i < n) return QColor(colors[i]);
+  return QColor::fromHsv(static_cast<int>(std::fmod(i * 137.508, 360.0)), 200, 180 - 40 * (i % 2));
 }
 
 bool run_chart_has_data(RunChart kind, const std::vector<RunSeries>& runs) {

@@ -62,7 +62,9 @@ bool run_chart_has_data(RunChart kind, const std::vector<RunSeries>& runs);
 // a new chart is returned and `reuse` is left to the caller.
 QChart* build_run_chart(RunChart kind, const std::vector<RunSeries>& runs, QChart* reuse = nullptr);
 
-// Colour of the i-th run (the same in the GUI and in the files).
+// Colour of the i-th run (the same in the GUI and in the files): 20 distinct ones, then more.
 QColor run_color(int i);
+// The live ghost's colour: no run's.
+inline const QColor kGhostColor{120, 120, 120, 140};
 
 }  // namespace commlab::ui

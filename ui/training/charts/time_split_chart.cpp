@@ -2,8 +2,11 @@
 // milliseconds per iteration of each run, stacked, one bar per run. A live run refreshes the bars
 // in place (the runs, i.e. the categories, unchanged).
 #include <QBarCategoryAxis>
+#include <QBarLegendMarker>
 #include <QBarSet>
 #include <QChart>
+#include <QLegend>
+#include <QLegendMarker>
 #include <QStackedBarSeries>
 #include <QValueAxis>
 #include <algorithm>
@@ -33,6 +36,18 @@ std::vector<std::array<double, 3>> time_split(const std::vector<RunSeries>& runs
   return out;
 }
 
+// A part no run spends time on (compute 0 ms for a model without a compute model) leaves the
+// legend: "compute" listed beside no bar reads as a missing bar.
+void hide_unused_parts(QChart* chart, QStackedBarSeries* series) {
+  for (QBarSet* set : series->barSets()) {
+    bool used = false;
+    for (int i = 0; i < set->count(); ++i) used = used || set->at(i) > 0;
+    for (QLegendMarker* marker : chart->legend()->markers(series))
+      if (auto* bar = qobject_cast<QBarLegendMarker*>(marker); bar && bar->barset() == set)
+        marker->setVisible(used);
+  }
+}
+
 }  // namespace
 
 QChart* time_split_chart(const std::vector<RunSeries>& runs, QChart* reuse) {
@@ -59,6 +74,7 @@ QChart* time_split_chart(const std::vector<RunSeries>& runs, QChart* reuse) {
       y->setRange(0, top > 0 ? top * 1.1 : 1);
       y->applyNiceNumbers();
       reuse->setTitle(run_chart_info(RunChart::kTimeSplit).title);
+      hide_unused_parts(reuse, series);
       return reuse;
     }
   }
@@ -71,8 +87,10 @@ QChart* time_split_chart(const std::vector<RunSeries>& runs, QChart* reuse) {
   }
   auto* series = new QStackedBarSeries;
   for (QBarSet* set : sets) series->append(set);
-  return bar_chart(run_chart_info(RunChart::kTimeSplit).title, "ms / iteration", categories, series,
-                   top);
+  QChart* chart = bar_chart(run_chart_info(RunChart::kTimeSplit).title, "ms / iteration",
+                            categories, series, top);
+  hide_unused_parts(chart, series);
+  return chart;
 }
 
 }  // namespace commlab::ui::detail

@@ -130,6 +130,7 @@ ClusterEditor::ClusterEditor(QWidget* parent) : QWidget(parent) {
   nic_->setRange(0, 3200);
   nic_->setDecimals(0);
   nic_->setSuffix(" Gb/s");
+  nic_->setSingleStep(50);  // NICs come in 100, 200, 400, 800 Gb/s, not 1 Gb/s apart
   nic_->setSpecialValueText("GPU default");
   nic_->setToolTip("Per-GPU NIC line rate (flat: link rate); 0 takes the GPU's reference NIC.");
   nvlink_ = new QDoubleSpinBox;

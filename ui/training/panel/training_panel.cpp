@@ -8,11 +8,11 @@
 #include <QGroupBox>
 #include <QLabel>
 #include <QLineEdit>
-#include <QRegularExpression>
 #include <QSpinBox>
 #include <QVBoxLayout>
 
 #include "cluster_editor.h"
+#include "cluster_sync.h"
 #include "codec/codec.h"
 #include "scenario/scenario.h"
 #include "scenario/schema.h"
@@ -70,6 +70,14 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     column->addWidget(box);
     return form;
   };
+  // The problems sit at the top, above the fold: a refusal is seen where it is explained.
+  problems_ = new QLabel;
+  problems_->setObjectName("problems");
+  problems_->setWordWrap(true);
+  problems_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  problems_->setStyleSheet("color: #b03030;");
+  problems_->hide();
+  column->addWidget(problems_);
   QFormLayout* f = group("Cluster");
   cluster_ = new QLineEdit;
   f->addRow("Cluster", add("cluster.spec", cluster_,
@@ -119,7 +127,8 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
                 "Hidden layer widths of the MLP, comma-separated (e.g. 256,128)."));
   dataset_ = combo({"fashion-mnist", "spiral", "circles", "blobs", "xor"});
   f->addRow("Data set", add("workload.dataset", dataset_, "The data set the model learns."));
-  ranks_ = spin(1, 1024, 8);
+  ranks_ = spin(1, kMaxRanks, 8);      // wide: a typed 3456 is kept and reported, not cut to 345
+  ranks_->setKeyboardTracking(false);  // 3456 is one edit, not 3, 34, 345 and 3456
   f->addRow("Ranks", add("training.ranks", ranks_, "Data-parallel ranks (GPUs) in the run."));
   iterations_ = spin(1, 1000000, 200);
   f->addRow("Iterations", add("training.iterations", iterations_, "Optimizer steps to run."));
@@ -173,19 +182,13 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
   trim_rate_ = dspin(0, 1, 0.05, 3);
   f->addRow("Trim rate", add("techniques.trimming.rate", trim_rate_,
                              "Fraction of packets trimmed (Bernoulli mode)."));
-  problems_ = new QLabel;
-  problems_->setWordWrap(true);
-  problems_->setStyleSheet("color: #b03030;");
-  column->addWidget(problems_);
   column->addStretch(1);
   set_config(base_);
-  // A flat cluster follows the rank count, so changing ranks alone stays valid.
+  // One source of truth: Ranks rewrites the spec (when it can) before anyone sees the change,
+  // and a typed spec sets Ranks to its GPU count (cluster_sync.h).
   connect(ranks_, &QSpinBox::valueChanged, this, [this](int n) {
-    QString spec = cluster_->text();
-    spec.replace(QRegularExpression("^flat:\\d+"), QString("flat:%1").arg(n));
-    if (spec == cluster_->text()) return;
-    cluster_->setText(spec);
-    custom_->show_spec(spec);
+    ranks_edited(n);
+    emit changed();
   });
   // The custom cluster writes the spec and sets the ranks to its GPU count.
   connect(custom_, &ClusterEditor::spec_edited, this, [this](const QString& spec, int gpus) {
@@ -198,8 +201,10 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     }
     emit changed();
   });
-  connect(cluster_, &QLineEdit::editingFinished, this,
-          [this] { custom_->show_spec(cluster_->text().trimmed()); });
+  connect(cluster_, &QLineEdit::editingFinished, this, [this] {
+    spec_edited();
+    emit changed();
+  });
   connect(this, &TrainingPanel::changed, this, &TrainingPanel::live_check);
   connect(this, &TrainingPanel::changed, this, &TrainingPanel::update_applicability);
   // A wheel turned over the panel must not change whatever control passes under the pointer.
@@ -208,6 +213,24 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     w->setFocusPolicy(Qt::StrongFocus);
     w->installEventFilter(this);
   }
+}
+
+void TrainingPanel::ranks_edited(int ranks) {
+  const QString spec = cluster_->text().trimmed();
+  QString why;
+  const auto next = spec_for_ranks(spec, ranks, spec_gpu_count(spec), &why);
+  if (!next || *next == spec) return;  // a refusal is check()'s message, naming the control
+  cluster_->setText(*next);
+  custom_->show_spec(*next);
+}
+
+void TrainingPanel::spec_edited() {
+  const QString spec = cluster_->text().trimmed();
+  custom_->show_spec(spec);
+  const int gpus = spec_gpu_count(spec);
+  if (gpus <= 0 || gpus == ranks_->value()) return;
+  const QSignalBlocker b(ranks_);
+  ranks_->setValue(gpus);
 }
 
 bool TrainingPanel::eventFilter(QObject* watched, QEvent* event) {
@@ -225,6 +248,7 @@ QWidget* TrainingPanel::add(const std::string& path, QWidget* control, const QSt
   control->setToolTip(tip);
   control->setProperty("tip", tip);
   by_path_[path] = control;
+  if (path == "training.ranks" || path == "cluster.spec") return control;  // see the constructor
   if (auto* s = qobject_cast<QSpinBox*>(control))
     connect(s, &QSpinBox::valueChanged, this, &TrainingPanel::changed);
   else if (auto* d = qobject_cast<QDoubleSpinBox*>(control))
@@ -358,58 +382,6 @@ void TrainingPanel::show_config(const RunConfig& c) {
   set_text(trim_encoding_, c.techniques.trimming.encoding);
   set_text(trim_mode_, c.techniques.trimming.mode);
   trim_rate_->setValue(c.techniques.trimming.rate);
-}
-
-QStringList TrainingPanel::check(const RunConfig& config) const {
-  QStringList problems;
-  const nlohmann::json doc = to_json(config);
-  for (const auto& [path, w] : by_path_) {
-    const Field* field = find_field(path);
-    if (!field) continue;
-    const auto pointer = field_pointer(path);
-    if (!doc.contains(pointer)) continue;
-    if (auto bad = check_field_value(*field, doc.at(pointer)))
-      problems << QString::fromStdString(path + ": " + *bad);
-  }
-  return problems;
-}
-
-void TrainingPanel::live_check() {
-  show_problems(check(config()));
-}
-
-void TrainingPanel::show_problems(const QStringList& problems) {
-  for (auto& [path, w] : by_path_) {
-    w->setStyleSheet("");
-    w->setToolTip(w->property("tip").toString());
-  }
-  marked_.clear();
-  for (const QString& p : problems) {
-    // Longest control path the message names ("training.ranks: ...").
-    const std::string text = p.toStdString();
-    QWidget* target = nullptr;
-    size_t best = 0;
-    std::string best_path;
-    for (auto& [path, w] : by_path_)
-      if (text.find(path) != std::string::npos && path.size() > best) {
-        best = path.size();
-        target = w;
-        best_path = path;
-      }
-    if (!target) continue;
-    target->setStyleSheet("border: 2px solid #b03030;");
-    target->setToolTip(target->property("tip").toString() + "\n\u26a0 " + p);
-    marked_ << QString::fromStdString(best_path);
-  }
-  problems_->setText(problems.join("\n"));
-}
-
-QString TrainingPanel::problems_text() const {
-  return problems_->text();
-}
-
-QStringList TrainingPanel::marked_fields() const {
-  return marked_;
 }
 
 }  // namespace commlab::ui

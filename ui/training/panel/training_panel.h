@@ -39,6 +39,8 @@ class TrainingPanel : public QWidget {
   // The control editing a JSON path (for tests), or null.
   QWidget* control(const std::string& path) const;
   ClusterEditor* cluster_editor() const { return custom_; }
+  // The refusal message (top of the panel; a view may lay it out above its scroll area).
+  QLabel* problems_label() const { return problems_; }
 
  signals:
   void changed();   // the user edited a control
@@ -51,6 +53,9 @@ class TrainingPanel : public QWidget {
  private:
   QWidget* add(const std::string& path, QWidget* control, const QString& tip);
   void live_check();
+  void ranks_edited(int ranks);  // the spec follows when it can (cluster_sync.h)
+  void spec_edited();            // Ranks follows a typed spec
+  QWidget* problem_target(const std::string& text, std::string* path) const;
   void show_config(const RunConfig& c);  // set_config without replaced()
   void update_applicability();           // disables the controls the settings do not use
 

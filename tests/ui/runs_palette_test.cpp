@@ -1,0 +1,197 @@
+// Issue 33, item 2: comparisons you can read. 20 runs have 20 distinct colours, the live ghost
+// is grey (not the current run's hue), and a chart with many runs leaves the legend to the runs
+// list (full names) instead of eliding every name.
+#include <gtest/gtest.h>
+
+#include <QChart>
+#include <QLegend>
+#include <QLineSeries>
+#include <QPen>
+#include <cmath>
+#include <memory>
+
+#include "run_chart_pages.h"
+#include "run_charts.h"
+#include "ui_test_util.h"
+
+namespace commlab::ui {
+namespace {
+
+using test::app;
+
+double distance(const QColor& a, const QColor& b) {
+  return std::hypot(a.red() - b.red(), a.green() - b.green(), a.blue() - b.blue());
+}
+
+std::vector<Sample> curve(int n, double start) {
+  std::vector<Sample> out(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    out[static_cast<size_t>(i)].iteration = i + 1;
+    out[static_cast<size_t>(i)].train_loss = start / (i + 1);
+  }
+  return out;
+}
+
+TEST(RunsPalette, TwentyRunsHaveTwentyDistinctColours) {
+  for (int i = 0; i < 20; ++i) {
+    EXPECT_GT(distance(run_color(i), kGhostColor), 40) << i;
+    for (int j = 0; j < i; ++j)
+      EXPECT_GE(distance(run_color(i), run_color(j)), 50) << i << " vs " << j;
+  }
+  // Past 20 a colour is still new next to its neighbours.
+  EXPECT_NE(run_color(20), run_color(0));
+  EXPECT_NE(run_color(21), run_color(20));
+}
+
+TEST(RunsPalette, TheGhostIsGreyAndDottedNotTheCurrentRunsHue) {
+  app();
+  const std::vector<Sample> before = curve(20, 2), now = curve(5, 1);
+  std::vector<RunSeries> runs{{"before: lr 0.05", &before, -1, false, 3, true},
+                              {"lr 0.08", &now, -1, false, 3, false}};
+  std::unique_ptr<QChart> chart(build_run_chart(RunChart::kLossIteration, runs));
+  ASSERT_EQ(chart->series().size(), 2);
+  const QPen ghost = qobject_cast<QLineSeries*>(chart->series()[0])->pen();
+  const QPen current = qobject_cast<QLineSeries*>(chart->series()[1])->pen();
+  EXPECT_EQ(ghost.color(), kGhostColor);
+  EXPECT_EQ(ghost.style(), Qt::DotLine);
+  EXPECT_EQ(current.color(), run_color(3));
+}
+
+TEST(RunsPalette, ManyRunsLeaveTheLegendToTheRunsList) {
+  app();
+  std::vector<std::vector<Sample>> curves;
+  for (int i = 0; i < 20; ++i) curves.push_back(curve(10, 1 + i));
+  std::vector<RunSeries> runs;
+  for (int i = 0; i < 20; ++i)
+    runs.push_back(
+        {"my pinned run " + std::to_string(i), &curves[static_cast<size_t>(i)], -1, true, i});
+  RunChartPages pages;
+  pages.resize(900, 600);
+  pages.set_runs({runs.begin(), runs.begin() + 2});
+  EXPECT_TRUE(pages.chart(RunChart::kLossIteration)->legend()->isVisible());
+  // Issue 33 item 6: the Network page's empty state says to choose the packet backend.
+  EXPECT_TRUE(pages.chart(RunChart::kNetworkQueue)->title().contains("set Backend to packet"))
+      << pages.chart(RunChart::kNetworkQueue)->title().toStdString();
+  pages.set_runs(runs);
+  QChart* chart = pages.chart(RunChart::kLossIteration);
+  EXPECT_FALSE(chart->legend()->isVisible());
+  QSet<QRgb> colours;
+  for (QAbstractSeries* s : chart->series())
+    colours.insert(qobject_cast<QLineSeries*>(s)->pen().color().rgb());
+  EXPECT_EQ(colours.size(), 20);
+}
+
+}  // namespace
+}  // namespace commlab::ui
+
+#include <QChartView>
+#include <QComboBox>
+#include <QSpinBox>
+
+#include "busbw_view.h"
+#include "ui_test_util.h"
+
+namespace commlab::ui {
+namespace {
+
+// Issue 33 item 4: greyed in NCCL mode, Ranks shows the cluster's GPU count (it said 8 for a
+// 16-GPU cluster); the list has a leaf-spine and a fat-tree, and both draw NCCL curves.
+TEST(BusbwView, GreyedRanksShowTheClustersGpusAndFatTreeAndLeafSpineAreListed) {
+  test::app();
+  BusbwView view;
+  view.show();
+  ASSERT_TRUE(test::wait_for([&] { return view.idle() && view.series_count() > 0; }));
+  auto* cluster = view.findChild<QComboBox*>("cluster");
+  auto* ranks = view.findChild<QSpinBox*>("ranks");
+  ASSERT_TRUE(cluster && ranks);
+  // Flat mode: the tree's ceiling says it is not pipelined, and the tooltip describes ceilings.
+  QStringList names;
+  for (QAbstractSeries* s : view.chart()->series()) names << s->name();
+  EXPECT_TRUE(names.filter("(not pipelined) ceiling").size() == 1 &&
+              names.filter("(not pipelined) ceiling").front().contains("tree"))
+      << names.join(", ").toStdString();
+  EXPECT_TRUE(view.findChild<QChartView*>()->toolTip().contains("ceiling"));
+  const std::pair<QString, int> expected[] = {{"dgx-h100-pod:nodes=2", 16},
+                                              {"dgx-h100-pod:nodes=16", 128},
+                                              {"leafspine:servers=4,gpus_per_server=8", 32},
+                                              {"fattree:k=4", 16}};
+  for (const auto& [spec, gpus] : expected) {
+    const int index = cluster->findData(spec);
+    ASSERT_GE(index, 0) << spec.toStdString();
+    cluster->setCurrentIndex(index);
+    ASSERT_TRUE(test::wait_for([&] { return view.idle(); }));
+    EXPECT_FALSE(ranks->isEnabled());
+    EXPECT_EQ(ranks->value(), gpus) << spec.toStdString();
+    EXPECT_GT(view.series_count(), 0) << spec.toStdString();
+    EXPECT_FALSE(view.findChild<QChartView*>()->toolTip().contains("ceiling"));  // none drawn
+  }
+  if (qEnvironmentVariableIsSet("COMMLAB_SHOTS")) {  // for a look: the fat-tree's curves
+    view.resize(1280, 700);
+    QTest::qWait(50);
+    view.grab().save(qEnvironmentVariable("COMMLAB_SHOTS") + "/throughput_fattree.png");
+  }
+}
+
+}  // namespace
+}  // namespace commlab::ui
+
+#include <QBarCategoryAxis>
+#include <QBarSeries>
+#include <QBarSet>
+
+namespace commlab::ui {
+namespace {
+
+std::vector<Sample> with_planes(std::vector<double> planes) {
+  std::vector<Sample> out(1);
+  out[0].iteration = 1;
+  BucketSample b;
+  b.name = "fc1";
+  b.elements = 100;
+  b.plane_entropy = std::move(planes);
+  out[0].buckets.push_back(b);
+  return out;
+}
+
+// Issue 33 item 4: a BF16 run beside an FP32 one stood under bare FP32 labels; the labels now say
+// which BF16 byte each FP32 byte is, and each bar set names its dtype.
+TEST(PlaneEntropyChart, Bf16PlanesAreLabelledAsBf16) {
+  test::app();
+  const std::vector<Sample> bf16 = with_planes({3.1, 7.9}), fp32 = with_planes({3, 7.8, 8, 8});
+  auto axis_title = [](QChart* chart) { return chart->axes(Qt::Horizontal).front()->titleText(); };
+  std::unique_ptr<QChart> alone(
+      build_run_chart(RunChart::kPlaneEntropy, {{"bf16 run", &bf16, -1, false, 0}}));
+  EXPECT_TRUE(axis_title(alone.get()).startsWith("BF16 bytes"));
+  std::unique_ptr<QChart> both(
+      build_run_chart(RunChart::kPlaneEntropy,
+                      {{"fp32 run", &fp32, -1, false, 0}, {"bf16 run", &bf16, -1, false, 1}}));
+  EXPECT_TRUE(axis_title(both.get()).contains("FP32") && axis_title(both.get()).contains("BF16"));
+  auto* series = qobject_cast<QBarSeries*>(both->series().front());
+  ASSERT_EQ(series->count(), 2);
+  EXPECT_EQ(series->barSets()[1]->label(), "bf16 run (BF16)");
+}
+
+}  // namespace
+}  // namespace commlab::ui
+
+#include <QLegendMarker>
+
+namespace commlab::ui {
+namespace {
+
+// Issue 33 item 6: "compute" was listed in every MLP legend though no run spent time on it.
+TEST(TimeSplitChart, PartsNoRunSpendsTimeOnLeaveTheLegend) {
+  test::app();
+  std::vector<Sample> samples(3);
+  for (Sample& s : samples) s.comm_time_s = 1e-3;  // no compute, no codec
+  QChartView view(build_run_chart(RunChart::kTimeSplit, {{"mlp", &samples, -1, false, 0}}));
+  view.resize(600, 400);
+  view.show();
+  QStringList shown;
+  for (QLegendMarker* m : view.chart()->legend()->markers())
+    if (m->isVisible()) shown << m->label();
+  EXPECT_EQ(shown, QStringList{"exposed communication"});
+}
+
+}  // namespace
+}  // namespace commlab::ui
