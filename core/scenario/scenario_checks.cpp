@@ -211,6 +211,10 @@ std::vector<std::pair<std::string, std::string>> check_run(const RunConfig& c,
     const bool trace = w.kind == "trace";
     if (trace && w.trace.empty())
       add("workload.trace", "kind trace needs a Chakra trace DIR/PREFIX (PREFIX.0.et, ...)");
+    std::error_code ec;  // validate checked only the field, so it passed where run then failed
+    if (trace && !w.trace.empty() && !std::filesystem::is_regular_file(w.trace + ".0.et", ec))
+      add("workload.trace", "no trace file '" + w.trace.substr(0, 200) +
+                                ".0.et' (expected a Chakra trace PREFIX.0.et, PREFIX.1.et, ...)");
     if (trace && w.engine != "graph")
       add("workload.engine", "a trace is replayed by the graph engine, got " + w.engine);
     if (!trace && w.engine == "sum" &&
@@ -289,7 +293,8 @@ std::vector<std::pair<std::string, std::string>> check_run(const RunConfig& c,
   if (tech.skipreduce.lr_compensation && skipping && algo != "ring")
     add("techniques.skipreduce.lr_compensation",
         "the N / (N - s) factor holds for the ring, whose every chunk loses s contributions; "
-        "collective.algorithm is " + algo + " (use unbiased)");
+        "collective.algorithm is " +
+            algo + " (use unbiased)");
   if (c.collective.algorithm == "hier" && c.collective.ranks_per_node > 0 &&
       t.ranks % c.collective.ranks_per_node != 0)
     add("collective.ranks_per_node", "training.ranks (" + str(t.ranks) +
@@ -316,17 +321,19 @@ std::vector<std::pair<std::string, std::string>> check_run(const RunConfig& c,
     const std::string path = "techniques.trimming.levels[" + str(static_cast<long long>(i)) + "]";
     if (trim.levels[i] > trim.head_bits)
       add(path.c_str(), "a level keeps at most the head_bits (" + str(trim.head_bits) +
-                    ") the packets are encoded with, got " + str(trim.levels[i]));
+                            ") the packets are encoded with, got " + str(trim.levels[i]));
     if (i > 0 && trim.levels[i] >= trim.levels[i - 1])
       add(path.c_str(), "levels must decrease (a deeper queue keeps fewer bits), got " +
-                    str(trim.levels[i - 1]) + " then " + str(trim.levels[i]));
+                            str(trim.levels[i - 1]) + " then " + str(trim.levels[i]));
   }
   if (trim.enabled && !trim.levels.empty() && c.execution != "simulated")
     add("techniques.trimming.levels",
         "multi-level trimming runs in the simulated execution only, got execution " + c.execution);
   if (trim.enabled && !trim.levels.empty() && trim.mode == "queue" && c.packet.trim_bytes != 0)
-    add("packet.trim_bytes", "the levels set the kept sizes; set 0 (auto) with "
-                             "techniques.trimming.levels, got " + str(c.packet.trim_bytes));
+    add("packet.trim_bytes",
+        "the levels set the kept sizes; set 0 (auto) with "
+        "techniques.trimming.levels, got " +
+            str(c.packet.trim_bytes));
   // An explicit trim_bytes below the whole head cuts into it: the experiment would measure a
   // truncated head, not the scheme (issue 22). Refused where the switch trims (packet backend,
   // trim admission); 0 (auto) derives the size.

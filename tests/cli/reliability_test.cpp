@@ -5,8 +5,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 #include "../support/cli_runner.h"
@@ -69,6 +71,56 @@ TEST(Reliability, DeepJsonIsAOneLineErrorEverywhere) {
   EXPECT_EQ(set.code, 2);
   EXPECT_NE(set.err.find("nests deeper than 32 levels"), std::string::npos)
       << set.err.substr(0, 300);
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+const char* kTinyRun = R"({"name": "q", "seed": 1, "cluster": {"spec": "flat:2"},
+  "workload": {"model": "mlp", "hidden": [8], "dataset": "spiral"},
+  "training": {"ranks": 2, "iterations": 2, "global_batch": 16, "eval_every": 1, "eval_rows": 0},
+  "runs": [{"name": "a\"b", "set": {"seed": 3}}]})";
+
+// Results that lied: the folder's scenario.json kept the scenario's seed after --seed 5, --seed -1
+// was ignored, a quote in a run name broke series.csv, validate passed a trace that does not
+// exist, and a chart that failed to write still committed the folder with exit 0.
+TEST(Reliability, ResultsRecordWhatRanAndRefuseWhatCannot) {
+  const fs::path dir = scratch("lies");
+  std::ofstream(dir / "q.json") << kTinyRun;
+  const std::string scn = (dir / "q.json").string();
+  const auto run =
+      run_cli("run " + scn + " --seed 5 --no-charts --quiet --out " + (dir / "o").string());
+  ASSERT_EQ(run.code, 0) << run.err;
+  const std::string recorded = slurp(dir / "o" / "scenario.json");
+  EXPECT_NE(recorded.find("\"seed\": 5"), std::string::npos) << recorded;
+  EXPECT_EQ(recorded.find("\"seed\": 3"), std::string::npos) << recorded;
+  EXPECT_NE(slurp(dir / "o" / "series.csv").find("\n\"a\"\"b\",1,"), std::string::npos);
+  for (const char* seed : {"-1", "9007199254740993"}) {
+    const auto bad =
+        run_cli("run " + scn + " --no-charts --out " + (dir / "x").string() + " --seed " + seed);
+    EXPECT_EQ(bad.code, 2) << seed;
+    EXPECT_NE(bad.err.find(std::string("--seed ") + seed +
+                           ": expected an integer in [0, 9007199254740992]"),
+              std::string::npos)
+        << bad.err;
+  }
+  std::ofstream(dir / "trace.json") << R"({"name": "t", "cluster": {"spec": "flat:4"},
+    "workload": {"kind": "trace", "trace": "/nonexistent/x", "engine": "graph"}})";
+  const auto validate = run_cli("validate " + (dir / "trace.json").string());
+  EXPECT_EQ(validate.code, 2);
+  EXPECT_NE(validate.err.find("workload.trace: no trace file '/nonexistent/x.0.et'"),
+            std::string::npos)
+      << validate.err;
+#ifdef COMMLAB_HAVE_CHARTS
+  ::setenv("COMMLAB_FAIL_WRITE", "loss_time.svg", 1);  // results_io.h: a simulated full disk
+  const auto full = run_cli("run " + scn + " --quiet --out " + (dir / "full").string());
+  ::unsetenv("COMMLAB_FAIL_WRITE");
+  EXPECT_EQ(full.code, 1) << full.err;
+  EXPECT_NE(full.err.find("loss_time.svg: No space left on device"), std::string::npos) << full.err;
+  EXPECT_FALSE(fs::exists(dir / "full"));
+#endif
 }
 
 }  // namespace
