@@ -5,11 +5,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <thread>
 
 #include "../support/cli_runner.h"
 
@@ -121,6 +123,29 @@ TEST(Reliability, ResultsRecordWhatRanAndRefuseWhatCannot) {
   EXPECT_NE(full.err.find("loss_time.svg: No space left on device"), std::string::npos) << full.err;
   EXPECT_FALSE(fs::exists(dir / "full"));
 #endif
+}
+
+// Two runs into one --out: the second deleted the first's live DIR.incomplete and the first
+// committed a mix of both. Now the second refuses naming the live pid; a dead run's lock is reused.
+TEST(Reliability, ASecondRunIntoALiveFolderIsRefused) {
+  const fs::path dir = scratch("lock");
+  std::ofstream(dir / "q.json") << kTinyRun;
+  const std::string run =
+      "run " + (dir / "q.json").string() + " --no-charts --quiet --out " + (dir / "D").string();
+  std::ofstream(dir / "D.lock") << "999999";  // a stale lock: no process holds it
+  std::thread first([&] {
+    const auto o = run_cli(run + " --set training.iterations=1500");
+    EXPECT_EQ(o.code, 0) << o.err;
+  });
+  for (int i = 0; i < 400 && !fs::exists(dir / "D.incomplete"); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  const auto second = run_cli(run);
+  first.join();
+  EXPECT_EQ(second.code, 2);
+  EXPECT_NE(second.err.find("is being written by commlab-cli pid "), std::string::npos)
+      << second.err;
+  EXPECT_TRUE(fs::exists(dir / "D" / "summary.json"));
+  EXPECT_NE(slurp(dir / "D" / "summary.json").find("\"iterations\": 1500"), std::string::npos);
 }
 
 }  // namespace
