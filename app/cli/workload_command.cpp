@@ -113,6 +113,10 @@ int run(const Options& o) {
   if (!o.trace.empty()) {
     workload::TraceReadReport report;
     graph = workload::read_chakra_trace(o.trace, &report);
+    // The ring a trace's collectives run on spans at most every rank: a larger skip was accepted.
+    if (std::string bad = skip_limit_problem("ring", graph.rank_count(), o.skip); !bad.empty())
+      throw InvalidInput("--skip " + std::to_string(o.skip) + ": the trace's " +
+                         std::to_string(graph.rank_count()) + "-rank ring: " + bad);
     what = "trace " + o.trace + " (" + std::to_string(graph.rank_count()) + " ranks, " +
            std::to_string(report.nodes) + " nodes)";
   } else {
@@ -217,7 +221,8 @@ const RegisterCommand reg{Command{
                      "mixtral-8x7b")
           ->capture_default_str();
       app.add_option("--trace", o->trace,
-                     "replay a Chakra trace DIR/PREFIX (PREFIX.RANK.et) instead of --catalog");
+                     "replay a Chakra trace DIR/PREFIX (PREFIX.RANK.et) instead of --catalog")
+          ->check(kNonEmpty);
       app.add_option("--engine", o->engine,
                      "graph: replay the iteration's graph; sum: closed form, all exposed")
           ->capture_default_str();

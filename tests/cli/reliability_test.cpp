@@ -12,6 +12,8 @@
 #include <iterator>
 #include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "../support/cli_runner.h"
 
@@ -146,6 +148,32 @@ TEST(Reliability, ASecondRunIntoALiveFolderIsRefused) {
       << second.err;
   EXPECT_TRUE(fs::exists(dir / "D" / "summary.json"));
   EXPECT_NE(slurp(dir / "D" / "summary.json").find("\"iterations\": 1500"), std::string::npos);
+}
+
+// Unclear errors: each names the flag, the value and what is expected, on one line, exit 2.
+TEST(Reliability, BadFlagsNameTheFlagTheValueAndTheExpectation) {
+  const fs::path dir = scratch("flags");
+  std::ofstream(dir / "empty.bin").flush();
+  const auto emit = run_cli("workload --catalog gpt3-175b --cluster flat:4 --tp 2 --emit-trace " +
+                            (dir / "t").string());
+  ASSERT_EQ(emit.code, 0) << emit.err;
+  const std::string trace = (dir / "t" / "gpt3-175b").string();
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"collective --bw 0 --sizes 1K:1K", "--bw: expected a number > 0, got 0"},
+      {"traffic --cluster fattree:k=4 --pattern perm --mtu 1", "--mtu 1: expected more than 64"},
+      {"nosuch", "unknown subcommand 'nosuch' (expected one of: "},
+      {"collective --ranks-per-node -3 --sizes 1K:1K", "--ranks-per-node: Value -3 not in range 1"},
+      {"workload --trace ''", "--trace: expected a path, got an empty value"},
+      {"workload --trace " + trace + " --cluster flat:4 --skip 1000",
+       "--skip 1000: the trace's 4-rank ring"},
+      {"codec --input " + (dir / "empty.bin").string(), "is empty (expected bf16 values)"}};
+  for (const auto& [args, expected] : cases) {
+    const auto o = run_cli(args);
+    EXPECT_EQ(o.code, 2) << args;
+    EXPECT_NE(o.err.find(expected), std::string::npos) << args << ": " << o.err;
+    EXPECT_EQ(lines(o.err), 1u) << o.err;
+    EXPECT_LT(o.err.size(), 300u) << o.err;
+  }
 }
 
 }  // namespace
