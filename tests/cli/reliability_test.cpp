@@ -2,6 +2,7 @@
 // fails without its fix: deep JSON crashed, results lied about their seed, concurrent runs lost
 // data, flags gave unclear errors, and some inputs grew memory without bound.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -175,6 +176,24 @@ TEST(Reliability, BadFlagsNameTheFlagTheValueAndTheExpectation) {
     EXPECT_LT(o.err.size(), 300u) << o.err;
   }
 }
+
+#ifdef COMMLAB_HAVE_CHARTS
+// The GUI ignored bad values of its own flags: each is now an error naming the flag, exit 2.
+TEST(Reliability, GuiFlagsAreCheckedNotIgnored) {
+  const std::string gui = std::string("QT_QPA_PLATFORM=offscreen ") + COMMLAB_BINARY_DIR +
+                          "/app/commlab --screenshot " + ::testing::TempDir() + "/never.png ";
+  const std::string scn = std::string(COMMLAB_SOURCE_DIR) + "/samples/quickstart.json";
+  for (const auto& [args, expected] : std::vector<std::pair<std::string, std::string>>{
+           {"--size abc", "--size: expected WxH"},
+           {scn + " --run 99", "--run: expected an integer from 0 to"},
+           {"--iterations -5", "--iterations: expected an integer from 1 to 1000000, got '-5'"}}) {
+    const std::string out = ::testing::TempDir() + "/gui_err.txt";
+    const int status = std::system((gui + args + " >/dev/null 2>" + out).c_str());
+    EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 2) << args;
+    EXPECT_NE(slurp(out).find(expected), std::string::npos) << args << ": " << slurp(out);
+  }
+}
+#endif
 
 }  // namespace
 }  // namespace commlab
