@@ -177,6 +177,17 @@ TEST(Reliability, BadFlagsNameTheFlagTheValueAndTheExpectation) {
   }
 }
 
+// Work without bound: the cap is on the work (trials x dim) and the message says cap and value.
+TEST(Reliability, QuantizeWorkIsCapped) {
+  const auto o = run_cli("quantize --encoding eden --trials 2000000000");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("--trials 2000000000 x --dim 16384 = 32768000000000 coordinates to encode, "
+                       "over the cap of 1073741824"),
+            std::string::npos)
+      << o.err;
+  EXPECT_EQ(run_cli("quantize --encoding eden --trials 2 --dim 1024").code, 0);
+}
+
 #ifdef COMMLAB_HAVE_CHARTS
 // The GUI ignored bad values of its own flags: each is now an error naming the flag, exit 2.
 TEST(Reliability, GuiFlagsAreCheckedNotIgnored) {
