@@ -60,6 +60,15 @@ int main(int argc, char** argv) {
     auto run = command.setup(*sub);
     sub->callback([&action, run] { action = run; });
   }
+  if (argc > 1 && argv[1][0] != '-' &&
+      std::none_of(registry.begin(), registry.end(),
+                   [&](const Command& c) { return c.name == argv[1]; })) {
+    std::string names;  // "A subcommand is required" did not say the word was not one
+    for (const Command& c : registry) names += (names.empty() ? "" : ", ") + c.name;
+    std::cerr << "commlab-cli: unknown subcommand '" << std::string(argv[1]).substr(0, 80)
+              << "' (expected one of: " << names << ")\n";
+    return kExitInvalid;
+  }
   if (std::string bad = non_finite_flag(app, argc, argv); !bad.empty()) {
     std::cerr << "commlab-cli: " << bad << " (see --help)\n";
     return kExitInvalid;

@@ -12,11 +12,30 @@
 #include "main_window.h"
 #include "numeric/size_parse.h"
 #include "run_chart_pages.h"
+#include "scenario/scenario.h"
 #include "teaching_view.h"
 #include "topology_view.h"
 #include "training_panel.h"
 #include "training_view.h"
 #include "workload_view.h"
+
+namespace {
+
+// An integer flag in [lo, hi], or a one-line error naming the flag, the value and the range:
+// --iterations -5, --run 99 and --size abc used to be ignored silently (issue #31).
+bool int_flag(const QString& flag, const QString& text, int lo, int hi, int& out) {
+  bool ok = false;
+  const long long v = text.trimmed().toLongLong(&ok);
+  if (ok && v >= lo && v <= hi) {
+    out = static_cast<int>(v);
+    return true;
+  }
+  std::fprintf(stderr, "commlab: --%s: expected an integer from %d to %d, got '%s'\n",
+               qPrintable(flag), lo, hi, qPrintable(text.left(80)));
+  return false;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   QApplication app(argc, argv);
@@ -84,8 +103,19 @@ int main(int argc, char** argv) {
   }
   if (parser.isSet(size)) {
     const QStringList wh = parser.value(size).split('x');
-    if (wh.size() == 2) window.resize(wh[0].toInt(), wh[1].toInt());
+    int w = 0, h = 0;
+    if (wh.size() != 2 || !int_flag("size (width)", wh[0], 100, 16384, w) ||
+        !int_flag("size (height)", wh[1], 100, 16384, h)) {
+      std::fprintf(stderr, "commlab: --size: expected WxH (e.g. 1400x900), got '%s'\n",
+                   qPrintable(parser.value(size).left(80)));
+      return 2;
+    }
+    window.resize(w, h);
   }
+  int iteration_count = 0;
+  if (parser.isSet(iterations) &&
+      !int_flag("iterations", parser.value(iterations), 1, 1000000, iteration_count))
+    return 2;
   // Explicit Teaching / Topology settings win over the scenario's.
   const bool teaching = parser.isSet(skip) || parser.isSet(trim) || parser.isSet(teach_algo) ||
                         parser.isSet(teach_ranks) || parser.isSet(teach_per_node);
@@ -136,8 +166,13 @@ int main(int argc, char** argv) {
     for (const QString& p : problems) std::fprintf(stderr, "%s\n", qPrintable(p));
     if (!problems.isEmpty()) return 2;
     if (parser.isSet(tab) && !window.select_tab(parser.value(tab))) return 2;
-    if (parser.isSet(run_index))
-      window.training_view()->choose_run(parser.value(run_index).toInt());
+    if (parser.isSet(run_index)) {
+      const int runs =
+          static_cast<int>(commlab::load_scenario(args.front().toStdString(), {}).runs.size());
+      int index = 0;
+      if (!int_flag("run", parser.value(run_index), 0, runs - 1, index)) return 2;
+      window.training_view()->choose_run(index);
+    }
   }
   if (parser.isSet(chart) && !window.training_view()->charts()->select_page(parser.value(chart))) {
     std::fprintf(stderr, "commlab: --chart: no chart page named '%s' (pages: %s)\n",
@@ -147,7 +182,7 @@ int main(int argc, char** argv) {
   }
   // With --screenshot, a scenario (or --iterations on the training tab) runs before the grab.
   if (parser.isSet(shot) && (!args.isEmpty() || parser.isSet(iterations))) {
-    const int n = parser.isSet(iterations) ? parser.value(iterations).toInt() : 0;
+    const int n = iteration_count;
     if (parser.isSet(compare_seeds)) {
       window.compare_view()->set_seeds(parser.value(compare_seeds).toInt());
       window.compare_view()->run();

@@ -58,6 +58,8 @@ std::vector<std::byte> load_input(const Options& o, DType dtype) {
     if (raw.size() % dtype_size(dtype) != 0)
       throw InvalidInput("--input '" + o.input + "' has " + std::to_string(raw.size()) +
                          " bytes, not a multiple of the " + o.dtype + " element size");
+    if (raw.empty())  // a ratio of 0 for nothing measured was reported as a result
+      throw InvalidInput("--input '" + o.input + "' is empty (expected " + o.dtype + " values)");
     std::vector<std::byte> out(raw.size());
     if (!raw.empty()) std::memcpy(out.data(), raw.data(), raw.size());
     return out;
@@ -243,7 +245,8 @@ const RegisterCommand reg{Command{
     "codec", "compresses the same bytes with each codec: ratio, loss and single-core speed",
     [](CLI::App& app) {
       auto o = std::make_shared<Options>();
-      app.add_option("--input", o->input, "raw file of bf16, fp16 or fp32 values");
+      app.add_option("--input", o->input, "raw file of bf16, fp16 or fp32 values")
+          ->check(kNonEmpty);
       app.add_option("--dtype", o->dtype, "bf16, fp16 or fp32")->capture_default_str();
       app.add_option("--generate", o->generate,
                      "gaussian, laplace, student-t, sparse:F or model:NAME (default gaussian)");

@@ -230,7 +230,8 @@ const RegisterCommand reg{Command{
           ->check(CLI::Range(1, 1 << 20))
           ->capture_default_str();
       app.add_option("--ranks-per-node", o->ranks_per_node,
-                     "ranks per node for --algo hier (default: from the cluster, else 8)");
+                     "ranks per node for --algo hier (default: from the cluster, else 8)")
+          ->check(CLI::Range(1, 1 << 20));
       add_network_flags(app, o->net);
       app.add_option("--sizes", o->sizes, "MIN:MAX bytes per rank, doubling (K/M/G suffixes)")
           ->capture_default_str();
@@ -245,7 +246,7 @@ const RegisterCommand reg{Command{
       app.add_option("--wire", o->wire, "fp32 or bf16 on the wire")->capture_default_str();
       app.add_option("--reduce-gbps", o->reduce_gbps,
                      "GPU memory bandwidth for the reduction, GB/s (0: not charged)")
-          ->check(CLI::NonNegativeNumber);
+          ->check(kNonNegative);
       app.add_option("--slice-bytes", o->slice_bytes,
                      "ring time plane: NCCL slice size (0: bulk-synchronous steps)")
           ->capture_default_str();
@@ -263,14 +264,14 @@ const RegisterCommand reg{Command{
                      "sim (simulated cluster) or mpi (one real process per rank, under mpirun)")
           ->capture_default_str();
       app.add_option("--warmup", o->warmup, "--exec mpi: untimed iterations per size")
-          ->check(CLI::NonNegativeNumber)
+          ->check(kNonNegative)
           ->capture_default_str();
       app.add_option("--iters", o->iters, "--exec mpi: timed iterations per size")
-          ->check(CLI::PositiveNumber)
+          ->check(kPositive)
           ->capture_default_str();
       app.add_option("--timeout", o->timeout_s,
                      "--exec mpi: seconds without an answer from a peer before the job is ended")
-          ->check(CLI::PositiveNumber)
+          ->check(kPositive)
           ->capture_default_str();
       return [o] { return run(*o); };
     }}};

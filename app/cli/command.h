@@ -39,4 +39,31 @@ struct RegisterCommand {
   explicit RegisterCommand(Command command) { command_registry().push_back(std::move(command)); }
 };
 
+// Flag checks whose message names the value and what is expected (CLI11 prefixes the flag):
+// CLI::PositiveNumber said "Value 0 not in range 0.000000 to 1797693..." (a 300-digit bound).
+inline CLI::Validator number_above(double lo, bool inclusive, const char* what) {
+  return CLI::Validator(
+      [lo, inclusive, what](std::string& s) -> std::string {
+        double v = 0;
+        try {
+          size_t used = 0;
+          v = std::stod(s, &used);
+          if (used != s.size()) throw std::invalid_argument(s);
+        } catch (const std::exception&) {
+          return "expected " + std::string(what) + ", got '" + s.substr(0, 80) + "'";
+        }
+        if (inclusive ? v >= lo : v > lo) return "";
+        return "expected " + std::string(what) + ", got " + s.substr(0, 80);
+      },
+      what);
+}
+inline const CLI::Validator kPositive = number_above(0, false, "a number > 0");
+inline const CLI::Validator kNonNegative = number_above(0, true, "a number >= 0");
+// A path flag given as "": the empty value used to mean "not given" (workload --trace "").
+inline const CLI::Validator kNonEmpty(
+    [](std::string& s) {
+      return s.empty() ? std::string("expected a path, got an empty value") : "";
+    },
+    "PATH");
+
 }  // namespace commlab::cli

@@ -109,6 +109,14 @@ int run(const Options& o) {
     throw InvalidInput("--dim: expected 1..67108864, got " + std::to_string(o.dim));
   }
   if (o.trials < 1) throw InvalidInput("--trials: expected a positive integer");
+  // Time grows with trials x dim (2e9 trials ran for hours): a cap on the work, not on either flag.
+  constexpr uint64_t kMaxCoordinates = uint64_t{1} << 30;
+  const uint64_t work = static_cast<uint64_t>(o.trials) * o.dim;
+  if (work > kMaxCoordinates)
+    throw InvalidInput("--trials " + std::to_string(o.trials) + " x --dim " +
+                       std::to_string(o.dim) + " = " + std::to_string(work) +
+                       " coordinates to encode, over the cap of " +
+                       std::to_string(kMaxCoordinates) + " (lower --trials or --dim)");
   if (!(o.trim >= 0.0 && o.trim <= 1.0)) {
     throw InvalidInput("--trim: expected a fraction in [0, 1], got " + std::to_string(o.trim));
   }

@@ -47,7 +47,7 @@ struct Options {
   std::string scenario;
   std::string out;
   std::vector<std::string> sets;
-  int64_t seed = -1;
+  std::optional<int64_t> seed;  // --seed: absent means the scenario's
   int seeds = 0;  // > 0: every run over this many seeds (overrides the scenario's `seeds`)
   int threads = 0;
   int jobs = 0;      // 0: as many as threads allow
@@ -243,7 +243,10 @@ int run(const Options& o) {
     for (const std::string& p : e.problems) std::cerr << p << "\n";
     return kExitInvalid;
   }
-  apply_run_overrides(exp, o.seed, o.seeds, o.exec);
+  if (o.seed && (*o.seed < 0 || *o.seed > kMaxSeed))
+    throw InvalidInput("--seed " + std::to_string(*o.seed) + ": expected an integer in [0, " +
+                       std::to_string(kMaxSeed) + "] (the scenario's seed range)");
+  apply_run_overrides(exp, o.seed.value_or(-1), o.seeds, o.exec);
   if (o.tune_lr)
     for (const RunConfig& r : exp.runs)
       if (r.execution != "simulated")

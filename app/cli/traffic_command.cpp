@@ -56,6 +56,13 @@ int run(const Options& o) {
   cfg.admission = parse_admission(o.admission);
   cfg.queue_packets = o.queue;
   cfg.mtu_bytes = o.mtu;
+  // A trimmed packet keeps trim_bytes; it must be smaller than a full one (was an internal
+  // message).
+  if (uint64_t{cfg.mtu_bytes} + cfg.header_bytes <= cfg.trim_bytes)
+    throw InvalidInput("--mtu " + std::to_string(o.mtu) + ": expected more than " +
+                       std::to_string(cfg.trim_bytes - cfg.header_bytes) +
+                       " payload bytes (a trimmed packet keeps " + std::to_string(cfg.trim_bytes) +
+                       " bytes, headers included)");
   // NDP sprays every packet over the equal-cost paths (Handley et al., SIGCOMM 2017); 64 is the
   // most a packet's path index holds and more than any preset's equal-cost paths (k=16: 64).
   // RoCE, as the reliable transport, keeps a flow on its ECMP path (RC queue pairs do).

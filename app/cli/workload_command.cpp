@@ -122,6 +122,10 @@ int run(const Options& o) {
     workload::TraceReadReport report;
     graph = workload::read_chakra_trace(o.trace, &report, o.comm_groups);
     const std::string groups = workload::find_comm_group_file(o.trace, o.comm_groups);
+    // The ring a trace's collectives run on spans at most every rank: a larger skip was accepted.
+    if (std::string bad = skip_limit_problem("ring", graph.rank_count(), o.skip); !bad.empty())
+      throw InvalidInput("--skip " + std::to_string(o.skip) + ": the trace's " +
+                         std::to_string(graph.rank_count()) + "-rank ring: " + bad);
     what = "trace " + o.trace + " (" + std::to_string(graph.rank_count()) + " ranks, " +
            std::to_string(report.nodes) + " nodes" +
            (groups.empty() ? "" : ", groups from " + groups) + ")";
@@ -240,7 +244,8 @@ const RegisterCommand reg{Command{
                      "mixtral-8x7b")
           ->capture_default_str();
       app.add_option("--trace", o->trace,
-                     "replay a Chakra trace DIR/PREFIX (PREFIX.RANK.et) instead of --catalog");
+                     "replay a Chakra trace DIR/PREFIX (PREFIX.RANK.et) instead of --catalog")
+          ->check(kNonEmpty);
       app.add_option("--comm-groups", o->comm_groups,
                      "--trace: the communicator-group file (ASTRA-sim's "
                      "--comm-group-configuration; default PREFIX.comm_groups.json, else "

@@ -5,6 +5,10 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
+#include <type_traits>
+
+#include "numeric/input_file.h"
+#include "numeric/json_input.h"
 
 namespace commlab::exec {
 
@@ -82,6 +86,14 @@ double Calibration::codec_Bps(const std::string& codec, DType dtype) const {
 
 namespace {
 
+constexpr uint64_t kMaxCalibrationBytes = 256ull << 20;  // the cluster file's own cap
+
+std::string fmt_g(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
 json fit_json(const LatencyBandwidth& f) {
   json samples = json::array();
   for (auto [bytes, t] : f.samples) samples.push_back({bytes, t * 1e6});
@@ -110,17 +122,84 @@ std::vector<std::pair<uint64_t, double>> samples_from(const json& j, const char*
   return out;
 }
 
-LatencyBandwidth fit_from(const json& j, const std::string& where) {
+// cal[key] as a finite number in [lo, hi]; absent: fallback (or an error when required).
+double number_field(const json& j, const char* key, const std::string& where, double lo, double hi,
+                    std::optional<double> fallback = std::nullopt) {
+  const std::string w = where + "." + key;
+  if (!j.contains(key)) {
+    if (fallback) return *fallback;
+    throw std::invalid_argument(w + ": missing (expected a number in [" + fmt_g(lo) + ", " +
+                                fmt_g(hi) + "])");
+  }
+  const json& v = j[key];
+  if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < lo ||
+      v.get<double>() > hi)
+    throw std::invalid_argument(w + ": expected a number in [" + fmt_g(lo) + ", " + fmt_g(hi) +
+                                "], got " + json_excerpt(v));
+  return v.get<double>();
+}
+
+template <typename T>
+T typed_field(const json& j, const char* key, const std::string& where, const char* expected,
+              T fallback) {
+  if (!j.contains(key)) return fallback;
+  const json& v = j[key];
+  const bool ok = std::is_same_v<T, bool> ? v.is_boolean() : v.is_string();
+  if (!ok)
+    throw std::invalid_argument(where + "." + key + ": expected " + expected + ", got " +
+                                json_excerpt(v));
+  return v.get<T>();
+}
+
+// A link's fit. The ring's bandwidth must be > 0 and the latency finite: a zero or infinite fit
+// made rank 0 throw while predicting while the other ranks waited for it (issue #31), so it is
+// refused here, where every rank reads the file before the first collective.
+LatencyBandwidth fit_from(const json& j, const std::string& where, double min_gbps = 0) {
   LatencyBandwidth f;
-  if (!j.is_object()) throw std::invalid_argument(where + ": expected an object");
-  for (const char* key : {"latency_us", "bandwidth_gbps"})
-    if (!j.contains(key) || !j[key].is_number() || j[key].get<double>() < 0)
-      throw std::invalid_argument(where + "." + key + ": expected a number >= 0");
-  f.latency_s = j["latency_us"].get<double>() * 1e-6;
-  f.bandwidth_Bps = j["bandwidth_gbps"].get<double>() * 1e9 / 8;
-  f.max_rel_error = j.value("max_rel_error", 0.0);
+  if (!j.is_object())
+    throw std::invalid_argument(where + ": expected an object, got " + json_excerpt(j));
+  f.latency_s = number_field(j, "latency_us", where, 0, 1e9) * 1e-6;
+  f.bandwidth_Bps = number_field(j, "bandwidth_gbps", where, min_gbps, 1e7) * 1e9 / 8;
+  f.max_rel_error = number_field(j, "max_rel_error", where, 0, 1e9, 0.0);
   f.samples = samples_from(j, "samples_bytes_us", 1e-6, where);
   return f;
+}
+
+void read_hosts(const json& j, const std::string& cluster, Calibration& c) {
+  if (j.contains("nodes") && j["nodes"].is_array())
+    for (const json& node : j["nodes"])
+      if (node.is_object() && node.value("kind", json()) == "gpu") {
+        if (node.contains("server") && !node["server"].is_number_integer())
+          throw std::invalid_argument(cluster + ":nodes: a gpu's server must be an integer, got " +
+                                      json_excerpt(node["server"]));
+        c.host_of.push_back(static_cast<int>(
+            std::clamp<int64_t>(node.value("server", int64_t{0}), -1, int64_t{1} << 30)));
+      }
+  if (static_cast<int>(c.host_of.size()) != c.ranks)
+    throw std::invalid_argument(cluster + ":nodes: expected " + std::to_string(c.ranks) +
+                                " gpu nodes (one per calibrated rank), found " +
+                                std::to_string(c.host_of.size()));
+  for (int h : c.host_of)
+    if (h < 0 || h >= c.hosts)
+      throw std::invalid_argument(cluster + ":nodes: a gpu's server is outside 0.." +
+                                  std::to_string(c.hosts - 1));
+}
+
+std::vector<CodecSpeed> codecs_from(const json& list, const std::string& where) {
+  if (!list.is_array())
+    throw std::invalid_argument(where + ": expected an array, got " + json_excerpt(list));
+  std::vector<CodecSpeed> out;
+  for (size_t i = 0; i < list.size(); ++i) {
+    const json& s = list[i];
+    const std::string w = where + "[" + std::to_string(i) + "]";
+    if (!s.is_object() || !s.contains("codec") || !s["codec"].is_string())
+      throw std::invalid_argument(w + ": expected {\"codec\", \"dtype\", \"cpu_gbps\"}");
+    const std::string dtype = typed_field<std::string>(s, "dtype", w, "a string", "fp32");
+    out.push_back({s["codec"].get<std::string>(), parse_dtype(dtype),
+                   number_field(s, "cpu_gbps", w, 1e-6, 1e7) * 1e9,
+                   number_field(s, "ratio", w, 0, 1e6, 0.0)});
+  }
+  return out;
 }
 
 }  // namespace
@@ -198,62 +277,36 @@ json calibration_to_json(const Calibration& c) {
 
 std::optional<Calibration> read_calibration(const std::string& cluster) {
   if (!cluster.ends_with(".json")) return std::nullopt;
-  std::ifstream in(cluster);
-  if (!in) return std::nullopt;  // the topology reader reports the missing file
-  json j = json::parse(in, nullptr, false);
+  if (!std::ifstream(cluster)) return std::nullopt;  // the topology reader reports the missing file
+  const std::string text = read_input_file(cluster, kMaxCalibrationBytes, "cluster file");
+  const json j = parse_json_or_discarded(text, cluster);
   if (j.is_discarded() || !j.is_object() || !j.contains("calibration")) return std::nullopt;
   const json& cal = j["calibration"];
   const std::string where = cluster + ":calibration";
+  if (!cal.is_object())
+    throw std::invalid_argument(where + ": expected an object, got " + json_excerpt(cal));
   Calibration c;
-  if (!cal.is_object() || !cal.contains("ranks") || !cal["ranks"].is_number_integer())
+  if (!cal.contains("ranks") || !cal["ranks"].is_number_integer())
     throw std::invalid_argument(where + ".ranks: expected an integer");
-  c.ranks = cal["ranks"].get<int>();
-  if (c.ranks < 1 || c.ranks > 65536)
-    throw std::invalid_argument(where + ".ranks: expected 1 to 65536, got " +
-                                std::to_string(c.ranks));
+  c.ranks = static_cast<int>(number_field(cal, "ranks", where, 1, 65536));
   if (cal.contains("hosts") && !cal["hosts"].is_number_integer())
-    throw std::invalid_argument(where + ".hosts: expected an integer");
-  c.hosts = cal.value("hosts", 1);
-  if (c.hosts < 1 || c.hosts > c.ranks)
+    throw std::invalid_argument(where + ".hosts: expected an integer, got " +
+                                json_excerpt(cal["hosts"]));
+  const int64_t hosts = cal.value("hosts", int64_t{1});
+  if (hosts < 1 || hosts > c.ranks)
     throw std::invalid_argument(where + ".hosts: expected 1 to ranks (" + std::to_string(c.ranks) +
-                                "), got " + std::to_string(c.hosts));
-  if (j.contains("nodes") && j["nodes"].is_array())
-    for (const json& node : j["nodes"])
-      if (node.is_object() && node.value("kind", std::string()) == "gpu") {
-        if (node.contains("server") && !node["server"].is_number_integer())
-          throw std::invalid_argument(cluster + ":nodes: a gpu's server must be an integer");
-        c.host_of.push_back(node.value("server", 0));
-      }
-  if (static_cast<int>(c.host_of.size()) != c.ranks)
-    throw std::invalid_argument(cluster + ":nodes: expected " + std::to_string(c.ranks) +
-                                " gpu nodes (one per calibrated rank), found " +
-                                std::to_string(c.host_of.size()));
-  for (int h : c.host_of)
-    if (h < 0 || h >= c.hosts)
-      throw std::invalid_argument(cluster + ":nodes: a gpu's server is outside 0.." +
-                                  std::to_string(c.hosts - 1));
-  c.host_name = cal.value("host_name", std::string());
-  c.oversubscribed = cal.value("oversubscribed", false);
+                                "), got " + std::to_string(hosts));
+  c.hosts = static_cast<int>(hosts);
+  read_hosts(j, cluster, c);
+  c.host_name = typed_field<std::string>(cal, "host_name", where, "a string", "");
+  c.oversubscribed = typed_field<bool>(cal, "oversubscribed", where, "true or false", false);
   c.same_host = fit_from(cal["same_host"], where + ".same_host");
-  c.ring = fit_from(cal["ring"], where + ".ring");
+  c.ring = fit_from(cal["ring"], where + ".ring", 1e-6);  // every collective uses the ring
   if (cal.contains("other_host")) c.other_host = fit_from(cal["other_host"], where + ".other_host");
-  if (!cal.contains("reduce_gbps") || !cal["reduce_gbps"].is_number())
-    throw std::invalid_argument(where + ".reduce_gbps: expected a number");
-  c.reduce_Bps = cal["reduce_gbps"].get<double>() * 1e9;
+  // A negative or zero reduction rate made reductions free (or negative time).
+  c.reduce_Bps = number_field(cal, "reduce_gbps", where, 1e-6, 1e7) * 1e9;
   c.reduce_samples = samples_from(cal, "reduce_samples_bytes_gbps", 1e9, where);
-  if (cal.contains("codecs")) {
-    const json& list = cal["codecs"];
-    for (size_t i = 0; i < list.size(); ++i) {
-      const json& s = list[i];
-      const std::string w = where + ".codecs[" + std::to_string(i) + "]";
-      if (!s.is_object() || !s.contains("codec") || !s["codec"].is_string() ||
-          !s.contains("cpu_gbps") || !s["cpu_gbps"].is_number())
-        throw std::invalid_argument(w + ": expected {\"codec\", \"dtype\", \"cpu_gbps\"}");
-      c.codecs.push_back({s["codec"].get<std::string>(),
-                          parse_dtype(s.value("dtype", std::string("fp32"))),
-                          s["cpu_gbps"].get<double>() * 1e9, s.value("ratio", 0.0)});
-    }
-  }
+  if (cal.contains("codecs")) c.codecs = codecs_from(cal["codecs"], where + ".codecs");
   return c;
 }
 

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <set>
 
+#include "numeric/json_input.h"
 #include "scenario/scenario_internal.h"
 #include "scenario/schema.h"
 
@@ -249,7 +250,14 @@ std::vector<std::pair<std::string, json>> read_sets(const std::vector<std::strin
       continue;
     }
     std::string path = s.substr(0, eq), text = s.substr(eq + 1);
-    json value = json::parse(text, nullptr, /*allow_exceptions=*/false);
+    json value;
+    try {
+      value = parse_json_or_discarded(text, "--set " + path, kMaxNestingDepth);
+    } catch (const std::invalid_argument& e) {
+      problems.add(path, "value nests deeper than " + std::to_string(kMaxNestingDepth) +
+                             " levels (from --set)");
+      continue;
+    }
     if (value.is_discarded()) value = text;  // a bare word is a string: --set cluster.gpu=a100
     const Field* f = find_field(path);
     if (!f) {

@@ -211,6 +211,10 @@ std::vector<std::pair<std::string, std::string>> check_run(const RunConfig& c,
     const bool trace = w.kind == "trace";
     if (trace && w.trace.empty())
       add("workload.trace", "kind trace needs a Chakra trace DIR/PREFIX (PREFIX.0.et, ...)");
+    std::error_code ec;  // validate checked only the field, so it passed where run then failed
+    if (trace && !w.trace.empty() && !std::filesystem::is_regular_file(w.trace + ".0.et", ec))
+      add("workload.trace", "no trace file '" + w.trace.substr(0, 200) +
+                                ".0.et' (expected a Chakra trace PREFIX.0.et, PREFIX.1.et, ...)");
     if (trace && w.engine != "graph")
       add("workload.engine", "a trace is replayed by the graph engine, got " + w.engine);
     if (!trace && w.engine == "sum" &&

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "numeric/input_file.h"
+#include "numeric/json_input.h"
 #include "topology/params.h"
 #include "topology/presets.h"
 
@@ -28,7 +29,7 @@ std::string at(const std::string& path, const std::string& key) {
 
 [[noreturn]] void fail(const std::string& where, const std::string& expected, const json& got) {
   throw std::invalid_argument(where + ": expected " + expected + ", got " +
-                              (got.is_null() ? std::string("nothing") : excerpt(got.dump())));
+                              (got.is_null() ? std::string("nothing") : json_excerpt(got)));
 }
 
 // obj[key] without operator[] on a const object (undefined for a missing key): null when absent.
@@ -246,15 +247,7 @@ Topology load_topology(const std::string& file) {
     throw std::invalid_argument(" cluster files name each other more than " +
                                 std::to_string(kMaxClusterFileDepth) + " levels deep");
   const std::string text = read_input_file(file, kMaxClusterFileBytes, "cluster file");
-  if (auto at = json_too_deep(text, kMaxClusterNesting))
-    throw std::invalid_argument(file + ":" + line_col(text, *at) + ": nesting deeper than " +
-                                std::to_string(kMaxClusterNesting) + " levels");
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::exception& e) {
-    throw std::invalid_argument(file + ": not valid JSON: " + excerpt(e.what(), 200));
-  }
+  json j = parse_json_limited(text, file, kMaxClusterNesting);
   loading_files.push_back(key);
   struct Pop {
     ~Pop() { loading_files.pop_back(); }

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -104,3 +105,42 @@ TEST(Calibration, HostileCountsAreRefusedBeforeAnyAllocation) {
 }
 
 }  // namespace
+
+// Issue #31: a calibration file is user input. Every field, optional ones included, is checked for
+// its type and range with a message naming the field and the value; a negative reduction rate was
+// a free reduction, a zero ring bandwidth made only rank 0 throw while the others waited, and a
+// wrong-typed optional field ended as the JSON library's message (exit 1).
+TEST(Calibration, EveryFieldIsCheckedAndNamed) {
+  const std::string file = std::string(COMMLAB_BINARY_DIR) + "/calibration_test_fields.json";
+  const std::vector<std::pair<std::string, nlohmann::json>> cases = {
+      {"/calibration/reduce_gbps", -5},        {"/calibration/ring/bandwidth_gbps", 0},
+      {"/calibration/ring/latency_us", 1e308}, {"/calibration/host_name", 7},
+      {"/calibration/oversubscribed", "yes"},  {"/calibration/codecs", {{"codec", "lz4"}}},
+      {"/calibration/ring/max_rel_error", "x"}};
+  for (const auto& [pointer, bad] : cases) {
+    nlohmann::json j = commlab::exec::calibration_to_json(two_regime());
+    j[nlohmann::json::json_pointer(pointer)] = bad;
+    std::ofstream(file) << j.dump();
+    std::string field = pointer.substr(1);
+    std::replace(field.begin(), field.end(), '/', '.');
+    try {
+      commlab::exec::read_calibration(file);
+      ADD_FAILURE() << "accepted " << pointer << " = " << bad.dump();
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(file + ":" + field + ": expected"), std::string::npos)
+          << e.what();
+    }
+  }
+}
+
+TEST(Calibration, DeepJsonIsAOneLineErrorNotACrash) {
+  const std::string file = std::string(COMMLAB_BINARY_DIR) + "/calibration_test_deep.json";
+  std::ofstream(file) << "{\"calibration\": " << std::string(100000, '[')
+                      << std::string(100000, ']') << "}";
+  try {
+    commlab::exec::read_calibration(file);
+    FAIL() << "accepted JSON 100,000 deep";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()), file + ":1:80: nesting deeper than 64 levels (100001 deep)");
+  }
+}

@@ -56,7 +56,7 @@ TEST(ClusterFiles, AFileThatNamesItselfIsRefusedNotRecursed) {
 TEST(ClusterFiles, DeepNestingIsRefusedWithItsPositionAndNoDump) {
   const fs::path file = scratch() / "deep.json";
   write(file, std::string(100000, '[') + std::string(100000, ']'));
-  EXPECT_EQ(load_error(file.string()), file.string() + ":1:33: nesting deeper than 32 levels");
+  EXPECT_EQ(load_error(file.string()), file.string() + ":1:33: nesting deeper than 32 levels (100000 deep)");
   // A huge value in an error is quoted by its first 60 characters only.
   const fs::path big = scratch() / "big.json";
   write(big, "{\"nodes\": \"" + std::string(1 << 20, 'x') + "\"}");

@@ -22,6 +22,7 @@
 #include <thread>
 
 #include "format_util.h"
+#include "numeric/json_input.h"
 #include "run_charts.h"
 #include "scenario/run/experiment_runner.h"
 
@@ -231,7 +232,7 @@ void CompareView::show_result() {
     status_->setText("Failed: " + QString::fromStdString(job.error));
     return;
   }
-  summary_ = json::parse(job.outcome.summary_json);
+  summary_ = parse_json_limited(job.outcome.summary_json, "summary.json");
   bands_.clear();
   names_.clear();
   const ExperimentOutcome& out = job.outcome;

@@ -24,7 +24,9 @@ std::string write_charts(const std::vector<RunResult>& results, const std::strin
                     r.samples, r.summary});
   std::string error;
   const std::vector<std::string> files = write_run_charts(runs, dir, &error);
-  if (!error.empty()) std::fprintf(stderr, "warning: charts: %s\n", error.c_str());
+  // A chart that failed to write (a full disk: a truncated SVG, a 0-byte PNG) fails the run, so the
+  // folder is not committed with it (issue #31).
+  if (!error.empty()) throw std::runtime_error("charts: " + error);
   return ", " + std::to_string(files.size()) + " chart files in charts/";
 #else
   (void)results;
@@ -36,8 +38,17 @@ std::string write_charts(const std::vector<RunResult>& results, const std::strin
 }  // namespace
 
 void apply_run_overrides(Experiment& exp, int64_t seed, int seeds, const std::string& exec) {
-  if (seed >= 0)
+  if (seed >= 0) {
+    // Recorded in scenario.json too, so a rerun from the results folder uses the same seed.
     for (RunConfig& r : exp.runs) r.seed = static_cast<uint64_t>(seed);
+    exp.resolved["seed"] = seed;
+    if (exp.resolved.contains("runs"))
+      for (nlohmann::json& r : exp.resolved["runs"])
+        if (r.is_object()) {
+          r.erase("seed");
+          if (r.contains("set") && r["set"].is_object()) r["set"].erase("seed");
+        }
+  }
   if (!exec.empty()) {
     if (exec != "mpi" && exec != "simulated")
       throw InvalidInput("--exec: expected mpi or simulated, got '" + exec + "'");

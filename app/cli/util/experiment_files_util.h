@@ -12,6 +12,9 @@ namespace commlab::cli {
 
 // --seed (>= 0), --seeds (> 0) and --exec ("", simulated or mpi; else InvalidInput) applied to the
 // runs and to the scenario as run (scenario.json).
+// The largest seed a scenario file can hold exactly (2^53, the schema's bound).
+inline constexpr int64_t kMaxSeed = int64_t{1} << 53;
+
 void apply_run_overrides(Experiment& exp, int64_t seed, int seeds, const std::string& exec);
 
 // Writes DIR/summary.json, joins DIR/series.csv from the parts the runner streamed into DIR,

@@ -18,10 +18,10 @@ void add_network_flags(CLI::App& app, NetworkFlags& f) {
                  "backend's headers, control packets and store and forward)")
       ->capture_default_str();
   app.add_option("--bw", f.bw_gbps, "flat network: GB/s per rank (when no --cluster)")
-      ->check(CLI::PositiveNumber)
+      ->check(kPositive)
       ->capture_default_str();
   app.add_option("--alpha-us", f.alpha_us, "flat network: latency per step in microseconds")
-      ->check(CLI::NonNegativeNumber)
+      ->check(kNonNegative)
       ->capture_default_str();
 }
 

@@ -10,6 +10,7 @@
 
 #include "cli/util/experiment_files_util.h"
 #include "cli/util/results_dir_util.h"
+#include "numeric/json_input.h"
 #include "scenario/run/experiment_runner.h"
 #include "scenario/scenario.h"
 
@@ -67,7 +68,7 @@ nlohmann::json Report::run(const std::string& args) {
   if (status != 0) throw std::runtime_error("commlab-cli " + args + " failed (see commands.log)");
   auto brace = out.find('{');
   if (brace == std::string::npos) return nlohmann::json::object();
-  return nlohmann::json::parse(out.substr(brace));
+  return parse_json_limited(std::string_view(out).substr(brace), "commlab-cli " + args);
 }
 
 namespace {
@@ -112,7 +113,7 @@ nlohmann::json Report::run_scenario(const std::string& sample, const std::string
   if (outcome.error) std::rethrow_exception(outcome.error);
   write_experiment_files(folder.path(), exp, outcome, true);
   folder.commit();
-  return nlohmann::json::parse(outcome.summary_json);
+  return parse_json_limited(outcome.summary_json, "summary.json");
 }
 
 void Report::guard(const std::function<void()>& body) {

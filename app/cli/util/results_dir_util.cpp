@@ -1,6 +1,7 @@
 #include "cli/util/results_dir_util.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -42,6 +43,32 @@ bool replaceable(const fs::path& dir) {
   return false;
 }
 
+// Holds DIR.lock with flock (released by the kernel when the process dies, so a killed run's lock
+// is reclaimed by the next) and writes this pid into it. Two runs with the same --out started
+// together used to delete each other's live DIR.incomplete (issue #31): the second now refuses.
+int take_lock(const std::string& final_path) {
+  const std::string lock = final_path + ".lock";
+  const int fd = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (fd < 0)
+    throw std::runtime_error("cannot create the lock " + lock + ": " + std::strerror(errno));
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    char buf[32] = {};
+    const ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);
+    ::close(fd);
+    const std::string pid = n > 0 ? std::string(buf, static_cast<size_t>(n)) : "unknown";
+    throw InvalidInput("--out: " + final_path + " is being written by commlab-cli pid " +
+                       pid.substr(0, pid.find_first_not_of("0123456789")) + " (lock " + lock +
+                       "); wait for it to end or choose another folder");
+  }
+  const std::string pid = std::to_string(getpid());
+  if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, pid.data(), pid.size(), 0) < 0) {
+    const int error = errno;
+    ::close(fd);
+    throw std::runtime_error("cannot write the lock " + lock + ": " + std::strerror(error));
+  }
+  return fd;
+}
+
 }  // namespace
 
 ResultsDir::ResultsDir(const std::string& dir, const std::string& writer) {
@@ -62,7 +89,8 @@ ResultsDir::ResultsDir(const std::string& dir, const std::string& writer) {
                          "it); give a new or empty folder");
   }
   if (p.has_parent_path()) fs::create_directories(p.parent_path());
-  fs::remove_all(staging_);  // a killed run's leftovers: never a result
+  lock_fd_ = take_lock(final_);  // before touching DIR.incomplete, which a live run may own
+  fs::remove_all(staging_);      // a killed run's leftovers: never a result
   fs::create_directories(staging_);
   write_file(staging_ + "/" + kIncompleteMarker,
              "commlab-cli " + writer + " (pid " + std::to_string(getpid()) +
@@ -71,9 +99,11 @@ ResultsDir::ResultsDir(const std::string& dir, const std::string& writer) {
 }
 
 ResultsDir::~ResultsDir() {
-  if (committed_) return;
-  std::error_code ec;
-  fs::remove_all(staging_, ec);
+  if (!committed_) {
+    std::error_code ec;
+    fs::remove_all(staging_, ec);
+  }
+  if (lock_fd_ >= 0) ::close(lock_fd_);  // releases the flock (the file stays: see take_lock)
 }
 
 void ResultsDir::commit(const std::string& incomplete_reason) {

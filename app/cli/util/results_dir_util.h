@@ -13,7 +13,8 @@ class ResultsDir {
  public:
   // Refuses (InvalidInput) a DIR that is not a folder name, or that exists and is not a folder
   // commlab-cli wrote (no summary.json, REPORT.md or INCOMPLETE in it, and not empty); removes a
-  // DIR.incomplete a killed run left behind and starts a fresh one. `writer` names the command in
+  // DIR.incomplete a killed run left behind and starts a fresh one. Takes DIR.lock first: another
+  // live commlab-cli writing DIR is InvalidInput naming its pid. `writer` names the command in
   // the marker ("run", "reproduce").
   ResultsDir(const std::string& dir, const std::string& writer);
   // Not committed (an error, a failed write): the staging folder goes, DIR stays as it was.
@@ -31,6 +32,7 @@ class ResultsDir {
  private:
   std::string final_, staging_;
   bool committed_ = false;
+  int lock_fd_ = -1;  // flock on DIR.lock: one writer per folder
 };
 
 // The marker's file name inside a folder that is not a complete result.

@@ -13,6 +13,7 @@
 
 #include "exec/mpi_runtime.h"
 #include "exec/runs/mpi_batch.h"
+#include "numeric/json_input.h"
 #include "scenario/run/lr_tuning.h"
 #include "scenario/run/run_batch.h"
 #include "scenario/run/seed_stats.h"
@@ -306,7 +307,7 @@ void Execution::finish(const std::string& name) {
   }
   out_.summary_json = summary_json(name, out_.results, targets);
   if (together_.empty()) return;
-  nlohmann::json doc = nlohmann::json::parse(out_.summary_json);
+  nlohmann::json doc = parse_json_limited(out_.summary_json, "summary.json");
   for (size_t k = 0; k < out_.results.size(); ++k) {
     const size_t i = out_.result_replica[k];
     if (out_.replicas[i].execution == "mpi")

@@ -114,7 +114,9 @@ std::string series_header() {
 
 std::string series_row(const std::string& run, const Sample& s) {
   std::ostringstream out;
-  out << '"' << run << '"' << ',' << s.iteration << ',' << number(s.sim_time_s) << ','
+  std::string quoted = "\"";  // RFC 4180: a quote inside a field is doubled
+  for (char c : run) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  out << quoted << '"' << ',' << s.iteration << ',' << number(s.sim_time_s) << ','
       << number(s.wall_time_s) << ',' << number(s.train_loss) << ',' << number(s.test_loss) << ','
       << number(s.test_accuracy) << ',' << number(s.grad_norm) << ',' << number(s.lr) << ','
       << s.bytes_on_wire << ',' << number(s.compute_time_s) << ',' << number(s.comm_time_s) << ','

@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "numeric/json_input.h"
 #include "workload/chakra_trace.h"
 
 namespace commlab::workload::chakra_files {
@@ -83,7 +84,7 @@ std::string read_regular_file(const std::string& path, uint64_t max_bytes, bool 
 }
 
 CommGroups parse_comm_groups(std::string_view text, const std::string& file, int ranks) {
-  const nlohmann::json j = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
+  const nlohmann::json j = parse_json_or_discarded(text, file);
   if (j.is_discarded() || !j.is_object())
     throw std::invalid_argument(file +
                                 ": not a communicator-group file (expected a JSON object "
@@ -97,7 +98,7 @@ CommGroups parse_comm_groups(std::string_view text, const std::string& file, int
     std::vector<bool> seen(ranks, false);
     for (const auto& v : value) {
       if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() >= ranks)
-        throw std::invalid_argument(where + "rank " + v.dump() + " is not in [0, " +
+        throw std::invalid_argument(where + "rank " + json_excerpt(v) + " is not in [0, " +
                                     std::to_string(ranks) + ") (the trace has " +
                                     std::to_string(ranks) + " rank files)");
       const int r = static_cast<int>(v.get<int64_t>());
@@ -161,7 +162,7 @@ int GroupResolver::resolve(const std::string& pg, int rank) {
 bool GroupResolver::define_from_metadata(std::string_view values) {
   if (values.size() < 4) return false;
   values = values.substr(2, values.size() - 4);
-  const nlohmann::json j = nlohmann::json::parse(values.begin(), values.end(), nullptr, false);
+  const nlohmann::json j = parse_json_or_discarded(values, "process-group metadata");
   if (j.is_discarded() || !j.is_array()) return false;
   for (const auto& pg : j) {
     if (!pg.is_object() || !pg.contains("pg_name") || !pg["pg_name"].is_string() ||
@@ -175,7 +176,7 @@ bool GroupResolver::define_from_metadata(std::string_view values) {
     std::vector<bool> seen(ranks_, false);
     for (const auto& v : pg["ranks"]) {
       if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() >= ranks_)
-        throw std::invalid_argument(where + "rank " + v.dump() + " is not in [0, " +
+        throw std::invalid_argument(where + "rank " + json_excerpt(v) + " is not in [0, " +
                                     std::to_string(ranks_) + ")");
       const int r = static_cast<int>(v.get<int64_t>());
       if (seen[r]) throw std::invalid_argument(where + "rank " + std::to_string(r) + " twice");

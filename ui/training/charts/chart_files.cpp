@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <QApplication>
+#include <QBuffer>
 #include <QChart>
 #include <QDir>
 #include <QFileInfo>
@@ -16,6 +17,7 @@
 #include <mutex>
 
 #include "run_charts.h"
+#include "scenario/run/results_io.h"
 
 namespace commlab {
 
@@ -59,6 +61,18 @@ void paint_chart(QChart* chart, QPainter& painter, const QSizeF& size) {
   scene.render(&painter, QRectF(QPointF(0, 0), size), QRectF(QPointF(0, 0), size));
 }
 
+// Every byte written and synced (write_file checks each write): a full disk is an error, never a
+// truncated SVG or a 0-byte PNG in a committed results folder (issue #31).
+std::string save_bytes(const QString& file, const QByteArray& bytes) {
+  try {
+    write_file(file.toStdString(),
+               std::string(bytes.constData(), static_cast<size_t>(bytes.size())));
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return {};
+}
+
 std::string write_png(ui::RunChart kind, const std::vector<ui::RunSeries>& runs,
                       const QString& file) {
   QImage image(QSize(kWidth, kHeight) * 2, QImage::Format_ARGB32_Premultiplied);
@@ -69,14 +83,20 @@ std::string write_png(ui::RunChart kind, const std::vector<ui::RunSeries>& runs,
     painter.setRenderHint(QPainter::Antialiasing);
     paint_chart(ui::build_run_chart(kind, runs), painter, QSizeF(kWidth, kHeight));
   }
-  if (!image.save(file, "PNG")) return "could not write " + file.toStdString();
-  return {};
+  QByteArray bytes;
+  QBuffer buffer(&bytes);
+  buffer.open(QIODevice::WriteOnly);
+  if (!image.save(&buffer, "PNG")) return "could not encode " + file.toStdString();
+  return save_bytes(file, bytes);
 }
 
 std::string write_svg(ui::RunChart kind, const std::vector<ui::RunSeries>& runs,
                       const QString& file) {
+  QByteArray bytes;
+  QBuffer buffer(&bytes);
+  buffer.open(QIODevice::WriteOnly);
   QSvgGenerator svg;
-  svg.setFileName(file);
+  svg.setOutputDevice(&buffer);
   svg.setSize(QSize(kWidth, kHeight));
   svg.setViewBox(QRect(0, 0, kWidth, kHeight));
   svg.setTitle(QString("CommLab: ") + ui::run_chart_info(kind).title);
@@ -85,8 +105,7 @@ std::string write_svg(ui::RunChart kind, const std::vector<ui::RunSeries>& runs,
   painter.setRenderHint(QPainter::Antialiasing);
   paint_chart(ui::build_run_chart(kind, runs), painter, QSizeF(kWidth, kHeight));
   painter.end();
-  if (QFileInfo(file).size() == 0) return "could not write " + file.toStdString();
-  return {};
+  return save_bytes(file, bytes);
 }
 
 }  // namespace

@@ -1,0 +1,210 @@
+// Reliability round 3 (issue #31): each test is one class of failure a hostile user found, and
+// fails without its fix: deep JSON crashed, results lied about their seed, concurrent runs lost
+// data, flags gave unclear errors, and some inputs grew memory without bound.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "../support/cli_runner.h"
+
+namespace commlab {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::run_cli;
+
+fs::path scratch(const std::string& name) {
+  const fs::path dir =
+      fs::path(::testing::TempDir()) / ("reliability_" + std::to_string(getpid())) / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+std::string deep(int levels) {
+  return std::string(levels, '[') + std::string(levels, ']');
+}
+
+size_t lines(const std::string& s) {
+  return static_cast<size_t>(std::count(s.begin(), s.end(), '\n'));
+}
+
+// Every JSON CommLab reads goes through one loader with a depth limit checked before parsing:
+// a communicator-group file nested 100,000 deep was a SIGSEGV (the message dumped the value).
+TEST(Reliability, DeepJsonIsAOneLineErrorEverywhere) {
+  const fs::path dir = scratch("deep");
+  const auto emit = run_cli("workload --catalog gpt3-175b --cluster flat:4 --tp 2 --emit-trace " +
+                            (dir / "t").string());
+  ASSERT_EQ(emit.code, 0) << emit.err;
+  const std::string prefix = (dir / "t" / "gpt3-175b").string();
+  std::ofstream(prefix + ".comm_groups.json") << "{\"1\": " << deep(100000) << "}";
+  const auto groups = run_cli("workload --trace " + prefix + " --cluster flat:4");
+  EXPECT_EQ(groups.code, 2);
+  EXPECT_EQ(groups.err,
+            "commlab-cli: " + prefix +
+                ".comm_groups.json:1:70: nesting deeper than 64 levels (100001 deep)\n");
+  // A value quoted in a message is short, never a dump of the raw value.
+  std::ofstream(prefix + ".comm_groups.json") << "{\"1\": [" << deep(60) << "]}";
+  const auto shallow = run_cli("workload --trace " + prefix + " --cluster flat:4");
+  EXPECT_EQ(shallow.code, 2);
+  EXPECT_LT(shallow.err.size(), 300u) << shallow.err;
+  EXPECT_EQ(lines(shallow.err), 1u) << shallow.err;
+
+  std::ofstream(dir / "cluster.json") << "{\"nodes\": " << deep(100000) << "}";
+  const auto cluster =
+      run_cli("collective --sizes 1K:1K --cluster " + (dir / "cluster.json").string());
+  EXPECT_EQ(cluster.code, 2);
+  EXPECT_NE(cluster.err.find("nesting deeper than 32 levels (100001 deep)"), std::string::npos)
+      << cluster.err;
+  std::ofstream(dir / "scenario.json") << "{\"name\": " << deep(100000) << "}";
+  const auto scenario = run_cli("validate " + (dir / "scenario.json").string());
+  EXPECT_EQ(scenario.code, 2);
+  EXPECT_EQ(lines(scenario.err), 1u) << scenario.err;
+  const auto set = run_cli("validate " + std::string(COMMLAB_SOURCE_DIR) +
+                           "/samples/quickstart.json --set 'training.lr=" + deep(2000) + "'");
+  EXPECT_EQ(set.code, 2);
+  EXPECT_NE(set.err.find("nests deeper than 32 levels"), std::string::npos)
+      << set.err.substr(0, 300);
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+const char* kTinyRun = R"({"name": "q", "seed": 1, "cluster": {"spec": "flat:2"},
+  "workload": {"model": "mlp", "hidden": [8], "dataset": "spiral"},
+  "training": {"ranks": 2, "iterations": 2, "global_batch": 16, "eval_every": 1, "eval_rows": 0},
+  "runs": [{"name": "a\"b", "set": {"seed": 3}}]})";
+
+// Results that lied: the folder's scenario.json kept the scenario's seed after --seed 5, --seed -1
+// was ignored, a quote in a run name broke series.csv, validate passed a trace that does not
+// exist, and a chart that failed to write still committed the folder with exit 0.
+TEST(Reliability, ResultsRecordWhatRanAndRefuseWhatCannot) {
+  const fs::path dir = scratch("lies");
+  std::ofstream(dir / "q.json") << kTinyRun;
+  const std::string scn = (dir / "q.json").string();
+  const auto run =
+      run_cli("run " + scn + " --seed 5 --no-charts --quiet --out " + (dir / "o").string());
+  ASSERT_EQ(run.code, 0) << run.err;
+  const std::string recorded = slurp(dir / "o" / "scenario.json");
+  EXPECT_NE(recorded.find("\"seed\": 5"), std::string::npos) << recorded;
+  EXPECT_EQ(recorded.find("\"seed\": 3"), std::string::npos) << recorded;
+  EXPECT_NE(slurp(dir / "o" / "series.csv").find("\n\"a\"\"b\",1,"), std::string::npos);
+  for (const char* seed : {"-1", "9007199254740993"}) {
+    const auto bad =
+        run_cli("run " + scn + " --no-charts --out " + (dir / "x").string() + " --seed " + seed);
+    EXPECT_EQ(bad.code, 2) << seed;
+    EXPECT_NE(bad.err.find(std::string("--seed ") + seed +
+                           ": expected an integer in [0, 9007199254740992]"),
+              std::string::npos)
+        << bad.err;
+  }
+  std::ofstream(dir / "trace.json") << R"({"name": "t", "cluster": {"spec": "flat:4"},
+    "workload": {"kind": "trace", "trace": "/nonexistent/x", "engine": "graph"}})";
+  const auto validate = run_cli("validate " + (dir / "trace.json").string());
+  EXPECT_EQ(validate.code, 2);
+  EXPECT_NE(validate.err.find("workload.trace: no trace file '/nonexistent/x.0.et'"),
+            std::string::npos)
+      << validate.err;
+#ifdef COMMLAB_HAVE_CHARTS
+  ::setenv("COMMLAB_FAIL_WRITE", "loss_time.svg", 1);  // results_io.h: a simulated full disk
+  const auto full = run_cli("run " + scn + " --quiet --out " + (dir / "full").string());
+  ::unsetenv("COMMLAB_FAIL_WRITE");
+  EXPECT_EQ(full.code, 1) << full.err;
+  EXPECT_NE(full.err.find("loss_time.svg: No space left on device"), std::string::npos) << full.err;
+  EXPECT_FALSE(fs::exists(dir / "full"));
+#endif
+}
+
+// Two runs into one --out: the second deleted the first's live DIR.incomplete and the first
+// committed a mix of both. Now the second refuses naming the live pid; a dead run's lock is reused.
+TEST(Reliability, ASecondRunIntoALiveFolderIsRefused) {
+  const fs::path dir = scratch("lock");
+  std::ofstream(dir / "q.json") << kTinyRun;
+  const std::string run =
+      "run " + (dir / "q.json").string() + " --no-charts --quiet --out " + (dir / "D").string();
+  std::ofstream(dir / "D.lock") << "999999";  // a stale lock: no process holds it
+  std::thread first([&] {
+    const auto o = run_cli(run + " --set training.iterations=1500");
+    EXPECT_EQ(o.code, 0) << o.err;
+  });
+  for (int i = 0; i < 400 && !fs::exists(dir / "D.incomplete"); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  const auto second = run_cli(run);
+  first.join();
+  EXPECT_EQ(second.code, 2);
+  EXPECT_NE(second.err.find("is being written by commlab-cli pid "), std::string::npos)
+      << second.err;
+  EXPECT_TRUE(fs::exists(dir / "D" / "summary.json"));
+  EXPECT_NE(slurp(dir / "D" / "summary.json").find("\"iterations\": 1500"), std::string::npos);
+}
+
+// Unclear errors: each names the flag, the value and what is expected, on one line, exit 2.
+TEST(Reliability, BadFlagsNameTheFlagTheValueAndTheExpectation) {
+  const fs::path dir = scratch("flags");
+  std::ofstream(dir / "empty.bin").flush();
+  const auto emit = run_cli("workload --catalog gpt3-175b --cluster flat:4 --tp 2 --emit-trace " +
+                            (dir / "t").string());
+  ASSERT_EQ(emit.code, 0) << emit.err;
+  const std::string trace = (dir / "t" / "gpt3-175b").string();
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"collective --bw 0 --sizes 1K:1K", "--bw: expected a number > 0, got 0"},
+      {"traffic --cluster fattree:k=4 --pattern perm --mtu 1", "--mtu 1: expected more than 64"},
+      {"nosuch", "unknown subcommand 'nosuch' (expected one of: "},
+      {"collective --ranks-per-node -3 --sizes 1K:1K", "--ranks-per-node: Value -3 not in range 1"},
+      {"workload --trace ''", "--trace: expected a path, got an empty value"},
+      {"workload --trace " + trace + " --cluster flat:4 --skip 1000",
+       "--skip 1000: the trace's 4-rank ring"},
+      {"codec --input " + (dir / "empty.bin").string(), "is empty (expected bf16 values)"}};
+  for (const auto& [args, expected] : cases) {
+    const auto o = run_cli(args);
+    EXPECT_EQ(o.code, 2) << args;
+    EXPECT_NE(o.err.find(expected), std::string::npos) << args << ": " << o.err;
+    EXPECT_EQ(lines(o.err), 1u) << o.err;
+    EXPECT_LT(o.err.size(), 300u) << o.err;
+  }
+}
+
+// Work without bound: the cap is on the work (trials x dim) and the message says cap and value.
+TEST(Reliability, QuantizeWorkIsCapped) {
+  const auto o = run_cli("quantize --encoding eden --trials 2000000000");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("--trials 2000000000 x --dim 16384 = 32768000000000 coordinates to encode, "
+                       "over the cap of 1073741824"),
+            std::string::npos)
+      << o.err;
+  EXPECT_EQ(run_cli("quantize --encoding eden --trials 2 --dim 1024").code, 0);
+}
+
+#ifdef COMMLAB_HAVE_CHARTS
+// The GUI ignored bad values of its own flags: each is now an error naming the flag, exit 2.
+TEST(Reliability, GuiFlagsAreCheckedNotIgnored) {
+  const std::string gui = std::string("QT_QPA_PLATFORM=offscreen ") + COMMLAB_BINARY_DIR +
+                          "/app/commlab --screenshot " + ::testing::TempDir() + "/never.png ";
+  const std::string scn = std::string(COMMLAB_SOURCE_DIR) + "/samples/quickstart.json";
+  for (const auto& [args, expected] : std::vector<std::pair<std::string, std::string>>{
+           {"--size abc", "--size: expected WxH"},
+           {scn + " --run 99", "--run: expected an integer from 0 to"},
+           {"--iterations -5", "--iterations: expected an integer from 1 to 1000000, got '-5'"}}) {
+    const std::string out = ::testing::TempDir() + "/gui_err.txt";
+    const int status = std::system((gui + args + " >/dev/null 2>" + out).c_str());
+    EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 2) << args;
+    EXPECT_NE(slurp(out).find(expected), std::string::npos) << args << ": " << slurp(out);
+  }
+}
+#endif
+
+}  // namespace
+}  // namespace commlab
