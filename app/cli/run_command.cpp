@@ -217,19 +217,12 @@ void print_results(const ExperimentOutcome& out, const std::string& path,
                    static_cast<unsigned long long>(m.mismatched));
   }
   if (!out.lr_tuning.is_null())
-    for (const auto& t : out.lr_tuning["runs"]) {
-      std::string grid;
-      for (const auto& g : t["grid"])
-        grid += (grid.empty() ? "" : ", ") + format_number("%.4g", g["lr"].get<double>()) + ": " +
-                (g["median_tta_s"].is_number()
-                     ? format_number("%.3g", g["median_tta_s"].get<double>() * 1e3) + " ms"
-                     : std::string("not reached"));
+    for (const auto& t : out.lr_tuning["runs"])
       std::fprintf(stderr, "%-28s lr %s chosen (median time to %.3g over seeds %llu-%llu: %s)\n",
                    t["run"].get<std::string>().c_str(),
                    format_number("%.4g", t["chosen_lr"].get<double>()).c_str(),
                    t["target"].get<double>(), t["seeds"][0].get<unsigned long long>(),
-                   t["seeds"][1].get<unsigned long long>(), grid.c_str());
-    }
+                   t["seeds"][1].get<unsigned long long>(), lr_grid_text(t).c_str());
   std::fprintf(stderr, "results in %s (summary.json, series.csv, scenario.json%s%s)\n",
                path.c_str(), charts_note.c_str(), out.stopped ? "; stopped: see INCOMPLETE" : "");
 }

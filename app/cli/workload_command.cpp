@@ -180,7 +180,8 @@ int run(const Options& o) {
     throw InvalidInput(std::string("--codec-placement: ") + e.what());
   }
   // A given --ratio stands for a codec too: it is charged where --codec-placement puts it.
-  techniques.codec_s_per_byte = codec_seconds_per_byte(o.ratio > 0 ? "given" : o.codec, placement);
+  techniques.codec_s_per_byte =
+      o.ratio > 0 || o.codec != "none" ? codec_seconds_per_byte(placement) : 0.0;
   const Timing base = time({}), with = time(techniques);
   const double saving = 1.0 - with.w.iteration_s / base.w.iteration_s;
   if (o.json) {

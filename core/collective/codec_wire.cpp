@@ -45,8 +45,8 @@ double PlacementModel::time_s(uint64_t input_bytes) const {
   return 0;
 }
 
-double codec_seconds_per_byte(const std::string& codec, const PlacementModel& placement) {
-  if (codec == "none" || placement.placement == CodecPlacement::kNic) return 0;
+double codec_seconds_per_byte(const PlacementModel& placement) {
+  if (placement.placement == CodecPlacement::kNic) return 0;
   const uint64_t probe = 1 << 20;  // time_s is linear in the bytes off the NIC
   return placement.time_s(probe) / static_cast<double>(probe);
 }

@@ -32,9 +32,9 @@ struct PlacementModel {
   double time_s(uint64_t input_bytes) const;
 };
 
-// Encode + decode seconds per payload byte of `codec` placed as `placement` ("none" and the NIC,
-// which codes at line rate: 0), what the time-plane-only engines (catalog, workload) charge.
-double codec_seconds_per_byte(const std::string& codec, const PlacementModel& placement);
+// Encode + decode seconds per payload byte of a codec placed as `placement` (the NIC codes at line
+// rate: 0), what the time-plane-only engines (catalog, workload) charge when a codec is on.
+double codec_seconds_per_byte(const PlacementModel& placement);
 
 class CodecWire : public TransferCodec {
  public:

@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -29,7 +30,8 @@ std::string read_input_file(const std::string& path, uint64_t max_bytes, std::st
   return text;
 }
 
-std::optional<size_t> json_too_deep(std::string_view text, int max_depth) {
+JsonNesting json_nesting(std::string_view text, int max_depth) {
+  JsonNesting n;
   int depth = 0;
   bool in_string = false, escape = false;
   for (size_t i = 0; i < text.size(); ++i) {
@@ -44,12 +46,13 @@ std::optional<size_t> json_too_deep(std::string_view text, int max_depth) {
     } else if (c == '"') {
       in_string = true;
     } else if (c == '{' || c == '[') {
-      if (++depth > max_depth) return i;
+      n.deepest = std::max(n.deepest, ++depth);
+      if (depth > max_depth && !n.first_over) n.first_over = i;
     } else if (c == '}' || c == ']') {
       --depth;
     }
   }
-  return std::nullopt;
+  return n;
 }
 
 std::string line_col(std::string_view text, size_t offset) {

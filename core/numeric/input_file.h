@@ -15,8 +15,13 @@ namespace commlab {
 // max_bytes (it reads at most max_bytes + 1 bytes, so a growing file is refused too).
 std::string read_input_file(const std::string& path, uint64_t max_bytes, std::string_view what);
 
-// The byte offset where bracket nesting ({ and [ outside strings) first exceeds max_depth.
-std::optional<size_t> json_too_deep(std::string_view text, int max_depth);
+// Bracket nesting ({ and [ outside strings) of JSON text, in one linear pass: the byte offset
+// where it first exceeds max_depth (none: within the limit) and the deepest it goes.
+struct JsonNesting {
+  std::optional<size_t> first_over;
+  int deepest = 0;
+};
+JsonNesting json_nesting(std::string_view text, int max_depth);
 
 // "LINE:COL" of a byte offset, for messages.
 std::string line_col(std::string_view text, size_t offset);

@@ -18,34 +18,13 @@ std::string bare_message(const std::string& what) {
   return excerpt(bracket == std::string::npos ? what : what.substr(bracket + 2), 200);
 }
 
-// One linear pass, strings respected: where the nesting first exceeds max_depth, and how deep the
-// text nests in all (so the message says both the depth and the limit).
+// Where the nesting first exceeds max_depth and how deep the text nests (the message says both).
 void check_depth(std::string_view text, const std::string& file, int max_depth) {
-  if (!json_too_deep(text, max_depth)) return;
-  int depth = 0, deepest = 0;
-  size_t first = 0;
-  bool in_string = false, escape = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (in_string) {
-      if (escape)
-        escape = false;
-      else if (c == '\\')
-        escape = true;
-      else if (c == '"')
-        in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '{' || c == '[') {
-      if (++depth > deepest) deepest = depth;
-      if (depth == max_depth + 1 && first == 0) first = i;
-    } else if (c == '}' || c == ']') {
-      --depth;
-    }
-  }
-  throw std::invalid_argument(file + ":" + line_col(text, first) + ": nesting deeper than " +
-                              std::to_string(max_depth) + " levels (" + std::to_string(deepest) +
-                              " deep)");
+  const JsonNesting n = json_nesting(text, max_depth);
+  if (!n.first_over) return;
+  throw std::invalid_argument(file + ":" + line_col(text, *n.first_over) +
+                              ": nesting deeper than " + std::to_string(max_depth) + " levels (" +
+                              std::to_string(n.deepest) + " deep)");
 }
 
 }  // namespace

@@ -309,6 +309,11 @@ std::vector<std::pair<std::string, std::string>> check_run(const RunConfig& c,
   if (!t.lr_grid.empty() && !train)
     add("training.lr_grid",
         "workload.kind " + c.workload.kind + " has no accuracy to tune for; use train or []");
+  for (size_t i = 1; i < t.lr_grid.size(); ++i)
+    if (std::find(t.lr_grid.begin(), t.lr_grid.begin() + static_cast<std::ptrdiff_t>(i),
+                  t.lr_grid[i]) != t.lr_grid.begin() + static_cast<std::ptrdiff_t>(i))
+      add("training.lr_grid", "the values must differ (" + limit_text(t.lr_grid[i]) +
+                                  " is there twice): each is trained on the same tuning seeds");
   if (!t.lr_grid.empty() && c.execution != "simulated")
     add("training.lr_grid",
         "learning-rate tuning runs in the simulated execution only, got execution " + c.execution);

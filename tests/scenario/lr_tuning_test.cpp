@@ -129,6 +129,10 @@ TEST(LrTuning, AGridOutsideTrainingIsRefused) {
     ASSERT_FALSE(e.problems.empty());
     EXPECT_NE(e.problems[0].find("training.lr_grid"), std::string::npos) << e.problems[0];
   }
+  // Twice the same value would train the same replicas twice under one name.
+  EXPECT_THROW(
+      parse_scenario_text(R"({"name": "x", "training": {"lr_grid": [0.1, 0.2, 0.1]}})", "x.json"),
+      ScenarioError);
   // A grid value must be a positive learning rate.
   EXPECT_THROW(parse_scenario_text(R"({"name": "x", "training": {"lr_grid": [0.1, 0]}})", "x.json"),
                ScenarioError);

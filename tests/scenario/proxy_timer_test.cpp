@@ -26,15 +26,18 @@ TEST(ProxyModel, Vgg19CifarCountedByHand) {
   EXPECT_DOUBLE_EQ(m.forward_flops(), 796364800.0);
 }
 
-TEST(ProxyModel, TransformerProxyKeepsTheCatalogTotals) {
-  const TransformerSpec& s = find_workload("llama3.2-1b");
+TEST(ProxyModel, TransformerLayersCountedByHand) {
   const ProxyModel m = transformer_proxy("llama3.2-1b", 128);
-  EXPECT_EQ(m.params(), parameter_count(s));
   ASSERT_EQ(m.layers.size(), 17u);  // tied: embedding + 16 blocks, no separate head
-  TransformerSpec short_seq = s;
-  short_seq.seq = 128;
-  // Per sample = forward_flops_per_token at seq 128 x 128 tokens.
-  EXPECT_NEAR(m.forward_flops() / (forward_flops_per_token(short_seq) * 128), 1.0, 1e-12);
+  // Llama-3.2 1B (catalog_test: 60,821,504 per block): the embedding holds the tied vocabulary
+  // table and the final RMSNorm, 128,256 x 2,048 + 2,048 = 262,670,336.
+  EXPECT_EQ(m.layers[0].params, 262670336);
+  EXPECT_EQ(m.layers[1].params, 60821504);
+  // Forward FLOPs per 128-token sample: a block 2 x 60,821,504 + 4 x 128 x 2,048 (scores and
+  // values) per token = 122,691,584, x 128 = 15,704,522,752; the tied head 2 x 128,256 x 2,048
+  // per token x 128 = 67,243,081,728, charged to the embedding layer that holds its weights.
+  EXPECT_DOUBLE_EQ(m.layers[1].forward_flops, 15704522752.0);
+  EXPECT_DOUBLE_EQ(m.layers[0].forward_flops, 67243081728.0);
   EXPECT_THROW(find_proxy_model("resnet-9000"), std::invalid_argument);
 }
 
@@ -115,6 +118,9 @@ TEST(ProxyTimer, TheMeasuredWireRatioScalesTheProxyBytes) {
 }
 
 TEST(ProxyTimer, RefusedWhereItCannotTime) {
+  // A layer is never split, so even 1 KiB buckets give one bucket per layer: 17 for Llama-3.2 1B
+  // (the work per iteration is bounded by the model's layers, not by workload.bucket_mb).
+  EXPECT_EQ(proxy_buckets(transformer_proxy("llama3.2-1b", 128), 262).buckets.size(), 17u);
   EXPECT_THROW(parse_scenario_text(R"({"name": "x", "workload": {"time_as": "vgg20"}})", "x.json"),
                ScenarioError);
   EXPECT_THROW(parse_scenario_text(

@@ -68,6 +68,9 @@ TEST(TrimAccuracy, SqHeadsMatchTheirExactExpectedError) {
   }
   // 1-bit min-max SQ on Gaussian packets of 1024: (x - min)(max - x) summed is about
   // (max^2 - E x^2) per coordinate, max ~ 3.2 sigma: vNMSE near 9, far above DRIVE's 0.57.
+  EXPECT_THROW(sq_expected_error(x, 1024, 2, 3), std::invalid_argument) << "keep more than sent";
+  // packet_coords 0 is one packet of all of x (it looped forever).
+  EXPECT_EQ(sq_expected_error(x, 0, 1, 1), sq_expected_error(x, kD, 1, 1));
   const double one_bit = sq_expected_error(x, 1024, 1, 1) / sq_norm(x);
   EXPECT_GT(one_bit, 6.0);
   EXPECT_LT(one_bit, 12.0);

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "scenario/runner.h"
+#include "ui_test_util.h"
 
 namespace commlab {
 namespace {
@@ -18,15 +19,9 @@ namespace {
 namespace fs = std::filesystem;
 
 ChartRun run_of(const std::string& name, int skip) {
-  RunConfig c;
-  c.name = name;
-  c.cluster.spec = "flat:4";
-  c.workload.dataset = "spiral";
+  RunConfig c = ui::test::spiral_run(name, 6, 3);
   c.workload.hidden = {16};
-  c.training.ranks = 4;
-  c.training.iterations = 6;
   c.training.global_batch = 32;
-  c.training.eval_every = 3;
   c.training.eval_rows = 100;
   c.techniques.skipreduce.skip = skip;
   c.techniques.skipreduce.min_elements = 0;

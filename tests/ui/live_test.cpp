@@ -23,17 +23,7 @@ using test::app;
 using test::wait_for;
 
 RunConfig small_config(int iterations) {
-  RunConfig c;
-  c.name = "baseline";
-  c.cluster.spec = "flat:4";
-  c.workload.dataset = "spiral";
-  c.workload.hidden = {32};
-  c.training.ranks = 4;
-  c.training.iterations = iterations;
-  c.training.global_batch = 64;
-  c.training.eval_every = 5;
-  c.training.eval_rows = 200;
-  return c;
+  return test::spiral_run("baseline", iterations, 5);
 }
 
 QDoubleSpinBox* lr_box(TrainingView& view) {

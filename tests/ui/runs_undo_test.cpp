@@ -16,16 +16,7 @@ using test::app;
 using test::wait_for;
 
 RunConfig tiny(const std::string& name, int skip) {
-  RunConfig c;
-  c.name = name;
-  c.cluster.spec = "flat:4";
-  c.workload.dataset = "spiral";
-  c.workload.hidden = {32};
-  c.training.ranks = 4;
-  c.training.iterations = 8;
-  c.training.global_batch = 64;
-  c.training.eval_every = 4;
-  c.training.eval_rows = 200;
+  RunConfig c = test::spiral_run(name, 8, 4);
   c.techniques.skipreduce.skip = skip;
   return c;
 }

@@ -15,18 +15,8 @@ namespace {
 using test::app;
 using test::wait_for;
 
-// Small and fast: 4 ranks learn the spiral data set over a flat network.
 RunConfig small_config(int iterations) {
-  RunConfig c;
-  c.cluster.spec = "flat:4";
-  c.workload.dataset = "spiral";
-  c.workload.hidden = {32};
-  c.training.ranks = 4;
-  c.training.iterations = iterations;
-  c.training.global_batch = 64;
-  c.training.eval_every = 5;
-  c.training.eval_rows = 200;
-  return c;
+  return test::spiral_run("baseline", iterations, 5);
 }
 
 TEST(TrainingView, AFewIterationsFillTheChartsWithTheEnginesNumbers) {

@@ -54,7 +54,7 @@ workload::SchedulerOptions replay_options(const WorkloadSettings& s,
   PlacementModel placement;
   placement.placement = parse_placement(s.codec_placement);
   o.techniques.codec_s_per_byte[static_cast<int>(workload::CommKind::kDp)] =
-      codec_seconds_per_byte(s.dp_ratio < 1.0 ? "given" : "none", placement);
+      s.dp_ratio < 1.0 ? codec_seconds_per_byte(placement) : 0.0;
   o.techniques.dp_skip.skip = s.skip;
   o.timeline_ranks = ranks;
   o.want_critical_path = true;

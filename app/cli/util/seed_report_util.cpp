@@ -99,6 +99,17 @@ void print_seed_stats(const RunResult& run, const RunResult& baseline, double ta
 
 using nlohmann::json;
 
+std::string lr_grid_text(const json& tuned_run) {
+  std::string grid;
+  for (const json& g : tuned_run["grid"])
+    grid += std::string(grid.empty() ? "" : ", ") + format_number("%g", g["lr"].get<double>()) +
+            ": " +
+            (g["median_tta_s"].is_number()
+                 ? format_number("%.3g", g["median_tta_s"].get<double>() * 1e3) + " ms"
+                 : std::string("not reached"));
+  return grid;
+}
+
 const json& baseline_run(const json& summary) {
   for (const json& run : summary["runs"])
     if (run["name"] == run["seeds"]["baseline"]) return run;

@@ -37,6 +37,8 @@ void decode_head(const PacketHeader& header, const PacketLayout& layout,
 // bits of c, returns the midpoint v(c) of the 2^(b-k) grid points they leave open, so
 //   E (x^ - x)^2 = (t - floor t) (v(floor t + 1) - x)^2 + (1 - t + floor t) (v(floor t) - x)^2;
 // with k = b, v(c) = lo + c step and this is (x - lo_i)(hi_i - x) (unbiased rounding's variance).
+// Throws std::invalid_argument unless 1 <= keep_bits <= head_bits <= 8; packet_coords 0: one
+// packet of all of x.
 double sq_expected_error(std::span<const float> x, size_t packet_coords, int head_bits,
                          int keep_bits);
 

@@ -113,7 +113,7 @@ CatalogRun::CatalogRun(const RunConfig& c) {
   // Where the codec runs decides what encoding and decoding cost (codec_wire.h's PlacementModel).
   PlacementModel placement;
   placement.placement = parse_placement(t.codec_placement);
-  const double codec_s_per_byte = codec_seconds_per_byte(t.codec, placement);
+  const double codec_s_per_byte = t.codec == "none" ? 0.0 : codec_seconds_per_byte(placement);
   if (!graph) {
     WorkloadTechniques tech{ratio_, ratio_, skip_};
     tech.codec_s_per_byte = codec_s_per_byte;

@@ -1,5 +1,6 @@
 #include "scenario/run/proxy_timer.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "codec/codec.h"
