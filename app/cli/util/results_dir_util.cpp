@@ -90,12 +90,17 @@ ResultsDir::ResultsDir(const std::string& dir, const std::string& writer) {
   }
   if (p.has_parent_path()) fs::create_directories(p.parent_path());
   lock_fd_ = take_lock(final_);  // before touching DIR.incomplete, which a live run may own
-  fs::remove_all(staging_);      // a killed run's leftovers: never a result
-  fs::create_directories(staging_);
-  write_file(staging_ + "/" + kIncompleteMarker,
-             "commlab-cli " + writer + " (pid " + std::to_string(getpid()) +
-                 ") is writing this folder; it is renamed to " + p.filename().string() +
-                 " when complete. A folder with this file is not a complete result.\n");
+  try {
+    fs::remove_all(staging_);  // a killed run's leftovers: never a result
+    fs::create_directories(staging_);
+    write_file(staging_ + "/" + kIncompleteMarker,
+               "commlab-cli " + writer + " (pid " + std::to_string(getpid()) +
+                   ") is writing this folder; it is renamed to " + p.filename().string() +
+                   " when complete. A folder with this file is not a complete result.\n");
+  } catch (...) {  // no destructor runs for a half-built object: release the lock here
+    ::close(lock_fd_);
+    throw;
+  }
 }
 
 ResultsDir::~ResultsDir() {
