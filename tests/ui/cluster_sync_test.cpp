@@ -12,6 +12,8 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QSpinBox>
+#include <filesystem>
+#include <fstream>
 
 #include "cluster_editor.h"
 #include "training_bridge.h"
@@ -93,6 +95,13 @@ TEST(ClusterSync, TypingASpecSetsRanks) {
   EXPECT_EQ(panel.config().training.ranks, 5);
   EXPECT_EQ(spec_gpu_count("dgx-h100-pod:nodes=2"), 16);
   EXPECT_EQ(spec_gpu_count("fattree:k=3"), -1);
+  // A cluster file is read again on every look: editing it changes the count (it was cached).
+  const std::string file = (std::filesystem::temp_directory_path() / "sync_cluster.json").string();
+  std::ofstream(file) << R"({"builder": "flat", "params": {"ranks": 4}})";
+  EXPECT_EQ(spec_gpu_count(QString::fromStdString(file)), 4);
+  std::ofstream(file) << R"({"builder": "flat", "params": {"ranks": 6}})";
+  EXPECT_EQ(spec_gpu_count(QString::fromStdString(file)), 6);
+  std::filesystem::remove(file);
 }
 
 TEST(ClusterSync, OutOfRangeRanksIsReportedNotTruncatedAndTheMarkKeepsTheArrows) {

@@ -3,6 +3,7 @@
 #include <QHash>
 #include <QRegularExpression>
 #include <exception>
+#include <filesystem>
 
 #include "cluster_editor.h"
 #include "topology/presets.h"
@@ -60,7 +61,9 @@ int spec_gpu_count(const QString& spec) {
   } catch (const std::exception&) {
     gpus = -1;
   }
-  if (cache.size() < 256) cache.insert(spec, gpus);
+  // A cluster file can be edited between two looks: only builder specs and presets are cached.
+  const bool file = std::filesystem::exists(spec.toStdString());
+  if (!file && cache.size() < 256) cache.insert(spec, gpus);
   return gpus;
 }
 
