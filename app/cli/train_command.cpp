@@ -109,18 +109,18 @@ RunConfig train_config(const TrainOptions& o) {
 
 int run_train(const TrainOptions& o) {
   const RunConfig config = train_config(o);
-  TrainTest data;
+  std::shared_ptr<const TrainTest> data;
   try {
     data = load_run_data(config);
   } catch (const std::invalid_argument& e) {  // "workload.dataset: ..." names the flag here
     const std::string msg = e.what(), field = "workload.dataset: ";
     throw InvalidInput(msg.rfind(field, 0) == 0 ? "--data: " + msg.substr(field.size()) : msg);
   }
-  Model model = make_model(o.model, data.train, config.workload.hidden);
+  Model model = make_model(o.model, data->train, config.workload.hidden);
   TrainerConfig c = trainer_config(config);
   c.threads = static_cast<int>(o.threads);
   ExactAverageReducer reducer(o.link_gbps, 2e-6);
-  DataParallelTrainer trainer(std::move(model), data.train, data.test, c, reducer);
+  DataParallelTrainer trainer(std::move(model), data->train, data->test, c, reducer);
   if (!o.json) {
     std::printf("# model %s, %zu parameters, %zu buckets, %d ranks, batch %d, data %s\n",
                 o.model.c_str(), trainer.replica(0).num_params(), trainer.buckets().size(),
@@ -155,11 +155,11 @@ int run_train(const TrainOptions& o) {
     // with parameters but the first (post-ReLU for the MLP): the tensors a pipeline-parallel
     // stage boundary would carry, concatenated in layer order, raw little-endian FP32.
     Model& m = trainer.replica(0);
-    const int rows = std::min(config.training.global_batch, data.test.rows());
+    const int rows = std::min(config.training.global_batch, data->test.rows());
     std::vector<int32_t> index(rows), labels;
     std::iota(index.begin(), index.end(), 0);
     Matrix x;
-    gather_batch(data.test, index, x, labels);
+    gather_batch(data->test, index, x, labels);
     m.forward(x);
     std::ofstream out(o.dump_activations, std::ios::binary);
     size_t values = 0;

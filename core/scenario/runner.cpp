@@ -2,6 +2,8 @@
 
 #include <chrono>
 #include <cmath>
+#include <map>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 
@@ -76,24 +78,45 @@ class ScenarioCollective final : public exec::BucketCollective {
 
 }  // namespace
 
-TrainTest load_run_data(const RunConfig& c) {
-  const std::string& d = c.workload.dataset;
-  if (d == "fashion-mnist") {
-    Result<TrainTest> r =
-        load_fashion_mnist(kFashionMnistDir, c.workload.max_train, 0);  // eval: eval_subset
-    if (!r) throw std::invalid_argument("workload.dataset: " + r.error());
-    return std::move(r).value();
+namespace {
+
+// Fashion-MNIST takes about 0.4 s to inflate and 190 MB to hold, and every run of a scenario (and
+// every run `validate` checks, and every row of `reproduce`) asks for the same few copies. The
+// data is never written after loading, so runs share one copy: the latest one is kept, older ones
+// live while a run holds them. Loading happens outside the lock; two threads that miss at once
+// both load and the second keeps its own copy, which costs time, never correctness.
+std::shared_ptr<const TrainTest> shared_fashion_mnist(int max_train) {
+  static std::mutex mutex;
+  static std::map<int, std::weak_ptr<const TrainTest>> loaded;
+  static std::shared_ptr<const TrainTest> latest;
+  {
+    std::lock_guard lock(mutex);
+    if (auto it = loaded.find(max_train); it != loaded.end())
+      if (auto data = it->second.lock()) return latest = data;
   }
+  Result<TrainTest> r = load_fashion_mnist(kFashionMnistDir, max_train, 0);  // eval: eval_subset
+  if (!r) throw std::invalid_argument("workload.dataset: " + r.error());
+  auto data = std::make_shared<const TrainTest>(std::move(r).value());
+  std::lock_guard lock(mutex);
+  loaded[max_train] = data;
+  return latest = data;
+}
+
+}  // namespace
+
+std::shared_ptr<const TrainTest> load_run_data(const RunConfig& c) {
+  const std::string& d = c.workload.dataset;
+  if (d == "fashion-mnist") return shared_fashion_mnist(c.workload.max_train);
   if (d.rfind("text:", 0) == 0) {
     Result<TrainTest> r = load_char_text(d.substr(5), 32, 0.1);
     if (!r) throw std::invalid_argument("workload.dataset: " + r.error());
-    return std::move(r).value();
+    return std::make_shared<const TrainTest>(std::move(r).value());
   }
   SyntheticConfig s;
   s.kind = parse_synthetic_kind(d);
   s.seed = c.seed;
   if (c.workload.max_train > 0) s.train_rows = c.workload.max_train;
-  return make_synthetic(s);
+  return std::make_shared<const TrainTest>(make_synthetic(s));
 }
 
 namespace {
@@ -103,7 +126,7 @@ namespace {
 // run would refuse before training starts (issue 21).
 struct TrainParts {
   std::unique_ptr<NetworkBackend> backend;
-  TrainTest data;
+  std::shared_ptr<const TrainTest> data;
   std::optional<Model> model;
   std::unique_ptr<CollectiveReducer> reducer;
   std::unique_ptr<CompressedReducer> compressed;  // techniques.topk or powersgd: trains instead
@@ -113,7 +136,7 @@ TrainParts build_train_parts(const RunConfig& config) {
   TrainParts p;
   p.backend = make_run_backend(config);
   p.data = load_run_data(config);
-  p.model.emplace(make_model(config.workload.model, p.data.train, config.workload.hidden));
+  p.model.emplace(make_model(config.workload.model, p.data->train, config.workload.hidden));
   p.reducer = std::make_unique<CollectiveReducer>(config, *p.backend);
   if (uses_compression_baseline(config))
     p.compressed = std::make_unique<CompressedReducer>(config, *p.backend);
@@ -186,7 +209,7 @@ TrainerConfig trainer_config(const RunConfig& c) {
 
 struct RunSession::Impl {
   RunConfig config;
-  TrainTest data;
+  std::shared_ptr<const TrainTest> data;
   std::unique_ptr<NetworkBackend> backend;
   std::unique_ptr<CollectiveReducer> reducer;
   std::unique_ptr<CompressedReducer> compressed;  // techniques.topk or powersgd
@@ -227,16 +250,16 @@ RunSession::RunSession(const RunConfig& config, const exec::MpiRuntime* mpi)
   const TrainerConfig tc = trainer_config(config);
   if (real) {
     m.real = std::make_unique<ScenarioCollective>(config, *m.backend);
-    m.rank_trainer = std::make_unique<exec::RankTrainer>(*mpi, std::move(model), m.data.train,
-                                                         m.data.test, tc, *m.real, m.reducer.get());
+    m.rank_trainer = std::make_unique<exec::RankTrainer>(
+        *mpi, std::move(model), m.data->train, m.data->test, tc, *m.real, m.reducer.get());
     return;
   }
   if (!config.workload.time_as.empty())
     m.proxy = std::make_unique<ProxyTimer>(config, *m.backend, *m.reducer);
   GradientReducer& reducer =
       m.compressed ? static_cast<GradientReducer&>(*m.compressed) : *m.reducer;
-  m.trainer = std::make_unique<DataParallelTrainer>(std::move(model), m.data.train, m.data.test, tc,
-                                                    reducer);
+  m.trainer = std::make_unique<DataParallelTrainer>(std::move(model), m.data->train, m.data->test,
+                                                    tc, reducer);
 }
 
 RunSession::~RunSession() = default;

@@ -26,7 +26,7 @@ struct MpiRunStats {
 
 struct RunSummary {
   std::string name;
-  uint64_t seed = 0;  // the run's seed (RunConfig::seed)
+  uint64_t seed = 0;     // the run's seed (RunConfig::seed)
   std::string timed_as;  // workload.time_as's display name ("": the trained model's own time)
   int iterations = 0;
   double sim_time_s = 0;
@@ -46,9 +46,9 @@ struct RunSummary {
 };
 
 // What a trained run (workload.kind train) is built from, shared with `commlab-cli train`: its data
-// set (throws std::invalid_argument naming workload.dataset) and the trainer's settings (threads
-// left at 0: the caller's OpenMP default).
-TrainTest load_run_data(const RunConfig& config);
+// set (throws std::invalid_argument naming workload.dataset; read-only and shared between runs that
+// load the same one) and the trainer's settings (threads left at 0: the caller's OpenMP default).
+std::shared_ptr<const TrainTest> load_run_data(const RunConfig& config);
 TrainerConfig trainer_config(const RunConfig& config);
 // Everything RunSession checks before the first iteration of a run (execution mode, cluster,
 // backend, background traffic, data set, model against data, codec and collective): "" when the
