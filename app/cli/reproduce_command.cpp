@@ -221,7 +221,7 @@ void skipreduce(Report& r, const Options& o) {
   skipreduce_tta_rows(r, sum, "run samples/skipreduce_tta.json " + args, 8);
   const std::vector<double> targets =
       o.quick ? std::vector<double>{0.68, 0.70, 0.72} : std::vector<double>{0.78, 0.80, 0.82, 0.83};
-  skipreduce_target_profile_rows(r, r.out_dir() + "/runs/skipreduce_tta/series.csv",
+  skipreduce_target_profile_rows(r, sum, r.out_dir() + "/runs/skipreduce_tta/series.csv",
                                  {"random-s4-lrcomp", "random-s4", "random-s2-lrcomp", "naive-s4"},
                                  targets, "run samples/skipreduce_tta.json " + args);
   const std::string noniid = o.quick ? quick + "--set training.target_accuracy=0.7" : "";

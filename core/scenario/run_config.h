@@ -38,13 +38,13 @@ struct WorkloadConfig {
   int dp = 0, tp = 1, pp = 1;         // catalog parallelism; dp 0: ranks / (tp * pp)
   std::string tensor_source = "gaussian";  // where catalog (and trace) codec ratios are measured
   // Catalog graphs (workload/catalog_graph.h) and traces (kind = trace).
-  std::string engine = "graph";       // graph: replay per-rank graphs; sum: the closed form
-  std::string trace;                  // DIR/PREFIX of a Chakra trace (kind = trace)
-  int ep = 1;                         // expert parallelism (MoE catalog models)
-  int seq = 0;                        // sequence length; 0: the model's
-  int micro_batch = 1;                // sequences per micro-batch
-  std::string grad_dtype = "bf16";    // bf16 | fp32 gradients on the wire
-  double bucket_mb = 25;              // DP gradient bucket size
+  std::string engine = "graph";     // graph: replay per-rank graphs; sum: the closed form
+  std::string trace;                // DIR/PREFIX of a Chakra trace (kind = trace)
+  int ep = 1;                       // expert parallelism (MoE catalog models)
+  int seq = 0;                      // sequence length; 0: the model's
+  int micro_batch = 1;              // sequences per micro-batch
+  std::string grad_dtype = "bf16";  // bf16 | fp32 gradients on the wire
+  double bucket_mb = 25;            // DP gradient bucket size
   // Trained runs: time every iteration as this catalog model (scenario/run/proxy_timer.h); "": the
   // trained model's own time.
   std::string time_as;
@@ -71,6 +71,9 @@ struct TrainingConfig {
   int warmup = 0;
   std::string decay = "constant";  // constant | cosine | step
   double target_accuracy = 0.85;   // for time-to-accuracy
+  // The crossing's smoothing window in iterations; 0: kTtaSmoothingWindow evaluations
+  // (scenario/run/tta_stats.h).
+  int tta_window = 0;
 };
 
 struct CollectiveConfig {

@@ -321,7 +321,8 @@ RunSummary RunSession::summary() const {
   s.seed = m.config.seed;
   if (m.proxy) s.timed_as = m.proxy->model().display;
   // Time-to-accuracy on the smoothed curve, so one lucky evaluation does not decide it.
-  const SmoothedCrossing c = smoothed_crossing(m.evals, m.config.training.target_accuracy);
+  s.tta_window = m.config.training.tta_window;
+  const SmoothedCrossing c = tta_crossing(m.evals, m.config.training.target_accuracy, s.tta_window);
   if (c.reached) {
     s.time_to_accuracy_s = c.time_s;
     s.iterations_to_accuracy = static_cast<int>(std::ceil(c.iterations - 1e-9));

@@ -38,11 +38,12 @@ struct RunSummary {
   double effective_bits = 0;  // information bits per carried coordinate that reached receivers
   uint64_t trimmed_packets = 0;
   uint64_t skipped_steps = 0;
-  // Time-to-accuracy: where the test accuracy, smoothed over kTtaSmoothingWindow evaluations
-  // (scenario/run/tta_stats.h, smoothed_crossing), first reaches training.target_accuracy,
-  // interpolated linearly between two evaluations. -1: never reached.
+  // Time-to-accuracy: where the test accuracy, smoothed over training.tta_window iterations or
+  // else kTtaSmoothingWindow evaluations (scenario/run/tta_stats.h, tta_crossing), first reaches
+  // training.target_accuracy, interpolated linearly between two evaluations. -1: never reached.
   double time_to_accuracy_s = -1;   // simulated seconds
   int iterations_to_accuracy = -1;  // the interpolated iteration count, rounded up
+  int tta_window = 0;               // training.tta_window
 };
 
 // What a trained run (workload.kind train) is built from, shared with `commlab-cli train`: its data

@@ -221,5 +221,57 @@ TEST(TtaStats, OneLuckyEvaluationDoesNotReachTheTarget) {
   EXPECT_FALSE(smoothed_crossing({}, 0.8).reached);
 }
 
+TEST(TtaStats, AnIterationWindowOfFourCadencesIsTheFiveEvaluationWindow) {
+  // Evaluations every e = 10 iterations from t_0 = 0, W = 40: h_k = min(20, 10 k) covers
+  // evaluations k - min(2, k) .. k + 2, the 5-evaluation window of smoothed_crossing exactly.
+  const std::vector<EvalPoint> e = wiggly_line();
+  const SmoothedCrossing by_evals = smoothed_crossing(e, 0.8);
+  const SmoothedCrossing by_iterations = smoothed_crossing_over_iterations(e, 0.8, 40);
+  ASSERT_TRUE(by_iterations.reached);
+  EXPECT_DOUBLE_EQ(by_iterations.time_s, by_evals.time_s);
+  EXPECT_DOUBLE_EQ(by_iterations.iterations, by_evals.iterations);
+  // tta_crossing picks the window: 0 is the 5-evaluation window, W > 0 the iteration one. W = 10
+  // (h = 5, less than the spacing) smooths nothing: the single-evaluation crossing 2.785714 s.
+  EXPECT_DOUBLE_EQ(tta_crossing(e, 0.8, 0).time_s, by_evals.time_s);
+  EXPECT_NEAR(tta_crossing(e, 0.8, 10).time_s, 2.7 + 0.1 * 6 / 7, 1e-9);
+}
+
+TEST(TtaStats, AnIterationWindowDoesNotMoveWithTheCadence) {
+  // a(t) = 0.5 + 0.001 t crosses 0.8 at t = 300. Evaluated every e iterations from e, the
+  // evaluations within [t - h, t + h] sit symmetrically around t, so their mean is a(t) exactly
+  // and the interpolated crossing is t = 300 whatever e is (W = 40 iterations). With the
+  // evaluation window the smoothing widens with e (4e iterations) but a line is still a line, so
+  // the difference shows on a curve: a(t) = 1 - 0.5 exp(-t / 100) below.
+  for (int every : {1, 3, 7, 10}) {
+    std::vector<EvalPoint> line;
+    for (int t = every; t <= 600; t += every) line.push_back({t, 1e-3 * t, 0.5 + 1e-3 * t});
+    const SmoothedCrossing c = smoothed_crossing_over_iterations(line, 0.8, 40);
+    ASSERT_TRUE(c.reached) << every;
+    EXPECT_NEAR(c.iterations, 300, 1e-9) << every;
+  }
+  // a(t) = 1 - 0.5 exp(-t/100) crosses 0.8 at t* = 100 ln 2.5 = 91.63. A centred mean over
+  // offsets j e (|j e| <= H) multiplies the exp term by f = mean of cosh(j e / 100) ~ 1 + mean of
+  // (j e)^2 / 2e4, so the smoothed crossing is t* + 100 ln f:
+  //   5 evaluations: e = 1: f = 1 + 10/1e5 (t = 91.64), e = 10: f = 1 + 1000/1e5 (t = 92.62);
+  //   W = 40 iterations: e = 1: f = 1 + 5740/8.2e5 (t = 92.33), e = 10: f = 1.01 (t = 92.62).
+  // Measured after interpolation: 91.64 / 92.72 (1.08 apart) against 92.33 / 92.72 (0.40 apart).
+  auto curve = [](int every) {
+    std::vector<EvalPoint> e;
+    for (int t = every; t <= 600; t += every) e.push_back({t, 0, 1 - 0.5 * std::exp(-t / 100.0)});
+    return e;
+  };
+  const double fixed_1 = smoothed_crossing_over_iterations(curve(1), 0.8, 40).iterations;
+  const double fixed_10 = smoothed_crossing_over_iterations(curve(10), 0.8, 40).iterations;
+  const double evals_1 = smoothed_crossing(curve(1), 0.8).iterations;
+  const double evals_10 = smoothed_crossing(curve(10), 0.8).iterations;
+  EXPECT_NEAR(fixed_1, 91.63 + 100 * std::log(1 + 5740 / 8.2e5), 0.05);
+  EXPECT_NEAR(evals_1, 91.63 + 100 * std::log(1 + 10 / 1e5), 0.05);
+  // The t = 10 crossings interpolate linearly between evaluations 10 apart on a convex curve:
+  // a little later than the analytic 92.62.
+  EXPECT_NEAR(fixed_10, evals_10, 1e-9);
+  EXPECT_NEAR(fixed_10, 91.63 + 100 * std::log(1.01), 0.3);
+  EXPECT_LT(std::abs(fixed_10 - fixed_1), 0.5 * std::abs(evals_10 - evals_1));
+}
+
 }  // namespace
 }  // namespace commlab

@@ -93,6 +93,16 @@ double per_iteration_gain(const json& base, const json& arm) {
          number_or_nan(arm["seeds"]["sim_time_s"]["mean"]);
 }
 
+// How the crossing was smoothed (summary.json time_to_accuracy.smoothing), for a row's note.
+std::string smoothing_text(const json& smoothing) {
+  const std::string window =
+      smoothing.contains("iterations")
+          ? std::to_string(smoothing["iterations"].get<int>()) + " iterations"
+          : std::to_string(smoothing.value("evaluations", kTtaSmoothingWindow)) +
+                " evaluations, every training.eval_every iterations";
+  return "smoothed crossing (" + window + ", interpolated); ";
+}
+
 void baseline_row(Report& r, const json& base, const std::string& command,
                   const std::string& prefix = "") {
   const json& t = base["time_to_accuracy"];
@@ -100,8 +110,8 @@ void baseline_row(Report& r, const json& base, const std::string& command,
   r.row(prefix + "time to " + target + ", ring all-reduce (baseline)", "", "",
         tta_text(t) + "; final accuracy " + interval_text(base["seeds"]["final_test_accuracy"], 3),
         command,
-        "smoothed crossing (5 evaluations, every training.eval_every iterations, interpolated); "
-        "the median counts unreached seeds at +inf; order-statistic 95% interval");
+        smoothing_text(t["smoothing"]) +
+            "the median counts unreached seeds at +inf; order-statistic 95% interval");
   r.value(number_or_nan(t["estimate_s"]) * 1e3,
           t["ci95_s"].is_array() ? number_or_nan(t["ci95_s"][0]) * 1e3 : kNaN,
           t["ci95_s"].is_array() ? number_or_nan(t["ci95_s"][1]) * 1e3 : kNaN);
@@ -177,10 +187,11 @@ std::map<std::string, std::vector<std::vector<EvalPoint>>> evaluations(const std
   return out;
 }
 
-std::vector<double> crossings(const std::vector<std::vector<EvalPoint>>& seeds, double target) {
+std::vector<double> crossings(const std::vector<std::vector<EvalPoint>>& seeds, double target,
+                              int tta_window) {
   std::vector<double> t;
   for (const std::vector<EvalPoint>& evals : seeds) {
-    const SmoothedCrossing c = smoothed_crossing(evals, target);
+    const SmoothedCrossing c = tta_crossing(evals, target, tta_window);
     t.push_back(c.reached ? c.time_s : kNaN);
   }
   return t;
@@ -289,10 +300,12 @@ void skipreduce_tuned_rows(Report& r, const json& summary, const std::string& co
 
 namespace commlab::cli {
 
-void skipreduce_target_profile_rows(Report& r, const std::string& series_csv,
+void skipreduce_target_profile_rows(Report& r, const json& summary, const std::string& series_csv,
                                     const std::vector<std::string>& arms,
                                     const std::vector<double>& targets,
                                     const std::string& command) {
+  const json& smoothing = summary["runs"][0]["time_to_accuracy"]["smoothing"];
+  const int window = smoothing.contains("iterations") ? smoothing["iterations"].get<int>() : 0;
   const auto evals = evaluations(series_csv);
   const auto base = evals.find("baseline");
   if (base == evals.end()) throw std::runtime_error(series_csv + ": no baseline run");
@@ -301,8 +314,8 @@ void skipreduce_target_profile_rows(Report& r, const std::string& series_csv,
     if (it == evals.end()) throw std::runtime_error(series_csv + ": no run " + arm);
     std::string cells;
     for (double target : targets) {
-      const PairedSpeedup sp =
-          paired_log_speedup(crossings(base->second, target), crossings(it->second, target));
+      const PairedSpeedup sp = paired_log_speedup(crossings(base->second, target, window),
+                                                  crossings(it->second, target, window));
       cells += std::string(cells.empty() ? "" : "; ") + format_number("%g", 100 * target) +
                "%: " + speedup_text(paired_speedup_json(sp));
     }

@@ -33,8 +33,10 @@ void skipreduce_proxy_rows(Report& r, const nlohmann::json& summary, const std::
 
 // How the speedup depends on the target: for each arm in `arms`, the paired log-t speedup over the
 // baseline at every accuracy in `targets`, from the run's series.csv (each seed's smoothed
-// crossing, tta_stats.h, recomputed at each target). One row per arm.
-void skipreduce_target_profile_rows(Report& r, const std::string& series_csv,
+// crossing, tta_stats.h, recomputed at each target with the smoothing the runs used, from
+// `summary`'s time_to_accuracy.smoothing). One row per arm.
+void skipreduce_target_profile_rows(Report& r, const nlohmann::json& summary,
+                                    const std::string& series_csv,
                                     const std::vector<std::string>& arms,
                                     const std::vector<double>& targets, const std::string& command);
 

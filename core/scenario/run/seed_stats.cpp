@@ -253,6 +253,9 @@ json censored_json(const std::vector<RunSummary>& seeds, double target) {
   j["ci95_iterations"] = ci_json(ci.has_interval(), ci.lo, ci.hi);
   j["ci95_coverage"] = number_or_null(ct.coverage);
   j["method"] = kCensoredTtaMethod;
+  const int window = seeds.empty() ? 0 : seeds.front().tta_window;
+  j["smoothing"] =
+      window > 0 ? json{{"iterations", window}} : json{{"evaluations", kTtaSmoothingWindow}};
   return j;
 }
 

@@ -143,12 +143,35 @@ std::vector<double> smooth(const std::vector<EvalPoint>& evals, int window) {
   return s;
 }
 
-}  // namespace
+// The smoothed window over iterations: evaluations with iteration in [t_i - h_i, t_i + h_i],
+// found by binary search over the (increasing) iterations, summed with prefix sums.
+std::vector<double> smooth_over_iterations(const std::vector<EvalPoint>& evals,
+                                           int window_iterations) {
+  const size_t n = evals.size();
+  std::vector<double> prefix(n + 1, 0.0);
+  for (size_t k = 0; k < n; ++k) prefix[k + 1] = prefix[k] + evals[k].accuracy;
+  const double half = std::max(0, window_iterations) / 2.0;
+  auto by_iteration = [](const EvalPoint& e, double t) { return e.iteration < t; };
+  std::vector<double> s(n);
+  for (size_t i = 0; i < n; ++i) {
+    const double t = evals[i].iteration;
+    const double h = std::min(half, t - evals.front().iteration);
+    const size_t a =
+        std::lower_bound(evals.begin(), evals.end(), t - h, by_iteration) - evals.begin();
+    const size_t b =
+        std::upper_bound(evals.begin(), evals.end(), t + h,
+                         [](double x, const EvalPoint& e) { return x < e.iteration; }) -
+        evals.begin();
+    s[i] = (prefix[b] - prefix[a]) / static_cast<double>(b - a);  // a <= i < b
+  }
+  return s;
+}
 
-SmoothedCrossing smoothed_crossing(const std::vector<EvalPoint>& evals, double target, int window) {
+// The first i with s_i >= target, interpolated between evaluations i-1 and i.
+SmoothedCrossing first_crossing(const std::vector<EvalPoint>& evals, const std::vector<double>& s,
+                                double target) {
   SmoothedCrossing r;
   r.time_s = r.iterations = kNaN;
-  const std::vector<double> s = smooth(evals, window);
   for (size_t i = 0; i < s.size(); ++i) {
     if (!(s[i] >= target)) continue;
     r.reached = true;
@@ -162,6 +185,23 @@ SmoothedCrossing smoothed_crossing(const std::vector<EvalPoint>& evals, double t
     return r;
   }
   return r;
+}
+
+}  // namespace
+
+SmoothedCrossing smoothed_crossing(const std::vector<EvalPoint>& evals, double target, int window) {
+  return first_crossing(evals, smooth(evals, window), target);
+}
+
+SmoothedCrossing smoothed_crossing_over_iterations(const std::vector<EvalPoint>& evals,
+                                                   double target, int window_iterations) {
+  return first_crossing(evals, smooth_over_iterations(evals, window_iterations), target);
+}
+
+SmoothedCrossing tta_crossing(const std::vector<EvalPoint>& evals, double target,
+                              int window_iterations) {
+  return window_iterations > 0 ? smoothed_crossing_over_iterations(evals, target, window_iterations)
+                               : smoothed_crossing(evals, target);
 }
 
 }  // namespace commlab

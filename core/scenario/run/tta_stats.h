@@ -99,4 +99,18 @@ struct SmoothedCrossing {
 SmoothedCrossing smoothed_crossing(const std::vector<EvalPoint>& evals, double target,
                                    int window = kTtaSmoothingWindow);
 
+// The same crossing on a curve smoothed over a window of W iterations instead of a number of
+// evaluations (training.tta_window), so that the smoothing does not change with
+// training.eval_every and a cadence study can hold it fixed. H = W / 2 and s_i = the mean accuracy
+// of the evaluations whose iteration lies in [t_i - h_i, t_i + h_i], h_i = min(H, t_i - t_0):
+// shrunk symmetrically at the start and truncated at the end as above. With evaluations every e
+// iterations from t_0 = e and W = 4e this is the 5-evaluation window exactly. W <= 1: no smoothing.
+SmoothedCrossing smoothed_crossing_over_iterations(const std::vector<EvalPoint>& evals,
+                                                   double target, int window_iterations);
+
+// A run's crossing: over training.tta_window iterations when it is > 0, else over
+// kTtaSmoothingWindow evaluations.
+SmoothedCrossing tta_crossing(const std::vector<EvalPoint>& evals, double target,
+                              int window_iterations);
+
 }  // namespace commlab

@@ -312,6 +312,9 @@ std::vector<Field> make_table() {
                  "Learning-rate schedule after warm-up."),
       num_field("training.target_accuracy", ACC(training.target_accuracy), 0, 1,
                 "Test accuracy that defines time-to-accuracy."),
+      int_field("training.tta_window", ACC(training.tta_window), 0, kBig,
+                "Smoothing window of the time-to-accuracy crossing, in iterations, so that it "
+                "does not change with eval_every (0: 5 evaluations, i.e. 4 x eval_every)."),
       // collective
       enum_field("collective.algorithm", ACC(collective.algorithm),
                  {"ring", "tree", "hd", "hier", "direct"}, "All-reduce algorithm."),
