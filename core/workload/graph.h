@@ -38,8 +38,10 @@ struct Node {
   CommKind comm = CommKind::kOther;  // communication nodes
   uint8_t stream = kComputeStream;
   // Compute: duration_s >= 0 is the duration; otherwise the roofline of flops and mem_bytes
-  // (train/catalog/compute_model.h). Communication: bytes is the payload per rank (Chakra
-  // comm_size).
+  // (train/catalog/compute_model.h). Communication: bytes is the whole buffer per rank: the input
+  // of an all-reduce, reduce-scatter, all-to-all or broadcast, the gathered output of an
+  // all-gather (Chakra's comm_size x group size: workload/chakra/chakra_comm_size.h), the message
+  // of a send/recv.
   double duration_s = -1;
   double flops = 0;
   double mem_bytes = 0;
