@@ -83,6 +83,16 @@ struct Graph {
   std::unordered_map<std::string, uint32_t> name_index_;
 };
 
+// Compute nodes that take no time: duration 0, or a roofline node with neither FLOPs nor bytes.
+// When every compute node is one (a host-only PyTorch trace converted by chakra has neither
+// durations nor op counts), the graph carries no compute timing at all.
+struct ComputeCoverage {
+  uint64_t compute_nodes = 0;
+  uint64_t untimed = 0;
+  bool none_timed() const { return compute_nodes > 0 && untimed == compute_nodes; }
+};
+ComputeCoverage compute_coverage(const Graph& graph);
+
 // Structural checks shared by every producer (generators, the trace reader): dependency
 // positions in range, peers and groups valid, every collective's group contains the rank, no
 // dependency cycle. Throws std::invalid_argument naming the rank and node id.
