@@ -44,6 +44,7 @@ struct Options {
   double bucket_mb = 25;
   bool no_overlap = false, no_distributed_optimizer = false;
   std::string emit_trace;
+  std::string p2p = "eager";  // point-to-point semantics (workload::P2pMode)
   bool json = false;
 };
 
@@ -64,9 +65,13 @@ nlohmann::json to_json(const Timing& t) {
                       {"ep_s", t.w.ep_s},
                       {"codec_s", t.w.codec_s}};
   if (!t.graph) return j;
+  j["other_s"] = t.w.other_s;
   j["idle_s"] = t.w.idle_s;
-  j["comm_total_s"] = {
-      {"tp", t.total_s[0]}, {"dp", t.total_s[1]}, {"pp", t.total_s[2]}, {"ep", t.total_s[3]}};
+  j["comm_total_s"] = {{"tp", t.total_s[0]},
+                       {"dp", t.total_s[1]},
+                       {"pp", t.total_s[2]},
+                       {"ep", t.total_s[3]},
+                       {"other", t.total_s[4]}};
   j["nodes"] = t.nodes;
   j["collectives"] = t.collectives;
   j["p2p"] = t.p2p;
@@ -78,7 +83,9 @@ nlohmann::json to_json(const Timing& t) {
 Timing replay(const workload::Graph& g, const Options& o, const ComputeModel& compute,
               const WorkloadTechniques& tech) {
   auto backend = make_backend(o.net, g.rank_count());
-  const workload::ScheduleResult r = workload::schedule(g, *backend, graph_options(compute, tech));
+  workload::SchedulerOptions options = graph_options(compute, tech);
+  options.p2p = o.p2p == "rendezvous" ? workload::P2pMode::kRendezvous : workload::P2pMode::kEager;
+  const workload::ScheduleResult r = workload::schedule(g, *backend, options);
   Timing t;
   t.w = timing_of(r);
   t.graph = true;
@@ -98,10 +105,29 @@ Timing closed_form(const TransformerSpec& spec, const Parallelism& p, const Opti
   return t;
 }
 
+// A graph whose compute nodes all take no time (neither durations nor op counts) reports only its
+// communication: say so rather than pass off that time, or 0 s, as an iteration.
+std::string untimed_compute_warning(const workload::ComputeCoverage& c, const std::string& what) {
+  if (!c.none_timed()) return "";
+  return "warning: " + what + ": none of its " + std::to_string(c.compute_nodes) +
+         " compute nodes has a duration (duration_micros, commlab_duration_s) or op counts "
+         "(num_ops, tensor_size), so compute is not timed and the iteration time counts "
+         "communication only";
+}
+
+// Fills in the `?` of the text table: a number, or n/a when there is nothing to time.
+std::string seconds_or_na(double s, bool timed) {
+  if (!timed) return "n/a";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g", s);
+  return buf;
+}
+
 int run(const Options& o) {
   const bool graph_engine = o.engine == "graph";
   if (!graph_engine && o.engine != "sum") throw InvalidInput("--engine: expected graph or sum");
   if (!o.trace.empty() && !graph_engine) throw InvalidInput("--trace needs --engine graph");
+  if (o.p2p != "eager" && !graph_engine) throw InvalidInput("--p2p needs --engine graph");
   if (!o.comm_groups.empty() && o.trace.empty())
     throw InvalidInput("--comm-groups " + o.comm_groups +
                        ": needs --trace (catalog models "
@@ -165,6 +191,9 @@ int run(const Options& o) {
           "--engine graph");
     }
   }
+  const workload::ComputeCoverage coverage = workload::compute_coverage(graph);
+  const std::string warning = untimed_compute_warning(coverage, what);
+  if (!warning.empty()) std::cerr << warning << "\n";
   if (!o.emit_trace.empty()) {
     if (!graph_engine) throw InvalidInput("--emit-trace needs --engine graph");
     workload::write_chakra_trace(graph, o.emit_trace, spec ? spec->name : "trace");
@@ -184,6 +213,8 @@ int run(const Options& o) {
       o.ratio > 0 || o.codec != "none" ? codec_seconds_per_byte(placement) : 0.0;
   const Timing base = time({}), with = time(techniques);
   const double saving = 1.0 - with.w.iteration_s / base.w.iteration_s;
+  // Nothing timed at all (no compute timing, no communication): no iteration time to report.
+  const bool timed = !(coverage.none_timed() && base.w.iteration_s == 0);
   if (o.json) {
     nlohmann::json doc = {{"workload", spec ? spec->name : o.trace},
                           {"engine", o.engine},
@@ -197,6 +228,17 @@ int run(const Options& o) {
                           {"baseline", to_json(base)},
                           {"with_techniques", to_json(with)},
                           {"time_saving", saving}};
+    if (graph_engine) {
+      doc["p2p"] = o.p2p;
+      doc["untimed_compute_nodes"] = coverage.untimed;
+      doc["compute_timed"] = !coverage.none_timed();
+      if (!warning.empty()) doc["warning"] = warning;
+    }
+    if (!timed) {
+      doc["baseline"]["iteration_s"] = nullptr;
+      doc["with_techniques"]["iteration_s"] = nullptr;
+      doc["time_saving"] = nullptr;
+    }
     if (spec) {
       doc["dp"] = p.dp, doc["tp"] = p.tp, doc["pp"] = p.pp, doc["ep"] = o.ep;
       doc["micro_batch"] = p.micro_batch, doc["global_batch"] = p.global_batch;
@@ -214,7 +256,8 @@ int run(const Options& o) {
                 o.ep > 1 ? (" (ep " + std::to_string(o.ep) + ")").c_str() : "", p.gpus(),
                 o.gpu.c_str(), o.mfu, o.engine.c_str());
   else
-    std::printf("# %s, %s at MFU %.2f\n", what.c_str(), o.gpu.c_str(), o.mfu);
+    std::printf("# %s, %s at MFU %.2f, %s point-to-point\n", what.c_str(), o.gpu.c_str(), o.mfu,
+                o.p2p.c_str());
   std::printf("# wire ratio %.3f (%s) on TP and DP, SkipReduce s=%d on DP reduce-scatter\n", ratio,
               o.ratio > 0 ? "given" : (o.codec + " measured on " + o.source + " BF16").c_str(),
               o.skip);
@@ -222,17 +265,21 @@ int run(const Options& o) {
                                      : "closed form: every message fully exposed");
   std::printf("# codec on the %s: %.3g s per payload byte (encode + decode)\n",
               o.codec_placement.c_str(), techniques.codec_s_per_byte);
-  std::printf("%-16s %12s %11s %9s %9s %9s %9s %9s\n", "", "iteration(s)", "compute(s)", "TP(s)",
-              "DP(s)", "PP(s)", "EP(s)", "codec(s)");
+  std::printf("%-16s %12s %11s %9s %9s %9s %9s %9s %9s\n", "", "iteration(s)", "compute(s)",
+              "TP(s)", "DP(s)", "PP(s)", "EP(s)", "other(s)", "codec(s)");
   for (auto [name, w] : {std::pair{"baseline", &base.w}, std::pair{"with techniques", &with.w}})
-    std::printf("%-16s %12.4g %11.4g %9.3g %9.3g %9.3g %9.3g %9.3g\n", name, w->iteration_s,
-                w->compute_s, w->tp_s, w->dp_s, w->pp_s, w->ep_s, w->codec_s);
+    std::printf("%-16s %12s %11.4g %9.3g %9.3g %9.3g %9.3g %9.3g %9.3g\n", name,
+                seconds_or_na(w->iteration_s, timed).c_str(), w->compute_s, w->tp_s, w->dp_s,
+                w->pp_s, w->ep_s, w->other_s, w->codec_s);
   if (graph_engine)
     std::printf("replayed %llu nodes (%llu collectives, %llu send/recv pairs) in %.2f s\n",
                 static_cast<unsigned long long>(base.nodes),
                 static_cast<unsigned long long>(base.collectives),
                 static_cast<unsigned long long>(base.p2p), base.wall_s);
-  std::printf("time saving: %.1f%%\n", 100 * saving);
+  if (timed)
+    std::printf("time saving: %.1f%%\n", 100 * saving);
+  else
+    std::printf("time saving: n/a (nothing in the workload is timed)\n");
   return kExitOk;
 }
 
@@ -282,6 +329,11 @@ const RegisterCommand reg{Command{
                    "DP communication waits for the whole backward (and all-gathers for the step)");
       app.add_flag("--no-distributed-optimizer", o->no_distributed_optimizer,
                    "DDP all-reduce of every bucket instead of reduce-scatter + all-gather");
+      app.add_option("--p2p", o->p2p,
+                     "point-to-point semantics: eager (a send completes when its data has "
+                     "arrived, as in ASTRA-sim) or rendezvous (a send waits for its recv)")
+          ->capture_default_str()
+          ->check(CLI::IsMember({"eager", "rendezvous"}));
       app.add_option("--emit-trace", o->emit_trace,
                      "also write the graph as Chakra traces DIR/NAME.RANK.et");
       app.add_option("--gpu", o->gpu, "GPU preset for compute time")->capture_default_str();

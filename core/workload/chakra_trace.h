@@ -5,7 +5,7 @@
 // (PREFIX.comm_groups.json, ASTRA-sim's --comm-group-configuration: {"1": [0, 1, 2, 3], ...}).
 // docs/workload.md "Chakra execution traces" has the field mapping, CommLab's own attributes, the
 // caps and the error messages. Only chakra/chakra_reader.cpp and chakra/chakra_writer.cpp know
-// protobuf; this header does not.
+// protobuf (with chakra/chakra_values.cpp); this header does not.
 #include <cstdint>
 #include <map>
 #include <string>

@@ -84,6 +84,18 @@ namespace {
 
 }  // namespace
 
+ComputeCoverage compute_coverage(const Graph& graph) {
+  ComputeCoverage c;
+  for (const RankGraph& rg : graph.ranks)
+    for (const Node& n : rg.nodes) {
+      if (n.kind != NodeKind::kCompute) continue;
+      ++c.compute_nodes;
+      const bool roofline = n.duration_s < 0;
+      if (roofline ? n.flops <= 0 && n.mem_bytes <= 0 : n.duration_s == 0) ++c.untimed;
+    }
+  return c;
+}
+
 void check_graph(const Graph& graph) {
   const int n = graph.rank_count();
   for (int r = 0; r < n; ++r) {

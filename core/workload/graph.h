@@ -38,8 +38,10 @@ struct Node {
   CommKind comm = CommKind::kOther;  // communication nodes
   uint8_t stream = kComputeStream;
   // Compute: duration_s >= 0 is the duration; otherwise the roofline of flops and mem_bytes
-  // (train/catalog/compute_model.h). Communication: bytes is the payload per rank (Chakra
-  // comm_size).
+  // (train/catalog/compute_model.h). Communication: bytes is the whole buffer per rank: the input
+  // of an all-reduce, reduce-scatter, all-to-all or broadcast, the gathered output of an
+  // all-gather (Chakra's comm_size x group size: workload/chakra/chakra_comm_size.h), the message
+  // of a send/recv.
   double duration_s = -1;
   double flops = 0;
   double mem_bytes = 0;
@@ -80,6 +82,16 @@ struct Graph {
  private:
   std::unordered_map<std::string, uint32_t> name_index_;
 };
+
+// Compute nodes that take no time: duration 0, or a roofline node with neither FLOPs nor bytes.
+// When every compute node is one (a host-only PyTorch trace converted by chakra has neither
+// durations nor op counts), the graph carries no compute timing at all.
+struct ComputeCoverage {
+  uint64_t compute_nodes = 0;
+  uint64_t untimed = 0;
+  bool none_timed() const { return compute_nodes > 0 && untimed == compute_nodes; }
+};
+ComputeCoverage compute_coverage(const Graph& graph);
 
 // Structural checks shared by every producer (generators, the trace reader): dependency
 // positions in range, peers and groups valid, every collective's group contains the rank, no

@@ -34,10 +34,13 @@ class Engine {
   void try_start(int rank, int stream, double t);
   void arrive_collective(int rank, uint32_t v, double t);
   void arrive_p2p(int rank, uint32_t v, double t);
+  void finish_recv(const EagerMessage& message);
   void flush_pending(double t);
+  void flush_collectives(double t);
+  void flush_p2p(double t);
+  Flow flow_of(const P2pPost& send, int dst) const;
   void end_at(int rank, uint32_t v, double start, double end, Pred pred);
   [[noreturn]] void deadlock() const;
-  void summarize(ScheduleResult& out) const;
 
   const Graph& g_;
   const SchedulerOptions& o_;
@@ -46,7 +49,9 @@ class Engine {
   std::vector<std::vector<CollectiveInstance>> instances_;  // [group][call]
   std::unordered_map<uint64_t, P2pQueues> p2p_;
   std::vector<std::pair<int, uint32_t>> pending_coll_;    // (group, call)
-  std::vector<std::pair<P2pPost, P2pPost>> pending_p2p_;  // (send, recv)
+  std::vector<std::pair<P2pPost, P2pPost>> pending_p2p_;  // (send, recv): rendezvous
+  std::vector<EagerMessage> messages_;                    // every eager send so far
+  std::vector<uint32_t> pending_sends_;                   // eager sends posted, flow not timed
   EventQueue events_;
   uint64_t seq_ = 0, done_ = 0, total_ = 0;
   ScheduleResult r_;
@@ -166,88 +171,145 @@ uint64_t p2p_key(int src, int dst, int tag) {
 void Engine::arrive_p2p(int rank, uint32_t v, double) {
   const Node& node = g_.ranks[rank].nodes[v];
   const bool send = node.kind == NodeKind::kSend;
+  const bool eager = o_.p2p == P2pMode::kEager;
   const int src = send ? rank : node.group_or_peer, dst = send ? node.group_or_peer : rank;
   P2pQueues& q = p2p_[p2p_key(src, dst, node.tag)];
-  (send ? q.sends : q.recvs).push_back(P2pPost{rank, v});
+  P2pPost post{rank, v};
+  if (send && eager) {  // the data leaves now, matched or not
+    post.message = static_cast<uint32_t>(messages_.size());
+    EagerMessage message;
+    message.send = post;
+    messages_.push_back(message);
+    pending_sends_.push_back(post.message);
+  }
+  (send ? q.sends : q.recvs).push_back(post);
   if (q.send_head < q.sends.size() && q.recv_head < q.recvs.size()) {
-    pending_p2p_.emplace_back(q.sends[q.send_head++], q.recvs[q.recv_head++]);
+    const P2pPost matched_send = q.sends[q.send_head++], matched_recv = q.recvs[q.recv_head++];
     if (q.send_head == q.sends.size()) q.sends.clear(), q.send_head = 0;
     if (q.recv_head == q.recvs.size()) q.recvs.clear(), q.recv_head = 0;
+    if (!eager) {
+      pending_p2p_.emplace_back(matched_send, matched_recv);
+      return;
+    }
+    EagerMessage& message = messages_[matched_send.message];
+    message.recv = matched_recv;
+    message.received = true;
+    if (message.arrival_s >= 0) finish_recv(message);  // else when its flow is timed
   }
 }
 
+// An eager recv completes at max(its post, the data's arrival). Waiting for the data, it starts
+// and ends at the arrival and the send's flow decided it (so the critical path runs through the
+// send and counts the transfer once); with the data already there it takes no time.
+void Engine::finish_recv(const EagerMessage& message) {
+  const P2pPost recv = message.recv;
+  const double posted = ranks_[recv.rank].nodes[recv.node].arrive_s;
+  if (message.arrival_s > posted)
+    end_at(recv.rank, recv.node, message.arrival_s, message.arrival_s,
+           Pred{message.send.rank, message.send.node});
+  else
+    end_at(recv.rank, recv.node, posted, posted, ranks_[recv.rank].nodes[recv.node].pred);
+}
+
 void Engine::flush_pending(double t) {
+  flush_collectives(t);
+  flush_p2p(t);
+}
+
+void Engine::flush_collectives(double t) {
+  if (pending_coll_.empty()) return;
   const auto& tech = o_.techniques;
-  if (!pending_coll_.empty()) {
-    // Classes of identical shape and kind, each timed as one plan over all its groups.
-    std::map<std::pair<CollectiveShape, CommKind>, std::vector<std::pair<int, uint32_t>>> classes;
-    for (auto [group, call] : pending_coll_) {
-      const CollectiveInstance& inst = instances_[group][call];
-      const int k = static_cast<int>(inst.kind);
-      CollectiveShape shape;
-      shape.op = inst.op;
-      shape.group_size = static_cast<int>(g_.groups[group].size());
-      shape.elements = static_cast<uint64_t>(
-          std::ceil(static_cast<double>(inst.bytes) * tech.ratio[k] / sizeof(float)));
-      const bool reduces = inst.op == CommOp::kAllReduce || inst.op == CommOp::kReduceScatter;
-      if (inst.kind == CommKind::kDp && reduces && tech.dp_skip.skip > 0) {
-        const auto& [r0, v0] = inst.members.front();
-        shape.skip =
-            decide_skip(tech.dp_skip, shape.group_size, static_cast<int>(call),
-                        g_.names[g_.ranks[r0].nodes[v0].name], shape.elements / 2, o_.iteration);
-      }
-      classes[{shape, inst.kind}].emplace_back(group, call);
+  // Classes of identical shape and kind, each timed as one plan over all its groups.
+  std::map<std::pair<CollectiveShape, CommKind>, std::vector<std::pair<int, uint32_t>>> classes;
+  for (auto [group, call] : pending_coll_) {
+    const CollectiveInstance& inst = instances_[group][call];
+    const int k = static_cast<int>(inst.kind);
+    CollectiveShape shape;
+    shape.op = inst.op;
+    shape.group_size = static_cast<int>(g_.groups[group].size());
+    shape.elements = static_cast<uint64_t>(
+        std::ceil(static_cast<double>(inst.bytes) * tech.ratio[k] / sizeof(float)));
+    const bool reduces = inst.op == CommOp::kAllReduce || inst.op == CommOp::kReduceScatter;
+    if (inst.kind == CommKind::kDp && reduces && tech.dp_skip.skip > 0) {
+      const auto& [r0, v0] = inst.members.front();
+      shape.skip =
+          decide_skip(tech.dp_skip, shape.group_size, static_cast<int>(call),
+                      g_.names[g_.ranks[r0].nodes[v0].name], shape.elements / 2, o_.iteration);
     }
-    pending_coll_.clear();
-    for (auto& [key, list] : classes) {
-      std::sort(list.begin(), list.end());
-      std::vector<int> groups;
-      for (auto [group, call] : list) groups.push_back(group);
-      const CommTiming timing = timer_.time_collectives(key.first, groups, g_.groups);
-      const int k = static_cast<int>(key.second);
-      r_.bytes_on_wire += timing.bytes_on_wire;
-      for (auto [group, call] : list) {
-        CollectiveInstance& inst = instances_[group][call];
-        const double codec = tech.codec_s_per_byte[k] * static_cast<double>(inst.bytes);
-        const double d = timing.time_s + codec;
-        const Pred pred = ranks_[inst.last.rank].nodes[inst.last.node].pred;
-        for (auto [rank, v] : inst.members) end_at(rank, v, t, t + d, pred);
-        r_.comm_total_s[k] += d;
-        r_.codec_total_s[k] += codec;
-        ++r_.collectives;
-        inst.members = {};
-      }
-    }
+    classes[{shape, inst.kind}].emplace_back(group, call);
   }
-  if (!pending_p2p_.empty()) {
-    std::vector<Flow> flows;
-    for (auto& [send, recv] : pending_p2p_) {
-      const Node& node = g_.ranks[send.rank].nodes[send.node];
-      const auto wire = static_cast<uint64_t>(
-          std::ceil(static_cast<double>(node.bytes) * tech.ratio[static_cast<int>(node.comm)]));
-      flows.push_back(Flow{send.rank, recv.rank, wire, p2p_key(send.rank, recv.rank, node.tag)});
-      r_.bytes_on_wire += wire;
-    }
-    const std::vector<double> finish = timer_.time_flows(flows);
-    for (size_t i = 0; i < pending_p2p_.size(); ++i) {
-      auto [send, recv] = pending_p2p_[i];
-      const Node& node = g_.ranks[send.rank].nodes[send.node];
-      const int k = static_cast<int>(node.comm);
-      const double codec = tech.codec_s_per_byte[k] * static_cast<double>(node.bytes);
-      const double d = finish[i] + codec;
-      r_.codec_total_s[k] += codec;
-      // The later of the two posts decided the start (ties: the send).
-      const bool recv_later =
-          ranks_[recv.rank].nodes[recv.node].arrive_s > ranks_[send.rank].nodes[send.node].arrive_s;
-      const P2pPost last = recv_later ? recv : send;
-      const Pred pred = ranks_[last.rank].nodes[last.node].pred;
-      end_at(send.rank, send.node, t, t + d, pred);
-      end_at(recv.rank, recv.node, t, t + d, pred);
+  pending_coll_.clear();
+  for (auto& [key, list] : classes) {
+    std::sort(list.begin(), list.end());
+    std::vector<int> groups;
+    for (auto [group, call] : list) groups.push_back(group);
+    const CommTiming timing = timer_.time_collectives(key.first, groups, g_.groups);
+    const int k = static_cast<int>(key.second);
+    r_.bytes_on_wire += timing.bytes_on_wire;
+    for (auto [group, call] : list) {
+      CollectiveInstance& inst = instances_[group][call];
+      const double codec = tech.codec_s_per_byte[k] * static_cast<double>(inst.bytes);
+      const double d = timing.time_s + codec;
+      const Pred pred = ranks_[inst.last.rank].nodes[inst.last.node].pred;
+      for (auto [rank, v] : inst.members) end_at(rank, v, t, t + d, pred);
       r_.comm_total_s[k] += d;
-      ++r_.p2p;
+      r_.codec_total_s[k] += codec;
+      ++r_.collectives;
+      inst.members = {};
     }
-    pending_p2p_.clear();
   }
+}
+
+Flow Engine::flow_of(const P2pPost& send, int dst) const {
+  const Node& node = g_.ranks[send.rank].nodes[send.node];
+  const auto wire = static_cast<uint64_t>(std::ceil(
+      static_cast<double>(node.bytes) * o_.techniques.ratio[static_cast<int>(node.comm)]));
+  return Flow{send.rank, dst, wire, p2p_key(send.rank, dst, node.tag)};
+}
+
+// Rendezvous pairs and eager sends that start now are timed together, so they share links.
+void Engine::flush_p2p(double t) {
+  if (pending_p2p_.empty() && pending_sends_.empty()) return;
+  std::vector<Flow> flows;
+  flows.reserve(pending_p2p_.size() + pending_sends_.size());
+  for (const auto& [send, recv] : pending_p2p_) flows.push_back(flow_of(send, recv.rank));
+  for (uint32_t m : pending_sends_) {
+    const P2pPost& send = messages_[m].send;
+    flows.push_back(flow_of(send, g_.ranks[send.rank].nodes[send.node].group_or_peer));
+  }
+  for (const Flow& f : flows) r_.bytes_on_wire += f.bytes;
+  const std::vector<double> finish = timer_.time_flows(flows);
+  // A message's time: its flow plus the codec's encode + decode of the payload.
+  auto message_time = [&](const P2pPost& send, size_t i) {
+    const Node& node = g_.ranks[send.rank].nodes[send.node];
+    const int k = static_cast<int>(node.comm);
+    const double codec = o_.techniques.codec_s_per_byte[k] * static_cast<double>(node.bytes);
+    r_.codec_total_s[k] += codec;
+    r_.comm_total_s[k] += finish[i] + codec;
+    ++r_.p2p;
+    return finish[i] + codec;
+  };
+  size_t i = 0;
+  for (auto [send, recv] : pending_p2p_) {
+    const double d = message_time(send, i++);
+    // The later of the two posts decided the start (ties: the send).
+    const bool recv_later =
+        ranks_[recv.rank].nodes[recv.node].arrive_s > ranks_[send.rank].nodes[send.node].arrive_s;
+    const P2pPost last = recv_later ? recv : send;
+    const Pred pred = ranks_[last.rank].nodes[last.node].pred;
+    end_at(send.rank, send.node, t, t + d, pred);
+    end_at(recv.rank, recv.node, t, t + d, pred);
+  }
+  for (uint32_t m : pending_sends_) {
+    EagerMessage& message = messages_[m];
+    const P2pPost send = message.send;
+    const double d = message_time(send, i++);
+    end_at(send.rank, send.node, t, t + d, ranks_[send.rank].nodes[send.node].pred);
+    message.arrival_s = t + d;
+    if (message.received) finish_recv(message);
+  }
+  pending_p2p_.clear();
+  pending_sends_.clear();
 }
 
 void Engine::process(const Event& e) {
@@ -289,7 +351,7 @@ ScheduleResult Engine::run() {
     flush_pending(t);
   }
   if (done_ != total_) deadlock();
-  summarize(r_);
+  summarize_schedule(g_, ranks_, o_, total_, r_);
   r_.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   return std::move(r_);
 }
@@ -324,66 +386,19 @@ void Engine::deadlock() const {
     }
   }
   if (what.empty()) what = "nodes wait for dependencies that never finish";
+  if (o_.p2p == P2pMode::kRendezvous && what.find(" (send to") != std::string::npos)
+    what +=
+        " (p2p rendezvous: a send waits for its matching recv; eager sends, the default, "
+        "complete without it)";
   throw std::invalid_argument("the workload deadlocks after " + std::to_string(done_) + " of " +
                               std::to_string(total_) + " nodes: " + what);
 }
 
-void Engine::summarize(ScheduleResult& out) const {
-  Pred last;
-  double end = -1;
-  for (int r = 0; r < g_.rank_count(); ++r) {
-    const RankState& s = ranks_[r];
-    const RankGraph& rg = g_.ranks[r];
-    for (uint32_t v = 0; v < s.nodes.size(); ++v) {
-      if (s.nodes[v].end_s > end) end = s.nodes[v].end_s, last = Pred{r, v};
-      StreamBusy& b = out.stream_busy[r][rg.nodes[v].stream];
-      b.busy_s += s.nodes[v].end_s - s.nodes[v].start_s;
-      b.wait_s += s.nodes[v].start_s - s.nodes[v].arrive_s;
-    }
-  }
-  out.iteration_s = std::max(end, 0.0);
-  if (o_.want_critical_path && last.rank >= 0) {
-    for (Pred p = last; p.rank >= 0 && out.critical_path.size() <= total_;) {
-      const RankState& s = ranks_[p.rank];
-      out.critical_path.push_back(
-          CriticalStep{p.rank, p.node, s.nodes[p.node].start_s, s.nodes[p.node].end_s});
-      p = s.nodes[p.node].pred;
-    }
-    std::reverse(out.critical_path.begin(), out.critical_path.end());
-    double covered = 0;
-    for (const CriticalStep& c : out.critical_path) {
-      const Node& node = g_.ranks[c.rank].nodes[c.node];
-      const double d = c.end_s - c.start_s;
-      covered += d;
-      if (node.kind == NodeKind::kCompute)
-        out.critical_compute_s += d;
-      else
-        out.exposed_s[static_cast<int>(node.comm)] += d;
-    }
-    out.critical_idle_s = std::max(0.0, out.iteration_s - covered);
-  }
-  std::vector<int> wanted = o_.timeline_ranks;
-  if (std::find(wanted.begin(), wanted.end(), -1) != wanted.end()) {
-    wanted.resize(g_.rank_count());
-    for (int r = 0; r < g_.rank_count(); ++r) wanted[r] = r;
-  }
-  for (int r : wanted) {
-    if (r < 0 || r >= g_.rank_count()) continue;
-    const RankState& s = ranks_[r];
-    std::vector<TimelineEntry> line;
-    line.reserve(s.nodes.size());
-    for (uint32_t v = 0; v < s.nodes.size(); ++v)
-      line.push_back({v, g_.ranks[r].nodes[v].stream, s.nodes[v].ready_s, s.nodes[v].start_s,
-                      s.nodes[v].end_s});
-    std::stable_sort(line.begin(), line.end(), [](const TimelineEntry& a, const TimelineEntry& b) {
-      return a.start_s < b.start_s;
-    });
-    out.timeline_ranks.push_back(r);
-    out.timelines.push_back(std::move(line));
-  }
-}
-
 }  // namespace
+
+const char* p2p_mode_name(P2pMode mode) {
+  return mode == P2pMode::kEager ? "eager" : "rendezvous";
+}
 
 ScheduleResult schedule(const Graph& graph, NetworkBackend& backend,
                         const SchedulerOptions& options) {

@@ -3,8 +3,9 @@
 // its dependants, start what is ready on free streams. Compute nodes take their duration (or the
 // roofline of their FLOPs and bytes); a collective starts when every member of its group has
 // reached it on a free stream (rendezvous, matched per group in issue order) and is planned by
-// the collective planners and timed on the network backend; a send and its recv (matched by
-// source, destination and tag in issue order) start together and are one flow. Communication that
+// the collective planners and timed on the network backend; a send's data is one flow that starts
+// when the send is posted (eager, the default; rendezvous: when its recv, matched by source,
+// destination and tag in issue order, is posted too). Communication that
 // starts at the same instant is timed together, so it shares links (max-min on the analytical
 // backend, real queues on the packet backend); docs/workload.md states every modelling choice.
 #include <array>
@@ -29,6 +30,13 @@ struct CommTechniques {
   SkipConfig dp_skip;  // SkipReduce on DP reduce-scatters (and the reduce-scatter of all-reduce)
 };
 
+// Point-to-point semantics. Eager (ASTRA-sim's default, NCCL's for small messages): a send
+// completes when its data has arrived, whether or not the receive is posted, and the receive
+// completes at max(its post, the arrival). Rendezvous: the send and its receive start together
+// when both are posted and end together.
+enum class P2pMode : uint8_t { kEager, kRendezvous };
+const char* p2p_mode_name(P2pMode mode);  // "eager", "rendezvous"
+
 struct SchedulerOptions {
   std::string algorithm = "ring";  // collective planner (collective/algorithms.h)
   PipelineConfig pipeline;         // NCCL slicing of ring steps in the time plane
@@ -37,6 +45,7 @@ struct SchedulerOptions {
   uint64_t iteration = 0;              // for SkipReduce's random rotation
   std::vector<int> timeline_ranks{0};  // ranks whose per-node timeline is recorded (-1: all)
   bool want_critical_path = true;
+  P2pMode p2p = P2pMode::kEager;
 };
 
 struct TimelineEntry {
@@ -63,7 +72,7 @@ struct ScheduleResult {
   double iteration_s = 0;  // the last node's end
   uint64_t nodes = 0;
   uint64_t collectives = 0;  // collective instances (one per group call, not per rank)
-  uint64_t p2p = 0;          // matched send/recv pairs
+  uint64_t p2p = 0;          // point-to-point messages (matched pairs under rendezvous)
   // Critical path, first to last node; exposed time per kind is the communication time on it.
   std::vector<CriticalStep> critical_path;
   double critical_compute_s = 0;
@@ -85,7 +94,7 @@ struct ScheduleResult {
 // Throws std::invalid_argument when the graph does not fit the backend's topology (more ranks
 // than GPUs), when collectives do not match across a group (different op or bytes at the same
 // position, naming both ranks and nodes), or when the graph deadlocks (a rank waits forever: names
-// the waiting nodes).
+// the waiting nodes; under rendezvous, says that eager sends would not wait).
 ScheduleResult schedule(const Graph& graph, NetworkBackend& backend,
                         const SchedulerOptions& options = {});
 

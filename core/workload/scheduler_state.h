@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "workload/graph.h"
+#include "workload/scheduler.h"
 
 namespace commlab::workload::detail {
 
@@ -61,6 +62,16 @@ struct CollectiveInstance {
 struct P2pPost {
   int rank = 0;
   uint32_t node = 0;
+  uint32_t message = kNoNode;  // eager sends: index into the engine's EagerMessage list
+};
+
+// An eager send (SchedulerOptions::p2p): its data flow starts when the send is posted, and the
+// matching recv completes at max(its post, the arrival).
+struct EagerMessage {
+  P2pPost send;
+  P2pPost recv;
+  double arrival_s = -1;  // set when the flow is timed
+  bool received = false;  // a recv has matched it
 };
 
 struct P2pQueues {
@@ -77,5 +88,10 @@ struct Event {
 };
 
 using EventQueue = std::priority_queue<Event, std::vector<Event>, std::greater<Event>>;
+
+// Fills out's iteration time, stream busy/wait, critical path (when options want it) and
+// timelines from a finished replay of `total` nodes (scheduler_summary.cpp).
+void summarize_schedule(const Graph& graph, const std::vector<RankState>& ranks,
+                        const SchedulerOptions& options, uint64_t total, ScheduleResult& out);
 
 }  // namespace commlab::workload::detail

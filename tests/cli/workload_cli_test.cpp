@@ -5,9 +5,11 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "../support/cli_runner.h"
+#include "../workload/chakra_wire.h"
 
 namespace commlab {
 namespace {
@@ -30,7 +32,7 @@ TEST(WorkloadCli, TheGraphEngineReportsTheCriticalPathSplit) {
     // The critical path covers the iteration: compute + exposed communication + idle gaps.
     const double sum = t["compute_s"].get<double>() + t["tp_s"].get<double>() +
                        t["dp_s"].get<double>() + t["pp_s"].get<double>() + t["ep_s"].get<double>() +
-                       t["idle_s"].get<double>();
+                       t["other_s"].get<double>() + t["idle_s"].get<double>();
     EXPECT_NEAR(sum, t["iteration_s"].get<double>(), 1e-6 * sum) << run;
     // One stage boundary (pp 2) per replica and TP rank, crossed by an activation and a gradient
     // per micro-batch: 2 x 8 micro-batches (32 / dp 4) x 4 TP ranks x 4 replicas.
@@ -101,6 +103,103 @@ TEST(WorkloadCli, RunWritesATracePerTrainedRunThatReplays) {
     EXPECT_EQ(json::parse(rep.out)["gpus"], 4) << run;
   }
   std::filesystem::remove_all(base);
+}
+
+// Writes DIR/t.RANK.et, one file per rank, and returns DIR/t.
+std::string write_trace(const std::string& name, const std::vector<std::string>& files) {
+  const std::string dir = ::testing::TempDir() + "/" + name + "_" + std::to_string(getpid());
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  for (size_t r = 0; r < files.size(); ++r)
+    std::ofstream(dir + "/t." + std::to_string(r) + ".et", std::ios::binary) << files[r];
+  return dir + "/t";
+}
+
+TEST(WorkloadCli, AThirdPartyTracesCommunicationIsReportedAsOther) {
+  using namespace test::chakra_wire;
+  // 4 ranks, no commlab_* attributes: 100 us of compute, then an all-to-all of 1 MiB.
+  std::vector<std::string> files;
+  for (int r = 0; r < 4; ++r)
+    files.push_back(
+        trace_file({NodeMsg(1, "gemm", kComp).micros(100), NodeMsg(2, "a2a", kColl)
+                                                               .attr(attr_i("comm_type", kAllToAll))
+                                                               .attr(attr_i("comm_size", 1 << 20))
+                                                               .data(1)}));
+  const std::string prefix = write_trace("other_trace", files);
+  const auto o = run_cli("workload --trace " + prefix + " --json");
+  ASSERT_EQ(o.code, 0) << o.err;
+  const json d = json::parse(o.out);
+  const json& t = d["baseline"];
+  // The default flat network (25 GB/s per rank, 5 us): the all-to-all is one step in which each
+  // rank sends S/n to each of the n-1 others over its link, T = alpha + (n-1)(S/n)/B.
+  const double a2a = 5e-6 + 3 * (1 << 18) / 25e9;
+  EXPECT_NEAR(t["other_s"].get<double>(), a2a, 1e-12);
+  EXPECT_NEAR(t["comm_total_s"]["other"].get<double>(), a2a, 1e-12);
+  EXPECT_NEAR(t["iteration_s"].get<double>(), 100e-6 + a2a, 1e-12);
+  EXPECT_EQ(t["tp_s"], 0.0);
+  EXPECT_EQ(t["dp_s"], 0.0);
+  EXPECT_EQ(d["compute_timed"], true);
+  EXPECT_EQ(d["untimed_compute_nodes"], 0);
+  EXPECT_FALSE(d.contains("warning"));
+  // The text table has the column.
+  const auto text = run_cli("workload --trace " + prefix);
+  ASSERT_EQ(text.code, 0) << text.err;
+  EXPECT_NE(text.out.find("other(s)"), std::string::npos) << text.out;
+  std::filesystem::remove_all(std::filesystem::path(prefix).parent_path());
+}
+
+TEST(WorkloadCli, ATraceWithNeitherDurationsNorOpCountsSaysSo) {
+  using namespace test::chakra_wire;
+  // A host-only PyTorch trace as chakra converts it: CPU ops without durations or op counts.
+  std::vector<std::string> files;
+  for (int r = 0; r < 2; ++r)
+    files.push_back(trace_file({NodeMsg(1, "aten::linear", kComp).attr(attr_b("is_cpu_op", true)),
+                                NodeMsg(2, "aten::relu", kComp).data(1)}));
+  const std::string prefix = write_trace("untimed_trace", files);
+  const auto o = run_cli("workload --trace " + prefix + " --json");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.err.find("warning: trace " + prefix), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("none of its 4 compute nodes has a duration"), std::string::npos) << o.err;
+  const json d = json::parse(o.out);
+  EXPECT_EQ(d["compute_timed"], false);
+  EXPECT_EQ(d["untimed_compute_nodes"], 4);
+  EXPECT_TRUE(d["warning"].is_string());
+  EXPECT_TRUE(d["baseline"]["iteration_s"].is_null()) << d["baseline"];
+  EXPECT_TRUE(d["time_saving"].is_null());
+  const auto text = run_cli("workload --trace " + prefix);
+  ASSERT_EQ(text.code, 0) << text.err;
+  EXPECT_NE(text.out.find("n/a"), std::string::npos) << text.out;
+  EXPECT_NE(text.err.find("warning:"), std::string::npos) << text.err;
+  std::filesystem::remove_all(std::filesystem::path(prefix).parent_path());
+}
+
+TEST(WorkloadCli, SendsAreEagerUnlessRendezvousIsAsked) {
+  using namespace test::chakra_wire;
+  // Two ranks, each sends then receives (ASTRA-sim's custom ring shape): eager completes,
+  // rendezvous deadlocks with a message that names the waiting send.
+  std::vector<std::string> files;
+  for (int r = 0; r < 2; ++r)
+    files.push_back(trace_file({NodeMsg(1, "send", kSend)
+                                    .attr(attr_i("comm_dst", 1 - r))
+                                    .attr(attr_i("comm_size", 1 << 17)),
+                                NodeMsg(2, "recv", kRecv)
+                                    .attr(attr_i("comm_src", 1 - r))
+                                    .attr(attr_i("comm_size", 1 << 17))
+                                    .data(1)}));
+  const std::string prefix = write_trace("p2p_trace", files);
+  const auto eager = run_cli("workload --trace " + prefix + " --json");
+  ASSERT_EQ(eager.code, 0) << eager.err;
+  EXPECT_EQ(json::parse(eager.out)["p2p"], "eager");
+  // One flow each way on the flat network: T = alpha + S/B.
+  EXPECT_NEAR(json::parse(eager.out)["baseline"]["iteration_s"].get<double>(),
+              5e-6 + (1 << 17) / 25e9, 1e-12);
+  const auto rendezvous = run_cli("workload --trace " + prefix + " --p2p rendezvous --json");
+  EXPECT_NE(rendezvous.code, 0);
+  EXPECT_NE(rendezvous.err.find("deadlocks after 0 of 4 nodes"), std::string::npos)
+      << rendezvous.err;
+  const auto bad = run_cli("workload --trace " + prefix + " --p2p lazy");
+  EXPECT_EQ(bad.code, 2) << bad.err;
+  std::filesystem::remove_all(std::filesystem::path(prefix).parent_path());
 }
 
 TEST(WorkloadCli, TheClosedFormStaysAvailableAndRefusesGraphOnlyFlags) {

@@ -95,7 +95,8 @@ TEST(ChakraRead, CollectivesGroupsAndOps) {
   const auto& n = g.ranks[1].nodes;
   EXPECT_EQ(n[0].kind, NodeKind::kCollective);
   EXPECT_EQ(n[0].op, CommOp::kAllGather);
-  EXPECT_EQ(n[0].bytes, 1u << 20);
+  // comm_size is this rank's shard (ASTRA-sim's convention): gathered = 1 MiB x 2 ranks.
+  EXPECT_EQ(n[0].bytes, 2u << 20);
   EXPECT_EQ(n[0].group_or_peer, 1);
   EXPECT_EQ(n[0].stream, 1);  // communication defaults to stream 1
   EXPECT_EQ(n[0].comm, CommKind::kOther);

@@ -100,10 +100,13 @@ inline void frame(std::string* file, const std::string& msg) {
   file->append(msg);
 }
 
-// A rank file: GlobalMetadata (version 1) then the nodes.
-inline std::string trace_file(const std::vector<NodeMsg>& nodes) {
+// A rank file: GlobalMetadata (version 1, attr 2) then the nodes.
+inline std::string trace_file(const std::vector<NodeMsg>& nodes,
+                              const std::vector<Msg>& metadata_attrs = {}) {
   std::string f;
-  frame(&f, Msg().s(1, "0.0.4").b);
+  Msg meta = Msg().s(1, "0.0.4");
+  for (const Msg& a : metadata_attrs) meta.m(2, a);
+  frame(&f, meta.b);
   for (const NodeMsg& n : nodes) frame(&f, n.msg.b);
   return f;
 }

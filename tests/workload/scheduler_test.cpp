@@ -179,6 +179,89 @@ TEST(Scheduler, SendRecvIsOneFlowAndPairsInIssueOrder) {
   EXPECT_NEAR(r.exposed_s[static_cast<int>(CommKind::kPp)], one + two, 1e-12);
 }
 
+// Rank 0 computes c0 then sends S to rank 1; rank 1 computes c1, receives, computes 2 ms.
+Graph late_or_early_recv(double c0, double c1, uint64_t bytes) {
+  Graph g = world(2);
+  const uint32_t a = g.ranks[0].add(compute(1, c0));
+  g.ranks[0].add(p2p(2, NodeKind::kSend, 1, bytes), {a});
+  const uint32_t b = g.ranks[1].add(compute(1, c1));
+  const uint32_t recv = g.ranks[1].add(p2p(2, NodeKind::kRecv, 0, bytes), {b});
+  g.ranks[1].add(compute(3, 2e-3), {recv});
+  return g;
+}
+
+TEST(Scheduler, AnEagerSendDoesNotWaitForItsRecv) {
+  const uint64_t bytes = 1 << 20;
+  const double d = kAlpha + bytes / kB;  // one flow on the flat network: alpha + S/B
+  SchedulerOptions eager = bulk_options(), rendezvous = bulk_options();
+  rendezvous.p2p = P2pMode::kRendezvous;
+  ASSERT_EQ(eager.p2p, P2pMode::kEager);  // the default
+  // The recv is posted first (c1 = 0): it completes when the data arrives, at c0 + d, and the
+  // critical path counts the transfer once: T = c0 + d + 2 ms under both semantics.
+  for (const SchedulerOptions& o : {eager, rendezvous}) {
+    const ScheduleResult r = run(late_or_early_recv(1e-3, 0, bytes), o);
+    EXPECT_NEAR(r.iteration_s, 1e-3 + d + 2e-3, 1e-12) << p2p_mode_name(o.p2p);
+    EXPECT_NEAR(r.exposed_s[static_cast<int>(CommKind::kPp)], d, 1e-12);
+    EXPECT_NEAR(r.critical_compute_s, 3e-3, 1e-12);
+    EXPECT_EQ(r.p2p, 1u);
+  }
+  // The recv is posted at 5 ms, after the data arrived at 1 ms + d: eager, the send ends at
+  // 1 ms + d and the recv takes no time, T = 5 ms + 2 ms; rendezvous, the send waits for the
+  // recv and both move the data from 5 ms: T = 5 ms + d + 2 ms.
+  const ScheduleResult e = run(late_or_early_recv(1e-3, 5e-3, bytes), eager);
+  EXPECT_NEAR(e.iteration_s, 7e-3, 1e-12);
+  EXPECT_NEAR(e.stream_busy[0][1].busy_s, d, 1e-12);  // the send: its flow, no waiting
+  EXPECT_EQ(e.stream_busy[0][1].wait_s, 0.0);
+  EXPECT_EQ(e.exposed_s[static_cast<int>(CommKind::kPp)], 0.0);
+  const ScheduleResult z = run(late_or_early_recv(1e-3, 5e-3, bytes), rendezvous);
+  EXPECT_NEAR(z.iteration_s, 7e-3 + d, 1e-12);
+  EXPECT_NEAR(z.stream_busy[0][1].wait_s, 4e-3, 1e-12);  // the send waited 1 ms -> 5 ms
+}
+
+// ASTRA-sim's examples/system/custom_collectives/custom_ring_allreduce_8npus_1MB: 8 ranks in a
+// ring, each sends a 128 KiB chunk to its successor, then receives one from its predecessor, 14
+// times (1 MiB all-reduce as 2 (n - 1) steps of 1 MiB / 8), every node depending on the last.
+Graph custom_ring(int ranks, int steps, uint64_t bytes) {
+  Graph g = world(ranks);
+  for (int r = 0; r < ranks; ++r) {
+    uint64_t id = 1;
+    for (int i = 0; i < steps; ++i) {
+      const uint32_t n = static_cast<uint32_t>(g.ranks[r].nodes.size());
+      Node send = p2p(id++, NodeKind::kSend, (r + 1) % ranks, bytes, i);
+      const uint32_t s = n == 0 ? g.ranks[r].add(send) : g.ranks[r].add(send, {n - 1});
+      g.ranks[r].add(p2p(id++, NodeKind::kRecv, (r + ranks - 1) % ranks, bytes, i), {s});
+    }
+  }
+  return g;
+}
+
+TEST(Scheduler, TheSendThenReceiveRingCompletesEagerlyAndDeadlocksUnderRendezvous) {
+  const int n = 8, steps = 14;
+  const uint64_t chunk = 128 << 10;
+  const Graph g = custom_ring(n, steps, chunk);
+  // Eager: every step the 8 sends leave together, one flow per ring link of the flat network,
+  // and each recv finds its chunk arrived: T = 14 (alpha + 128 KiB / B).
+  const ScheduleResult r = run(g);
+  EXPECT_NEAR(r.iteration_s, steps * (kAlpha + chunk / kB), 1e-12);
+  EXPECT_EQ(r.p2p, uint64_t{n} * steps);
+  EXPECT_EQ(r.nodes, uint64_t{n} * steps * 2);
+  // Rendezvous: every rank's first send waits for a recv its peer posts only after its own send.
+  SchedulerOptions rendezvous = bulk_options();
+  rendezvous.p2p = P2pMode::kRendezvous;
+  try {
+    run(g, rendezvous);
+    FAIL() << "the rendezvous ring completed";
+  } catch (const std::invalid_argument& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("the workload deadlocks after 0 of 224 nodes: rank 0 node 1 (send to "
+                        "rank 1, tag 0) waits for its peers"),
+              std::string::npos)
+        << what;
+    EXPECT_NE(what.find("eager sends, the default, complete without it"), std::string::npos)
+        << what;
+  }
+}
+
 TEST(Scheduler, CodecRatioAndSkipReduceShortenOnlyTheirKind) {
   const int n = 8;
   const uint64_t bytes = 8 << 20;

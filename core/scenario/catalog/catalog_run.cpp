@@ -151,7 +151,8 @@ Sample CatalogRun::sample(int iteration) const {
   s.compute_time_s = timing_.compute_s;
   // Exposed communication (the closed form: all of it; the graph engine: what the critical path
   // does not hide) and the critical path's idle gaps, so compute + comm = iteration.
-  s.comm_time_s = timing_.tp_s + timing_.dp_s + timing_.pp_s + timing_.ep_s + timing_.idle_s;
+  s.comm_time_s =
+      timing_.tp_s + timing_.dp_s + timing_.pp_s + timing_.ep_s + timing_.other_s + timing_.idle_s;
   s.comm_total_s = s.comm_time_s;
   s.codec_time_s = timing_.codec_s;
   s.codec_total_s = timing_.codec_s;

@@ -169,6 +169,7 @@ WorkloadTiming timing_of(const workload::ScheduleResult& r) {
   t.dp_s = exposed(CommKind::kDp);
   t.pp_s = exposed(CommKind::kPp);
   t.ep_s = exposed(CommKind::kEp);
+  t.other_s = exposed(CommKind::kOther);
   t.idle_s = r.critical_idle_s;
   return t;
 }

@@ -34,7 +34,10 @@ struct WorkloadTiming {
   double compute_s = 0;
   double tp_s = 0, dp_s = 0, pp_s = 0;  // per iteration, on the critical path
   double ep_s = 0;                      // graph engine only: expert all-to-alls
-  double idle_s = 0;                    // graph engine only: gaps on the critical path
+  // Graph engine only: communication of no kind (CommKind::kOther), e.g. every collective of a
+  // third-party Chakra trace, which carries no commlab_comm_kind.
+  double other_s = 0;
+  double idle_s = 0;  // graph engine only: gaps on the critical path
   // Encode + decode on the critical path (WorkloadTechniques::codec_s_per_byte), not in tp_s /
   // dp_s / pp_s / ep_s; the graph engine splits each kind's exposed time in proportion to its
   // codec share of the kind's total.
@@ -53,8 +56,8 @@ WorkloadTiming time_workload(const TransformerSpec& spec, const Parallelism& p,
 // codec ratio on TP and DP bytes, SkipReduce on DP reduce-scatters), no timeline recorded.
 workload::SchedulerOptions graph_options(const ComputeModel& compute,
                                          const WorkloadTechniques& techniques);
-// A replay in WorkloadTiming's terms: compute and exposed TP/DP/PP/EP time on the critical path,
-// its idle gaps; no messages.
+// A replay in WorkloadTiming's terms: compute and exposed TP/DP/PP/EP/other time on the critical
+// path, its idle gaps; no messages.
 WorkloadTiming timing_of(const workload::ScheduleResult& r);
 
 }  // namespace commlab

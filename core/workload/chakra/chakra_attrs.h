@@ -24,6 +24,12 @@ inline constexpr const char* kMemBytes = "commlab_mem_bytes";    // double
 inline constexpr const char* kCommKind = "commlab_comm_kind";    // "TP" "DP" "PP" "EP" "other"
 inline constexpr const char* kStream = "commlab_stream";         // uint
 inline constexpr const char* kGraphName = "commlab_graph_name";  // GlobalMetadata: Graph::name
+// Exact Node::bytes of a collective when comm_size x group size is not it (chakra_comm_size.h).
+inline constexpr const char* kCommBytes = "commlab_comm_bytes";  // uint
+// GlobalMetadata: how comm_size was written. Traces CommLab wrote before it carry
+// commlab_graph_name without it, and their all-gather comm_size is the gathered output.
+inline constexpr const char* kCommSizeConvention = "commlab_comm_size";  // string
+inline constexpr const char* kCommSizeInput = "input";  // ASTRA-sim's: this rank's input buffer
 
 // Default stream of a node with no commlab_stream: compute 0, communication 1.
 inline constexpr unsigned kDefaultCommStream = 1;

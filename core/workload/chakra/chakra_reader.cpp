@@ -12,8 +12,10 @@
 #include <unordered_map>
 
 #include "workload/chakra/chakra_attrs.h"
+#include "workload/chakra/chakra_comm_size.h"
 #include "workload/chakra/chakra_files.h"
 #include "workload/chakra/chakra_placement.h"
+#include "workload/chakra/chakra_values.h"
 #include "workload/chakra/et_def.pb.h"
 #include "workload/chakra_trace.h"
 
@@ -23,22 +25,9 @@ namespace {
 namespace pb = commlab::chakra;
 namespace attr = chakra_attr;
 
-[[noreturn]] void fail(const std::string& where, const std::string& what) {
-  throw std::invalid_argument(where + ": " + what);
-}
-
-// Where a node's error is: "FILE: rank R, node ID", made only when there is an error.
-struct Where {
-  const std::string& file;
-  int rank;
-  uint64_t id;
-  std::string str() const {
-    return file + ": rank " + std::to_string(rank) + ", node " + std::to_string(id);
-  }
-};
-[[noreturn]] void fail(const Where& where, const std::string& what) {
-  fail(where.str(), what);
-}
+using chakra_values::fail;
+using Where = chakra_values::NodeWhere;
+using namespace chakra_values;
 
 // What the trace as a whole shares: rank count, groups, the report.
 struct TraceContext {
@@ -75,6 +64,8 @@ class RankParser {
   void read_metadata(std::string_view msg);
   void read_node(const pb::Node& n, uint64_t offset);
   void map_attributes(const pb::Node& n, Node* node, const Where& where);
+  void read_collective(Node* node, uint64_t comm_size, std::optional<uint64_t> exact_bytes,
+                       const std::string* pg_name, const Where& where);
 
   TraceContext& ctx_;
   const int rank_;
@@ -82,6 +73,7 @@ class RankParser {
   uint64_t pos_ = 0;
   uint64_t last_id_ = 0;
   bool any_node_ = false;
+  bool gathered_all_gather_ = false;  // written by CommLab before commlab_comm_size (see attrs)
   chakra_place::RawRank raw_;
   std::unordered_map<std::string, int> pg_cache_;  // pg_name -> group index
 };
@@ -118,14 +110,22 @@ void RankParser::read_metadata(std::string_view msg) {
   pb::GlobalMetadata meta;
   if (!meta.ParseFromArray(msg.data(), static_cast<int>(msg.size())))
     fail(at_offset(0), "not a valid GlobalMetadata message");
+  bool commlab = false, convention = false;
   for (const pb::AttributeProto& a : meta.attr()) {
     if (a.name() == attr::kGraphName && a.has_string_val()) {
+      commlab = true;
       if (rank_ == 0) ctx_.graph->name = a.string_val();
+    } else if (a.name() == attr::kCommSizeConvention) {
+      convention = true;
+      if (!a.has_string_val() || a.string_val() != attr::kCommSizeInput)
+        fail(at_offset(0), std::string("GlobalMetadata attribute ") + attr::kCommSizeConvention +
+                               ": expected string_val \"" + attr::kCommSizeInput + "\"");
     } else if (ctx_.report) {
       ++ctx_.report->unknown_attributes;
       ++ctx_.report->unknown_by_name[a.name()];
     }
   }
+  gathered_all_gather_ = commlab && !convention;
 }
 
 void RankParser::parse(std::string_view bytes, RankGraph* out) {
@@ -198,73 +198,9 @@ void RankParser::read_node(const pb::Node& n, uint64_t offset) {
   any_node_ = true;
 }
 
-// ---- attribute values: any integer encoding is accepted where an integer is expected ----
-
-std::string value_case_name(const pb::AttributeProto& a) {
-  const auto* field = a.GetDescriptor()->FindFieldByNumber(static_cast<int>(a.value_case()));
-  return field ? field->name() : "no value";
-}
-
-__int128 int_value(const pb::AttributeProto& a, const Where& where) {
-  switch (a.value_case()) {
-    case pb::AttributeProto::kInt32Val: return a.int32_val();
-    case pb::AttributeProto::kInt64Val: return a.int64_val();
-    case pb::AttributeProto::kUint32Val: return a.uint32_val();
-    case pb::AttributeProto::kUint64Val: return a.uint64_val();
-    case pb::AttributeProto::kSint32Val: return a.sint32_val();
-    case pb::AttributeProto::kSint64Val: return a.sint64_val();
-    case pb::AttributeProto::kFixed32Val: return a.fixed32_val();
-    case pb::AttributeProto::kFixed64Val: return a.fixed64_val();
-    case pb::AttributeProto::kSfixed32Val: return a.sfixed32_val();
-    case pb::AttributeProto::kSfixed64Val: return a.sfixed64_val();
-    case pb::AttributeProto::kBoolVal: return a.bool_val() ? 1 : 0;
-    default:
-      fail(where,
-           "attribute " + a.name() + ": expected an integer value, found " + value_case_name(a));
-  }
-}
-
-uint64_t int_in(const pb::AttributeProto& a, const Where& where, __int128 lo, __int128 hi) {
-  const __int128 v = int_value(a, where);
-  if (v < lo || v > hi) {
-    const bool neg = v < 0;
-    const auto mag = static_cast<unsigned __int128>(neg ? -v : v);
-    fail(where, "attribute " + a.name() + ": " + (neg ? "-" : "") +
-                    std::to_string(static_cast<uint64_t>(mag)) + " is out of range [" +
-                    std::to_string(static_cast<int64_t>(lo)) + ", " +
-                    std::to_string(static_cast<uint64_t>(hi)) + "]");
-  }
-  return static_cast<uint64_t>(v);
-}
-
-double double_value(const pb::AttributeProto& a, const Where& where) {
-  if (a.value_case() != pb::AttributeProto::kDoubleVal)
-    fail(where, "attribute " + a.name() + ": expected double_val, found " + value_case_name(a));
-  if (!std::isfinite(a.double_val()))
-    fail(where, "attribute " + a.name() + ": not a finite number");
-  return a.double_val();
-}
-
-const std::string& string_value(const pb::AttributeProto& a, const Where& where) {
-  if (a.value_case() != pb::AttributeProto::kStringVal)
-    fail(where, "attribute " + a.name() + ": expected string_val, found " + value_case_name(a));
-  return a.string_val();
-}
-
-std::optional<CommOp> comm_op(uint64_t type) {
-  switch (type) {
-    case pb::ALL_REDUCE: return CommOp::kAllReduce;
-    case pb::ALL_GATHER: return CommOp::kAllGather;
-    case pb::REDUCE_SCATTER:
-    case pb::REDUCE_SCATTER_BLOCK: return CommOp::kReduceScatter;  // equal blocks: the same pattern
-    case pb::ALL_TO_ALL: return CommOp::kAllToAll;
-    case pb::BROADCAST: return CommOp::kBroadcast;
-    default: return std::nullopt;
-  }
-}
-
 void RankParser::map_attributes(const pb::Node& n, Node* node, const Where& where) {
   std::optional<uint64_t> comm_type, comm_size, comm_src, comm_dst, num_ops, tensor_size, stream;
+  std::optional<uint64_t> comm_bytes;
   std::optional<int64_t> comm_tag;
   std::optional<double> duration, flops, mem_bytes;
   const std::string* pg_name = nullptr;
@@ -278,6 +214,8 @@ void RankParser::map_attributes(const pb::Node& n, Node* node, const Where& wher
       if ((used = kL) & bit) comm_type = int_in(a, where, 0, UINT64_MAX);
     } else if (name == attr::kCommSize) {
       if ((used = kL | kS | kR) & bit) comm_size = int_in(a, where, 0, UINT64_MAX);
+    } else if (name == attr::kCommBytes) {
+      if ((used = kL) & bit) comm_bytes = int_in(a, where, 0, UINT64_MAX);
     } else if (name == attr::kCommSrc) {
       if ((used = kS | kR) & bit) comm_src = int_in(a, where, 0, INT32_MAX);
     } else if (name == attr::kCommDst) {
@@ -349,26 +287,8 @@ void RankParser::map_attributes(const pb::Node& n, Node* node, const Where& wher
   node->tag = static_cast<int32_t>(comm_tag.value_or(0));
   if (node->kind == NodeKind::kCollective) {
     if (!comm_type) fail(where, "COMM_COLL_NODE without comm_type");
-    const std::optional<CommOp> op = comm_op(*comm_type);
-    if (!op) {
-      const auto* e = pb::CollectiveCommType_descriptor()->FindValueByNumber(
-          static_cast<int>(std::min<uint64_t>(*comm_type, INT32_MAX)));
-      fail(where, "comm_type " + (e ? e->name() + " (" : "(") + std::to_string(*comm_type) +
-                      ") is not supported (CommLab times ALL_REDUCE, REDUCE_SCATTER, "
-                      "REDUCE_SCATTER_BLOCK, ALL_GATHER, ALL_TO_ALL and BROADCAST)");
-    }
-    node->op = *op;
-    // A rank names few groups, each many times: resolve (and check membership) once per name.
-    const std::string& pg = pg_name ? *pg_name : std::string();
-    auto cached = pg_cache_.find(pg);
-    if (cached == pg_cache_.end()) {
-      try {
-        cached = pg_cache_.emplace(pg, ctx_.groups.resolve(pg, rank_)).first;
-      } catch (const std::invalid_argument& e) {
-        fail(where, e.what());
-      }
-    }
-    node->group_or_peer = cached->second;
+    node->op = comm_op_or_fail(*comm_type, where);
+    read_collective(node, *comm_size, comm_bytes, pg_name, where);
     return;
   }
   const bool send = node->kind == NodeKind::kSend;
@@ -384,6 +304,37 @@ void RankParser::map_attributes(const pb::Node& n, Node* node, const Where& wher
                     " (the trace has " + std::to_string(ctx_.ranks) + " ranks, this is rank " +
                     std::to_string(rank_) + ")");
   node->group_or_peer = static_cast<int32_t>(*peer);
+}
+
+// The group (checked once per name) and Node::bytes: comm_size is this rank's input buffer, so an
+// all-gather's gathered bytes are comm_size x group size (chakra_comm_size.h), unless the exact
+// bytes are given or the trace was written by CommLab before the convention was recorded.
+void RankParser::read_collective(Node* node, uint64_t comm_size,
+                                 std::optional<uint64_t> exact_bytes, const std::string* pg_name,
+                                 const Where& where) {
+  const std::string& pg = pg_name ? *pg_name : std::string();
+  auto cached = pg_cache_.find(pg);
+  if (cached == pg_cache_.end()) {
+    try {
+      cached = pg_cache_.emplace(pg, ctx_.groups.resolve(pg, rank_)).first;
+    } catch (const std::invalid_argument& e) {
+      fail(where, e.what());
+    }
+  }
+  node->group_or_peer = cached->second;
+  const uint64_t members = ctx_.graph->groups[cached->second].size();
+  if (exact_bytes) {
+    if (chakra_size::comm_size_of(node->op, *exact_bytes, members) != comm_size)
+      fail(where, std::string(attr::kCommBytes) + " " + std::to_string(*exact_bytes) +
+                      " does not match comm_size " + std::to_string(comm_size));
+    node->bytes = *exact_bytes;
+  } else if (!gathered_all_gather_) {
+    const std::optional<uint64_t> bytes = chakra_size::bytes_of(node->op, comm_size, members);
+    if (!bytes)
+      fail(where, "all-gather comm_size " + std::to_string(comm_size) + " x " +
+                      std::to_string(members) + " ranks is over 2^64 bytes");
+    node->bytes = *bytes;
+  }
 }
 
 Graph parse_with(TraceContext& ctx, int ranks, std::string_view groups_json,

@@ -13,6 +13,7 @@
 #include <unordered_set>
 
 #include "workload/chakra/chakra_attrs.h"
+#include "workload/chakra/chakra_comm_size.h"
 #include "workload/chakra/et_def.pb.h"
 #include "workload/chakra_trace.h"
 
@@ -98,8 +99,17 @@ void encode_node(const Graph& graph, const RankGraph& g, int rank, const Node& n
       add_attr(n, attr::kCommDst)->set_int64_val(rank);
       break;
   }
-  if (comm) {
+  if (node.kind == NodeKind::kCollective) {
+    // comm_size is this rank's input buffer, as ASTRA-sim reads it (an all-gather's shard).
+    const uint64_t members = graph.groups[node.group_or_peer].size();
+    add_attr(n, attr::kCommSize)
+        ->set_uint64_val(chakra_size::comm_size_of(node.op, node.bytes, members));
+    if (chakra_size::needs_exact_bytes(node.op, node.bytes, members))
+      add_attr(n, attr::kCommBytes)->set_uint64_val(node.bytes);
+  } else if (comm) {
     add_attr(n, attr::kCommSize)->set_uint64_val(node.bytes);
+  }
+  if (comm) {
     if (node.kind != NodeKind::kCollective || node.tag != 0)
       add_attr(n, attr::kCommTag)->set_int64_val(node.tag);
   }
@@ -130,6 +140,9 @@ std::vector<std::string> encode_chakra_trace(const Graph& graph, std::string* co
   std::vector<std::string> files(graph.ranks.size());
   pb::GlobalMetadata meta;
   meta.set_version(attr::kSchemaVersion);
+  pb::AttributeProto* convention = meta.add_attr();
+  convention->set_name(attr::kCommSizeConvention);
+  convention->set_string_val(attr::kCommSizeInput);
   if (!graph.name.empty()) {
     pb::AttributeProto* a = meta.add_attr();
     a->set_name(attr::kGraphName);
