@@ -47,42 +47,95 @@ LossStats evaluate_rows(const Model& model, const Dataset& test, std::span<const
   return total;
 }
 
-DataParallelTrainer::DataParallelTrainer(Model prototype, const Dataset& train, const Dataset& test,
-                                         TrainerConfig config, GradientReducer& reducer)
-    : train_(train), test_(test), config_(config), reducer_(reducer) {
-  if (config_.ranks < 1) throw std::invalid_argument("ranks must be >= 1");
-  if (config_.global_batch < config_.ranks || config_.global_batch % config_.ranks != 0) {
-    throw std::invalid_argument("global batch " + std::to_string(config_.global_batch) +
+void check_trainer_config(TrainerConfig& config, const Dataset& train) {
+  if (config.ranks < 1) throw std::invalid_argument("ranks must be >= 1");
+  if (config.global_batch < config.ranks || config.global_batch % config.ranks != 0) {
+    throw std::invalid_argument("global batch " + std::to_string(config.global_batch) +
                                 " must be a positive multiple of ranks " +
-                                std::to_string(config_.ranks));
+                                std::to_string(config.ranks));
   }
-  if (config_.iterations < 0) throw std::invalid_argument("iterations must be >= 0");
-  if (train_.rows() == 0) throw std::invalid_argument("empty training set");
-  if (config_.schedule.total_iterations == 0)
-    config_.schedule.total_iterations = config_.iterations;
-  prototype.init(config_.seed);
-  replicas_.assign(config_.ranks, prototype);
-  optimizers_.assign(config_.ranks, Optimizer(config_.optimizer));
+  if (config.iterations < 0) throw std::invalid_argument("iterations must be >= 0");
+  if (train.rows() == 0) throw std::invalid_argument("empty training set");
+  if (config.schedule.total_iterations == 0) config.schedule.total_iterations = config.iterations;
+}
+
+TrainingLayout training_layout(const Model& model, const TrainerConfig& config,
+                               const Dataset& train) {
+  TrainingLayout out;
   size_t offset = 0;
-  const int micro = config_.global_batch / config_.ranks;
-  const int out_rows = micro * train_.labels_per_row;
-  for (size_t l = 0; l < prototype.num_layers(); ++l) {
-    const Layer& layer = prototype.layer(l);
+  const int micro = config.global_batch / config.ranks;
+  const int out_rows = micro * train.labels_per_row;
+  for (size_t l = 0; l < model.num_layers(); ++l) {
+    const Layer& layer = model.layer(l);
     LayerCost cost;
     // Rows seen by a layer: the model decides (e.g. a transformer sees batch*seq); approximate
     // with the labelled rows for per-position models and the batch otherwise.
-    const int rows = train_.labels_per_row > 1 ? out_rows : micro;
+    const int rows = train.labels_per_row > 1 ? out_rows : micro;
     const double weight_bytes = 2.0 * static_cast<double>(layer.num_params());  // BF16 weights
-    cost.forward_s = config_.compute.time(layer.forward_flops(rows), weight_bytes);
-    cost.backward_s = config_.compute.time(layer.backward_flops(rows, l > 0), 2 * weight_bytes);
+    cost.forward_s = config.compute.time(layer.forward_flops(rows), weight_bytes);
+    cost.backward_s = config.compute.time(layer.backward_flops(rows, l > 0), 2 * weight_bytes);
     if (layer.num_params() > 0) {
-      cost.bucket = static_cast<int>(buckets_.size());
-      buckets_.push_back(BucketInfo{static_cast<int>(buckets_.size()), static_cast<int>(l),
-                                    layer.name(), offset, layer.num_params()});
+      const int index = static_cast<int>(out.buckets.size());
+      cost.bucket = index;
+      out.buckets.push_back(
+          BucketInfo{index, static_cast<int>(l), layer.name(), offset, layer.num_params()});
       offset += layer.num_params();
     }
-    layer_costs_.push_back(cost);
+    out.layer_costs.push_back(cost);
   }
+  return out;
+}
+
+BucketSample bucket_sample(const BucketInfo& bucket, ReduceReport& rep) {
+  BucketSample bs;
+  bs.name = bucket.name;
+  bs.elements = bucket.size;
+  bs.ratio =
+      rep.reference_bytes ? static_cast<double>(rep.bytes_on_wire) / rep.reference_bytes : 1.0;
+  bs.effective_bits = rep.effective_bits();
+  bs.dropped_contributions = rep.skipped_contributions;
+  bs.trimmed_packets = rep.trimmed_packets;
+  bs.nmse = rep.nmse;
+  bs.plane_entropy = std::move(rep.plane_entropy);
+  return bs;
+}
+
+void finish_sample(Sample& s, const ReduceReport& total, const StepTiming& t, int iteration,
+                   double sim_time_s) {
+  s.iteration = iteration;
+  s.sim_time_s = sim_time_s;
+  s.bytes_on_wire = total.bytes_on_wire;
+  set_step_timing(s, t);
+  s.skipped_contributions = total.skipped_contributions;
+  s.trimmed_packets = total.trimmed_packets;
+  s.nmse = total.nmse;
+  s.ratio = total.reference_bytes ? static_cast<double>(total.bytes_on_wire) / total.reference_bytes
+                                  : 1.0;
+  s.effective_bits = total.effective_bits();
+}
+
+bool evaluation_due(const TrainerConfig& config, int iterations_done) {
+  return (config.eval_every > 0 && iterations_done % config.eval_every == 0) ||
+         iterations_done == config.iterations;
+}
+
+double gradient_norm(const Model& model, const std::vector<BucketInfo>& buckets) {
+  double norm2 = 0;
+  for (const auto& b : buckets)
+    for (float g : model.layer(b.layer).grads()) norm2 += static_cast<double>(g) * g;
+  return std::sqrt(norm2);
+}
+
+DataParallelTrainer::DataParallelTrainer(Model prototype, const Dataset& train, const Dataset& test,
+                                         TrainerConfig config, GradientReducer& reducer)
+    : train_(train), test_(test), config_(config), reducer_(reducer) {
+  check_trainer_config(config_, train_);
+  prototype.init(config_.seed);
+  TrainingLayout layout = training_layout(prototype, config_, train_);
+  buckets_ = std::move(layout.buckets);
+  layer_costs_ = std::move(layout.layer_costs);
+  replicas_.assign(config_.ranks, prototype);
+  optimizers_.assign(config_.ranks, Optimizer(config_.optimizer));
   batch_x_.resize(config_.ranks);
   batch_y_.resize(config_.ranks);
   sampler_.emplace(
@@ -126,23 +179,10 @@ Sample DataParallelTrainer::step() {
     ReduceReport rep = reducer_.reduce(iteration_, b, grads);
     comm[bi] = rep.comm_time_s;
     codec[bi] = rep.codec_time_s;
-    BucketSample& bs = s.buckets[bi];
-    bs.name = b.name;
-    bs.elements = b.size;
-    bs.ratio =
-        rep.reference_bytes ? static_cast<double>(rep.bytes_on_wire) / rep.reference_bytes : 1.0;
-    bs.effective_bits = rep.effective_bits();
-    bs.dropped_contributions = rep.skipped_contributions;
-    bs.trimmed_packets = rep.trimmed_packets;
-    bs.nmse = rep.nmse;
-    bs.plane_entropy = std::move(rep.plane_entropy);
+    s.buckets[bi] = bucket_sample(b, rep);
     total += rep;
   }
-  double norm2 = 0;
-  for (const auto& b : buckets_) {
-    for (float g : replicas_[0].layer(b.layer).grads()) norm2 += static_cast<double>(g) * g;
-  }
-  s.grad_norm = std::sqrt(norm2);
+  s.grad_norm = gradient_norm(replicas_[0], buckets_);
   s.lr = learning_rate(config_.optimizer, config_.schedule, iteration_);
 #pragma omp parallel for schedule(static, 1) num_threads(thread_count(config_.threads))
   for (int r = 0; r < ranks; ++r) optimizers_[r].step(replicas_[r], s.lr);
@@ -150,20 +190,9 @@ Sample DataParallelTrainer::step() {
   const StepTiming t = overlap_step(layer_costs_, comm, codec);
   ++iteration_;
   sim_time_s_ += t.step_s;
-  s.iteration = iteration_;
-  s.sim_time_s = sim_time_s_;
-  s.bytes_on_wire = total.bytes_on_wire;
-  set_step_timing(s, t);
-  s.skipped_contributions = total.skipped_contributions;
-  s.trimmed_packets = total.trimmed_packets;
-  s.nmse = total.nmse;
-  s.ratio = total.reference_bytes ? static_cast<double>(total.bytes_on_wire) / total.reference_bytes
-                                  : 1.0;
-  s.effective_bits = total.effective_bits();
+  finish_sample(s, total, t, iteration_, sim_time_s_);
   s.divergence = divergence();
-  const bool due = (config_.eval_every > 0 && iteration_ % config_.eval_every == 0) ||
-                   iteration_ == config_.iterations;
-  if (due) {
+  if (evaluation_due(config_, iteration_)) {
     LossStats e = evaluate(0);
     s.test_loss = e.loss;
     s.test_accuracy = e.count > 0 ? static_cast<double>(e.correct) / e.count : 0.0;

@@ -83,6 +83,30 @@ void set_step_timing(Sample& s, const StepTiming& t);
 
 using SampleObserver = std::function<void(const Sample&)>;
 
+// The steps both trainers share (this one and exec::RankTrainer, which trains one rank per MPI
+// process), so that the two cannot drift apart.
+//
+// Throws std::invalid_argument for a config no trainer can run; fills schedule.total_iterations
+// when it is 0.
+void check_trainer_config(TrainerConfig& config, const Dataset& train);
+// The gradient buckets (one per layer with parameters, in forward order, laid out back to back)
+// and every layer's simulated compute cost for one rank's micro-batch.
+struct TrainingLayout {
+  std::vector<BucketInfo> buckets;
+  std::vector<LayerCost> layer_costs;
+};
+TrainingLayout training_layout(const Model& model, const TrainerConfig& config,
+                               const Dataset& train);
+// One bucket's collective report as its sample (moves the plane entropies out of `rep`).
+BucketSample bucket_sample(const BucketInfo& bucket, ReduceReport& rep);
+// Puts the iteration's totals over its buckets, its timing and its place in the run on `s`.
+void finish_sample(Sample& s, const ReduceReport& total, const StepTiming& t, int iteration,
+                   double sim_time_s);
+// Whether the test set is evaluated after `iterations_done` iterations.
+bool evaluation_due(const TrainerConfig& config, int iterations_done);
+// L2 norm of the gradients of `model`'s buckets.
+double gradient_norm(const Model& model, const std::vector<BucketInfo>& buckets);
+
 // Loss and accuracy of `model` on test rows `rows`, in fixed chunks of 500 (parallel over
 // `threads`, 0: OpenMP default) summed in chunk order: the result does not depend on the thread
 // count. Both trainers evaluate with it.

@@ -98,34 +98,11 @@ RankTrainer::RankTrainer(const MpiRuntime& rt, Model prototype, const Dataset& t
                                 std::to_string(config_.ranks) +
                                 ", or --set training.ranks=" + std::to_string(rt.size()) + ")");
   if (rt.root() && !shadow_) throw std::invalid_argument("rank trainer: rank 0 needs the shadow");
-  // The checks and the bucket table of DataParallelTrainer, in the same order.
-  if (config_.global_batch < config_.ranks || config_.global_batch % config_.ranks != 0)
-    throw std::invalid_argument("global batch " + std::to_string(config_.global_batch) +
-                                " must be a positive multiple of ranks " +
-                                std::to_string(config_.ranks));
-  if (config_.iterations < 0) throw std::invalid_argument("iterations must be >= 0");
-  if (train_.rows() == 0) throw std::invalid_argument("empty training set");
-  if (config_.schedule.total_iterations == 0)
-    config_.schedule.total_iterations = config_.iterations;
+  check_trainer_config(config_, train_);
   prototype.init(config_.seed);
-  size_t offset = 0;
-  const int micro = config_.global_batch / config_.ranks;
-  const int out_rows = micro * train_.labels_per_row;
-  for (size_t l = 0; l < prototype.num_layers(); ++l) {
-    const Layer& layer = prototype.layer(l);
-    LayerCost cost;
-    const int rows = train_.labels_per_row > 1 ? out_rows : micro;
-    const double weight_bytes = 2.0 * static_cast<double>(layer.num_params());
-    cost.forward_s = config_.compute.time(layer.forward_flops(rows), weight_bytes);
-    cost.backward_s = config_.compute.time(layer.backward_flops(rows, l > 0), 2 * weight_bytes);
-    if (layer.num_params() > 0) {
-      cost.bucket = static_cast<int>(buckets_.size());
-      buckets_.push_back(BucketInfo{static_cast<int>(buckets_.size()), static_cast<int>(l),
-                                    layer.name(), offset, layer.num_params()});
-      offset += layer.num_params();
-    }
-    layer_costs_.push_back(cost);
-  }
+  TrainingLayout layout = training_layout(prototype, config_, train_);
+  buckets_ = std::move(layout.buckets);
+  layer_costs_ = std::move(layout.layer_costs);
   replica_ = std::move(prototype);
   gathered_.resize(buckets_.size());
   // The rows DataParallelTrainer draws (one sampler for both), this rank's share only.
@@ -188,22 +165,10 @@ Sample RankTrainer::step() {
         mismatched_ += hash_floats(grads[r]) != hashes[static_cast<size_t>(r) * nb + bi];
       comm[bi] = rep.comm_time_s;
       codec[bi] = rep.codec_time_s;
-      BucketSample& bs = s.buckets[bi];
-      bs.name = b.name;
-      bs.elements = b.size;
-      bs.ratio =
-          rep.reference_bytes ? static_cast<double>(rep.bytes_on_wire) / rep.reference_bytes : 1.0;
-      bs.effective_bits = rep.effective_bits();
-      bs.dropped_contributions = rep.skipped_contributions;
-      bs.trimmed_packets = rep.trimmed_packets;
-      bs.nmse = rep.nmse;
-      bs.plane_entropy = std::move(rep.plane_entropy);
+      s.buckets[bi] = bucket_sample(b, rep);
       total += rep;
     }
-    double norm2 = 0;
-    for (const auto& b : buckets_)
-      for (float g : replica_.layer(b.layer).grads()) norm2 += static_cast<double>(g) * g;
-    s.grad_norm = std::sqrt(norm2);
+    s.grad_norm = gradient_norm(replica_, buckets_);
   }
   s.lr = learning_rate(config_.optimizer, config_.schedule, iteration_);
   t0 = Clock::now();
@@ -213,20 +178,9 @@ Sample RankTrainer::step() {
   const StepTiming t = overlap_step(layer_costs_, comm, codec);
   ++iteration_;
   sim_time_s_ += t.step_s;
-  s.iteration = iteration_;
-  s.sim_time_s = sim_time_s_;
-  s.bytes_on_wire = total.bytes_on_wire;
-  set_step_timing(s, t);
-  s.skipped_contributions = total.skipped_contributions;
-  s.trimmed_packets = total.trimmed_packets;
-  s.nmse = total.nmse;
-  s.ratio = total.reference_bytes ? static_cast<double>(total.bytes_on_wire) / total.reference_bytes
-                                  : 1.0;
-  s.effective_bits = total.effective_bits();
+  finish_sample(s, total, t, iteration_, sim_time_s_);
   s.divergence = divergence();
-  const bool due = (config_.eval_every > 0 && iteration_ % config_.eval_every == 0) ||
-                   iteration_ == config_.iterations;
-  if (due && rt_.root()) {
+  if (evaluation_due(config_, iteration_) && rt_.root()) {
     LossStats e = evaluate();
     s.test_loss = e.loss;
     s.test_accuracy = e.count > 0 ? static_cast<double>(e.correct) / e.count : 0.0;
