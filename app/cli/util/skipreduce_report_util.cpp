@@ -110,7 +110,7 @@ void baseline_row(Report& r, const json& base, const std::string& command,
   r.row(prefix + "time to " + target + ", ring all-reduce (baseline)", "", "",
         tta_text(t) + "; final accuracy " + interval_text(base["seeds"]["final_test_accuracy"], 3),
         command,
-        smoothing_text(t["smoothing"]) +
+        smoothing_text(t.value("smoothing", json::object())) +
             "the median counts unreached seeds at +inf; order-statistic 95% interval");
   r.value(number_or_nan(t["estimate_s"]) * 1e3,
           t["ci95_s"].is_array() ? number_or_nan(t["ci95_s"][0]) * 1e3 : kNaN,
@@ -304,8 +304,9 @@ void skipreduce_target_profile_rows(Report& r, const json& summary, const std::s
                                     const std::vector<std::string>& arms,
                                     const std::vector<double>& targets,
                                     const std::string& command) {
-  const json& smoothing = summary["runs"][0]["time_to_accuracy"]["smoothing"];
-  const int window = smoothing.contains("iterations") ? smoothing["iterations"].get<int>() : 0;
+  // The runs' training.tta_window (0: the 5-evaluation window; also for a summary without the key).
+  const int window =
+      summary.value(json::json_pointer("/runs/0/time_to_accuracy/smoothing/iterations"), 0);
   const auto evals = evaluations(series_csv);
   const auto base = evals.find("baseline");
   if (base == evals.end()) throw std::runtime_error(series_csv + ": no baseline run");
