@@ -1,7 +1,5 @@
 #include "numeric/tensor_files.h"
 
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -203,19 +201,6 @@ TensorEntry safetensors_entry(const std::string& key, const nlohmann::json& v,
   return t;
 }
 
-struct FileFacts {
-  uint64_t size = 0;
-};
-
-FileFacts regular_file(const std::string& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0)
-    throw std::invalid_argument(path + ": cannot open: " + std::strerror(errno));
-  if (!S_ISREG(st.st_mode))
-    throw std::invalid_argument(path + ": not a regular file (expected a tensor file)");
-  return {static_cast<uint64_t>(st.st_size)};
-}
-
 std::vector<std::byte> read_range(const std::string& path, uint64_t offset, uint64_t bytes) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::invalid_argument(path + ": cannot open: " + std::strerror(errno));
@@ -331,7 +316,7 @@ TensorFile parse_safetensors_header(std::span<const std::byte> head, uint64_t fi
 }
 
 TensorFile read_tensor_file_index(const std::string& path, std::string_view raw_dtype) {
-  const uint64_t size = regular_file(path).size;
+  const uint64_t size = regular_file_size(path, "input file");
   const bool npy = ends_with(path, ".npy"), safetensors = ends_with(path, ".safetensors");
   if (npy || safetensors) {
     // The header's length field, then the header itself (when within its cap and the file).
@@ -346,10 +331,13 @@ TensorFile read_tensor_file_index(const std::string& path, std::string_view raw_
     return npy ? parse_npy_header(head, size, path) : parse_safetensors_header(head, size, path);
   }
   const uint64_t width = element_size(raw_dtype);
-  if (size == 0 || size % width != 0)
-    refuse(path, size,
-           "a raw file of " + std::string(raw_dtype) + " values must hold a positive " +
-               "multiple of " + std::to_string(width) + " bytes, it has " + std::to_string(size));
+  if (size == 0)
+    throw std::invalid_argument(path + ": is empty (expected " + std::string(raw_dtype) +
+                                " values)");
+  if (size % width != 0)
+    refuse(path, size - size % width,
+           "has " + std::to_string(size) + " bytes, not a multiple of the " +
+               std::string(raw_dtype) + " element size (" + std::to_string(width) + ")");
   TensorEntry t{std::filesystem::path(path).filename().string(),
                 std::string(raw_dtype),
                 {size / width},

@@ -122,8 +122,15 @@ TEST(TensorFiles, RawFileAndDirectoryInSortedOrder) {
   const std::vector<float> v = values_of(r, r.tensors[0]);
   ASSERT_EQ(v.size(), 16u);
   for (size_t i = 0; i < v.size(); ++i) ASSERT_EQ(v[i], float(i + 1));  // v[i] = i + 1
-  // 32 bytes are 8 FP32 values; 30 bytes are no whole number of them.
+  // 32 bytes are 8 FP32 values; 30 bytes are 15 BF16 values and no whole number of FP32 ones.
   EXPECT_EQ(read_tensor_file_index(kData + "dump.bf16", "fp32").tensors[0].shape[0], 8u);
+  const auto odd = std::filesystem::temp_directory_path() / "commlab_tensor_files_odd.bin";
+  std::ofstream(odd, std::ios::binary) << std::string(30, '\1');
+  EXPECT_THAT(
+      error_of([&] { read_tensor_file_index(odd.string(), "fp32"); }),
+      HasSubstr("odd.bin: offset 28: has 30 bytes, not a multiple of the fp32 element size"));
+  EXPECT_EQ(read_tensor_file_index(odd.string(), "bf16").tensors[0].shape[0], 15u);
+  std::filesystem::remove(odd);
 
   std::vector<std::string> names;
   for (const auto& p : tensor_input_paths(kData)) names.push_back(p.substr(p.rfind('/') + 1));
