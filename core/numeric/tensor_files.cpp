@@ -287,6 +287,8 @@ TensorFile parse_safetensors_header(std::span<const std::byte> head, uint64_t fi
     doc = nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
     refuse(path, 8 + (e.byte > 0 ? e.byte - 1 : 0), "header is not valid JSON");
+  } catch (const nlohmann::json::exception&) {  // a number too large for a double
+    refuse(path, 8, "header JSON has a number out of range");
   }
   if (!doc.is_object()) refuse(path, 8, "header must be a JSON object of tensors");
   const uint64_t buffer_at = 8 + header_len, buffer_size = file_size - buffer_at;
