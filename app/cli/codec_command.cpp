@@ -162,21 +162,64 @@ struct Totals {
   std::vector<EntropyBounds> entropy;
   size_t count = 0;
   std::string dtype;
+  bool verified = true;  // every lossless codec round-tripped every tensor
 };
 
-int run(const Options& o) {
-  DType raw_dtype;
+DType checked_raw_dtype(const Options& o) {
+  DType dtype;
   try {
-    raw_dtype = parse_dtype(o.dtype);
+    dtype = parse_dtype(o.dtype);
   } catch (const std::invalid_argument& e) {
     throw InvalidInput(std::string("--dtype: ") + e.what());
   }
   if (o.input.empty() && o.count == 0) throw InvalidInput("--count: expected a positive integer");
   // Generated values have the --input cap: --count 10^11 ended in std::bad_alloc (exit 1).
-  if (o.count > kMaxCodecInputBytes / dtype_size(raw_dtype))
+  if (o.count > kMaxCodecInputBytes / dtype_size(dtype))
     throw InvalidInput("--count: expected at most " +
-                       std::to_string(kMaxCodecInputBytes / dtype_size(raw_dtype)) + " " + o.dtype +
+                       std::to_string(kMaxCodecInputBytes / dtype_size(dtype)) + " " + o.dtype +
                        " values (1 GiB, as --input), got " + std::to_string(o.count));
+  return dtype;
+}
+
+// Reads one tensor, measures every codec on it, prints its table (text) and adds it to the
+// totals; returns its --json object. `single`: the only tensor (the table as before issue 35).
+nlohmann::json measure_source(const Options& o, const std::vector<std::string>& names, Source& s,
+                              bool single, Totals& total) {
+  const DType dtype = parse_dtype(s.tensor.dtype);
+  const std::vector<std::byte> in = source_bytes(s);
+  const size_t count = in.size() / dtype_size(dtype);
+  total.count += count;
+  if (s.tensor.dtype != total.dtype) total.dtype = "mixed";
+  if (!o.json) {
+    if (single)
+      std::printf("# commlab codec: %zu %s values (%s)\n", count, s.tensor.dtype.c_str(),
+                  s.format == "generated" ? tensor_label(s).c_str() : o.input.c_str());
+    else
+      std::printf("## %s: %s %s\n", tensor_label(s).c_str(), s.tensor.dtype.c_str(),
+                  shape_text(s.tensor.shape).c_str());
+    print_table_head();
+  }
+  nlohmann::json rows = nlohmann::json::array();
+  for (size_t c = 0; c < names.size(); ++c) {
+    const Measured m = measure_codec(names[c], in, dtype);
+    total.codecs[c].add(m);
+    if (m.ok && m.lossless && !m.err.bit_exact) {
+      total.verified = false;
+      std::cerr << "commlab-cli: codec " << names[c] << " did not round-trip bit-exactly on "
+                << tensor_label(s) << "\n";
+    }
+    if (!o.json) print_row(names[c], m);
+    if (m.ok) rows.push_back(measured_json(names[c], m));
+  }
+  total.entropy.push_back(entropy_bounds(in, dtype));
+  nlohmann::json t = tensor_json(s, count);
+  t["codecs"] = rows;
+  t["entropy"] = entropy_json(total.entropy.back());
+  return t;
+}
+
+int run(const Options& o) {
+  const DType raw_dtype = checked_raw_dtype(o);
   const std::vector<std::string> names = codec_list(o.codecs);
   std::vector<nlohmann::json> file_rows;
   std::vector<Source> inputs = sources(o, raw_dtype, file_rows);
@@ -189,40 +232,7 @@ int run(const Options& o) {
     std::printf("# commlab codec: %zu tensors in %zu files, %zu values (%s)\n", inputs.size(),
                 file_rows.size(), values, o.input.c_str());
   nlohmann::json tensor_rows = nlohmann::json::array();
-  bool verified = true;
-  for (Source& s : inputs) {
-    const DType dtype = parse_dtype(s.tensor.dtype);
-    const std::vector<std::byte> in = source_bytes(s);
-    const size_t count = in.size() / dtype_size(dtype);
-    total.count += count;
-    if (s.tensor.dtype != total.dtype) total.dtype = "mixed";
-    if (!o.json) {
-      if (single)
-        std::printf("# commlab codec: %zu %s values (%s)\n", count, s.tensor.dtype.c_str(),
-                    s.format == "generated" ? tensor_label(s).c_str() : o.input.c_str());
-      else
-        std::printf("## %s: %s %s\n", tensor_label(s).c_str(), s.tensor.dtype.c_str(),
-                    shape_text(s.tensor.shape).c_str());
-      print_table_head();
-    }
-    nlohmann::json rows = nlohmann::json::array();
-    for (size_t c = 0; c < names.size(); ++c) {
-      const Measured m = measure_codec(names[c], in, dtype);
-      total.codecs[c].add(m);
-      if (m.ok && m.lossless && !m.err.bit_exact) {
-        verified = false;
-        std::cerr << "commlab-cli: codec " << names[c] << " did not round-trip bit-exactly on "
-                  << tensor_label(s) << "\n";
-      }
-      if (!o.json) print_row(names[c], m);
-      if (m.ok) rows.push_back(measured_json(names[c], m));
-    }
-    total.entropy.push_back(entropy_bounds(in, dtype));
-    nlohmann::json t = tensor_json(s, count);
-    t["codecs"] = rows;
-    t["entropy"] = entropy_json(total.entropy.back());
-    tensor_rows.push_back(std::move(t));
-  }
+  for (Source& s : inputs) tensor_rows.push_back(measure_source(o, names, s, single, total));
   if (!o.json && !single) {
     std::printf("## total: %zu values, %s\n", total.count, total.dtype.c_str());
     print_table_head();
@@ -238,7 +248,7 @@ int run(const Options& o) {
         {"tensors", tensor_rows}, {"files", file_rows}};
     std::cout << doc.dump(2) << "\n";
   }
-  return (o.verify && !verified) ? kExitFailed : kExitOk;
+  return (o.verify && !total.verified) ? kExitFailed : kExitOk;
 }
 
 const RegisterCommand reg{Command{
