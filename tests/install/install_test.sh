@@ -2,9 +2,9 @@
 # The installed tree works without the source tree (issue 35). Usage: install_test.sh MODE BUILD
 #   prefix: cmake --install BUILD --prefix TMP, then TMP/bin/commlab-cli runs the installed
 #           TMP/share/commlab/samples/quickstart.json
-#   deb:    cpack builds the .deb, dpkg-deb -x unpacks it into TMP/root, and the same quickstart
-#           runs from TMP/root/usr (exit 77, reported as skipped by ctest, without dpkg-deb or
-#           dpkg-shlibdeps)
+#   deb:    cpack builds the .deb, dpkg --root installs it into a fresh TMP/dpkg, dpkg-deb -x
+#           unpacks it into TMP/root, and the same quickstart runs from TMP/root/usr (exit 77,
+#           reported as skipped by ctest, without dpkg-deb or dpkg-shlibdeps)
 # The quickstart is cut to 10 iterations on 2,000 rows with --set (the whole sample takes ~20 s);
 # it still reads the real Fashion-MNIST files and writes the results folder.
 set -euo pipefail
@@ -28,7 +28,17 @@ case $mode in
     [[ $info == *"Depends: dataset-fashion-mnist"* ]] ||
       fail "$deb does not depend on dataset-fashion-mnist: $info"
     dpkg-deb -x "$deb" "$tmp/root"
-    root=$tmp/root/usr ;;
+    root=$tmp/root/usr
+    # The issue's target: dpkg itself installs it into a fresh root (its libraries are the host's,
+    # hence --force-depends) and records it as installed, with the same files.
+    db=$tmp/dpkg/var/lib/dpkg
+    mkdir -p "$db/info" "$db/updates" && touch "$db/status" "$db/available"
+    dpkg --root="$tmp/dpkg" --force-depends --force-not-root --force-script-chrootless \
+      -i "$deb" >/dev/null 2>&1 || fail "dpkg --root -i $deb failed"
+    [[ $(dpkg --root="$tmp/dpkg" -s commlab) == *"Status: install ok installed"* ]] ||
+      fail "dpkg --root does not list commlab as installed"
+    cmp -s "$tmp/dpkg/usr/bin/commlab-cli" "$root/bin/commlab-cli" ||
+      fail "dpkg --root installed another commlab-cli than the package holds" ;;
   *) fail "MODE must be prefix or deb" ;;
 esac
 
