@@ -161,6 +161,11 @@ TEST(TensorFiles, TruncatedAndLyingNpyHeadersAreRefusedWithTheOffset) {
       std::byte{'8'};  // '<f4' -> '<f8'; 10 bytes precede {'descr': , its value's quote is at 20
   EXPECT_THAT(err(f8, f8.size()),
               HasSubstr("g.npy: offset 20: dtype '<f8' not supported: expected '<f4' or '<f2'"));
+  // ml_dtypes' bfloat16 saves as '<V2', which any 2-byte record also is: refused with the hint.
+  std::vector<std::byte> v2 = good;
+  v2[22] = std::byte{'V'}, v2[23] = std::byte{'2'};
+  EXPECT_THAT(err(v2, v2.size()), HasSubstr("offset 20: dtype '<V2' not supported: expected '<f4' "
+                                            "or '<f2' ('<V2' is an untyped 2-byte record"));
   std::vector<std::byte> magic = good;
   magic[1] = std::byte{'X'};
   EXPECT_THAT(err(magic, magic.size()), HasSubstr("g.npy: offset 0: expected the .npy magic"));
