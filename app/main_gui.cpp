@@ -86,7 +86,10 @@ int main(int argc, char** argv) {
   QCommandLineOption busbw_cluster(
       "throughput-cluster",
       "throughput tab: 0 the flat network, 1-4 NCCL on 1, 2, 4 or 16 nodes of 8 H100", "I");
-  parser.addOptions({teach_algo, teach_ranks, teach_per_node, busbw_cluster});
+  QCommandLineOption tensor_file(
+      "tensor-file", "training tab, Codec page: draw a .npy/.safetensors file instead of the runs",
+      "FILE");
+  parser.addOptions({teach_algo, teach_ranks, teach_per_node, busbw_cluster, tensor_file});
   parser.process(app);
 
   commlab::ui::MainWindow window;
@@ -179,6 +182,14 @@ int main(int argc, char** argv) {
                  qPrintable(parser.value(chart)),
                  qPrintable(window.training_view()->charts()->page_names().join(", ")));
     return 2;
+  }
+  if (parser.isSet(tensor_file)) {
+    const QString error =
+        window.training_view()->charts()->show_tensor_file(parser.value(tensor_file));
+    if (!error.isEmpty()) {
+      std::fprintf(stderr, "commlab: --tensor-file %s\n", qPrintable(error));
+      return 2;
+    }
   }
   // With --screenshot, a scenario (or --iterations on the training tab) runs before the grab.
   if (parser.isSet(shot) && (!args.isEmpty() || parser.isSet(iterations))) {

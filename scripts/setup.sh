@@ -11,7 +11,7 @@ packages=(
   libeigen3-dev libgtest-dev libgmock-dev libbenchmark-dev
   nlohmann-json3-dev libcli11-dev libzstd-dev liblz4-dev zlib1g-dev zstd lz4
   libprotobuf-dev protobuf-compiler libopenmpi-dev openmpi-bin
-  dataset-fashion-mnist xvfb xauth
+  dataset-fashion-mnist xvfb xauth dpkg-dev
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -10,7 +10,7 @@
 
 namespace commlab {
 
-std::string read_input_file(const std::string& path, uint64_t max_bytes, std::string_view what) {
+uint64_t regular_file_size(const std::string& path, std::string_view what) {
   auto fail = [&](const std::string& why) { throw std::invalid_argument(path + ": " + why); };
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) fail(std::string("cannot open: ") + std::strerror(errno));
@@ -18,12 +18,18 @@ std::string read_input_file(const std::string& path, uint64_t max_bytes, std::st
   if (!S_ISREG(st.st_mode))
     fail(std::string(S_ISFIFO(st.st_mode) ? "is a FIFO" : "is a device or socket") +
          ", expected a regular " + std::string(what));
+  return static_cast<uint64_t>(st.st_size);
+}
+
+std::string read_input_file(const std::string& path, uint64_t max_bytes, std::string_view what) {
+  auto fail = [&](const std::string& why) { throw std::invalid_argument(path + ": " + why); };
+  const uint64_t size = regular_file_size(path, what);
   const std::string too_large =
       "file too large (more than " + std::to_string(max_bytes) + " bytes)";
-  if (static_cast<uint64_t>(st.st_size) > max_bytes) fail(too_large);
+  if (size > max_bytes) fail(too_large);
   std::ifstream in(path, std::ios::binary);
   if (!in) fail(std::string("cannot open: ") + std::strerror(errno));
-  std::string text(static_cast<size_t>(st.st_size) + 1, '\0');
+  std::string text(static_cast<size_t>(size) + 1, '\0');
   in.read(text.data(), static_cast<std::streamsize>(text.size()));
   text.resize(static_cast<size_t>(in.gcount()));
   if (text.size() > max_bytes) fail(too_large);

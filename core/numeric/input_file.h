@@ -10,6 +10,9 @@
 
 namespace commlab {
 
+// The size of PATH, after checking it is a regular file (the checks read_input_file makes).
+uint64_t regular_file_size(const std::string& path, std::string_view what);
+
 // Reads the whole file. `what` names the kind of file for messages ("cluster file"). Throws
 // std::invalid_argument when the path is missing, not a regular file, unreadable, or larger than
 // max_bytes (it reads at most max_bytes + 1 bytes, so a growing file is refused too).

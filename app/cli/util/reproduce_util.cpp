@@ -24,6 +24,9 @@ std::string self_exe() {
 
 std::string samples_path(const std::string& relative) {
   if (std::filesystem::exists(relative)) return relative;
+  const auto installed = std::filesystem::path(self_exe()).parent_path().parent_path() / "share" /
+                         "commlab" / relative;
+  if (std::filesystem::exists(installed)) return installed.string();
   return std::string(COMMLAB_SOURCE_DIR) + "/" + relative;
 }
 

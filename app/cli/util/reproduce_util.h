@@ -56,7 +56,9 @@ class Report {
   int failures_ = 0;
 };
 
-// Where the samples are: ./samples when it exists, else the source tree's samples/.
+// Where a file of the installed data is ("samples/quickstart.json"): relative to the working
+// directory when it exists there, else under ../share/commlab next to the executable (an installed
+// commlab-cli: /usr/bin -> /usr/share/commlab), else in the source tree it was built from.
 std::string samples_path(const std::string& relative);
 
 }  // namespace commlab::cli

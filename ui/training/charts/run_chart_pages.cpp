@@ -3,10 +3,18 @@
 #include <QChart>
 #include <QChartView>
 #include <QCursor>
+#include <QFileDialog>
+#include <QFileInfo>
 #include <QGridLayout>
+#include <QHBoxLayout>
+#include <QLabel>
 #include <QLegend>
 #include <QLineSeries>
+#include <QPushButton>
 #include <QToolTip>
+#include <stdexcept>
+
+#include "tensor_file_samples.h"
 
 namespace commlab::ui {
 
@@ -29,6 +37,8 @@ RunChartPages::RunChartPages(QWidget* parent) : QTabWidget(parent) {
   add_slot(p, 0, 0, 1, RunChart::kCodec, RunChart::kCodec);
   add_slot(p, 0, 1, 1, RunChart::kPlaneEntropy, RunChart::kPlaneEntropy);
   add_slot(p, 1, 0, 2, RunChart::kEffectiveBits, RunChart::kEffectiveBits);
+  codec_page_ = indexOf(p);
+  add_tensor_file_bar(p);
   p = page("SkipReduce",
            "Which gradient contributions SkipReduce left out, per iteration and "
            "per bucket.",
@@ -78,6 +88,61 @@ void RunChartPages::set_runs(std::vector<RunSeries> runs) {
   redraw();
 }
 
+void RunChartPages::add_tensor_file_bar(QWidget* codec_page) {
+  auto* bar = new QWidget;
+  auto* row = new QHBoxLayout(bar);
+  row->setContentsMargins(4, 0, 4, 0);
+  auto* open = new QPushButton("Tensor file...");
+  open->setToolTip(QString("Draw a .npy or .safetensors file (BF16/FP16/FP32; other files: raw "
+                           "BF16) instead of the runs: one bucket per tensor, ratio of the %1 "
+                           "codec and byte-plane entropy")
+                       .arg(kTensorFileCodec));
+  auto* clear = new QPushButton("Show runs");
+  file_label_ = new QLabel;
+  file_label_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  row->addWidget(open);
+  row->addWidget(clear);
+  row->addWidget(file_label_, 1);
+  static_cast<QGridLayout*>(codec_page->layout())->addWidget(bar, 2, 0, 1, 2);
+  connect(open, &QPushButton::clicked, this, [this] {
+    const QString path = QFileDialog::getOpenFileName(
+        this, "Open tensor file", QString(), "Tensor files (*.npy *.safetensors);;All files (*)");
+    if (!path.isEmpty()) show_tensor_file(path);
+  });
+  connect(clear, &QPushButton::clicked, this, [this] { clear_tensor_file(); });
+}
+
+QString RunChartPages::show_tensor_file(const QString& path) {
+  try {
+    file_samples_ = tensor_file_samples(path.toStdString());
+  } catch (const std::exception& e) {
+    file_label_->setText(QString::fromUtf8(e.what()));
+    return file_label_->text();
+  }
+  file_runs_ = {RunSeries{QFileInfo(path).fileName().toStdString(), &file_samples_}};
+  file_label_->setText(QString("%1: %2 tensors (ratio: %3 codec)")
+                           .arg(path)
+                           .arg(file_samples_.front().buckets.size())
+                           .arg(kTensorFileCodec));
+  mark_page_stale(codec_page_);
+  setCurrentIndex(codec_page_);
+  redraw();
+  return {};
+}
+
+void RunChartPages::clear_tensor_file() {
+  file_runs_.clear();
+  file_samples_.clear();
+  file_label_->clear();
+  mark_page_stale(codec_page_);
+  redraw();
+}
+
+void RunChartPages::mark_page_stale(int page) {
+  for (Slot& s : slots_)
+    if (s.page == page) s.stale = true, s.drawn = false;  // other runs: a fresh chart
+}
+
 void RunChartPages::set_by_time(bool by_time) {
   if (by_time == by_time_) return;
   by_time_ = by_time;
@@ -120,9 +185,11 @@ void RunChartPages::draw(Slot& s) {
   // otherwise a fresh chart replaces it (a live chart's legend stays empty after its series are
   // replaced, Qt 6.4).
   const RunChart kind = by_time_ ? s.time_kind : s.kind;
+  const std::vector<RunSeries>& runs =
+      s.page == codec_page_ && !file_runs_.empty() ? file_runs_ : runs_;
   QChart* old = s.view->chart();
-  QChart* chart = build_run_chart(kind, runs_, s.drawn && s.drawn_kind == kind ? old : nullptr);
-  if (!run_chart_has_data(kind, runs_)) {
+  QChart* chart = build_run_chart(kind, runs, s.drawn && s.drawn_kind == kind ? old : nullptr);
+  if (!run_chart_has_data(kind, runs)) {
     // The network charts need the packet backend: the empty state says how to get data.
     const bool network = kind == RunChart::kNetworkQueue || kind == RunChart::kNetworkUtilisation;
     chart->setTitle(chart->title() + (network ? " (packet backend only: set Backend to packet)"

@@ -8,6 +8,7 @@
 #include "run_charts.h"
 
 class QChartView;
+class QLabel;
 
 namespace commlab::ui {
 
@@ -26,6 +27,11 @@ class RunChartPages : public QTabWidget {
   // The chart showing `kind` on its page (as last drawn), or null; drawn on demand.
   QChart* chart(RunChart kind);
   void redraw();  // rebuilds the charts of the visible page
+  // The Codec page draws a tensor file (or directory) instead of the runs until cleared
+  // (tensor_file_samples.h); returns the error (file, offset, what was expected) or "" on success,
+  // when the Codec page is shown.
+  QString show_tensor_file(const QString& path);
+  void clear_tensor_file();
 
  private:
   struct Slot {
@@ -41,8 +47,15 @@ class RunChartPages : public QTabWidget {
   void add_slot(QWidget* page, int row, int col, int col_span, RunChart kind, RunChart time_kind);
   void draw(Slot& slot);
 
+  void add_tensor_file_bar(QWidget* codec_page);
+  void mark_page_stale(int page);
+
   std::vector<Slot> slots_;
   std::vector<RunSeries> runs_;
+  int codec_page_ = -1;
+  std::vector<Sample> file_samples_;  // the Codec page's tensor file, when one is shown
+  std::vector<RunSeries> file_runs_;
+  QLabel* file_label_ = nullptr;
   bool by_time_ = false;
 };
 
