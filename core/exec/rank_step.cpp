@@ -47,11 +47,10 @@ std::vector<PacketCut> mask_cuts(const TrimWire& wire, const WireContext& ctx,
                                  std::span<const uint8_t> mask) {
   const size_t packets = packet_count(wire, ctx.transfer->count);
   if (mask.size() != packets)
-    throw std::invalid_argument("trim mask: the transfer of " +
-                                std::to_string(ctx.transfer->count) + " values from rank " +
-                                std::to_string(ctx.transfer->src) + " has " +
-                                std::to_string(packets) + " packets, the mask has " +
-                                std::to_string(mask.size()) + " entries");
+    throw std::invalid_argument(
+        "trim mask: the transfer of " + std::to_string(ctx.transfer->count) + " values from rank " +
+        std::to_string(ctx.transfer->src) + " has " + std::to_string(packets) +
+        " packets, the mask has " + std::to_string(mask.size()) + " entries");
   return cuts_where(wire, ctx.transfer->count, [&](size_t index) { return mask[index] != 0; });
 }
 

@@ -46,14 +46,14 @@ py::array decode(Codec& codec, const py::array& frame_array, DType dtype) {
   if (!size) throw std::invalid_argument("codec.decode: bad frame header: " + size.error());
   if (*size % dtype_size(dtype) != 0)
     throw std::invalid_argument("codec.decode: the frame holds " + std::to_string(*size) +
-                                " bytes, not a whole number of " +
-                                std::string(dtype_name(dtype)) + " values");
+                                " bytes, not a whole number of " + std::string(dtype_name(dtype)) +
+                                " values");
   py::dtype out_type = dtype == DType::kFp32   ? py::dtype::of<float>()
                        : dtype == DType::kFp16 ? py::dtype("float16")
                                                : py::dtype::of<uint16_t>();
   py::array out(out_type, static_cast<py::ssize_t>(*size / dtype_size(dtype)));
-  Result<size_t> n =
-      codec.decode(frame, {static_cast<std::byte*>(out.mutable_data()), static_cast<size_t>(*size)});
+  Result<size_t> n = codec.decode(
+      frame, {static_cast<std::byte*>(out.mutable_data()), static_cast<size_t>(*size)});
   if (!n) throw std::invalid_argument("codec " + codec.name() + ": decode failed: " + n.error());
   return out;
 }

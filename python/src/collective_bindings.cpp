@@ -108,10 +108,14 @@ void bind_wires(py::module_& m) {
       .def_static(
           "trim",
           [](const std::string& encoding, int head_bits, size_t payload_bytes,
-             const std::string& wire, uint64_t seed, bool unbiased, double rate,
-             uint64_t trim_seed, std::vector<int> levels) {
-            trim::TrimConfig c{trim::parse_encoding(encoding), head_bits, payload_bytes,
-                               parse_dtype(wire), seed, unbiased};
+             const std::string& wire, uint64_t seed, bool unbiased, double rate, uint64_t trim_seed,
+             std::vector<int> levels) {
+            trim::TrimConfig c{trim::parse_encoding(encoding),
+                               head_bits,
+                               payload_bytes,
+                               parse_dtype(wire),
+                               seed,
+                               unbiased};
             return Wire{std::make_shared<TrimWire>(c, rate, trim_seed, std::move(levels)), rate,
                         trim_seed};
           },

@@ -12,7 +12,8 @@ namespace {
 
 const py::array& checked(const py::array& array, const std::string& what) {
   if (!(array.flags() & py::array::c_style))
-    throw std::invalid_argument(what + ": expected a C-contiguous array (use numpy.ascontiguousarray)");
+    throw std::invalid_argument(what +
+                                ": expected a C-contiguous array (use numpy.ascontiguousarray)");
   return array;
 }
 

@@ -44,6 +44,18 @@ class RankStepper {
     return exec::packet_count(*trim_, transfer(s, i).count);
   }
 
+  // The packets of transfer i of step s that Bernoulli trimming at `rate` with `seed` cuts (the
+  // draws TrimWire makes), as a mask: 1 = cut to the head bits.
+  py::array_t<uint8_t> bernoulli_mask(size_t s, size_t i, double rate, uint64_t seed) const {
+    if (!trim_)
+      throw std::invalid_argument("RankStepper.bernoulli_mask: the wire is not trimmable");
+    WireContext ctx{&transfer(s, i), s, iteration_, bucket_};
+    std::vector<exec::PacketCut> cuts = exec::trim_cuts(*trim_, ctx, rate, seed);
+    py::array_t<uint8_t> mask(static_cast<py::ssize_t>(cuts.size()));
+    for (size_t p = 0; p < cuts.size(); ++p) mask.mutable_data()[p] = cuts[p].keep < cuts[p].size;
+    return mask;
+  }
+
   // Encodes transfer i of step s from `buffer` as it is now (before the step's receives).
   py::array_t<uint8_t> encode(size_t s, size_t i, const py::array& buffer,
                               std::optional<py::array_t<uint8_t>> mask) {
@@ -146,6 +158,8 @@ void bind_rank_stepper(py::module_& m) {
       .def("transfer", &RankStepper::transfer, py::arg("step"), py::arg("index"))
       .def("packets", &RankStepper::packets, py::arg("step"), py::arg("index"),
            "Trimmable packets of a transfer (the length of its trim mask)")
+      .def("bernoulli_mask", &RankStepper::bernoulli_mask, py::arg("step"), py::arg("index"),
+           py::arg("rate"), py::arg("seed"))
       .def("encode", &RankStepper::encode, py::arg("step"), py::arg("index"), py::arg("buffer"),
            py::arg("mask") = py::none())
       .def("receive", &RankStepper::receive, py::arg("step"), py::arg("index"), py::arg("buffer"),

@@ -58,8 +58,8 @@ py::dict time_collective(const std::string& algorithm, const std::string& op, in
   d["bytes_on_wire"] = rep.bytes_on_wire;
   d["ranks"] = n;
   d["backend"] = backend->name();
-  d["algbw_gbps"] = rep.time_s > 0 ? static_cast<double>(count * sizeof(float)) / rep.time_s / 1e9
-                                   : 0.0;
+  d["algbw_gbps"] =
+      rep.time_s > 0 ? static_cast<double>(count * sizeof(float)) / rep.time_s / 1e9 : 0.0;
   return d;
 }
 
@@ -77,9 +77,9 @@ py::dict to_dict(const WorkloadTiming& w) {
 
 // `commlab-cli workload --catalog NAME` for one set of techniques (graph or sum engine).
 py::dict time_workload(const std::string& catalog, const cli::NetworkFlags& net,
-                       const std::string& engine, int dp, int tp, int pp,
-                       int micro_batch, int global_batch, const std::string& gpu, double mfu,
-                       double ratio, int skip, double codec_s_per_byte) {
+                       const std::string& engine, int dp, int tp, int pp, int micro_batch,
+                       int global_batch, const std::string& gpu, double mfu, double ratio, int skip,
+                       double codec_s_per_byte) {
   if (engine != "graph" && engine != "sum")
     throw std::invalid_argument("time_workload: engine must be graph or sum, got '" + engine + "'");
   if (net.cluster.empty()) throw std::invalid_argument("time_workload: a cluster is required");
@@ -144,10 +144,9 @@ void bind_simulator(py::module_& m) {
          const std::string& cluster, const std::string& backend, double bw_gbps, double alpha_us,
          int skip, const std::string& policy, uint64_t seed, uint64_t iteration, bool unbiased,
          double element_bytes, double reduce_gbps, uint64_t slice_bytes, uint64_t chunk_bytes) {
-        return time_collective(algorithm, op, ranks, bytes,
-                               network(cluster, backend, bw_gbps, alpha_us), skip, policy, seed,
-                               iteration, unbiased, element_bytes, reduce_gbps, slice_bytes,
-                               chunk_bytes);
+        return time_collective(
+            algorithm, op, ranks, bytes, network(cluster, backend, bw_gbps, alpha_us), skip, policy,
+            seed, iteration, unbiased, element_bytes, reduce_gbps, slice_bytes, chunk_bytes);
       },
       py::arg("algorithm") = "ring", py::arg("op") = "allreduce", py::arg("ranks") = 8,
       py::arg("bytes") = 1 << 20, py::arg("cluster") = "", py::arg("backend") = "analytical",

@@ -16,8 +16,13 @@ using trim::TrimConfig;
 TrimConfig make_config(const std::string& encoding, int head_bits, size_t payload_bytes,
                        const std::string& wire, uint64_t seed, bool unbiased,
                        size_t coords_per_packet) {
-  TrimConfig c{trim::parse_encoding(encoding), head_bits, payload_bytes, parse_dtype(wire), seed,
-               unbiased, coords_per_packet};
+  TrimConfig c{trim::parse_encoding(encoding),
+               head_bits,
+               payload_bytes,
+               parse_dtype(wire),
+               seed,
+               unbiased,
+               coords_per_packet};
   trim::validate(c);
   return c;
 }
@@ -39,8 +44,7 @@ py::tuple decode_packets(const std::vector<py::array_t<uint8_t>>& received, cons
     spans.push_back(byte_span(received[i], "trim.decode_packets packet " + std::to_string(i)));
   py::array_t<float> out(static_cast<py::ssize_t>(count));
   trim::DecodeStats stats;
-  Result<size_t> n =
-      trim::decode_packets(spans, c, {out.mutable_data(), count}, &stats);
+  Result<size_t> n = trim::decode_packets(spans, c, {out.mutable_data(), count}, &stats);
   if (!n) throw std::invalid_argument("trim.decode_packets: " + n.error());
   py::dict s;
   s["packets"] = stats.packets;
@@ -85,8 +89,7 @@ void bind_trim(py::module_& m) {
         return to_numpy(bytes.first(std::min(k, bytes.size())));
       },
       py::arg("packet"), py::arg("k"), "The first k bytes: what a switch leaves of the packet");
-  t.def("decode_packets", &decode_packets, py::arg("received"), py::arg("config"),
-        py::arg("count"),
+  t.def("decode_packets", &decode_packets, py::arg("received"), py::arg("config"), py::arg("count"),
         "Decodes (possibly trimmed) packets into count values; lost packets read as zeros");
 }
 
