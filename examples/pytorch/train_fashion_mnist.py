@@ -93,7 +93,7 @@ def wire_element_bytes(args, grads):
         packets = commlab.trim.encode_packets(grads, config)
         full = sum(len(p) for p in packets)
         kept = sum(commlab.trim.trim_size(p, args.head_bits) for p in packets)
-        return 4.0 * (full / grads.size) / 4 * ((1 - args.trim_rate) + args.trim_rate * kept / full)
+        return full / grads.size * ((1 - args.trim_rate) + args.trim_rate * kept / full)
     return 4.0
 
 
@@ -127,11 +127,6 @@ def train(args):
         return float(loss)
 
     alpha_s, bw_gbps = measure_network(rank)
-    compute = []
-    for _ in range(args.compute_probes):  # forward + backward, no communication, no update
-        start = time.perf_counter()
-        step(sync=False)
-        compute.append(time.perf_counter() - start)
     times, losses = [], []
     for it in range(args.iterations):
         dist.barrier()
@@ -139,6 +134,12 @@ def train(args):
         losses.append(step())
         optimizer.step()
         times.append(time.perf_counter() - start)
+    compute = []  # forward + backward, no communication, no update: after training (warm)
+    for _ in range(args.compute_probes):
+        dist.barrier()
+        start = time.perf_counter()
+        step(sync=False)
+        compute.append(time.perf_counter() - start)
     grads = np.concatenate([p.grad.detach().numpy().ravel() for p in model.parameters()])
     x_test, y_test = load("test", 2000)
     with torch.no_grad():
