@@ -6,6 +6,7 @@
 #include <string>
 
 #include "collective/codec_wire.h"
+#include "exec/rank_step.h"
 #include "numeric/rng.h"
 #if COMMLAB_HAVE_MPI
 #include "exec/mpi_detail.h"
@@ -32,31 +33,6 @@ int byte_count(uint64_t bytes) {
 
 bool overlaps(const Transfer& a, const Transfer& b) {
   return a.offset < b.offset + b.count && b.offset < a.offset + a.count && a.count && b.count;
-}
-
-// Per packet of a transfer: its full size in the slotted wire and the bytes the switch keeps.
-struct PacketCut {
-  size_t size = 0;
-  size_t keep = 0;
-};
-
-std::vector<PacketCut> trim_cuts(const TrimWire& wire, const WireContext& ctx, double rate,
-                                 uint64_t seed) {
-  const trim::TrimConfig& c = wire.config();
-  const size_t per_packet = trim::coords_per_packet(c);
-  // The receiver's TrimWire::decode draws the same values (codec_wire.h).
-  const CounterRng rng = trim_draws(seed, ctx);
-  std::vector<PacketCut> cuts;
-  for (size_t index = 0, left = ctx.transfer->count; left > 0; ++index) {
-    size_t count = std::min(per_packet, left);
-    left -= count;
-    PacketCut cut;
-    cut.size = trim::packet_layout(c.encoding, c.head_bits, c.wire, count).total();
-    cut.keep =
-        rng.uniform(index) < rate ? trim::trim_size_for_bits(c, count, c.head_bits) : cut.size;
-    cuts.push_back(cut);
-  }
-  return cuts;
 }
 
 }  // namespace
@@ -87,7 +63,6 @@ MpiCollectiveReport MpiExecutor::run(const Plan& plan, std::span<float> buffer,
   auto* trim = dynamic_cast<TrimWire*>(&codec);
   const bool cut = trim && options.trim_rate > 0;
   MpiCollectiveReport report;
-  std::vector<size_t> sends, recvs;
   std::vector<MPI_Request> requests;
   std::vector<char> to_buffer;
   std::vector<std::byte> slotted;
@@ -98,12 +73,7 @@ MpiCollectiveReport MpiExecutor::run(const Plan& plan, std::span<float> buffer,
     if (step.repeat != 1)
       throw std::invalid_argument("mpi executor: folded (time-only) plans cannot run for real");
     rt_.fault_point();
-    sends.clear();
-    recvs.clear();
-    for (size_t i = 0; i < step.transfers.size(); ++i) {
-      if (step.transfers[i].src == me) sends.push_back(i);
-      if (step.transfers[i].dst == me) recvs.push_back(i);
-    }
+    auto [sends, recvs] = rank_transfers(step, me);
     if (send_wire_.size() < sends.size()) send_wire_.resize(sends.size());
     if (recv_wire_.size() < recvs.size()) recv_wire_.resize(recvs.size());
     if (recv_values_.size() < recvs.size()) recv_values_.resize(recvs.size());
@@ -143,17 +113,10 @@ MpiCollectiveReport MpiExecutor::run(const Plan& plan, std::span<float> buffer,
         const double t0 = MPI_Wtime();
         std::vector<std::byte>& wire = send_wire_[k];
         codec.encode(ctx, buffer.subspan(t.offset, t.count), wire);
-        if (cut) {  // the switch cuts trimmed packets: only their kept bytes travel
-          const size_t slot = trim->config().payload_bytes;
-          size_t out = 0;
-          std::vector<PacketCut> cuts = trim_cuts(*trim, ctx, options.trim_rate, options.trim_seed);
-          for (size_t p = 0; p < cuts.size(); ++p) {
-            std::memmove(wire.data() + out, wire.data() + p * slot, cuts[p].keep);
-            out += cuts[p].keep;
-            report.packets_trimmed += cuts[p].keep < cuts[p].size;
-          }
-          wire.resize(out);
-        }
+        if (cut)  // the switch cuts trimmed packets: only their kept bytes travel
+          report.packets_trimmed +=
+              cut_packets(wire, trim_cuts(*trim, ctx, options.trim_rate, options.trim_seed),
+                          trim->config().payload_bytes);
         report.codec_s += MPI_Wtime() - t0;
         MPI_Isend(wire.data(), byte_count(wire.size()), MPI_BYTE, t.dst, tag_of(s, sends[k]), comm,
                   &requests[recvs.size() + k]);
@@ -186,39 +149,20 @@ MpiCollectiveReport MpiExecutor::run(const Plan& plan, std::span<float> buffer,
         const double t0 = MPI_Wtime();
         std::span<const std::byte> wire = recv_wire_[k];
         if (cut) {  // put the kept bytes back in their slots; TrimWire redraws the same cuts
-          const size_t slot = trim->config().payload_bytes;
-          std::vector<PacketCut> cuts = trim_cuts(*trim, ctx, options.trim_rate, options.trim_seed);
-          slotted.assign(cuts.empty() ? 0 : (cuts.size() - 1) * slot + cuts.back().size,
-                         std::byte{0});
-          size_t in = 0;
-          for (size_t p = 0; p < cuts.size(); ++p) {
-            if (in + cuts[p].keep > wire.size())
-              throw std::runtime_error("mpi executor: trimmed transfer shorter than its cuts");
-            std::copy_n(wire.data() + in, cuts[p].keep, slotted.data() + p * slot);
-            in += cuts[p].keep;
-          }
+          reslot_packets(wire, trim_cuts(*trim, ctx, options.trim_rate, options.trim_seed),
+                         trim->config().payload_bytes, slotted);
           wire = slotted;
         }
-        if (!t.reduce) {
-          codec.decode(ctx, wire, nullptr, buffer.subspan(t.offset, t.count));
-          report.codec_s += MPI_Wtime() - t0;
-          continue;
-        }
-        recv_values_[k].resize(t.count);
-        codec.decode(ctx, wire, nullptr, recv_values_[k]);
+        decode_into(codec, ctx, wire, nullptr, buffer, recv_values_[k]);
         report.codec_s += MPI_Wtime() - t0;
-        src = recv_values_[k].data();
+        continue;
       }
       for (uint64_t e = 0; e < t.count; ++e) dst[e] += src[e];
     }
     report.steps += 1;
   }
   // Unbiased SkipReduce: the same rescaling execute_plan applies, on this rank's copy.
-  for (size_t c = 0; c < plan.chunk_scale.size(); ++c) {
-    if (plan.op == CollectiveOp::kReduceScatter && plan.chunk_owner[c] != me) continue;
-    const float scale = static_cast<float>(plan.chunk_scale[c]);
-    for (uint64_t i = plan.chunk_begin[c]; i < plan.chunk_begin[c + 1]; ++i) buffer[i] *= scale;
-  }
+  apply_chunk_scale(plan, me, buffer);
   report.time_s = MPI_Wtime() - start;
   return report;
 }

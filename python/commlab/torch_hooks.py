@@ -1,0 +1,159 @@
+"""DDP communication hooks that run CommLab's collective plans over torch.distributed.
+
+Each hook averages a gradient bucket by running the steps of a CommLab plan (ring by default):
+for every step, this rank's sends are encoded by the engine (commlab.RankStepper), moved with
+point-to-point isend/irecv (gloo on CPUs, across processes and machines), and decoded and reduced
+by the engine in plan order. The averaged bucket is therefore bit for bit what CommLab's simulated
+collective gives for the same per-rank gradients, seed and iteration (commlab.allreduce_reference).
+
+    import commlab.torch_hooks as ch
+    ddp.register_comm_hook(ch.skipreduce_state(skip=1, policy="random", seed=7), ch.commlab_hook)
+    ddp.register_comm_hook(ch.codec_state("zstd-3"), ch.commlab_hook)
+    ddp.register_comm_hook(ch.trim_state(rate=0.1, trim_seed=3), ch.commlab_hook)
+
+The hooks are for torch 1.13's DistributedDataParallel.register_comm_hook(state, hook); the hook
+returns a completed torch.futures.Future holding the averaged bucket.
+"""
+import numpy as np
+import torch
+import torch.distributed as dist
+
+from . import RankStepper, Wire, skipreduce_plan
+
+
+class CommLabState:
+    """What a hook needs besides the bucket: the plan's SkipReduce settings, the wire, the
+    process group, and the iteration counter (advanced after each iteration's last bucket)."""
+
+    def __init__(self, process_group=None, wire=None, skip=0, policy="naive", seed=0,
+                 unbiased=False, algorithm="ring", trim_mask=None, protected_buckets=(),
+                 min_elements=100000, bucket_name=None):
+        self.process_group = process_group
+        self.wire = wire
+        self.skip = skip
+        self.policy = policy
+        self.seed = seed
+        self.unbiased = unbiased
+        self.algorithm = algorithm
+        # trim_mask(key) -> uint8 array, one entry per packet (non-zero: trimmed to the head);
+        # called by both ends of a transfer with the same key (see transfer_key).
+        self.trim_mask = trim_mask
+        self.protected_buckets = list(protected_buckets)
+        self.min_elements = min_elements
+        self.bucket_name = bucket_name or (lambda index: "bucket%d" % index)
+        self.iteration = 0
+        self.bytes_sent = 0  # by this rank, on the wire (sizes and payloads)
+        self.last_plan = None
+
+
+def skipreduce_state(skip, policy="naive", seed=0, unbiased=False, **kwargs):
+    """SkipReduce: skip `skip` of the ring reduce-scatter's N-1 steps; policy naive, random
+    (the rotation the engine draws for (seed, bucket, iteration)) or selective. unbiased rescales
+    each chunk by N / contributors; for the compensated variant multiply the learning rate by
+    commlab.lr_compensation(N, skip) instead."""
+    return CommLabState(skip=skip, policy=policy, seed=seed, unbiased=unbiased, **kwargs)
+
+
+def codec_state(codec, dtype="fp32", **kwargs):
+    """A codec on the wire: every chunk is encoded before it is sent and decoded after it is
+    received (values cast to dtype first; lossless codecs on fp32 change nothing)."""
+    return CommLabState(wire=Wire.codec(codec, dtype), **kwargs)
+
+
+def trim_state(encoding="eden", head_bits=1, payload_bytes=4096, rate=0.0, trim_seed=0,
+               mask=None, seed=0, wire_dtype="fp32", **kwargs):
+    """Trimmable packets: with rate > 0 each packet is cut to its head bits with that probability
+    (the engine's Bernoulli draws, keyed by trim_seed); or mask(key) says which packets are cut.
+    Only the kept bytes travel."""
+    if rate > 0 and mask is not None:
+        raise ValueError("trim_state: give rate or mask, not both")
+    wire = Wire.trim(encoding, head_bits, payload_bytes, wire_dtype, seed, True, rate, trim_seed)
+    return CommLabState(wire=wire, trim_mask=mask, **kwargs)
+
+
+def transfer_key(iteration, bucket, step, transfer, packets):
+    """The key a trim mask is asked for: both ends of a transfer build the same one. run_plan
+    adds key["bernoulli"](rate, seed): the engine's Bernoulli draws for this transfer as a mask."""
+    return {"iteration": iteration, "bucket": bucket, "step": step, "src": transfer.src,
+            "dst": transfer.dst, "offset": transfer.offset, "count": transfer.count,
+            "packets": packets}
+
+
+def _global_rank(group, rank):
+    get = getattr(dist, "get_global_rank", None) or dist.distributed_c10d._get_global_rank
+    return get(group, rank)
+
+
+def _exchange(sends, recvs, group):
+    """Posts every receive, then every send, and waits: [(peer, tensor)] each; tags tell apart
+    several transfers between the same two ranks in one step."""
+    requests = [dist.irecv(t, src=peer, group=group, tag=tag) for peer, t, tag in recvs]
+    requests += [dist.isend(t, dst=peer, group=group, tag=tag) for peer, t, tag in sends]
+    for r in requests:
+        r.wait()
+
+
+def run_plan(plan, rank, buffer, wire=None, iteration=0, bucket=0, group=None, trim_mask=None,
+             state=None):
+    """Runs `plan` for this rank on `buffer` (float32 NumPy array, updated in place) with
+    torch.distributed point-to-point: sizes first (wires may compress), then the bytes."""
+    stepper = RankStepper(plan, rank, wire, iteration, bucket)
+    to_global = (lambda r: _global_rank(group, r)) if group is not None else (lambda r: r)
+    sent = 0
+    for s in range(stepper.steps):
+        sends, recvs = stepper.sends(s), stepper.recvs(s)
+        masks = {}
+        if trim_mask is not None:
+            for i in list(sends) + list(recvs):
+                t = stepper.transfer(s, i)
+                key = transfer_key(iteration, bucket, s, t, stepper.packets(s, i))
+                key["bernoulli"] = (lambda rate, seed, s=s, i=i:
+                                    stepper.bernoulli_mask(s, i, rate, seed))
+                masks[i] = np.ascontiguousarray(trim_mask(key), dtype=np.uint8)
+        wires = [stepper.encode(s, i, buffer, masks.get(i)) for i in sends]
+        sizes_out = [torch.tensor([len(w)], dtype=torch.int64) for w in wires]
+        sizes_in = [torch.zeros(1, dtype=torch.int64) for _ in recvs]
+        _exchange([(to_global(stepper.transfer(s, i).dst), t, i) for i, t in zip(sends, sizes_out)],
+                  [(to_global(stepper.transfer(s, i).src), t, i) for i, t in zip(recvs, sizes_in)],
+                  group)
+        payload_in = [torch.empty(int(n.item()), dtype=torch.uint8) for n in sizes_in]
+        _exchange([(to_global(stepper.transfer(s, i).dst), torch.from_numpy(w), i)
+                   for i, w in zip(sends, wires) if len(w)],
+                  [(to_global(stepper.transfer(s, i).src), t, i)
+                   for i, t in zip(recvs, payload_in) if t.numel()], group)
+        sent += sum(8 + len(w) for w in wires)
+        for i, t in zip(recvs, payload_in):  # plan order, as the simulated executor reduces
+            stepper.receive(s, i, buffer, t.numpy(), masks.get(i))
+    stepper.finish(buffer)
+    if state is not None:
+        state.bytes_sent += sent
+    return buffer
+
+
+def commlab_hook(state, bucket):
+    """The DDP communication hook: the bucket's gradients summed by the state's CommLab plan,
+    times 1/N (float32), in a completed future."""
+    group = state.process_group
+    world = dist.get_world_size(group)
+    rank = dist.get_rank(group)
+    grads = bucket.buffer()
+    if grads.dtype != torch.float32:
+        raise TypeError("commlab hooks reduce float32 gradients, got %s" % grads.dtype)
+    values = grads.detach().cpu().numpy().astype(np.float32, copy=True)
+    index = bucket.index()
+    plan = skipreduce_plan(world, values.size, state.skip, state.policy, state.seed,
+                           state.iteration, index, state.bucket_name(index), state.unbiased,
+                           state.algorithm, state.protected_buckets, state.min_elements)
+    state.last_plan = plan
+    run_plan(plan, rank, values, state.wire, state.iteration, index, group, state.trim_mask,
+             state)
+    values *= np.float32(1.0 / world)
+    if bucket.is_last():
+        state.iteration += 1
+    future = torch.futures.Future()
+    future.set_result(torch.from_numpy(values).to(grads.device))
+    return future
+
+
+# The same hook under the names of what it does (the state decides).
+skipreduce_hook = codec_hook = trim_hook = commlab_hook

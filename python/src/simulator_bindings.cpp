@@ -1,0 +1,178 @@
+// Simulator entry points: the time of a collective on a cluster (what `commlab-cli collective
+// --time-only` computes per size, without NCCL mode), the iteration time of a catalog workload
+// (what `commlab-cli workload` computes), and DDP's overlap of a step's compute and buckets
+// (train/catalog/compute_model.h), to predict a data-parallel iteration from measured layers.
+
+#include <stdexcept>
+
+#include "bindings.h"
+#include "cli/command.h"
+#include "cli/util/network_util.h"
+#include "collective/algorithms.h"
+#include "collective/executor.h"
+#include "scenario/catalog/workload_timing.h"
+#include "topology/gpu_presets.h"
+#include "topology/topology.h"
+#include "workload/catalog_graph.h"
+#include "workload/scheduler.h"
+
+namespace commlab::python {
+
+namespace {
+
+cli::NetworkFlags network(const std::string& cluster, const std::string& backend, double bw_gbps,
+                          double alpha_us) {
+  return cli::NetworkFlags{cluster, backend, bw_gbps, alpha_us};
+}
+
+py::dict time_collective(const std::string& algorithm, const std::string& op, int ranks,
+                         uint64_t bytes, const cli::NetworkFlags& net, int skip,
+                         const std::string& policy, uint64_t seed, uint64_t iteration,
+                         bool unbiased, double element_bytes, double reduce_gbps,
+                         uint64_t slice_bytes, uint64_t chunk_bytes) {
+  std::unique_ptr<NetworkBackend> backend = cli::make_backend(net, ranks);
+  const int n = backend->topology().ranks();
+  const uint64_t count = std::max<uint64_t>(bytes / sizeof(float), 1);
+  PlanRequest req;
+  req.op = parse_op(op);
+  req.ranks = n;
+  req.count = count;
+  req.time_only = true;
+  req.unbiased_skip = unbiased;
+  req.ranks_per_node = cli::backend_ranks_per_node(*backend);
+  SkipConfig sc;
+  sc.skip = skip;
+  sc.policy = parse_skip_policy(policy);
+  sc.seed = seed;
+  sc.unbiased = unbiased;
+  req.skip = decide_skip(sc, n, 0, "bucket0", count, iteration);
+  req.pipeline = PipelineConfig{slice_bytes, chunk_bytes};
+  Plan plan = build_plan(algorithm, req);
+  ExecutorOptions ex{backend.get(), nullptr, reduce_gbps * 1e9};
+  ex.iteration = iteration;
+  ex.time_only_element_bytes = element_bytes;
+  CollectiveReport rep = execute_plan(plan, {}, ex);
+  py::dict d;
+  d["time_s"] = rep.time_s;
+  d["steps"] = rep.steps;
+  d["bytes_on_wire"] = rep.bytes_on_wire;
+  d["ranks"] = n;
+  d["backend"] = backend->name();
+  d["algbw_gbps"] =
+      rep.time_s > 0 ? static_cast<double>(count * sizeof(float)) / rep.time_s / 1e9 : 0.0;
+  return d;
+}
+
+py::dict to_dict(const WorkloadTiming& w) {
+  py::dict d;
+  d["iteration_s"] = w.iteration_s;
+  d["compute_s"] = w.compute_s;
+  d["tp_s"] = w.tp_s;
+  d["dp_s"] = w.dp_s;
+  d["pp_s"] = w.pp_s;
+  d["ep_s"] = w.ep_s;
+  d["codec_s"] = w.codec_s;
+  return d;
+}
+
+// `commlab-cli workload --catalog NAME` for one set of techniques (graph or sum engine).
+py::dict time_workload(const std::string& catalog, const cli::NetworkFlags& net,
+                       const std::string& engine, int dp, int tp, int pp, int micro_batch,
+                       int global_batch, const std::string& gpu, double mfu, double ratio, int skip,
+                       double codec_s_per_byte) {
+  if (engine != "graph" && engine != "sum")
+    throw std::invalid_argument("time_workload: engine must be graph or sum, got '" + engine + "'");
+  if (net.cluster.empty()) throw std::invalid_argument("time_workload: a cluster is required");
+  const TransformerSpec& spec = find_workload(catalog);
+  ComputeModel compute;
+  compute.gpu = gpu_preset(gpu);
+  compute.mfu = mfu;
+  std::unique_ptr<NetworkBackend> backend = cli::make_backend(net, 0);
+  const int gpus = backend->topology().ranks();
+  Parallelism p;
+  p.tp = tp;
+  p.pp = pp;
+  p.dp = dp > 0 ? dp : gpus / (tp * pp);
+  p.micro_batch = micro_batch;
+  p.global_batch = global_batch;
+  if (p.dp < 1 || p.gpus() > gpus)
+    throw std::invalid_argument("time_workload: dp x tp x pp exceeds the cluster's " +
+                                std::to_string(gpus) + " GPUs");
+  WorkloadTechniques tech{ratio, ratio, skip};
+  tech.codec_s_per_byte = codec_s_per_byte;
+  if (engine == "sum") return to_dict(time_workload(spec, p, *backend, compute, tech));
+  workload::CatalogGraphOptions go;
+  go.parallel = p;
+  const workload::Graph graph = workload::catalog_graph(spec, go);
+  return to_dict(timing_of(workload::schedule(graph, *backend, graph_options(compute, tech))));
+}
+
+py::dict overlap(const std::vector<std::tuple<double, double, int>>& layers,
+                 const std::vector<double>& bucket_comm_s,
+                 const std::vector<double>& bucket_codec_s) {
+  std::vector<LayerCost> costs;
+  for (auto [f, b, bucket] : layers) {
+    if (bucket >= static_cast<int>(bucket_comm_s.size()) ||
+        bucket >= static_cast<int>(bucket_codec_s.size()))
+      throw std::invalid_argument("overlap_step: layer bucket " + std::to_string(bucket) +
+                                  " has no comm/codec time");
+    costs.push_back(LayerCost{f, b, bucket});
+  }
+  StepTiming t = overlap_step(costs, bucket_comm_s, bucket_codec_s);
+  py::dict d;
+  d["compute_s"] = t.compute_s;
+  d["comm_total_s"] = t.comm_total_s;
+  d["comm_exposed_s"] = t.comm_exposed_s;
+  d["codec_exposed_s"] = t.codec_exposed_s;
+  d["step_s"] = t.step_s;
+  return d;
+}
+
+}  // namespace
+
+void bind_simulator(py::module_& m) {
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const cli::InvalidInput& e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
+    }
+  });
+  m.def(
+      "time_collective",
+      [](const std::string& algorithm, const std::string& op, int ranks, uint64_t bytes,
+         const std::string& cluster, const std::string& backend, double bw_gbps, double alpha_us,
+         int skip, const std::string& policy, uint64_t seed, uint64_t iteration, bool unbiased,
+         double element_bytes, double reduce_gbps, uint64_t slice_bytes, uint64_t chunk_bytes) {
+        return time_collective(
+            algorithm, op, ranks, bytes, network(cluster, backend, bw_gbps, alpha_us), skip, policy,
+            seed, iteration, unbiased, element_bytes, reduce_gbps, slice_bytes, chunk_bytes);
+      },
+      py::arg("algorithm") = "ring", py::arg("op") = "allreduce", py::arg("ranks") = 8,
+      py::arg("bytes") = 1 << 20, py::arg("cluster") = "", py::arg("backend") = "analytical",
+      py::arg("bw_gbps") = 25.0, py::arg("alpha_us") = 5.0, py::arg("skip") = 0,
+      py::arg("policy") = "naive", py::arg("seed") = 0, py::arg("iteration") = 0,
+      py::arg("unbiased") = false, py::arg("element_bytes") = 4.0, py::arg("reduce_gbps") = 0.0,
+      py::arg("slice_bytes") = 512 << 10, py::arg("chunk_bytes") = 2 << 20,
+      "Time of one collective of `bytes` per rank, as commlab-cli collective --time-only");
+  m.def(
+      "time_workload",
+      [](const std::string& catalog, const std::string& cluster, const std::string& backend,
+         const std::string& engine, int dp, int tp, int pp, int micro_batch, int global_batch,
+         const std::string& gpu, double mfu, double ratio, int skip, double codec_s_per_byte) {
+        return time_workload(catalog, network(cluster, backend, 25.0, 5.0), engine, dp, tp, pp,
+                             micro_batch, global_batch, gpu, mfu, ratio, skip, codec_s_per_byte);
+      },
+      py::arg("catalog") = "gpt3-175b", py::arg("cluster") = "", py::arg("backend") = "analytical",
+      py::arg("engine") = "graph", py::arg("dp") = 0, py::arg("tp") = 4, py::arg("pp") = 1,
+      py::arg("micro_batch") = 1, py::arg("global_batch") = 128, py::arg("gpu") = "h100",
+      py::arg("mfu") = 0.4, py::arg("ratio") = 1.0, py::arg("skip") = 0,
+      py::arg("codec_s_per_byte") = 0.0,
+      "Iteration time of a catalog workload on a cluster, as commlab-cli workload");
+  m.def("overlap_step", &overlap, py::arg("layers"), py::arg("bucket_comm_s"),
+        py::arg("bucket_codec_s"),
+        "DDP overlap of layers (forward_s, backward_s, bucket) with their buckets' "
+        "communication: step_s = compute + exposed communication");
+}
+
+}  // namespace commlab::python

@@ -1,0 +1,177 @@
+"""The DDP hooks against the engine: 2 and 4 gloo processes train a small model for two
+iterations under each hook; every bucket's averaged gradient must equal CommLab's collective output
+(commlab.allreduce_reference: the simulated executor on the same per-rank gradients, seed and
+iteration) bit for bit for every SkipReduce policy, each lossless codec and Bernoulli or
+mask-given trimming, and be within the trimming encoding's documented error of the exact mean.
+Exit 77 (ctest: skipped) when torch or the built module is missing."""
+import os
+import pickle
+import socket
+import sys
+import tempfile
+
+SKIP = 77
+try:
+    import numpy as np
+    import torch
+    import torch.distributed as dist
+    import torch.multiprocessing as mp
+    import commlab
+    import commlab.torch_hooks as ch
+except ImportError as e:  # not built, or torch not installed
+    print("SKIPPED: %s (build with COMMLAB_BUILD_PYTHON and apt-get install python3-torch)" % e)
+    sys.exit(SKIP)
+
+ITERATIONS = 2
+EDEN_1BIT_VNMSE = 0.5708  # docs/formats.md: D_1 / (1 - D_1), unbiased EDEN, 1 head bit
+
+
+def lossless_codecs():
+    """Every registry codec that is lossless and may sit on a transfer (stateless), with the
+    dtype it codes: fp32 where it takes it, else bf16 (NetZIP's codecs are for BF16 traffic)."""
+    out = []
+    for name in commlab.codec_names():
+        codec = commlab.Codec(name)
+        if not codec.lossless:
+            continue
+        try:
+            commlab.Wire.codec(name)
+        except ValueError:  # stateful (xor-prev): refused on transfers
+            continue
+        try:
+            codec.encode(np.zeros(8, dtype=np.float32))
+            out.append((name, "fp32"))
+        except RuntimeError:
+            out.append((name, "bf16"))
+    return out
+
+
+def trim_all(key):
+    return np.ones(key["packets"], dtype=np.uint8)
+
+
+def cases(world):
+    """(name, state factory, exact, reference wire factory): exact cases must match the engine
+    bit for bit (on the state's wire unless a reference wire is given)."""
+    out = [("fp32", lambda: ch.CommLabState(), True)]
+    for policy in ("naive", "random", "selective"):
+        for skip in range(1, world):
+            out.append(("skip%d-%s" % (skip, policy),
+                        lambda s=skip, p=policy: ch.skipreduce_state(s, p, seed=11,
+                                                                     min_elements=50), True))
+    out.append(("skip1-random-unbiased",
+                lambda: ch.skipreduce_state(1, "random", seed=5, unbiased=True), True))
+    for name, dtype in lossless_codecs():
+        out.append(("codec-%s-%s" % (name, dtype), lambda n=name, d=dtype: ch.codec_state(n, d),
+                    True))
+    out.append(("codec-zstd-3-bf16", lambda: ch.codec_state("zstd-3", "bf16"), True))
+    small = dict(payload_bytes=256)  # several packets per chunk on this small model
+    out.append(("trim-bernoulli", lambda: ch.trim_state(rate=0.3, trim_seed=9, **small), True))
+    # A mask equal to the engine's draws must give the Bernoulli run's bytes exactly.
+    out.append(("trim-mask-bernoulli",
+                lambda: ch.trim_state(mask=lambda key: key["bernoulli"](0.3, 9), **small), True,
+                lambda: commlab.Wire.trim(payload_bytes=256, rate=0.3, trim_seed=9)))
+    out.append(("trim-mask-all", lambda: ch.trim_state(mask=trim_all, **small), False))
+    return [case + (None,) * (4 - len(case)) for case in out]
+
+
+def model():
+    torch.manual_seed(0)
+    return torch.nn.Sequential(torch.nn.Linear(24, 32), torch.nn.ReLU(), torch.nn.Linear(32, 5))
+
+
+def worker(rank, world, port, out_dir):
+    dist.init_process_group("gloo", init_method="tcp://127.0.0.1:%d" % port, rank=rank,
+                            world_size=world)
+    torch.set_num_threads(1)
+    results = {}
+    for name, make_state, _, _ in cases(world):
+        ddp = torch.nn.parallel.DistributedDataParallel(model(), bucket_cap_mb=0.002)
+        records = []
+
+        def recording_hook(state, bucket):
+            before = (state.iteration, bucket.index(), bucket.buffer().detach().clone().numpy())
+            averaged = ch.commlab_hook(state, bucket).value()
+            records.append(before + (averaged.numpy().copy(),))
+            fut = torch.futures.Future()
+            fut.set_result(averaged)
+            return fut
+
+        ddp.register_comm_hook(make_state(), recording_hook)
+        gen = torch.Generator().manual_seed(1000 * rank + 1)
+        for _ in range(ITERATIONS):
+            ddp.zero_grad()
+            x = torch.randn(16, 24, generator=gen)
+            y = torch.randint(0, 5, (16,), generator=gen)
+            torch.nn.functional.cross_entropy(ddp(x), y).backward()
+        results[name] = records
+    with open(os.path.join(out_dir, "rank%d.pkl" % rank), "wb") as f:
+        pickle.dump(results, f)
+    dist.destroy_process_group()
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def vnmse(got, exact):
+    return float(np.sum((got.astype(np.float64) - exact) ** 2) / np.sum(exact.astype(np.float64) ** 2))
+
+
+def check(world):
+    with tempfile.TemporaryDirectory() as out_dir:
+        mp.spawn(worker, args=(world, free_port(), out_dir), nprocs=world)
+        ranks = []
+        for r in range(world):
+            with open(os.path.join(out_dir, "rank%d.pkl" % r), "rb") as f:
+                ranks.append(pickle.load(f))
+    failures = 0
+    for name, make_state, exact, reference_wire in cases(world):
+        state = make_state()
+        wire = reference_wire() if reference_wire else state.wire
+        buckets = 0
+        for k, (iteration, index, _, _) in enumerate(ranks[0][name]):
+            inputs = np.stack([ranks[r][name][k][2] for r in range(world)])
+            outputs = np.stack([ranks[r][name][k][3] for r in range(world)])
+            plan = commlab.skipreduce_plan(world, inputs.shape[1], state.skip, state.policy,
+                                           state.seed, iteration, index,
+                                           state.bucket_name(index), state.unbiased,
+                                           state.algorithm, state.protected_buckets,
+                                           state.min_elements)
+            mean = inputs.astype(np.float64).mean(axis=0)
+            if exact:
+                want = commlab.allreduce_reference(inputs, plan, wire, iteration, index)
+                if not np.array_equal(outputs.view(np.uint32), want.view(np.uint32)):
+                    bad = np.argwhere(outputs != want)[0]
+                    print("FAIL %d ranks %s: iteration %d bucket %d rank %d element %d: hook %r, "
+                          "engine %r" % (world, name, iteration, index, bad[0], bad[1],
+                                         outputs[tuple(bad)], want[tuple(bad)]))
+                    failures += 1
+            else:
+                # Every packet cut to 1 EDEN head bit: each hop's vNMSE is at most v = 0.5708 in
+                # expectation (energy x (1 + v)); a ring chunk crosses at most 2 (N - 1) hops
+                # before it is final: (1 + v)^(2 (N - 1)) - 1.
+                bound = (1 + EDEN_1BIT_VNMSE) ** (2 * (world - 1)) - 1
+                got = max(vnmse(outputs[r], mean) for r in range(world))
+                print("%d ranks %s: vNMSE %.4f (bound %.4f)" % (world, name, got, bound))
+                if not 0 < got <= bound:
+                    print("FAIL %d ranks %s: vNMSE %.4f outside (0, %.4f]" % (world, name, got,
+                                                                               bound))
+                    failures += 1
+            buckets += 1
+        if buckets < ITERATIONS:
+            print("FAIL %d ranks %s: only %d buckets were reduced" % (world, name, buckets))
+            failures += 1
+        # Skipping really drops contributions: the plan names them.
+        if name.startswith("skip") and not plan.dropped:
+            print("FAIL %d ranks %s: the plan drops nothing" % (world, name))
+            failures += 1
+    print("%d ranks: %d cases, %d failures" % (world, len(cases(world)), failures))
+    return failures
+
+
+if __name__ == "__main__":
+    failed = check(2) + check(4)
+    sys.exit(1 if failed else 0)
