@@ -13,8 +13,10 @@ ctest --test-dir build --output-on-failure -j2 --timeout 900
 # Two end-to-end runs are left to the release suite above: under ASan they take 650 s
 # (cli.reproduce_all_quick, 26 s in Release) and 220 s (the Fashion-MNIST convergence run, 16 s)
 # and run code paths that the golden CLI run, the trainer and the collective tests already cover
-# under the sanitizers.
+# under the sanitizers. Likewise two seed-pool runs (CliSeeds.SameNumbersWhateverThreadsAndJobs,
+# 106 s under ASan, and CliSeeds.RunPrintsTheSpeedupOverTheBaseline, 43 s): the other two CliSeeds
+# tests drive the same seed pool end to end under the sanitizers in 72 s.
 cmake --preset asan >/dev/null
 cmake --build build-asan -j2
 ctest --test-dir build-asan --output-on-failure -j2 --timeout 900 \
-  -E '^(cli\.reproduce_all_quick|Convergence\.MlpReaches85PercentOnFashionMnist)$'
+  -E '^(cli\.reproduce_all_quick|Convergence\.MlpReaches85PercentOnFashionMnist|CliSeeds\.(SameNumbersWhateverThreadsAndJobs|RunPrintsTheSpeedupOverTheBaseline))$'

@@ -98,6 +98,7 @@ void RunChartPages::add_tensor_file_bar(QWidget* codec_page) {
                            "codec and byte-plane entropy")
                        .arg(kTensorFileCodec));
   auto* clear = new QPushButton("Show runs");
+  clear->setToolTip("Leave the tensor file and draw the runs' gradient buckets again");
   file_label_ = new QLabel;
   file_label_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   row->addWidget(open);
