@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "cli/command.h"
+#include "scenario/run/results_io.h"
 
 namespace commlab::cli {
 std::vector<Command>& command_registry() {
@@ -50,7 +51,7 @@ int main(int argc, char** argv) {
       "cluster (contract: CLI.md)",
       "commlab-cli"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "commlab-cli 0.1.0");
+  app.set_version_flag("--version", std::string("commlab-cli ") + commlab::commlab_version());
   auto& registry = command_registry();
   std::sort(registry.begin(), registry.end(),
             [](const Command& a, const Command& b) { return a.name < b.name; });

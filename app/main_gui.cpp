@@ -12,6 +12,7 @@
 #include "main_window.h"
 #include "numeric/size_parse.h"
 #include "run_chart_pages.h"
+#include "scenario/run/results_io.h"
 #include "scenario/scenario.h"
 #include "teaching_view.h"
 #include "topology_view.h"
@@ -39,8 +40,11 @@ bool int_flag(const QString& flag, const QString& text, int lo, int hi, int& out
 
 int main(int argc, char** argv) {
   QApplication app(argc, argv);
+  // The style sheet is compiled into the static commlab_ui library: its resources must be
+  // registered by name, or :/style.qss is never found.
+  Q_INIT_RESOURCE(commlab);
   QApplication::setApplicationName("CommLab");
-  QApplication::setApplicationVersion("0.1.0");
+  QApplication::setApplicationVersion(commlab::commlab_version());
   QFile style(":/style.qss");
   if (style.open(QIODevice::ReadOnly)) app.setStyleSheet(QString::fromUtf8(style.readAll()));
 

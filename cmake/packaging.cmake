@@ -41,6 +41,14 @@ install(DIRECTORY ${COMMLAB_MAN_DIR}/ DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
 if(TARGET commlab)
   install(FILES ${PROJECT_SOURCE_DIR}/resources/${COMMLAB_APP_ID}.desktop
           DESTINATION ${CMAKE_INSTALL_DATADIR}/applications)
+  # The AppStream release list is written by hand (a release has a date and notes); a version bump
+  # in project() without its <release> entry is caught here rather than in a published package.
+  file(READ ${PROJECT_SOURCE_DIR}/resources/${COMMLAB_APP_ID}.metainfo.xml metainfo_text)
+  string(FIND "${metainfo_text}" "<release version=\"${PROJECT_VERSION}\"" release_at)
+  if(release_at EQUAL -1)
+    message(FATAL_ERROR "resources/${COMMLAB_APP_ID}.metainfo.xml has no <release version=\""
+                        "${PROJECT_VERSION}\"> entry: add one for the version in project()")
+  endif()
   install(FILES ${PROJECT_SOURCE_DIR}/resources/${COMMLAB_APP_ID}.metainfo.xml
           DESTINATION ${CMAKE_INSTALL_DATADIR}/metainfo)
   install(FILES ${PROJECT_SOURCE_DIR}/resources/commlab.svg

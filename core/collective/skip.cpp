@@ -7,15 +7,6 @@
 
 namespace commlab {
 
-const char* skip_policy_name(SkipPolicy policy) {
-  switch (policy) {
-    case SkipPolicy::kNaive: return "naive";
-    case SkipPolicy::kRandom: return "random";
-    case SkipPolicy::kSelective: return "selective";
-  }
-  return "?";
-}
-
 SkipPolicy parse_skip_policy(const std::string& name) {
   if (name == "naive") return SkipPolicy::kNaive;
   if (name == "random") return SkipPolicy::kRandom;

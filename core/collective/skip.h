@@ -9,7 +9,6 @@
 namespace commlab {
 
 enum class SkipPolicy { kNaive, kRandom, kSelective };
-const char* skip_policy_name(SkipPolicy policy);
 SkipPolicy parse_skip_policy(const std::string& name);  // throws std::invalid_argument
 
 struct SkipConfig {

@@ -2,7 +2,6 @@
 // Row-major FP32 matrices: a batch is one sample per row, which matches how datasets are stored and
 // how gradient buckets are laid out (a layer's parameters are one contiguous span).
 #include <Eigen/Core>
-#include <span>
 
 namespace commlab {
 
@@ -11,9 +10,5 @@ using RowVector = Eigen::Matrix<float, 1, Eigen::Dynamic>;
 using MatrixMap = Eigen::Map<Matrix>;
 using ConstMatrixMap = Eigen::Map<const Matrix>;
 using RowVectorMap = Eigen::Map<RowVector>;
-
-inline MatrixMap map_matrix(std::span<float> s, Eigen::Index rows, Eigen::Index cols) {
-  return MatrixMap(s.data(), rows, cols);
-}
 
 }  // namespace commlab

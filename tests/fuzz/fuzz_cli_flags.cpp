@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cli/command.h"
+#include "scenario/run/results_io.h"
 
 namespace commlab::cli {
 std::vector<Command>& command_registry() {
@@ -29,7 +30,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   CLI::App app{"fuzz", "commlab-cli"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "commlab-cli 0.1.0");
+  app.set_version_flag("--version", std::string("commlab-cli ") + commlab::commlab_version());
   auto& registry = command_registry();
   std::sort(registry.begin(), registry.end(),
             [](const Command& a, const Command& b) { return a.name < b.name; });

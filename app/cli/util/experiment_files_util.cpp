@@ -67,7 +67,7 @@ std::string write_experiment_files(const std::string& dir, const Experiment& exp
   write_file(dir + "/summary.json", outcome.summary_json);
   join_series(dir, outcome.started);
   write_file(dir + "/scenario.json", exp.resolved.dump(2) + "\n");
-  write_file(dir + "/VERSION", std::string("commlab ") + kCommLabVersion + "\n");
+  write_file(dir + "/VERSION", std::string("commlab ") + commlab_version() + "\n");
   if (!charts) return ", no charts (--no-charts)";
   return write_charts(outcome.results, dir + "/charts");
 }

@@ -17,10 +17,6 @@ inline bool owns_item(int64_t index, int rank, int size) {
   return size <= 1 || index % size == rank;
 }
 
-// Removes the launcher's variables (OMPI_*, PMIX_*, PMI_*) from this process's environment: a
-// child process (reproduce runs its own subcommands) must not believe it is an MPI rank.
-void forget_mpi_launcher_env();
-
 // How long a batch process waits for the others at the final gather: they may still be running
 // whole simulated runs. A process that dies ends the job through mpirun; this bounds a hung one.
 inline constexpr double kBatchGatherTimeout_s = 6 * 3600.0;

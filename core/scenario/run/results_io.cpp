@@ -18,6 +18,10 @@
 
 namespace commlab {
 
+const char* commlab_version() {
+  return COMMLAB_VERSION;
+}
+
 namespace {
 
 // Shortest text that reads back to the same double (so files are stable and exact).
@@ -70,7 +74,7 @@ std::string summary_json(const std::string& experiment, const std::vector<RunRes
                          const std::vector<double>& target_accuracy) {
   nlohmann::json doc;
   doc["experiment"] = experiment;
-  doc["version"] = kCommLabVersion;
+  doc["version"] = commlab_version();
   doc["runs"] = nlohmann::json::array();
   const size_t baseline = baseline_run(runs);
   for (size_t k = 0; k < runs.size(); ++k) {

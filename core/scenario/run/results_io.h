@@ -8,7 +8,9 @@
 
 namespace commlab {
 
-inline constexpr const char* kCommLabVersion = "0.1.0";
+// CMake's PROJECT_VERSION (the one place the version is written), for --version, summary.json and
+// the results folder's VERSION file.
+const char* commlab_version();
 
 struct RunResult {
   RunSummary summary;

@@ -107,24 +107,6 @@ double training_flops_per_token(const TransformerSpec& s) {
   return 3.0 * forward_flops_per_token(s);
 }
 
-const char* message_kind_name(MessageKind k) {
-  switch (k) {
-    case MessageKind::kTpAllReduce: return "tp_allreduce";
-    case MessageKind::kDpReduceScatter: return "dp_reducescatter";
-    case MessageKind::kDpAllGather: return "dp_allgather";
-    case MessageKind::kPpSendRecv: return "pp_sendrecv";
-  }
-  return "?";
-}
-
-double IterationPlan::bytes_per_gpu(MessageKind k) const {
-  double total = 0;
-  for (const auto& m : messages) {
-    if (m.kind == k) total += static_cast<double>(m.bytes) * static_cast<double>(m.count);
-  }
-  return total;
-}
-
 double compute_time_s(const IterationPlan& plan, const Parallelism& p, const ComputeModel& gpu) {
   const double bubble =
       plan.micro_batches > 0 ? 1.0 + static_cast<double>(p.pp - 1) / plan.micro_batches : 1.0;

@@ -65,7 +65,6 @@ struct Parallelism {
 };
 
 enum class MessageKind { kTpAllReduce, kDpReduceScatter, kDpAllGather, kPpSendRecv };
-const char* message_kind_name(MessageKind k);
 
 // `count` messages of `bytes` each, per iteration, in every group of this kind (there are
 // `groups` such groups running concurrently, each of `group_size` GPUs).
@@ -83,7 +82,6 @@ struct IterationPlan {
   double params_per_gpu = 0;      // weights held by one GPU (TP- and PP-sharded)
   double flops_per_gpu = 0;       // training FLOPs one GPU performs per iteration
   std::vector<Message> messages;  // TP all-reduce, DP reduce-scatter + all-gather, PP send/recv
-  double bytes_per_gpu(MessageKind k) const;  // total payload per GPU per iteration of one kind
 };
 
 // Compute time of one iteration on one GPU: flops_per_gpu / (peak BF16 x MFU), stretched by the
