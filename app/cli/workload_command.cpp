@@ -84,7 +84,7 @@ Timing replay(const workload::Graph& g, const Options& o, const ComputeModel& co
               const WorkloadTechniques& tech) {
   auto backend = make_backend(o.net, g.rank_count());
   workload::SchedulerOptions options = graph_options(compute, tech);
-  options.p2p = o.p2p == "rendezvous" ? workload::P2pMode::kRendezvous : workload::P2pMode::kEager;
+  options.p2p = workload::parse_p2p_mode(o.p2p);
   const workload::ScheduleResult r = workload::schedule(g, *backend, options);
   Timing t;
   t.w = timing_of(r);
@@ -333,7 +333,8 @@ const RegisterCommand reg{Command{
                      "point-to-point semantics: eager (a send completes when its data has "
                      "arrived, as in ASTRA-sim) or rendezvous (a send waits for its recv)")
           ->capture_default_str()
-          ->check(CLI::IsMember({"eager", "rendezvous"}));
+          ->check(CLI::IsMember({workload::p2p_mode_name(workload::P2pMode::kEager),
+                                 workload::p2p_mode_name(workload::P2pMode::kRendezvous)}));
       app.add_option("--emit-trace", o->emit_trace,
                      "also write the graph as Chakra traces DIR/NAME.RANK.et");
       app.add_option("--gpu", o->gpu, "GPU preset for compute time")->capture_default_str();

@@ -359,6 +359,7 @@ ScheduleResult Engine::run() {
 void Engine::deadlock() const {
   std::string what;
   int listed = 0;
+  bool a_send_waits = false;
   for (int r = 0; r < g_.rank_count() && listed < 3; ++r) {
     const RankState& s = ranks_[r];
     for (const StreamState& st : s.streams) {
@@ -380,13 +381,14 @@ void Engine::deadlock() const {
                            std::to_string(node.group_or_peer) + ", tag " +
                            std::to_string(node.tag) + ")") +
                 " waits for its peers";
+        a_send_waits = a_send_waits || node.kind == NodeKind::kSend;
         ++listed;
         break;
       }
     }
   }
   if (what.empty()) what = "nodes wait for dependencies that never finish";
-  if (o_.p2p == P2pMode::kRendezvous && what.find(" (send to") != std::string::npos)
+  if (o_.p2p == P2pMode::kRendezvous && a_send_waits)
     what +=
         " (p2p rendezvous: a send waits for its matching recv; eager sends, the default, "
         "complete without it)";
@@ -395,6 +397,13 @@ void Engine::deadlock() const {
 }
 
 }  // namespace
+
+P2pMode parse_p2p_mode(const std::string& name) {
+  if (name == "eager") return P2pMode::kEager;
+  if (name == "rendezvous") return P2pMode::kRendezvous;
+  throw std::invalid_argument("unknown point-to-point mode '" + name +
+                              "' (expected eager or rendezvous)");
+}
 
 const char* p2p_mode_name(P2pMode mode) {
   return mode == P2pMode::kEager ? "eager" : "rendezvous";

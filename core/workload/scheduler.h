@@ -35,7 +35,8 @@ struct CommTechniques {
 // completes at max(its post, the arrival). Rendezvous: the send and its receive start together
 // when both are posted and end together.
 enum class P2pMode : uint8_t { kEager, kRendezvous };
-const char* p2p_mode_name(P2pMode mode);  // "eager", "rendezvous"
+const char* p2p_mode_name(P2pMode mode);          // "eager", "rendezvous"
+P2pMode parse_p2p_mode(const std::string& name);  // the inverse; throws std::invalid_argument
 
 struct SchedulerOptions {
   std::string algorithm = "ring";  // collective planner (collective/algorithms.h)

@@ -351,5 +351,16 @@ TEST(Scheduler, TimelineRecordsEveryNodeOfTheRequestedRanks) {
   }
 }
 
+TEST(Scheduler, P2pModeNamesRoundTripAndAnUnknownOneIsRefused) {
+  for (P2pMode mode : {P2pMode::kEager, P2pMode::kRendezvous})
+    EXPECT_EQ(parse_p2p_mode(p2p_mode_name(mode)), mode);
+  try {
+    parse_p2p_mode("lazy");
+    FAIL() << "'lazy' was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "unknown point-to-point mode 'lazy' (expected eager or rendezvous)");
+  }
+}
+
 }  // namespace
 }  // namespace commlab::workload
