@@ -13,7 +13,7 @@
 #include "collective/algorithms.h"
 #include "collective/codec_wire.h"
 #include "collective/executor.h"
-#include "collective/nccl/tuner.h"
+#include "collective/nccl/nccl_run.h"
 #include "collective/reference.h"
 #include "numeric/size_parse.h"
 #include "scenario/scenario.h"
@@ -141,15 +141,12 @@ int run(const CollectiveOptions& o) {
     PlanRequest req{op, ranks, count, o.time_only, {}, o.unbiased, ranks_per_node};
     req.skip = decide_skip(skip, ranks, 0, "bucket0", count, o.iteration);
     req.pipeline = pipeline;
-    std::optional<NcclSetup> ns;
-    if (nccl) ns = nccl_setup(*tuner, op, count * sizeof(float), force);
-    if (ns) req.pipeline = ns->pipeline;
-    Plan plan = build_plan(ns ? nccl_plan_name(ns->choice.algo) : plan_algo, req);
+    std::optional<NcclPlan> nccl_plan;
+    if (nccl) nccl_plan = plan_nccl(*tuner, req, force);
+    const NcclSetup* ns = nccl_plan ? &nccl_plan->setup : nullptr;
+    const Plan plan = nccl_plan ? std::move(nccl_plan->plan) : build_plan(plan_algo, req);
     std::optional<ChannelBackend> channels;
-    if (ns) {
-      mark_pipelined(plan);  // NCCL pipelines its tree by chunks too
-      channels.emplace(*backend, ns->channel);
-    }
+    if (ns) channels.emplace(*backend, ns->channel);
     ExecutorOptions ex{ns ? &*channels : backend.get(), codec.get(), o.reduce_gbps * 1e9};
     ex.iteration = o.iteration;
     std::vector<std::vector<float>> inputs, outputs;

@@ -6,24 +6,28 @@
 
 namespace commlab {
 
+NcclPlan plan_nccl(const NcclTuner& tuner, PlanRequest request, const NcclOverrides& force) {
+  NcclPlan out;
+  out.setup = nccl_setup(tuner, request.op, request.count * sizeof(float), force);
+  request.pipeline = out.setup.pipeline;
+  out.plan = build_plan(nccl_plan_name(out.setup.choice.algo), request);
+  mark_pipelined(out.plan);  // NCCL pipelines its tree by chunks too
+  return out;
+}
+
 NcclTimed time_nccl(NetworkBackend& backend, const NcclTuner& tuner, CollectiveOp op,
                     uint64_t bytes, const NcclOverrides& force) {
-  NcclTimed out;
-  out.setup = nccl_setup(tuner, op, bytes, force);
-  ChannelBackend channels(backend, out.setup.channel);
   PlanRequest req;
   req.op = op;
   req.ranks = tuner.inputs().ranks;
   req.count = bytes / sizeof(float);
   req.time_only = true;
-  req.pipeline = out.setup.pipeline;
   req.ranks_per_node = tuner.inputs().ranks / tuner.inputs().nodes;
-  Plan plan = build_plan(nccl_plan_name(out.setup.choice.algo), req);
-  mark_pipelined(plan);  // NCCL pipelines its tree by chunks too
+  const NcclPlan nccl = plan_nccl(tuner, req, force);
+  ChannelBackend channels(backend, nccl.setup.channel);
   ExecutorOptions ex;
   ex.backend = &channels;
-  out.time_s = execute_plan(plan, {}, ex).time_s + out.setup.base_latency_s;
-  return out;
+  return {nccl.setup, execute_plan(nccl.plan, {}, ex).time_s + nccl.setup.base_latency_s};
 }
 
 }  // namespace commlab
