@@ -51,10 +51,12 @@ function(commlab_add_python_module)
   endforeach()
   set(COMMLAB_PYTHONPATH ${PROJECT_BINARY_DIR}/python PARENT_SCOPE)
 
-  # Installed into the interpreter's platform-specific site directory under the prefix.
+  # Installed into the interpreter's platform-specific site directory under the prefix: on Debian
+  # the system scheme (lib/python3/dist-packages, what a .deb must use; the default scheme there
+  # is /usr/local's), elsewhere posix_prefix (lib/python3.X/site-packages).
   execute_process(
     COMMAND ${Python3_EXECUTABLE} -c
-            "import sysconfig; print(sysconfig.get_path('platlib', vars={'platbase': '', 'base': ''}).lstrip('/'))"
+            "import sysconfig; s = 'deb_system' if 'deb_system' in sysconfig.get_scheme_names() else 'posix_prefix'; print(sysconfig.get_path('platlib', s, vars={'platbase': '', 'base': ''}).lstrip('/'))"
     OUTPUT_VARIABLE site_dir OUTPUT_STRIP_TRAILING_WHITESPACE)
   install(TARGETS commlab_python LIBRARY DESTINATION ${site_dir}/commlab COMPONENT python)
   install(FILES ${package_files} DESTINATION ${site_dir}/commlab COMPONENT python)

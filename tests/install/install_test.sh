@@ -55,6 +55,15 @@ if [ -x "$build/app/commlab" ]; then  # the GUI was built: it and its desktop in
     [ -f "$root/$f" ] || fail "missing $root/$f"
   done
 fi
+if compgen -G "$build/python/commlab/_commlab*.so" >/dev/null; then  # the Python module was built
+  module=$(find "$root" -name '_commlab*.so' -path '*/commlab/*' | head -1)
+  [ -n "$module" ] || fail "the Python module commlab is not installed under $root"
+  [[ $module != */local/* ]] || fail "the Python module went to a /usr/local scheme: $module"
+  site=$(dirname "$(dirname "$module")")
+  (cd "$tmp" && PYTHONPATH=$site /usr/bin/python3 -c \
+    'import commlab; assert commlab.__file__.startswith("'"$site"'"), commlab.__file__' 2>&1) ||
+    fail "the installed module does not import from $site"
+fi
 grep -q '^\.SH OPTIONS' "$root/share/man/man1/commlab-cli-codec.1" || fail "codec man page has no OPTIONS"
 grep -q 'safetensors' "$root/share/man/man1/commlab-cli-codec.1" || fail "codec man page is not from --help"
 
