@@ -11,7 +11,7 @@
 #include <memory>
 
 #include "teaching_canvas.h"
-#include "teaching_model.h"
+#include "views/teaching_model.h"
 #include "teaching_view.h"
 #include "ui_test_util.h"
 

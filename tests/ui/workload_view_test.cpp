@@ -19,7 +19,7 @@
 #include "gantt_canvas.h"
 #include "ui_test_util.h"
 #include "workload/chakra_trace.h"
-#include "workload_model.h"
+#include "views/workload_model.h"
 
 namespace commlab::ui {
 namespace {

@@ -11,9 +11,12 @@
 #include <optional>
 
 #include "teaching_layout.h"
-#include "teaching_model.h"
+#include "views/teaching_model.h"
 
 namespace commlab::ui {
+
+// The picture this page draws is computed in core/views (no Qt), named here unqualified.
+using namespace commlab::views;
 
 QColor rank_color(int rank);
 

@@ -6,7 +6,7 @@
 #include <memory>
 
 #include "chart_export.h"
-#include "teaching_model.h"
+#include "views/teaching_model.h"
 
 class QComboBox;
 class QDoubleSpinBox;
@@ -16,6 +16,9 @@ class QSpinBox;
 class QTimer;
 
 namespace commlab::ui {
+
+// The picture this page draws is computed in core/views (no Qt), named here unqualified.
+using namespace commlab::views;
 
 class TeachingCanvas;
 

@@ -48,63 +48,7 @@ const std::pair<const char*, const char*> kClusters[] = {
     {"NCCL: leaf-spine, 4 servers x 8 H100", "leafspine:servers=4,gpus_per_server=8"},
     {"NCCL: fat-tree k=4, 16 hosts x 1 GPU", "fattree:k=4"}};
 
-double busbw_of(const char* algo, int ranks, uint64_t bytes, NetworkBackend& backend,
-                PipelineConfig pipeline) {
-  PlanRequest req;
-  req.ranks = ranks;
-  req.pipeline = pipeline;
-  req.count = bytes / sizeof(float);
-  req.time_only = true;
-  Plan plan = build_plan(algo, req);
-  ExecutorOptions options;
-  options.backend = &backend;
-  CollectiveReport rep = execute_plan(plan, {}, options);
-  double algbw = static_cast<double>(bytes) / rep.time_s / 1e9;
-  return algbw * busbw_factor(req.op, ranks);
-}
-
 }  // namespace
-
-std::vector<BusbwSeries> compute_busbw(int ranks, double bw_gbps, double alpha_us,
-                                       uint64_t min_bytes, uint64_t max_bytes,
-                                       PipelineConfig pipeline) {
-  AnalyticalBackend backend(make_flat(ranks, bw_gbps * 1e9, alpha_us * 1e-6));
-  AnalyticalBackend no_latency(make_flat(ranks, bw_gbps * 1e9, 0));
-  std::vector<BusbwSeries> result;
-  for (const char* algo : {"ring", "tree", "hd", "direct"}) {
-    BusbwSeries series{algo, {}};
-    for (uint64_t bytes = min_bytes; bytes <= max_bytes; bytes *= 2)
-      series.points.push_back(
-          {static_cast<double>(bytes), busbw_of(algo, ranks, bytes, backend, pipeline)});
-    series.ceiling_gbps = busbw_of(algo, ranks, 1ull << 30, no_latency, pipeline);
-    result.push_back(std::move(series));
-  }
-  return result;
-}
-
-std::vector<BusbwSeries> compute_nccl_busbw(const std::string& cluster, const std::string& proto,
-                                            int channels, uint64_t min_bytes, uint64_t max_bytes) {
-  const Topology topo = cluster_from_spec(cluster);
-  const NcclTuner tuner(tuner_inputs(topo));
-  const int ranks = topo.ranks();
-  std::vector<BusbwSeries> result;
-  for (const char* algo : {"auto", "ring", "tree"}) {
-    const NcclOverrides force = parse_nccl_overrides(algo, proto, channels);
-    AnalyticalBackend backend(topo);
-    BusbwSeries series{std::string(algo) == "auto" ? "NCCL" : QString("%1 (NCCL)").arg(algo), {}};
-    for (uint64_t bytes = min_bytes; bytes <= max_bytes; bytes *= 2) {
-      const NcclTimed t = time_nccl(backend, tuner, CollectiveOp::kAllReduce, bytes, force);
-      const NcclChoice& c = t.setup.choice;
-      series.points.push_back(
-          {static_cast<double>(bytes),
-           bytes / t.time_s / 1e9 * busbw_factor(CollectiveOp::kAllReduce, ranks),
-           std::string(nccl_algo_name(c.algo)) + " " + protocol_name(c.proto) + " x" +
-               std::to_string(c.channels)});
-    }
-    result.push_back(std::move(series));
-  }
-  return result;
-}
 
 BusbwView::BusbwView(QWidget* parent) : QWidget(parent) {
   auto* layout = new QHBoxLayout(this);
@@ -256,8 +200,9 @@ void BusbwView::recompute() {
         std::vector<BusbwSeries> result;
         QString error;
         try {
-          result = cluster.empty() ? compute_busbw(ranks, bw, alpha, 1024, 256ull << 20, pipeline)
-                                   : compute_nccl_busbw(cluster, proto, channels, 1024, 1ull << 30);
+          result = cluster.empty()
+                       ? views::compute_busbw(ranks, bw, alpha, 1024, 256ull << 20, pipeline)
+                       : views::compute_nccl_busbw(cluster, proto, channels, 1024, 1ull << 30);
         } catch (const std::exception& e) {
           result.clear();
           error = QString::fromUtf8(e.what());
@@ -354,7 +299,7 @@ void BusbwView::show_result(const std::vector<BusbwSeries>& result) {
   std::vector<QColor> ceiling_colors;
   for (const BusbwSeries& s : result) {
     auto* line = new QLineSeries;
-    line->setName(s.algorithm);
+    line->setName(QString::fromStdString(s.algorithm));
     for (const BusbwPoint& p : s.points) {
       line->append(std::log2(p.bytes), p.busbw_gbps);
       top = std::max(top, p.busbw_gbps);
@@ -365,10 +310,11 @@ void BusbwView::show_result(const std::vector<BusbwSeries>& result) {
     QPen pen = line->pen();
     pen.setWidthF(2.2);
     if (nccl) {  // the choice in black on top; NCCL's forced ring and tree dashed underneath
-      pen = s.algorithm == "NCCL" ? QPen(Qt::black, 2.6)
-                                  : QPen(s.algorithm.startsWith("ring") ? QColor(0x4e, 0x79, 0xa7)
-                                                                        : QColor(0x59, 0xa1, 0x4f),
-                                         1.6, Qt::DashLine);
+      pen = s.algorithm == "NCCL"
+                ? QPen(Qt::black, 2.6)
+                : QPen(s.algorithm.rfind("ring", 0) == 0 ? QColor(0x4e, 0x79, 0xa7)
+                                                         : QColor(0x59, 0xa1, 0x4f),
+                       1.6, Qt::DashLine);
       line->setPen(pen);
       if (s.algorithm == "NCCL") add_choice_markers(chart, s, x, y);
       continue;  // NCCL's curves have no alpha-beta ceiling
@@ -379,9 +325,9 @@ void BusbwView::show_result(const std::vector<BusbwSeries>& result) {
       return std::abs(c.first - s.ceiling_gbps) <= 0.01 * s.ceiling_gbps;
     });
     if (same != ceilings.end()) {
-      same->second << s.algorithm;
+      same->second << QString::fromStdString(s.algorithm);
     } else {
-      ceilings.push_back({s.ceiling_gbps, {s.algorithm}});
+      ceilings.push_back({s.ceiling_gbps, {QString::fromStdString(s.algorithm)}});
       ceiling_colors.push_back(line->pen().color());
     }
   }
@@ -429,7 +375,7 @@ CsvTable BusbwView::export_data() const {
     table.header << "choice";
     for (const BusbwSeries& s : last_)
       for (const BusbwPoint& p : s.points)
-        table.rows.push_back({s.algorithm, QString::number(p.bytes, 'f', 0),
+        table.rows.push_back({QString::fromStdString(s.algorithm), QString::number(p.bytes, 'f', 0),
                               QString::number(p.busbw_gbps, 'g', 8),
                               QString::fromStdString(p.choice)});
     return table;

@@ -1,15 +1,14 @@
 #pragma once
 // Throughput view: bus bandwidth vs message size, one series per algorithm, computed by the engine
-// (time plane, analytical backend) on a worker thread; the chart only draws what came back. On a
-// flat alpha-beta network (link, latency, the ring's slice and chunk), or on an 8 x H100 cluster
-// as NCCL runs it (collective/nccl/nccl_run.h): the tuner's choice per size, marked on the curve by
-// algorithm and protocol, next to NCCL's ring and tree; protocol and channels can be forced.
+// (core/views/busbw_model.h) on a worker thread; the chart only draws what came back: the flat
+// alpha-beta network of the controls, or a cluster as NCCL runs it, the tuner's choice per size
+// marked on the curve by algorithm and protocol; protocol and channels can be forced.
 #include <QWidget>
 #include <string>
 #include <vector>
 
 #include "chart_export.h"
-#include "collective/plan.h"
+#include "views/busbw_model.h"
 
 class QChartView;
 class QChart;
@@ -22,28 +21,8 @@ class QTimer;
 
 namespace commlab::ui {
 
-struct BusbwPoint {
-  double bytes;
-  double busbw_gbps;
-  std::string choice = {};  // NCCL mode: "ring ll128 x16" (algorithm, protocol, channels)
-};
-struct BusbwSeries {
-  QString algorithm;
-  std::vector<BusbwPoint> points;
-  // The algorithm's bandwidth ceiling: its busbw with no latency (alpha = 0) on a 1 GiB message.
-  double ceiling_gbps = 0;
-};
-
-// Pure function of the settings (no Qt in the computation, so tests can call it too). `pipeline`
-// is the NCCL-style slicing of ring steps (collective/plan.h; zeros turn it off).
-std::vector<BusbwSeries> compute_busbw(int ranks, double bw_gbps, double alpha_us,
-                                       uint64_t min_bytes, uint64_t max_bytes,
-                                       PipelineConfig pipeline = {});
-// NCCL mode on a cluster spec: "NCCL" (the tuner's choice per size), "ring (NCCL)" and "tree
-// (NCCL)"; `proto` auto | simple | ll | ll128, `channels` 0 = NCCL's choice. Throws
-// std::invalid_argument for what NCCL cannot run.
-std::vector<BusbwSeries> compute_nccl_busbw(const std::string& cluster, const std::string& proto,
-                                            int channels, uint64_t min_bytes, uint64_t max_bytes);
+using views::BusbwPoint;
+using views::BusbwSeries;
 
 class BusbwView : public QWidget, public Exportable {
   Q_OBJECT

@@ -9,7 +9,7 @@
 #include <memory>
 
 #include "chart_export.h"
-#include "topology_model.h"
+#include "views/topology_model.h"
 
 class QComboBox;
 class QLabel;
@@ -17,6 +17,9 @@ class QSpinBox;
 class QGraphicsScene;
 
 namespace commlab::ui {
+
+// The picture this page draws is computed in core/views (no Qt), named here unqualified.
+using namespace commlab::views;
 
 // Blue (idle) -> green -> yellow -> red (saturated).
 QColor utilisation_color(double utilisation);

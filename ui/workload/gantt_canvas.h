@@ -9,9 +9,12 @@
 #include <QWidget>
 #include <memory>
 
-#include "workload_model.h"
+#include "views/workload_model.h"
 
 namespace commlab::ui {
+
+// The picture this page draws is computed in core/views (no Qt), named here unqualified.
+using namespace commlab::views;
 
 QColor bar_color(int kind);
 // What a bar is filled with: its kind's colour on the critical path, a paler one off it, so the

@@ -8,7 +8,7 @@
 #include <memory>
 
 #include "chart_export.h"
-#include "workload_model.h"
+#include "views/workload_model.h"
 
 class QCheckBox;
 class QComboBox;
@@ -20,6 +20,9 @@ class QSpinBox;
 class QTimer;
 
 namespace commlab::ui {
+
+// The picture this page draws is computed in core/views (no Qt), named here unqualified.
+using namespace commlab::views;
 
 class GanttCanvas;
 

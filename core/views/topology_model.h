@@ -12,7 +12,7 @@
 
 #include "topology/topology.h"
 
-namespace commlab::ui {
+namespace commlab::views {
 
 struct TopologySettings {
   std::string spec = "fattree:k=4";  // topology/presets.h cluster spec
@@ -94,4 +94,4 @@ TopologyPicture compute_topology_picture(const TopologySettings& settings);
 // "fattree:k=4", ... : a small, readable default spec for each catalog entry.
 std::vector<std::pair<std::string, std::string>> topology_presets();
 
-}  // namespace commlab::ui
+}  // namespace commlab::views

@@ -9,7 +9,7 @@
 
 #include "collective/plan.h"
 
-namespace commlab::ui {
+namespace commlab::views {
 
 struct TeachingSettings {
   int ranks = 4;                   // 2..8 (2^7 sums stay exact in FP32)
@@ -65,4 +65,4 @@ TeachingTrace compute_teaching_trace(const TeachingSettings& settings);
 // "step 3/6 reduce-scatter: rank 0 sends chunk 3 to rank 1, which adds it; ..."
 std::string teaching_caption(const TeachingTrace& trace, int frame);
 
-}  // namespace commlab::ui
+}  // namespace commlab::views

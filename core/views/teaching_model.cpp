@@ -1,4 +1,4 @@
-#include "teaching_model.h"
+#include "views/teaching_model.h"
 
 #include <algorithm>
 #include <bit>
@@ -13,7 +13,7 @@
 #include "collective/executor.h"
 #include "collective/skip.h"
 
-namespace commlab::ui {
+namespace commlab::views {
 
 namespace {
 
@@ -215,4 +215,4 @@ std::string teaching_caption(const TeachingTrace& trace, int frame) {
   return out.str();
 }
 
-}  // namespace commlab::ui
+}  // namespace commlab::views

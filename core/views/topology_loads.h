@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "topology_model.h"
+#include "views/topology_model.h"
 
-namespace commlab::ui {
+namespace commlab::views {
 
 struct StepLoads {
   double duration_s = 0;  // the step's time on the chosen backend
@@ -24,4 +24,4 @@ struct StepLoads {
 // Throws std::invalid_argument for a bad algorithm, backend, admission or background pattern.
 StepLoads time_step_loads(const Topology& topo, const TopologySettings& settings);
 
-}  // namespace commlab::ui
+}  // namespace commlab::views

@@ -11,7 +11,7 @@
 #include "workload/graph.h"
 #include "workload/scheduler.h"
 
-namespace commlab::ui {
+namespace commlab::views {
 
 struct WorkloadSettings {
   enum class Source { kCatalog, kTrace };
@@ -86,4 +86,4 @@ WorkloadPicture replay_graph(std::shared_ptr<const workload::Graph> graph,
 // Throws std::invalid_argument with a one-line message for bad settings or a bad trace.
 WorkloadPicture compute_workload_picture(const WorkloadSettings& s);
 
-}  // namespace commlab::ui
+}  // namespace commlab::views

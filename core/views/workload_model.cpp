@@ -1,4 +1,4 @@
-#include "workload_model.h"
+#include "views/workload_model.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -13,7 +13,7 @@
 #include "workload/catalog_graph.h"
 #include "workload/chakra_trace.h"
 
-namespace commlab::ui {
+namespace commlab::views {
 
 using workload::Graph;
 using workload::Node;
@@ -152,4 +152,4 @@ WorkloadPicture compute_workload_picture(const WorkloadSettings& s) {
   return pic;
 }
 
-}  // namespace commlab::ui
+}  // namespace commlab::views

@@ -1,11 +1,11 @@
-#include "teaching_model.h"
+#include "views/teaching_model.h"
 
 #include <gtest/gtest.h>
 
 #include <bit>
 #include <stdexcept>
 
-namespace commlab::ui {
+namespace commlab::views {
 namespace {
 
 TEST(TeachingModel, RingAllReduceOnFourRanksEndsWithEveryContributorEverywhere) {
@@ -154,4 +154,4 @@ TEST(TeachingModel, RejectsWhatTheEngineCannotShow) {
 }
 
 }  // namespace
-}  // namespace commlab::ui
+}  // namespace commlab::views

@@ -1,10 +1,10 @@
-#include "topology_model.h"
+#include "views/topology_model.h"
 
 #include <gtest/gtest.h>
 
 #include <stdexcept>
 
-namespace commlab::ui {
+namespace commlab::views {
 namespace {
 
 TEST(TopologyModel, FatTreeK4HasOneBoxPerNodeAndOneLinePerCable) {
@@ -236,9 +236,9 @@ TEST(TopologyModel, PacketBackendRejectsStepsTooLargeToSimulate) {
 }
 
 }  // namespace
-}  // namespace commlab::ui
+}  // namespace commlab::views
 
-namespace commlab::ui {
+namespace commlab::views {
 
 // Issue 33 item 4: the ring's steps are its real 2(N-1), as Teaching counts them (a time-only
 // plan folds the identical ones; the picture used to say "Step 1/2" on 16 GPUs).
@@ -258,4 +258,4 @@ TEST(TopologyModel, RingStepsAreTheUnfoldedOnes) {
   EXPECT_EQ(compute_topology_picture(s).steps, 6);
 }
 
-}  // namespace commlab::ui
+}  // namespace commlab::views

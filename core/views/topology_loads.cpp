@@ -1,4 +1,4 @@
-#include "topology_loads.h"
+#include "views/topology_loads.h"
 
 #include <algorithm>
 #include <cmath>
@@ -10,7 +10,7 @@
 #include "numeric/rng.h"
 #include "topology/routing.h"
 
-namespace commlab::ui {
+namespace commlab::views {
 
 namespace {
 
@@ -161,4 +161,4 @@ StepLoads time_step_loads(const Topology& topo, const TopologySettings& s) {
   return out;
 }
 
-}  // namespace commlab::ui
+}  // namespace commlab::views

@@ -1,4 +1,4 @@
-#include "topology_model.h"
+#include "views/topology_model.h"
 
 #include <algorithm>
 #include <chrono>
@@ -7,9 +7,9 @@
 #include <stdexcept>
 
 #include "topology/presets.h"
-#include "topology_loads.h"
+#include "views/topology_loads.h"
 
-namespace commlab::ui {
+namespace commlab::views {
 
 namespace {
 
@@ -298,4 +298,4 @@ std::vector<std::pair<std::string, std::string>> topology_presets() {
   return out;
 }
 
-}  // namespace commlab::ui
+}  // namespace commlab::views
