@@ -14,6 +14,7 @@
 #include "scenario/catalog/catalog_run.h"
 #include "scenario/run/collective_reducer.h"
 #include "scenario/run/compressed_reducer.h"
+#include "scenario/run/fork.h"
 #include "scenario/run/network_probe.h"
 #include "scenario/run/proxy_timer.h"
 #include "scenario/run/tta_stats.h"
@@ -225,7 +226,18 @@ struct RunSession::Impl {
   double last_accuracy = 0;             // test accuracy of the latest evaluated sample
   std::vector<EvalPoint> evals;         // every evaluation, for the time-to-accuracy crossing
   double wall_s = 0;
+  ReducerTotals parent_totals;  // a fork: what the run it forks from sent up to the fork point
 };
+
+namespace {
+
+const RunConfig& forkable(const RunConfig& config, const RunSession& parent) {
+  const std::string problem = fork_problem(parent.config(), config);
+  if (!problem.empty()) throw std::invalid_argument(problem);
+  return config;
+}
+
+}  // namespace
 
 RunSession::RunSession(const RunConfig& config) : RunSession(config, nullptr) {}
 
@@ -260,6 +272,20 @@ RunSession::RunSession(const RunConfig& config, const exec::MpiRuntime* mpi)
       m.compressed ? static_cast<GradientReducer&>(*m.compressed) : *m.reducer;
   m.trainer = std::make_unique<DataParallelTrainer>(std::move(model), m.data->train, m.data->test,
                                                     tc, reducer);
+}
+
+RunSession::RunSession(const RunConfig& config, const RunSession& parent)
+    : RunSession(forkable(config, parent), nullptr) {
+  Impl& m = *impl_;
+  const Impl& p = *parent.impl_;
+  m.trainer->continue_from(*p.trainer);
+  m.samples = p.samples;
+  m.last = p.last;
+  m.last_accuracy = p.last_accuracy;
+  m.evals = p.evals;
+  m.wall_s = p.wall_s;
+  m.parent_totals = p.parent_totals;
+  m.parent_totals.add(p.compressed ? p.compressed->totals() : p.reducer->totals());
 }
 
 RunSession::~RunSession() = default;
@@ -340,7 +366,8 @@ RunSummary RunSession::summary() const {
     s.sim_time_s = m.last.sim_time_s;
     return s;
   }
-  const ReducerTotals& t = m.compressed ? m.compressed->totals() : m.reducer->totals();
+  ReducerTotals t = m.parent_totals;
+  t.add(m.compressed ? m.compressed->totals() : m.reducer->totals());
   s.bytes_on_wire = t.bytes_on_wire;
   s.mean_ratio = t.wire_reference_bytes ? static_cast<double>(t.bytes_on_wire) /
                                               static_cast<double>(t.wire_reference_bytes)

@@ -65,6 +65,12 @@ class RunSession {
   // execution "mpi" needs the process's runtime (every rank constructs the session and steps it
   // together); other runs ignore it. Without it an "mpi" run throws std::invalid_argument.
   RunSession(const RunConfig& config, const exec::MpiRuntime* mpi);
+  // A fork: `config`'s run continuing `parent`'s training from the parent's current iteration (its
+  // weights, optimizer state, samples, evaluations and totals so far), so iterations up to the
+  // fork point are the parent's and every later one runs with `config`'s settings. Throws
+  // std::invalid_argument naming the field when `config` changes what a fork must keep
+  // (scenario/run/fork.h: fork_problem) or the parent is not a simulated training run.
+  RunSession(const RunConfig& config, const RunSession& parent);
   ~RunSession();
   RunSession(const RunSession&) = delete;
   RunSession& operator=(const RunSession&) = delete;

@@ -42,6 +42,14 @@ DecayKind parse_decay(const std::string& name) {
                               "' (expected constant, cosine or step)");
 }
 
+void Optimizer::continue_from(const Optimizer& other) {
+  if (other.config_.kind != config_.kind)
+    throw std::invalid_argument("a fork cannot change the optimizer (training.optimizer)");
+  steps_ = other.steps_;
+  m_ = other.m_;
+  v_ = other.v_;
+}
+
 void Optimizer::step(Model& model, double lr) {
   ++steps_;
   m_.resize(model.num_layers());

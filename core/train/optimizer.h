@@ -40,6 +40,10 @@ class Optimizer {
   explicit Optimizer(OptimizerConfig config) : config_(config) {}
   // Applies grads() of every layer to its params() with learning rate lr.
   void step(Model& model, double lr);
+  // A fork (DataParallelTrainer::continue_from) carries on another optimizer's run: its step count
+  // and moments, under this optimizer's own settings (a fork may change the learning rate or the
+  // momentum; the kind must be the same, else std::invalid_argument).
+  void continue_from(const Optimizer& other);
 
  private:
   OptimizerConfig config_;

@@ -143,6 +143,22 @@ DataParallelTrainer::DataParallelTrainer(Model prototype, const Dataset& train, 
   eval_index_ = eval_subset(test_.rows(), config_.eval_rows, config_.seed);
 }
 
+void DataParallelTrainer::continue_from(const DataParallelTrainer& parent) {
+  if (parent.config_.ranks != config_.ranks)
+    throw std::invalid_argument("a fork keeps the parent's ranks (training.ranks)");
+  const Model& mine = replicas_.front();
+  const Model& theirs = parent.replicas_.front();
+  bool same_shape = mine.num_layers() == theirs.num_layers();
+  for (size_t l = 0; same_shape && l < mine.num_layers(); ++l)
+    same_shape = mine.layer(l).params().size() == theirs.layer(l).params().size();
+  if (!same_shape) throw std::invalid_argument("a fork keeps the parent's model (workload.*)");
+  replicas_ = parent.replicas_;
+  for (int r = 0; r < config_.ranks; ++r) optimizers_[r].continue_from(parent.optimizers_[r]);
+  iteration_ = parent.iteration_;
+  sim_time_s_ = parent.sim_time_s_;
+  wall_time_s_ = parent.wall_time_s_;
+}
+
 void set_step_timing(Sample& s, const StepTiming& t) {
   s.compute_time_s = t.compute_s;
   s.comm_time_s = t.comm_exposed_s;

@@ -126,6 +126,12 @@ class DataParallelTrainer {
   // Returns the last sample.
   Sample run(const SampleObserver& observer = {}, const std::atomic<bool>* cancel = nullptr);
 
+  // A fork: carry on `parent`'s training from its current iteration with this trainer's settings
+  // (scenario/run/fork.h says which may differ): every replica's weights, the optimizers' state,
+  // the iteration count and the simulated and wall time so far. Throws std::invalid_argument when
+  // the two do not train the same model shape on the same ranks.
+  void continue_from(const DataParallelTrainer& parent);
+
   LossStats evaluate(int rank = 0);  // on the eval subset (eval_rows), see evaluate_rows
   double divergence() const;
   int iteration() const { return iteration_; }

@@ -31,6 +31,16 @@ struct ReducerTotals {
     coordinates += r.payload_bytes / sizeof(float);
     trimmed_packets += r.trimmed_packets;
   }
+  // Adds another run's totals (a fork's, scenario/run/fork.h: the parent's part of the run).
+  void add(const ReducerTotals& o) {
+    bytes_on_wire += o.bytes_on_wire;
+    wire_reference_bytes += o.wire_reference_bytes;
+    trimmed_packets += o.trimmed_packets;
+    skipped_steps += o.skipped_steps;
+    skipped_contributions += o.skipped_contributions;
+    info_bits += o.info_bits;
+    coordinates += o.coordinates;
+  }
 };
 
 class CollectiveReducer final : public GradientReducer {
