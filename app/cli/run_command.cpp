@@ -56,6 +56,7 @@ struct Options {
   bool reproducible = false;
   bool charts = true;      // leave wall-clock times out so files are bit-identical
   bool tune_lr = false;    // every training run at its best of lr x {1/2, 1, 2}
+  int fork_at = 0;         // > 0: every run but the baseline forks from it at this iteration
   std::string emit_trace;  // DIR: each trained run's iteration as Chakra traces
 };
 
@@ -164,6 +165,7 @@ ExperimentOutcome execute(const Options& o, const Experiment& exp, const Job& jo
   ro.mpi = job.rt.get();
   ro.series_dir = out;
   ro.tune_lr = o.tune_lr;
+  ro.fork_at = o.fork_at;
   Progress progress(quiet);
   RunnerCallbacks cb;
   cb.on_start = [&](int64_t total) { progress.set_total(total); };
@@ -302,6 +304,12 @@ const RegisterCommand reg{Command{
                    "seeds from seed+1000 and report it at the learning rate that reaches "
                    "target_accuracy first (runs with training.lr_grid use their grid either way; "
                    "summary.json's lr_tuning)");
+      app.add_option("--fork-at", o->fork_at,
+                     "every training run but the baseline continues the baseline's training "
+                     "(same seed) from iteration K with its own techniques, collective, network "
+                     "and learning-rate schedule, as the GUI's live fork does; summary.json's "
+                     "forked_from")
+          ->check(CLI::Range(1, 10'000'000));
       app.add_flag("--quiet", o->quiet, "no progress output");
       app.add_flag("!--no-charts", o->charts, "skip DIR/charts/*.png and *.svg");
       app.add_flag("--reproducible", o->reproducible,

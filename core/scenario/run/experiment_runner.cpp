@@ -14,6 +14,7 @@
 #include "exec/mpi_runtime.h"
 #include "exec/runs/mpi_batch.h"
 #include "numeric/json_input.h"
+#include "scenario/run/fork.h"
 #include "scenario/run/lr_tuning.h"
 #include "scenario/run/run_batch.h"
 #include "scenario/run/seed_stats.h"
@@ -83,6 +84,7 @@ class Execution {
   Execution(const Experiment& exp, const RunnerOptions& o, const RunnerCallbacks& cb)
       : o_(o), cb_(cb) {
     out_.replicas = expand_seeds(exp.runs, o.seeds, &out_.first_replica);
+    plan_forks(exp);
     if (o.mpi) rank_ = o.mpi->rank(), size_ = o.mpi->size();
     out_.processes = size_;
     const int n = static_cast<int>(out_.replicas.size());
@@ -134,6 +136,35 @@ class Execution {
 
  private:
   bool root() const { return rank_ == 0; }
+
+  // fork_at: each replica's parent replica (-1: none), checked before anything runs.
+  void plan_forks(const Experiment& exp) {
+    parent_.assign(out_.replicas.size(), -1);
+    if (o_.fork_at <= 0) return;
+    const size_t runs = out_.first_replica.size() - 1;
+    size_t base = 0;
+    for (size_t r = 0; r < runs; ++r)
+      if (exp.runs[r].name == "baseline") base = r;
+    fork_base_ = exp.runs[base].name;
+    const RunConfig& baseline = out_.replicas[out_.first_replica[base]];
+    if (o_.fork_at >= baseline.training.iterations)
+      throw std::invalid_argument("--fork-at " + std::to_string(o_.fork_at) + ": the baseline '" +
+                                  fork_base_ + "' runs " +
+                                  std::to_string(baseline.training.iterations) +
+                                  " iterations; a fork point must come before its last");
+    for (size_t r = 0; r < runs; ++r) {
+      if (r == base) continue;
+      for (size_t i = out_.first_replica[r], k = 0; i < out_.first_replica[r + 1]; ++i, ++k) {
+        const size_t p = out_.first_replica[base] + k;
+        if (p >= out_.first_replica[base + 1])
+          throw std::invalid_argument("--fork-at: run '" + out_.replicas[i].name + "' has more " +
+                                      "seeds than the baseline it forks from");
+        const std::string problem = fork_problem(out_.replicas[p], out_.replicas[i]);
+        if (!problem.empty()) throw std::invalid_argument("--fork-at: " + problem);
+        parent_[i] = static_cast<int>(p);
+      }
+    }
+  }
   bool stop_requested() {
     if (o_.cancel && o_.cancel->load()) halt_.store(true);
     return halt_.load();
@@ -166,21 +197,28 @@ class Execution {
       const bool writes = reports && !parts_dir_.empty();
       std::ofstream rows;
       if (writes) rows.open(series_part(parts_dir_, i), std::ios::binary | std::ios::trunc);
-      RunSession session(config, rt);
-      session.set_sample_budget(o_.sample_budget);
       MpiMeasure& m = out_.measures[i];
-      session.run(
-          [&](const Sample& s) {
-            m.predicted_compute_s += s.compute_time_s;
-            m.predicted_comm_s += s.comm_time_s;
-            m.predicted_codec_s += s.codec_time_s;
-            m.predicted_comm_total_s += s.comm_total_s;
-            m.predicted_codec_total_s += s.codec_total_s;
-            if (writes) write_row(rows, config.name, s);
-            if (cb_.on_sample) cb_.on_sample(i, config.name, s);
-            stop_requested();  // copies the caller's cancel into halt_, which the session polls
-          },
-          rt ? nullptr : &halt_);  // all ranks of an mpi run must stop at the same iteration
+      const SampleObserver observe = [&](const Sample& s) {
+        m.predicted_compute_s += s.compute_time_s;
+        m.predicted_comm_s += s.comm_time_s;
+        m.predicted_codec_s += s.codec_time_s;
+        m.predicted_comm_total_s += s.comm_total_s;
+        m.predicted_codec_total_s += s.codec_total_s;
+        if (writes) write_row(rows, config.name, s);
+        if (cb_.on_sample) cb_.on_sample(i, config.name, s);
+        stop_requested();  // copies the caller's cancel into halt_, which the session polls
+      };
+      std::unique_ptr<RunSession> forked;
+      if (parent_[i] >= 0) {  // the baseline's first fork_at iterations, in this run's series
+        RunSession parent(out_.replicas[parent_[i]], rt);
+        parent.set_sample_budget(o_.sample_budget);
+        while (parent.iteration() < o_.fork_at && !stop_requested()) observe(parent.step());
+        forked = std::make_unique<RunSession>(config, parent);
+      }
+      RunSession& session = forked ? *forked : *(forked = std::make_unique<RunSession>(config, rt));
+      session.set_sample_budget(o_.sample_budget);
+      // All ranks of an mpi run must stop at the same iteration: they get no cancel flag.
+      session.run(observe, rt ? nullptr : &halt_);
       if (writes && !rows.flush())
         throw std::runtime_error("cannot write " + series_part(parts_dir_, i));
       if (reports && cb_.on_replica_done) cb_.on_replica_done(i, session);
@@ -228,6 +266,8 @@ class Execution {
   std::string parts_dir_;
   std::vector<RunResult> slots_;
   std::vector<std::exception_ptr> errors_;
+  std::vector<int> parent_;  // fork_at: each replica's parent replica, -1 for none
+  std::string fork_base_;    // fork_at: the run every other run forks from
   std::atomic<bool> halt_{false};
   std::atomic<size_t> next_{0};
 };
@@ -306,13 +346,15 @@ void Execution::finish(const std::string& name) {
     targets.push_back(c.workload.kind == "train" ? c.training.target_accuracy : Sample::kNaN);
   }
   out_.summary_json = summary_json(name, out_.results, targets);
-  if (together_.empty()) return;
+  if (together_.empty() && o_.fork_at <= 0) return;
   nlohmann::json doc = parse_json_limited(out_.summary_json, "summary.json");
   for (size_t k = 0; k < out_.results.size(); ++k) {
     const size_t i = out_.result_replica[k];
     if (out_.replicas[i].execution == "mpi")
       doc["runs"][k]["mpi"] =
           mpi_json(out_.measures[i], out_.results[k].summary.sim_time_s, o_.reproducible);
+    if (parent_[i] >= 0)
+      doc["runs"][k]["forked_from"] = {{"run", fork_base_}, {"iteration", o_.fork_at}};
   }
   out_.summary_json = doc.dump(2) + "\n";
 }
@@ -380,6 +422,7 @@ ExperimentOutcome run_experiment(const Experiment& exp, const RunnerOptions& opt
   quiet.seeds = 0;
   quiet.series_dir.clear();
   quiet.sample_budget = 64;
+  quiet.fork_at = 0;  // each arm is tuned on its own, from the start
   RunnerCallbacks progress;
   progress.on_start = callbacks.on_tuning_start;
   if (callbacks.on_tuning_sample)

@@ -41,6 +41,12 @@ struct RunnerOptions {
   // Tune every training run's learning rate over lr x {1/2, 1, 2} (`run --tune-lr`); runs with
   // training.lr_grid are tuned over their grid either way (scenario/run/lr_tuning.h).
   bool tune_lr = false;
+  // > 0: every training run but the baseline (named "baseline", else the first) is a fork of the
+  // baseline's replica with the same seed at this iteration (`run --fork-at K`,
+  // scenario/run/fork.h): its first K iterations are the baseline's, the rest its own settings.
+  // summary.json gives each such run "forked_from" {"run", "iteration"}. Forks are checked before
+  // anything runs: std::invalid_argument naming the field a fork may not change.
+  int fork_at = 0;
 };
 
 struct RunnerCallbacks {
