@@ -11,6 +11,7 @@
 #include <unistd.h>
 #endif
 
+#include "scenario/run/fork.h"
 #include "scenario/runner.h"
 #include "scenario/scenario.h"
 
@@ -27,6 +28,10 @@ struct TrainingBridge::Run {
   std::atomic<int> completed{0};
   std::atomic<bool> ended{false};
   bool accepted = false;  // GUI thread: the engine built its session (it replaced the previous)
+  // The worker steps the session under step_mutex, so a fork copies it between two iterations.
+  std::mutex step_mutex;
+  std::unique_ptr<RunSession> session;
+  std::atomic<int> forked_at{0};
 };
 
 TrainingBridge::TrainingBridge(QObject* parent) : QObject(parent) {}
@@ -42,7 +47,8 @@ TrainingBridge::~TrainingBridge() {
   for (auto& [run, thread] : threads_) thread.join();
 }
 
-void TrainingBridge::start(const RunConfig& config, bool paused) {
+void TrainingBridge::start(const RunConfig& config, bool paused, bool fork) {
+  std::shared_ptr<Run> parent = fork && run_ && run_->accepted && !run_->ended ? run_ : nullptr;
   // The running run goes on until the new one is accepted: a refused edit never stops it.
   if (run_ && run_->accepted && !run_->ended)
     cancel(previous_), previous_ = run_;
@@ -60,10 +66,27 @@ void TrainingBridge::start(const RunConfig& config, bool paused) {
   }
   run_ = std::make_shared<Run>();
   run_->paused = paused;
-  threads_.emplace_back(run_, std::thread(&TrainingBridge::worker, this, run_, config));
+  threads_.emplace_back(
+      run_, std::thread(&TrainingBridge::worker, this, run_, config, std::move(parent)));
 }
 
-void TrainingBridge::worker(std::shared_ptr<Run> run, RunConfig config) {
+std::unique_ptr<RunSession> TrainingBridge::fork_or_start(Run& run, const RunConfig& config,
+                                                          const std::shared_ptr<Run>& parent) {
+  if (parent) {
+    std::lock_guard step_lock(parent->step_mutex);  // between two of the parent's iterations
+    const RunSession* from = parent->session.get();
+    if (from && !from->done() && from->iteration() > 0 &&
+        fork_problem(from->config(), config).empty()) {
+      auto session = std::make_unique<RunSession>(config, *from);
+      run.forked_at = session->iteration();
+      return session;
+    }
+  }
+  return std::make_unique<RunSession>(config);
+}
+
+void TrainingBridge::worker(std::shared_ptr<Run> run, RunConfig config,
+                            std::shared_ptr<Run> parent) {
 #ifdef __linux__
   // The engine yields to the GUI: this thread and the OpenMP threads it starts (they inherit the
   // nice value) run at nice +5, so on a busy machine the GUI thread is scheduled first and keeps
@@ -93,7 +116,7 @@ void TrainingBridge::worker(std::shared_ptr<Run> run, RunConfig config) {
         },
         Qt::QueuedConnection);
   };
-  std::unique_ptr<RunSession> session;
+  RunSession* session = nullptr;
   try {
     // The cross-field checks build the cluster, which for a large spec takes longer than the GUI
     // thread may block: they run here, and come back as failed() with one line per field.
@@ -105,7 +128,19 @@ void TrainingBridge::worker(std::shared_ptr<Run> run, RunConfig config) {
       report(lines.join('\n'));
       return;
     }
-    session = std::make_unique<RunSession>(config);
+    std::unique_ptr<RunSession> built = fork_or_start(*run, config, parent);
+    parent.reset();
+    {
+      std::lock_guard step_lock(run->step_mutex);
+      run->session = std::move(built);
+      session = run->session.get();
+    }
+    if (run->forked_at > 0) {  // the parent's iterations come first, as if this run made them
+      std::lock_guard lock(run->mutex);
+      run->queue = session->samples();
+      run->completed = run->forked_at.load();
+    }
+    if (run->forked_at > 0) notify_first_sample(run);
     // Accepted: the previous run ends now (on the GUI thread, which owns run_ and previous_).
     QMetaObject::invokeMethod(
         this,
@@ -131,7 +166,11 @@ void TrainingBridge::worker(std::shared_ptr<Run> run, RunConfig config) {
       if (run->paused) --run->step_requests;
     }
     try {
-      Sample sample = session->step();
+      Sample sample;
+      {
+        std::lock_guard step_lock(run->step_mutex);
+        sample = session->step();
+      }
       std::lock_guard lock(run->mutex);
       run->queue.push_back(sample);
     } catch (const std::exception& e) {
@@ -140,13 +179,7 @@ void TrainingBridge::worker(std::shared_ptr<Run> run, RunConfig config) {
     }
     // The first sample is news at once (Live mode's change -> first point); later ones wait for
     // the view's redraw timer.
-    if (++run->completed == 1)
-      QMetaObject::invokeMethod(
-          this,
-          [this, run] {
-            if (run == run_) emit first_sample();
-          },
-          Qt::QueuedConnection);
+    if (++run->completed == 1) notify_first_sample(run);
   }
   bool cancelled;
   {
@@ -197,6 +230,19 @@ void TrainingBridge::reset() {
   previous_.reset();
   cancel(run_);
   run_.reset();
+}
+
+void TrainingBridge::notify_first_sample(const std::shared_ptr<Run>& run) {
+  QMetaObject::invokeMethod(
+      this,
+      [this, run] {
+        if (run == run_) emit first_sample();
+      },
+      Qt::QueuedConnection);
+}
+
+int TrainingBridge::forked_at() const {
+  return run_ ? run_->forked_at.load() : 0;
 }
 
 bool TrainingBridge::pending() const {

@@ -25,8 +25,13 @@ class TrainingBridge : public QObject {
 
   // Starts a fresh run. The current one keeps running until the engine accepts the new one (its
   // checks pass and its session is built): a refused run leaves it current, as if never started.
-  // `paused`: wait for resume() or step().
-  void start(const RunConfig& config, bool paused = false);
+  // `paused`: wait for resume() or step(). `fork`: when the current run is still going and the
+  // new settings may fork from it (scenario/run/fork.h), the new run continues its training from
+  // the iteration it has reached (its samples so far come first in take_samples()); otherwise,
+  // or when the fork is refused, the new run starts from the beginning.
+  void start(const RunConfig& config, bool paused = false, bool fork = false);
+  // The iteration the current run forked from its predecessor at (0: it started afresh).
+  int forked_at() const;
   // A started run awaits the engine's verdict while the previous one still runs.
   bool pending() const;
   void pause();
@@ -49,8 +54,11 @@ class TrainingBridge : public QObject {
 
  private:
   struct Run;
-  void worker(std::shared_ptr<Run> run, RunConfig config);
+  void worker(std::shared_ptr<Run> run, RunConfig config, std::shared_ptr<Run> parent);
+  static std::unique_ptr<RunSession> fork_or_start(Run& run, const RunConfig& config,
+                                                   const std::shared_ptr<Run>& parent);
   static void cancel(const std::shared_ptr<Run>& run);
+  void notify_first_sample(const std::shared_ptr<Run>& run);  // from a worker: queued to the GUI
 
   std::shared_ptr<Run> run_;
   std::shared_ptr<Run> previous_;  // still running until run_ is accepted or refused

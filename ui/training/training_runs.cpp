@@ -244,13 +244,16 @@ void TrainingView::redraw() {
                   .arg(last.compute_time_s, 0, 'g', 4)
                   .arg(last.comm_time_s, 0, 'g', 4)
             : QString("loss %1%2").arg(last.train_loss, 0, 'f', 4).arg(acc);
-    status_->setText(QString("%1: iteration %2/%3, simulated %4 s, %5.%6")
-                         .arg(current_.name)
-                         .arg(last.iteration)
-                         .arg(run_iterations_)
-                         .arg(last.sim_time_s, 0, 'g', 4)
-                         .arg(progress)
-                         .arg(queued));
+    const int forked = bridge_->forked_at();
+    status_->setText(
+        QString("%1%2: iteration %3/%4, simulated %5 s, %6.%7")
+            .arg(current_.name)
+            .arg(forked > 0 ? QString(" (forked at iteration %1)").arg(forked) : QString())
+            .arg(last.iteration)
+            .arg(run_iterations_)
+            .arg(last.sim_time_s, 0, 'g', 4)
+            .arg(progress)
+            .arg(queued));
   }
 }
 

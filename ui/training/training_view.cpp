@@ -56,6 +56,13 @@ TrainingView::TrainingView(QWidget* parent) : QWidget(parent) {
   live_->setToolTip(
       "Re-train at once when a setting changes; the previous curve stays faint until the new "
       "one passes it. Heavy settings (catalog, packet backend with background) wait for Run.");
+  fork_ = new QCheckBox("Live edits fork");
+  fork_->setObjectName("fork");
+  fork_->setToolTip(
+      "On: a live change continues the running training from its current iteration with the new "
+      "setting (a branch off the curve; commlab-cli run --fork-at K gives the same numbers). "
+      "Changes a fork cannot make (ranks, batch, model, data, seed...) restart. Off: every "
+      "change restarts from iteration 1.");
   x_axis_ = new QComboBox;
   x_axis_->addItems({"iteration", "simulated time"});
   x_axis_->setToolTip("Plot convergence against iterations or against simulated time.");
@@ -71,6 +78,7 @@ TrainingView::TrainingView(QWidget* parent) : QWidget(parent) {
   buttons->addWidget(reset_, 1, 0);
   buttons->addWidget(pin_, 1, 1);
   buttons->addWidget(x_axis_, 1, 2, 1, 2);
+  buttons->addWidget(fork_, 2, 0, 1, 4);
   progress_ = new QProgressBar;
   progress_->setToolTip("Iterations done in this run (or in Run all) and the time left.");
   progress_->setFixedWidth(kSideWidth);  // a fixed size never re-lays out the panel
@@ -239,7 +247,7 @@ bool TrainingView::start(RunConfig config, int iterations, bool from_run_all) {
     batch_done_ = 0;
     batch_clock_.start();
   }
-  bridge_->start(config, start_paused_);
+  bridge_->start(config, start_paused_, live_fork_request_ && fork_->isChecked());
   awaiting_end_ = true;
   status_->setText("starting " + next.name + " (building the cluster and loading the data)...");
   redraw_timer_->start();
@@ -415,7 +423,9 @@ void TrainingView::live_change() {
     return;
   }
   live_timer_->start();
+  live_fork_request_ = true;  // this change may fork the running run (the Fork box decides)
   run();
+  live_fork_request_ = false;
 }
 
 void TrainingView::apply_undo(int run, const RunConfig& config) {

@@ -160,6 +160,8 @@ class TrainingView : public QWidget, public Exportable {
   QPushButton* reset_;
   QPushButton* pin_;
   QCheckBox* live_;
+  QCheckBox* fork_;                 // live changes fork the running run instead of restarting it
+  bool live_fork_request_ = false;  // set while a live change starts its run
   QComboBox* x_axis_;
   QLabel* status_;
   QLabel* description_;
