@@ -61,6 +61,26 @@ TEST(SimBudget, ExplodingBackgroundStopsAtTheMemoryBudget) {
       << message;
 }
 
+TEST(SimBudget, AnAllToAllStopsWhileItsFlowsOpen) {
+  // k=8 fat-tree, 128 hosts, all-to-all of 64 KiB: 16,256 flows, each sprayed (NDP) over the 16
+  // core paths, so its path lists alone hold 16 x 6 hops x 2 directions x 4 B = 768 B, 12 MB in
+  // all, opened before the first event. With one packet in flight per flow, packets and events
+  // stay small: counting only sizeof(FlowState) (about 6 MB here) let this run under a 9 MB
+  // budget, and let traffic --cluster fattree:k=16 --pattern alltoall --flow-size 1M reach
+  // 5.8 GB against its 1 GiB budget in 132 s; counting the flows' vectors stops it at 1.4 GB.
+  PacketConfig cfg;
+  cfg.window_packets = 1;
+  cfg.budget.max_memory_bytes = 9ull << 20;
+  PacketBackend net(make_fat_tree(FatTreeParams{8, 100, 1.0}), cfg);
+  std::vector<Flow> flows;
+  for (int s = 0; s < 128; ++s)
+    for (int d = 0; d < 128; ++d)
+      if (s != d) flows.push_back({s, d, 64 << 10, flows.size()});
+  const std::string message = budget_error([&] { net.time_step(flows); });
+  EXPECT_NE(message.find("memory budget exceeded"), std::string::npos) << message;
+  EXPECT_NE(message.find("budget 9 MiB"), std::string::npos) << message;
+}
+
 TEST(SimBudget, AdvanceIsBudgetedToo) {
   auto net_ptr = exploding_background(32ull << 20);
   PacketBackend& net = *net_ptr;

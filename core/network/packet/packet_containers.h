@@ -14,6 +14,7 @@ class RingBuffer {
  public:
   bool empty() const { return size_ == 0; }
   uint32_t size() const { return size_; }
+  size_t capacity() const { return buf_.capacity(); }
   T& front() { return buf_[head_]; }
   void push_back(T value) {
     if (size_ == buf_.size()) grow();

@@ -133,6 +133,8 @@ StepResult PacketSim::run_step(std::span<const Flow> flows, bool want_fates,
     }
     ++step_remaining_;
     open_flow(fl.src, fl.dst, fl.bytes, fl.id, static_cast<int>(i), want_fates);
+    // A step of a million flows fills memory before its first event: check as they open.
+    if ((i & (kBudgetStride - 1)) == 0) check_sim_budget(config_.budget, 0, memory_bytes());
   }
   if (config_.sample_interval_s > 0 && !sampling_started_) {
     sampling_started_ = true;
@@ -183,9 +185,7 @@ void PacketSim::run_until(SimTime deadline, bool stop_when_step_done) {
     now_ = e.time;
     ++totals_.events;
     if ((totals_.events & (kBudgetStride - 1)) == 0)  // network/packet/packet_budget.h
-      check_sim_budget(config_.budget, totals_.events - first_event,
-                       events_.size() * sizeof(Event) + packets_.capacity() * sizeof(Packet) +
-                           flows_.size() * sizeof(FlowState));
+      check_sim_budget(config_.budget, totals_.events - first_event, memory_bytes());
     switch (e.kind) {
       case EventKind::kArrive: on_arrive(e.target); break;
       case EventKind::kTxDone: on_tx_done(e.target); break;
@@ -236,7 +236,8 @@ void PacketSim::enqueue(uint32_t port_id, uint32_t pkt) {
       const int last = static_cast<int>(trim_levels_.size()) - 1;
       int level = kTrimNone;
       if ((p.bits & kTrimMe) && !(p.bits & kSwitched)) {
-        level = last;  // Bernoulli emulation, decided by the sender's draw, done at the first switch
+        level =
+            last;  // Bernoulli emulation, decided by the sender's draw, done at the first switch
       } else if (port.data_bytes + p.wire > port.data_cap) {
         if (config_.admission != Admission::kTrim) {
           drop(port, pkt);

@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "network/backend.h"
-#include "network/packet_config.h"
 #include "network/packet/packet_containers.h"
+#include "network/packet_config.h"
 #include "numeric/rng.h"
 #include "topology/routing.h"
 #include "topology/topology.h"
@@ -57,7 +57,7 @@ class PacketSim {
     kHasAck = 32,
     kTrimMe = 64,
     kPriority = 128,  // trimmed to the last level: served by the high-priority queue
-    kCnp = kPull,  // RoCE has no PULLs: its CNPs use that kind
+    kCnp = kPull,     // RoCE has no PULLs: its CNPs use that kind
   };
   struct Packet {
     uint32_t flow;  // flow slot
@@ -110,6 +110,7 @@ class PacketSim {
     bool done = false, timer_armed = false, want_fates = false, recycled = false;
     // Packets, pending pull tokens and timers that name this slot; recycled when done and 0.
     uint32_t live = 0;
+    uint64_t heap = 0;  // bytes its vectors hold (account_heap), in PacketSim::flow_heap_bytes_
     // sender
     uint32_t next_new = 0, snd_una = 0, inflight = 0, window = 0;
     std::vector<uint64_t> slots;  // per seq in [snd_una, next_new): last send time | flags
@@ -225,6 +226,11 @@ class PacketSim {
   std::vector<Port> ports_;
   std::vector<Host> hosts_;
   std::deque<FlowState> flows_;  // a deque: references stay valid while flows are added
+  // What the flows' vectors hold (paths over up to 64 sprayed routes, window records, fates):
+  // 3 KB a flow on a k=16 fat-tree, the bulk of an all-to-all's memory, so the budget counts it.
+  uint64_t flow_heap_bytes_ = 0;
+  void account_heap(FlowState& f);  // after a flow's vectors changed capacity
+  uint64_t memory_bytes() const;    // what the memory budget compares (packet_budget.h)
   std::vector<uint32_t> free_flows_;
   std::vector<Generator> generators_;
   // current step

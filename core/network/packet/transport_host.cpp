@@ -19,6 +19,20 @@ size_t pow2_at_least(size_t n) {
 }
 }  // namespace
 
+void PacketSim::account_heap(FlowState& f) {
+  const uint64_t heap = (f.fwd.capacity() + f.rev.capacity()) * sizeof(int32_t) +
+                        f.slots.capacity() * sizeof(uint64_t) + f.rstate.capacity() +
+                        f.fates.capacity() * sizeof(PacketFate) +
+                        f.rtx.capacity() * sizeof(uint32_t);
+  flow_heap_bytes_ = flow_heap_bytes_ + heap - f.heap;
+  f.heap = heap;
+}
+
+uint64_t PacketSim::memory_bytes() const {
+  return events_.size() * sizeof(Event) + packets_.capacity() * sizeof(Packet) +
+         flows_.size() * sizeof(FlowState) + flow_heap_bytes_;
+}
+
 uint32_t PacketSim::open_flow(int src, int dst, uint64_t bytes, uint64_t ecmp_id, int owner,
                               bool fates) {
   uint32_t slot;
@@ -72,6 +86,7 @@ uint32_t PacketSim::open_flow(int src, int dst, uint64_t bytes, uint64_t ecmp_id
     f.fates.resize(f.packets, PacketFate{config_.mtu_bytes, 0, true});
     f.fates.back().payload_bytes = f.last_payload;
   }
+  account_heap(f);
   if (roce_) dcqcn_open(f);  // starts at line rate: the first window leaves unpaced
   for (uint32_t i = 0; i < f.window && f.next_new < f.packets; ++i)
     send_data(slot, f.next_new, false);
@@ -92,6 +107,7 @@ void PacketSim::send_data(uint32_t flow, uint32_t seq, bool retransmit) {
       for (uint32_t s = f.snd_una; s != f.next_new; ++s)
         next[s & (next.size() - 1)] = f.slots[s & (f.slots.size() - 1)];
       f.slots.swap(next);
+      account_heap(f);
     }
     ++f.next_new;
   }
@@ -154,6 +170,7 @@ uint8_t& PacketSim::rslot(FlowState& f, uint32_t seq) {
     for (uint32_t s = f.rcv_base; s - f.rcv_base < f.rstate.size(); ++s)
       next[s & (cap - 1)] = f.rstate[s & (f.rstate.size() - 1)];
     f.rstate.swap(next);
+    account_heap(f);
   }
   return f.rstate[seq & (f.rstate.size() - 1)];
 }
