@@ -26,10 +26,13 @@ bool is_digits(std::string_view s) {
 
 }  // namespace
 
-int count_rank_files(const std::string& prefix) {
+int count_rank_files(const std::string& prefix, int max_ranks) {
   std::error_code ec;
   int n = 0;
-  while (n < kChakraMaxRanks && fs::exists(rank_file(prefix, n), ec)) ++n;
+  while (n < max_ranks && fs::exists(rank_file(prefix, n), ec)) ++n;
+  if (n == max_ranks && fs::exists(rank_file(prefix, n), ec))  // the cap, not the end
+    throw std::invalid_argument(rank_file(prefix, n) + ": more than " + std::to_string(max_ranks) +
+                                " rank files (the cap of a trace)");
   if (n == 0)
     throw std::invalid_argument(rank_file(prefix, 0) +
                                 ": no such trace file (a trace is PREFIX.0.et, PREFIX.1.et, ...)");

@@ -9,9 +9,10 @@
 
 namespace commlab::workload::chakra_files {
 
-// The number of consecutive rank files PREFIX.0.et, PREFIX.1.et, ...; throws when there is none
-// or when a later PREFIX.K.et exists past the first gap.
-int count_rank_files(const std::string& prefix);
+// The number of consecutive rank files PREFIX.0.et, PREFIX.1.et, ...; throws when there is none,
+// when a later PREFIX.K.et exists past the first gap, or when there are more than `max_ranks`
+// (kChakraMaxRanks; a parameter so tests can reach the cap).
+int count_rank_files(const std::string& prefix, int max_ranks);
 
 // The whole file, which must be a regular file of at most max_bytes (a FIFO or a directory is an
 // error, never a blocking read). missing_ok: an absent file gives "" and *found = false.

@@ -383,7 +383,7 @@ std::string find_comm_group_file(const std::string& prefix, const std::string& g
 
 Graph read_chakra_trace(const std::string& prefix, TraceReadReport* report,
                         const std::string& comm_groups_file) {
-  const int ranks = chakra_files::count_rank_files(prefix);
+  const int ranks = chakra_files::count_rank_files(prefix, kChakraMaxRanks);
   TraceContext ctx;
   ctx.label = prefix;
   ctx.report = report;
