@@ -2,7 +2,6 @@
 
 #include <QApplication>
 #include <QCloseEvent>
-#include <QDesktopServices>
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -12,13 +11,13 @@
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QUndoStack>
-#include <QUrl>
 #include <algorithm>
 #include <cmath>
 
 #include "busbw_view.h"
 #include "chart_export.h"
 #include "compare_view.h"
+#include "help_browser.h"
 #include "scenario_files.h"
 #include "teaching_view.h"
 #include "topology_view.h"
@@ -265,10 +264,12 @@ void MainWindow::add_help_menu() {
         std::pair{"&Collectives", "collectives.md"},
         std::pair{"&Training and techniques", "training.md"}}) {
     const QString path = QDir(docs).absoluteFilePath(page);
-    QAction* a = help->addAction(title, this,
-                                 [path] { QDesktopServices::openUrl(QUrl::fromLocalFile(path)); });
-    a->setToolTip("Open " + path);
-    a->setEnabled(QFileInfo::exists(path));
+    const bool guide = QString(page) == "gui.md";
+    QAction* a = help->addAction(title, this, [this, path, guide] {
+      // The GUI guide opens at the section of the tab in front.
+      show_help(path, guide ? tabs_->tabText(tabs_->currentIndex()) : QString());
+    });
+    a->setToolTip("Show " + path + (guide ? " at the current tab's section" : ""));
   }
   help->addSeparator();
   help->addAction("&About CommLab", this, [this] {
@@ -278,6 +279,13 @@ void MainWindow::add_help_menu() {
                            "collectives, networks, codecs, SkipReduce and trimming on a "
                            "simulated cluster, with the real gradients.</p>");
   });
+}
+
+void MainWindow::show_help(const QString& path, const QString& section) {
+  if (!help_) help_ = new HelpBrowser(this);
+  help_->open_page(path, section);
+  help_->show();
+  help_->raise();
 }
 
 bool MainWindow::idle() const {

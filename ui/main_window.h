@@ -16,6 +16,7 @@ class QTabWidget;
 namespace commlab::ui {
 
 class BusbwView;
+class HelpBrowser;
 class CompareView;
 class Exportable;
 class TeachingView;
@@ -75,6 +76,7 @@ class MainWindow : public QMainWindow {
  private:
   void add_menus();
   void add_help_menu();
+  void show_help(const QString& path, const QString& section);
   void export_dialog(const QString& suffix, const QString& filter);
   void open_dialog();
   void open_asking(const QString& file);  // maybe_save, then open (problems in a dialog)
@@ -85,6 +87,7 @@ class MainWindow : public QMainWindow {
   void follow();  // pushes the scenario's settings to Topology and Teaching when following
 
   QTabWidget* tabs_;
+  HelpBrowser* help_ = nullptr;  // Help's pages, made on first use
   BusbwView* busbw_;
   TeachingView* teaching_;
   TopologyView* topology_;
