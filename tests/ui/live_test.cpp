@@ -60,12 +60,34 @@ TEST(LiveMode, AChangeRestartsTheRunWithTheOldCurveAsAGhost) {
   EXPECT_TRUE(names_at_first.contains("lr 0.08")) << names_at_first.join("|").toStdString();
   ASSERT_TRUE(wait_for([&] { return view.idle(); }));
   // The new run (lr 0.08, same seed) trained all its iterations; a different lr gives a different
-  // loss, and once the new curve reached iteration 30 the ghost is gone.
+  // loss. The old curve stays drawn after the new one passed it (a history, issue 33).
   ASSERT_EQ(view.samples().size(), 30u);
   EXPECT_EQ(view.current_name(), "lr 0.08");
   EXPECT_NE(view.samples().back().train_loss, old_loss);
-  EXPECT_TRUE(view.ghost().empty());
+  EXPECT_EQ(view.ghost().size(), 30u);
+  EXPECT_TRUE(view.drawn_names().contains("before: baseline"));
+}
+
+TEST(LiveMode, EveryReplacedCurveStaysUntilClearedAndUndoBringsThemBack) {
+  app();
+  TrainingView view;
+  view.set_runs({small_config(10)}, "live");
+  ASSERT_TRUE(view.run());
+  ASSERT_TRUE(wait_for([&] { return view.idle(); }));
+  for (double lr : {0.08, 0.12}) {  // two live changes, each run to its end
+    lr_box(view)->setValue(lr);
+    ASSERT_TRUE(wait_for([&] { return view.idle(); }));
+  }
+  EXPECT_EQ(view.ghost_count(), 2);
+  const QStringList drawn = view.drawn_names();
+  EXPECT_TRUE(drawn.contains("before: baseline")) << drawn.join("|").toStdString();
+  EXPECT_TRUE(drawn.contains("before: lr 0.08")) << drawn.join("|").toStdString();
+  view.clear_runs();
+  EXPECT_EQ(view.ghost_count(), 0);
   EXPECT_FALSE(view.drawn_names().contains("before: baseline"));
+  view.undo_remove();
+  EXPECT_EQ(view.ghost_count(), 2);
+  EXPECT_TRUE(view.drawn_names().contains("before: lr 0.08"));
 }
 
 TEST(LiveMode, ManyQuickChangesEndInOneRunOfTheLastSettings) {

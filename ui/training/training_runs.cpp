@@ -16,12 +16,6 @@
 
 namespace commlab::ui {
 
-namespace {
-int last_iteration(const std::vector<Sample>& samples) {
-  return samples.empty() ? -1 : samples.back().iteration;
-}
-}  // namespace
-
 int TrainingView::take_color() {
   return color_counter_++;
 }
@@ -34,12 +28,14 @@ QString TrainingView::display_name(const Run& r) const {
 void TrainingView::promote() {
   if (!starting_) return;
   if (starting_live_ && !samples_.samples().empty()) {
-    // The run just replaced stays as the ghost ("before": what the last change changed).
-    ghost_ = samples_.samples();
-    ghost_name_ = "before: " + display_name(current_);
-    ghost_color_ = current_.color;
-  } else if (!starting_live_) {
-    ghost_.clear();
+    // The run just replaced stays, faint, until Reset or Clear all ("before": what it was).
+    QString name = "before: " + display_name(current_);
+    const auto same = std::count_if(ghosts_.begin(), ghosts_.end(), [&](const Ghost& g) {
+      return g.name == name || g.name.startsWith(name + " (");
+    });
+    if (same > 0) name += QString(" (%1)").arg(same + 1);
+    ghosts_.push_back({samples_.samples(), name});
+    if (ghosts_.size() > kMaxGhosts) ghosts_.erase(ghosts_.begin());
   }
   current_ = std::move(*starting_);
   starting_.reset();
@@ -65,7 +61,7 @@ void TrainingView::reset() {
   starting_.reset();
   samples_.clear();
   current_ = Run{};
-  ghost_.clear();
+  ghosts_.clear();
   batch_total_ = 0;
   dirty_ = true;
   redraw();
@@ -123,6 +119,11 @@ void TrainingView::rename_run(int id, const QString& name) {
   redraw();
 }
 
+const std::vector<Sample>& TrainingView::ghost() const {
+  static const std::vector<Sample> none;
+  return ghosts_.empty() ? none : ghosts_.back().samples;
+}
+
 void TrainingView::remember_removal() {
   // The runs as they are, the current one as a kept curve (a removed run cannot go on training,
   // but its curves come back).
@@ -132,7 +133,7 @@ void TrainingView::remember_removal() {
     r.samples = samples_.samples();
     snapshot.push_back(std::move(r));
   }
-  removed_.push_back(std::move(snapshot));
+  removed_.push_back({std::move(snapshot), ghosts_});
   if (removed_.size() > 20) removed_.erase(removed_.begin());
 }
 
@@ -161,8 +162,13 @@ bool TrainingView::can_undo_remove() const {
 
 void TrainingView::undo_remove() {
   if (removed_.empty()) return;
-  std::vector<Run> back = std::move(removed_.back());
+  Removal removal = std::move(removed_.back());
   removed_.pop_back();
+  std::vector<Run>& back = removal.runs;
+  // The earlier curves come back too, before any left since.
+  for (Ghost& g : ghosts_) removal.ghosts.push_back(std::move(g));
+  ghosts_ = std::move(removal.ghosts);
+  if (ghosts_.size() > kMaxGhosts) ghosts_.erase(ghosts_.begin(), ghosts_.end() - kMaxGhosts);
   // Runs kept since the removal stay, after the restored ones; the running run stays current.
   for (Run& r : kept_)
     if (std::none_of(back.begin(), back.end(), [&](const Run& b) { return b.id == r.id; }))
@@ -203,16 +209,15 @@ void TrainingView::redraw() {
   dirty_ = false;
   ++redraw_count_;
   const std::vector<Sample>& current = samples_.samples();
-  // The ghost goes once the new curve has passed its last iteration.
-  if (!ghost_.empty() && last_iteration(current) >= last_iteration(ghost_)) ghost_.clear();
-  // Kept runs first (dashed, in the order kept), the ghost, the current run last (solid): a run
-  // keeps its colour when it is kept.
+  // Kept runs first (dashed, in the order kept), the earlier live curves, the current run last
+  // (solid): a run keeps its colour when it is kept.
   std::vector<RunSeries> series;
   for (const Run& r : kept_)
     if (r.visible)
       series.push_back({display_name(r).toStdString(), &r.samples, r.ratio, true, r.color});
-  if (!ghost_.empty() && current_.visible)
-    series.push_back({ghost_name_.toStdString(), &ghost_, -1, false, ghost_color_, true});
+  if (current_.visible)
+    for (const Ghost& g : ghosts_)
+      series.push_back({g.name.toStdString(), &g.samples, -1, false, current_.color, true});
   if ((!current.empty() && current_.visible) || series.empty())
     series.push_back(
         {(current_.id == 0 ? QString("current") : display_name(current_)).toStdString(), &current,

@@ -6,10 +6,11 @@
 // other, each kept on the charts.
 //
 // Live mode (on by default): a settings change restarts the chosen run at once (at most one
-// restart per 250 ms, the last change always applied); its previous curve stays as a faint ghost
-// until the new one passes it. Heavy configurations (live_blocker) wait for Run and say why.
-// A run that is refused (schema or engine checks) changes nothing on the charts: the previous
-// current run is replaced only when the new one's first sample arrives.
+// restart per 250 ms, the last change always applied); each replaced curve stays as a faint ghost
+// (the last kMaxGhosts of them) until Reset or Clear all, which Undo remove brings back. Heavy
+// configurations (live_blocker) wait for Run and say why. A run that is refused (schema or engine
+// checks) changes nothing on the charts: the previous current run is replaced only when the new
+// one's first sample arrives.
 #include <QElapsedTimer>
 #include <QString>
 #include <QWidget>
@@ -66,8 +67,10 @@ class TrainingView : public QWidget, public Exportable {
   // The names of the line series drawn in the loss chart (ghost and hidden runs included or not,
   // as on screen).
   QStringList drawn_names();
-  // The previous curve of the live run (empty when there is none or the new one passed it).
-  const std::vector<Sample>& ghost() const { return ghost_; }
+  // The curve the last live change replaced (empty when there is none).
+  const std::vector<Sample>& ghost() const;
+  // Every replaced live curve still drawn (oldest first, at most kMaxGhosts), until Reset or Clear.
+  int ghost_count() const { return static_cast<int>(ghosts_.size()); }
   // Points in the loss chart's current-run series (what is drawn, not what was received).
   int drawn_points() const;
   // Chart redraws so far (bench/gui measures how often a run refreshes its charts).
@@ -177,10 +180,18 @@ class TrainingView : public QWidget, public Exportable {
   std::optional<Run> starting_;  // started, first sample not yet here
   bool starting_live_ = false;   // the starting run is a live restart (the old curve ghosts)
   std::vector<Run> kept_;
-  std::vector<std::vector<Run>> removed_;  // kept runs before each Remove / Clear all
-  std::vector<Sample> ghost_;
-  QString ghost_name_;
-  int ghost_color_ = 0;
+  // A live run's earlier curves: each change that restarted or forked it leaves one, faint.
+  struct Ghost {
+    std::vector<Sample> samples;
+    QString name;  // "before: NAME", numbered when NAME repeats
+  };
+  static constexpr size_t kMaxGhosts = 8;
+  std::vector<Ghost> ghosts_;
+  struct Removal {  // what Remove / Clear all took, for Undo remove
+    std::vector<Run> runs;
+    std::vector<Ghost> ghosts;
+  };
+  std::vector<Removal> removed_;
   bool announce_first_ = false;  // emit first_points_drawn after the next redraw
   std::vector<RunSummary> summaries_;
   std::vector<RunConfig> runs_;    // the loaded scenario's runs (edits of each kept)
