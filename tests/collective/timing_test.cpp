@@ -103,6 +103,25 @@ TEST(CollectiveTiming, PipelinedRingFollowsTheSlicedPipelineFormula) {
   }
 }
 
+TEST(CollectiveTiming, SixtyFourRanksLeaveTheFormulaWhereAChunkSpansTwoSlices) {
+  // Issue 32 item 7: on 64 ranks the ring sits on 2(n-1)(alpha + C/B) up to 32 MiB and drops to
+  // the bandwidth term plus one latency at 64 MiB. A rank's chunk C = S/64 is 512 KiB at 32 MiB:
+  // one 512 KiB slice, nothing to pipeline (K = 1), the bulk-synchronous form. At 64 MiB C = 1 MiB
+  // is K = 2 slices: while a rank sends its second slice (b = 512 KiB / B = 21 us) the first one's
+  // alpha (5 us) has already passed, so the link never idles and T = D K b + alpha = D C/B + alpha.
+  // At 512 ranks C = 128 KiB: one slice again, back on the formula.
+  const int n = 64;
+  const double D = 2.0 * (n - 1);
+  const uint64_t count32 = (32u << 20) / 4, count64 = (64u << 20) / 4;
+  const double C32 = 4.0 * count32 / n, C64 = 4.0 * count64 / n;
+  EXPECT_NEAR(ring_time(n, count32, {}, 0, true), D * (kAlpha + C32 / kB), 1e-12);
+  EXPECT_NEAR(ring_time(n, count64, {}, 0, true), D * C64 / kB + kAlpha, 1e-12);
+  const int n512 = 512;
+  const uint64_t count512 = (64u << 20) / 4;
+  EXPECT_NEAR(ring_time(n512, count512, {}, 0, true),
+              2.0 * (n512 - 1) * (kAlpha + 4.0 * count512 / n512 / kB), 1e-12);
+}
+
 TEST(CollectiveTiming, PipeliningNeverChangesTheData) {
   PlanRequest req;
   req.ranks = 5;
