@@ -13,6 +13,7 @@ namespace commlab::ui {
 namespace {
 
 constexpr int kIdRole = Qt::UserRole + 1;
+constexpr int kColumns = 8;  // run, scenario, five figures, what differs
 
 QIcon swatch(const QColor& color, bool current) {
   QPixmap pix(14, 14);
@@ -31,15 +32,27 @@ QIcon swatch(const QColor& color, bool current) {
 
 RunsList::RunsList(QWidget* parent) : QWidget(parent) {
   tree_ = new QTreeWidget;
-  tree_->setColumnCount(3);
-  tree_->setHeaderLabels({"run", "scenario", "differs from the baseline"});
+  tree_->setColumnCount(kColumns);
+  tree_->setHeaderLabels({"run", "scenario", "accuracy", "ms / iter", "to target", "speedup",
+                          "MB / iter", "differs from the baseline"});
+  tree_->headerItem()->setToolTip(2, "Final test accuracy (last evaluation).");
+  tree_->headerItem()->setToolTip(3, "Simulated milliseconds per iteration.");
+  tree_->headerItem()->setToolTip(
+      4,
+      "Simulated milliseconds to training.target_accuracy (smoothed crossing, as summary.json).");
+  tree_->headerItem()->setToolTip(
+      5,
+      "Time-to-accuracy speedup over the baseline row (one seed; the Compare tab gives the "
+      "interval over seeds).");
+  tree_->headerItem()->setToolTip(6, "Megabytes on the wire per iteration, all ranks.");
   tree_->setRootIsDecorated(false);
   tree_->setUniformRowHeights(true);
   tree_->setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed);
   tree_->header()->setStretchLastSection(true);
   tree_->header()->setSectionResizeMode(0, QHeaderView::Interactive);
-  tree_->setColumnWidth(0, 220);
+  tree_->setColumnWidth(0, 170);
   tree_->setColumnWidth(1, 110);
+  for (int c = 2; c < kColumns - 1; ++c) tree_->setColumnWidth(c, 78);
   tree_->setToolTip(
       "Every run on the charts: tick to show or hide its curves, double-click a name to rename "
       "it.");
@@ -104,11 +117,16 @@ void RunsList::set_rows(const std::vector<RunRow>& rows) {
     item->setIcon(0, swatch(r.color, r.current));
     item->setCheckState(0, r.visible ? Qt::Checked : Qt::Unchecked);
     item->setText(1, r.scenario);
-    item->setText(2, r.changes.isEmpty() ? QString("(none)") : r.changes);
+    int column = 2;
+    for (const QString* figure : {&r.accuracy, &r.per_iteration, &r.tta, &r.speedup, &r.wire}) {
+      item->setText(column, *figure);
+      item->setTextAlignment(column++, Qt::AlignRight | Qt::AlignVCenter);
+    }
+    item->setText(kColumns - 1, r.changes.isEmpty() ? QString("(none)") : r.changes);
     const QString tip = QString("%1%2\nscenario: %3\ndiffers from the baseline: %4")
                             .arg(r.name, r.current ? " (current run)" : "", r.scenario,
                                  r.changes.isEmpty() ? QString("nothing") : r.changes);
-    for (int c = 0; c < 3; ++c) item->setToolTip(c, tip);
+    for (int c = 0; c < kColumns; ++c) item->setToolTip(c, tip);
     if (!same && r.id == selected) item->setSelected(true);
   }
   filling_ = false;

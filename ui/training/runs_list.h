@@ -1,8 +1,10 @@
 #pragma once
 // The Training tab's runs list, beside the charts: one row per run (the current one, pinned ones,
-// Run all's), with its chart colour, name, scenario and the settings that differ from the
-// scenario's baseline. The check box shows or hides a run's curves, a double click renames it,
-// Remove and Clear all drop runs. The view owns the runs; this widget only shows rows and asks.
+// Run all's), with its chart colour, name, scenario, final accuracy, time per iteration, time to
+// the target accuracy, speedup over the baseline in that time, bytes on the wire, and the settings
+// that differ from the scenario's baseline. The check box shows or hides a run's curves, a double
+// click renames it, Remove and Clear all drop runs. The view owns the runs; this widget only shows
+// rows and asks.
 #include <QColor>
 #include <QString>
 #include <QWidget>
@@ -20,6 +22,9 @@ struct RunRow {
   QColor color;
   bool visible = true;
   bool current = false;  // the run being trained (or last trained and not kept)
+  // The table's figures (core/views/run_figures.h), as shown: accuracy, ms per iteration, time to
+  // the target, speedup over the baseline row in that time, MB on the wire per iteration.
+  QString accuracy, per_iteration, tta, speedup, wire;
 };
 
 class RunsList : public QWidget {

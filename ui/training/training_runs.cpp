@@ -13,6 +13,7 @@
 #include "runs_list.h"
 #include "training_bridge.h"
 #include "training_view.h"
+#include "views/run_figures.h"
 
 namespace commlab::ui {
 
@@ -196,11 +197,30 @@ QStringList TrainingView::drawn_names() {
 
 void TrainingView::update_rows() {
   std::vector<RunRow> rows;
-  for (const Run& r : kept_)
-    rows.push_back({r.id, r.name, r.scenario, r.changes, run_color(r.color), r.visible, false});
-  if (current_.id != 0 && !samples_.samples().empty())
-    rows.push_back({current_.id, current_.name, current_.scenario, current_.changes,
-                    run_color(current_.color), current_.visible, true});
+  std::vector<views::RunFigures> figures;
+  auto add = [&](const Run& r, const std::vector<Sample>& samples, bool current) {
+    rows.push_back({r.id, r.name, r.scenario, r.changes, run_color(r.color), r.visible, current});
+    figures.push_back(views::run_figures(samples, r.target, r.tta_window));
+  };
+  for (const Run& r : kept_) add(r, r.samples, false);
+  if (current_.id != 0 && !samples_.samples().empty()) add(current_, samples_.samples(), true);
+  // The speedup's baseline: the row named "baseline", else the first.
+  size_t base = 0;
+  for (size_t i = 0; i < rows.size(); ++i)
+    if (rows[i].name == "baseline") base = i;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const views::RunFigures& f = figures[i];
+    RunRow& row = rows[i];
+    row.accuracy = f.final_accuracy < 0 ? "-" : QString::number(f.final_accuracy, 'f', 3);
+    row.per_iteration = QString::number(f.s_per_iteration * 1e3, 'g', 4);
+    const bool running = row.current && bridge_->active();
+    row.tta = f.tta_s >= 0 ? QString::number(f.tta_s * 1e3, 'g', 4)
+              : running    ? QString("not yet")
+                           : QString("not reached");
+    const double speedup = views::tta_speedup(figures[base], f);
+    row.speedup = speedup < 0 ? "-" : QString::number(speedup, 'f', 2) + "x";
+    row.wire = QString::number(f.wire_bytes_per_iteration / 1e6, 'g', 4);
+  }
   runs_list_->set_rows(rows);
   runs_list_->set_undo_available(!removed_.empty());
 }

@@ -230,6 +230,8 @@ bool TrainingView::start(RunConfig config, int iterations, bool from_run_all) {
       if (l.name == config.name) as_loaded = &l;
   next.name = describe_run(loaded_.front(), *as_loaded, uncapped);
   next.changes = changed_settings(loaded_.front(), uncapped).join(", ");
+  next.target = config.training.target_accuracy;
+  next.tta_window = config.training.tta_window;
   next.scenario = scenario_;
   next.from_run_all = from_run_all;
   // A live restart or a new Run of the current run keeps its colour; the old curve ghosts.

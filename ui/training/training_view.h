@@ -134,6 +134,8 @@ class TrainingView : public QWidget, public Exportable {
     double ratio = -1;            // RunSummary::mean_ratio when the run completed
     int color = 0;
     bool visible = true;
+    double target = 0.85;  // training.target_accuracy and tta_window: the table's time to target
+    int tta_window = 0;
   };
   bool start(RunConfig config, int iterations, bool from_run_all);
   void promote();  // the starting run's first sample came: it becomes the current run
