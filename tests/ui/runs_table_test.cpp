@@ -3,6 +3,7 @@
 // numbers the engine's summary gives for that run.
 #include <gtest/gtest.h>
 
+#include <QPushButton>
 #include <QTreeWidget>
 
 #include "runs_list.h"
@@ -39,6 +40,17 @@ TEST(RunsTable, RowsShowTheSummarysFigures) {
   EXPECT_EQ(tree->topLevelItem(0)->text(5), "1.00x");
   EXPECT_EQ(tree->topLevelItem(1)->text(5), QString::number(speedup, 'f', 2) + "x");
   EXPECT_EQ(tree->headerItem()->text(7), "differs from the baseline");
+  // Any run can be the baseline: select the second row, Use as baseline; it reads 1.00x and the
+  // first row the inverse ratio.
+  tree->topLevelItem(1)->setSelected(true);
+  auto* use = view.runs_list()->findChild<QPushButton*>("use_as_baseline");
+  ASSERT_NE(use, nullptr);
+  ASSERT_TRUE(use->isEnabled());
+  use->click();
+  EXPECT_EQ(tree->topLevelItem(1)->text(5), "1.00x");
+  EXPECT_EQ(tree->topLevelItem(0)->text(5), QString::number(1 / speedup, 'f', 2) + "x");
+  EXPECT_TRUE(tree->topLevelItem(1)->font(5).bold());
+  EXPECT_FALSE(tree->topLevelItem(0)->font(5).bold());
 }
 
 }  // namespace

@@ -64,7 +64,11 @@ RunsList::RunsList(QWidget* parent) : QWidget(parent) {
   undo_->setObjectName("undo_remove");
   undo_->setToolTip("Bring back the runs the last Remove or Clear all took (their curves).");
   undo_->setEnabled(false);
+  baseline_ = new QPushButton("Use as baseline");
+  baseline_->setObjectName("use_as_baseline");
+  baseline_->setToolTip("Compare every run's time to target with the selected run's (speedup).");
   auto* buttons = new QVBoxLayout;
+  buttons->addWidget(baseline_);
   buttons->addWidget(remove_);
   buttons->addWidget(clear_);
   buttons->addWidget(undo_);
@@ -91,9 +95,16 @@ RunsList::RunsList(QWidget* parent) : QWidget(parent) {
   });
   connect(clear_, &QPushButton::clicked, this, &RunsList::clear_requested);
   connect(undo_, &QPushButton::clicked, this, &RunsList::undo_requested);
-  connect(tree_, &QTreeWidget::itemSelectionChanged, this,
-          [this] { remove_->setEnabled(selected_id() != 0); });
+  connect(baseline_, &QPushButton::clicked, this, [this] {
+    const int id = selected_id();
+    if (id != 0) emit baseline_requested(id);
+  });
+  connect(tree_, &QTreeWidget::itemSelectionChanged, this, [this] {
+    remove_->setEnabled(selected_id() != 0);
+    baseline_->setEnabled(selected_id() != 0);
+  });
   remove_->setEnabled(false);
+  baseline_->setEnabled(false);
   clear_->setEnabled(false);
 }
 
@@ -123,6 +134,9 @@ void RunsList::set_rows(const std::vector<RunRow>& rows) {
       item->setTextAlignment(column++, Qt::AlignRight | Qt::AlignVCenter);
     }
     item->setText(kColumns - 1, r.changes.isEmpty() ? QString("(none)") : r.changes);
+    QFont font = item->font(5);
+    font.setBold(r.baseline);  // the speedups' reference
+    item->setFont(5, font);
     const QString tip = QString("%1%2\nscenario: %3\ndiffers from the baseline: %4")
                             .arg(r.name, r.current ? " (current run)" : "", r.scenario,
                                  r.changes.isEmpty() ? QString("nothing") : r.changes);
@@ -132,6 +146,7 @@ void RunsList::set_rows(const std::vector<RunRow>& rows) {
   filling_ = false;
   clear_->setEnabled(!rows.empty());
   remove_->setEnabled(selected_id() != 0);
+  baseline_->setEnabled(selected_id() != 0);
 }
 
 void RunsList::set_undo_available(bool available) {

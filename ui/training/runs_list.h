@@ -25,6 +25,7 @@ struct RunRow {
   // The table's figures (core/views/run_figures.h), as shown: accuracy, ms per iteration, time to
   // the target, speedup over the baseline row in that time, MB on the wire per iteration.
   QString accuracy, per_iteration, tta, speedup, wire;
+  bool baseline = false;  // the row speedups are against (its name is marked)
 };
 
 class RunsList : public QWidget {
@@ -43,6 +44,7 @@ class RunsList : public QWidget {
   void remove_requested(int id);
   void clear_requested();
   void undo_requested();
+  void baseline_requested(int id);  // "Use as baseline" on the selected row
 
  private:
   int selected_id() const;
@@ -51,6 +53,7 @@ class RunsList : public QWidget {
   QPushButton* remove_;
   QPushButton* clear_;
   QPushButton* undo_;
+  QPushButton* baseline_;
   bool filling_ = false;
 };
 

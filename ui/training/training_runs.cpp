@@ -120,6 +120,11 @@ void TrainingView::rename_run(int id, const QString& name) {
   redraw();
 }
 
+void TrainingView::set_baseline_run(int id) {
+  baseline_id_ = id;
+  update_rows();
+}
+
 const std::vector<Sample>& TrainingView::ghost() const {
   static const std::vector<Sample> none;
   return ghosts_.empty() ? none : ghosts_.back().samples;
@@ -204,10 +209,13 @@ void TrainingView::update_rows() {
   };
   for (const Run& r : kept_) add(r, r.samples, false);
   if (current_.id != 0 && !samples_.samples().empty()) add(current_, samples_.samples(), true);
-  // The speedup's baseline: the row named "baseline", else the first.
+  // The speedup's baseline: the run the user chose, else the row named "baseline", else the first.
   size_t base = 0;
   for (size_t i = 0; i < rows.size(); ++i)
     if (rows[i].name == "baseline") base = i;
+  for (size_t i = 0; i < rows.size(); ++i)
+    if (rows[i].id == baseline_id_) base = i;
+  if (!rows.empty()) rows[base].baseline = true;
   for (size_t i = 0; i < rows.size(); ++i) {
     const views::RunFigures& f = figures[i];
     RunRow& row = rows[i];

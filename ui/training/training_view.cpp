@@ -167,6 +167,7 @@ TrainingView::TrainingView(QWidget* parent) : QWidget(parent) {
   connect(runs_list_, &RunsList::remove_requested, this, &TrainingView::remove_run);
   connect(runs_list_, &RunsList::clear_requested, this, &TrainingView::clear_runs);
   connect(runs_list_, &RunsList::undo_requested, this, &TrainingView::undo_remove);
+  connect(runs_list_, &RunsList::baseline_requested, this, &TrainingView::set_baseline_run);
   connect(bridge_, &TrainingBridge::failed, this, &TrainingView::refused);
   connect(bridge_, &TrainingBridge::finished, this, &TrainingView::finished);
   connect(bridge_, &TrainingBridge::first_sample, this, [this] {

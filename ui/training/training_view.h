@@ -103,6 +103,9 @@ class TrainingView : public QWidget, public Exportable {
   void clear_runs();
   // Remove and Clear all can be undone (most recent first): the runs come back as kept curves.
   void undo_remove();
+  // The run the table's speedups are against (its id; 0: the run named "baseline", else the
+  // first).
+  void set_baseline_run(int id);
   bool can_undo_remove() const;
   // Ids of the runs in the list, kept ones first, the current run last (when it has samples).
   std::vector<int> run_ids() const;
@@ -194,6 +197,7 @@ class TrainingView : public QWidget, public Exportable {
     std::vector<Ghost> ghosts;
   };
   std::vector<Removal> removed_;
+  int baseline_id_ = 0;          // set_baseline_run
   bool announce_first_ = false;  // emit first_points_drawn after the next redraw
   std::vector<RunSummary> summaries_;
   std::vector<RunConfig> runs_;    // the loaded scenario's runs (edits of each kept)
