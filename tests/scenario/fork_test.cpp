@@ -89,6 +89,8 @@ TEST(Fork, ChangingWhatAForkKeepsIsRefusedNamingTheField) {
   EXPECT_EQ(
       fork_problem(parent, tiny_run("trim", "", R"({"trimming": {"enabled": true, "rate": 0.1}})")),
       "");
+  // An lr grid is a list (flattened to /training/lr_grid/0, ...): a fork may change it too.
+  EXPECT_EQ(fork_problem(parent, tiny_run("grid", R"(, "lr_grid": [0.05, 0.1])")), "");
   const std::string batch = fork_problem(parent, tiny_run("b", R"(, "global_batch": 64)"));
   EXPECT_EQ(batch.rfind("training.global_batch is 64 in 'b' but 32 in 'baseline', which it forks "
                         "from",

@@ -10,13 +10,14 @@ namespace commlab {
 
 namespace {
 
-// JSON pointers (of to_json's document) a fork may change; a prefix ending in '/' covers a group.
+// JSON pointers (of to_json's flattened document) a fork may change, with everything under them
+// ("/training/lr_grid" covers "/training/lr_grid/0"; "/training/lr" is not "/training/lr_grid").
 constexpr std::array<std::string_view, 17> kForkMayChange = {"/name",
                                                              "/seeds",
-                                                             "/cluster/",
-                                                             "/collective/",
-                                                             "/packet/",
-                                                             "/techniques/",
+                                                             "/cluster",
+                                                             "/collective",
+                                                             "/packet",
+                                                             "/techniques",
                                                              "/workload/time_as",
                                                              "/training/lr",
                                                              "/training/lr_grid",
@@ -31,7 +32,9 @@ constexpr std::array<std::string_view, 17> kForkMayChange = {"/name",
 
 bool may_change(const std::string& pointer) {
   for (std::string_view allowed : kForkMayChange) {
-    if (allowed.back() == '/' ? pointer.starts_with(allowed) : pointer == allowed) return true;
+    if (pointer.starts_with(allowed) &&
+        (pointer.size() == allowed.size() || pointer[allowed.size()] == '/'))
+      return true;
   }
   return false;
 }
