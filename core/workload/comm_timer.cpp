@@ -1,6 +1,8 @@
 #include "workload/comm_timer.h"
 
+#include <algorithm>
 #include <stdexcept>
+#include <string>
 
 #include "collective/algorithms.h"
 #include "collective/executor.h"
@@ -13,10 +15,25 @@ CommTimer::CommTimer(NetworkBackend& backend, std::string algorithm, PipelineCon
   find_algorithm(algorithm_);  // throws for an unknown name
 }
 
+// An all-to-all over n ranks materialises n (n - 1) transfers per group, and a class of concurrent
+// groups all of them at once: the same cap as the collective planner's (kMaxPlanTransfers), checked
+// before anything is allocated, so 10,000 ranks is a one-line error instead of gigabytes.
+void check_all_to_all_transfers(int group_size, size_t groups) {
+  const uint64_t n = static_cast<uint64_t>(std::max(group_size, 0));
+  const uint64_t transfers = n * (n > 0 ? n - 1 : 0) * static_cast<uint64_t>(groups);
+  if (transfers > kMaxPlanTransfers)
+    throw std::invalid_argument(
+        "all-to-all over " + std::to_string(group_size) + " ranks" +
+        (groups > 1 ? " in " + std::to_string(groups) + " concurrent groups" : std::string()) +
+        " needs " + std::to_string(transfers) + " transfers, over the limit of " +
+        std::to_string(kMaxPlanTransfers) + " (fewer ranks in the expert-parallel group)");
+}
+
 Plan CommTimer::local_plan(const CollectiveShape& shape) const {
   const int n = shape.group_size;
   if (shape.op == CommOp::kAllToAll) {
     // Every rank sends 1/n of its buffer to every other rank, all at once (one step).
+    check_all_to_all_transfers(n, 1);
     Plan plan;
     plan.ranks = n;
     plan.count = shape.elements;
@@ -60,6 +77,7 @@ CommTiming CommTimer::time_collectives(const CollectiveShape& shape, const std::
       return it->second;
     }
   }
+  if (shape.op == CommOp::kAllToAll) check_all_to_all_transfers(shape.group_size, groups.size());
   const Plan local = local_plan(shape);
   Plan merged;
   merged.op = local.op;

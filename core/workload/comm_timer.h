@@ -34,6 +34,10 @@ struct CommTiming {
   uint64_t bytes_on_wire = 0;  // summed over the class's groups
 };
 
+// Throws std::invalid_argument naming the ranks, the transfers and the cap when an all-to-all over
+// `groups` concurrent groups of `group_size` ranks would exceed kMaxPlanTransfers.
+void check_all_to_all_transfers(int group_size, size_t groups);
+
 class CommTimer {
  public:
   CommTimer(NetworkBackend& backend, std::string algorithm, PipelineConfig pipeline);
