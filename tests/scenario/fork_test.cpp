@@ -104,6 +104,16 @@ TEST(Fork, ChangingWhatAForkKeepsIsRefusedNamingTheField) {
   RunConfig reseeded = tiny_run("s");
   reseeded.seed = 4;
   EXPECT_EQ(fork_problem(parent, reseeded).rfind("seed is 4 in 's' but 3", 0), 0u);
+  // State a fork does not carry (the packet network's queues, a compressor's residuals) is refused
+  // on either side: with it a fork that changes nothing would not be the unforked run.
+  RunConfig packet = tiny_run("packet");
+  packet.cluster.backend = "packet";
+  EXPECT_EQ(fork_problem(parent, packet).rfind("'packet' runs the packet backend", 0), 0u)
+      << fork_problem(parent, packet);
+  EXPECT_NE(fork_problem(packet, parent), "");
+  const RunConfig topk = tiny_run("topk", "", R"({"topk": {"enabled": true}})");
+  EXPECT_EQ(fork_problem(parent, topk).rfind("'topk' uses a stateful compressor", 0), 0u)
+      << fork_problem(parent, topk);
   // The session refuses it too, before training anything.
   RunSession running(parent);
   running.step();

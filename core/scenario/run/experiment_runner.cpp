@@ -208,22 +208,23 @@ class Execution {
         if (cb_.on_sample) cb_.on_sample(i, config.name, s);
         stop_requested();  // copies the caller's cancel into halt_, which the session polls
       };
-      std::unique_ptr<RunSession> forked;
+      std::unique_ptr<RunSession> session;
       if (parent_[i] >= 0) {  // the baseline's first fork_at iterations, in this run's series
         RunSession parent(out_.replicas[parent_[i]], rt);
         parent.set_sample_budget(o_.sample_budget);
         while (parent.iteration() < o_.fork_at && !stop_requested()) observe(parent.step());
-        forked = std::make_unique<RunSession>(config, parent);
+        session = std::make_unique<RunSession>(config, parent);
+      } else {
+        session = std::make_unique<RunSession>(config, rt);
       }
-      RunSession& session = forked ? *forked : *(forked = std::make_unique<RunSession>(config, rt));
-      session.set_sample_budget(o_.sample_budget);
+      session->set_sample_budget(o_.sample_budget);
       // All ranks of an mpi run must stop at the same iteration: they get no cancel flag.
-      session.run(observe, rt ? nullptr : &halt_);
+      session->run(observe, rt ? nullptr : &halt_);
       if (writes && !rows.flush())
         throw std::runtime_error("cannot write " + series_part(parts_dir_, i));
-      if (reports && cb_.on_replica_done) cb_.on_replica_done(i, session);
-      if (rt) measure(*rt, session.mpi_stats(), m);
-      slots_[i] = {session.summary(), session.samples(), session.done(), {}};
+      if (reports && cb_.on_replica_done) cb_.on_replica_done(i, *session);
+      if (rt) measure(*rt, session->mpi_stats(), m);
+      slots_[i] = {session->summary(), session->samples(), session->done(), {}};
     } catch (...) {  // rethrown in scenario order, so the exit code keeps its kind
       errors_[i] = std::current_exception();
       halt_.store(true);

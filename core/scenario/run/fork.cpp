@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <string_view>
 
+#include "scenario/run/compressed_reducer.h"
 #include "scenario/schema.h"
 
 namespace commlab {
@@ -67,6 +68,17 @@ std::string fork_problem(const RunConfig& parent, const RunConfig& child) {
     return "a fork continues a simulated run (execution \"simulated\")";
   if (parent.workload.kind != "train" || child.workload.kind != "train")
     return "a fork continues a training run (workload.kind \"train\")";
+  // State a fork does not carry over, so the fork would not continue the same run: the packet
+  // network's clock, queues and background traffic, and the compressors' error-feedback residuals
+  // and warm starts.
+  for (const RunConfig* c : {&parent, &child}) {
+    if (c->cluster.backend == "packet")
+      return "'" + c->name + "' runs the packet backend (cluster.backend), whose queues and " +
+             "background traffic a fork cannot carry over: a fork needs the analytical backend";
+    if (uses_compression_baseline(*c))
+      return "'" + c->name + "' uses a stateful compressor (techniques.topk or " +
+             "techniques.powersgd), whose residuals a fork cannot carry over";
+  }
   const nlohmann::json a = to_json(parent).flatten();
   const nlohmann::json b = to_json(child).flatten();
   for (const nlohmann::json* doc : {&a, &b}) {
