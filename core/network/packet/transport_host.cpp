@@ -110,6 +110,9 @@ void PacketSim::send_data(uint32_t flow, uint32_t seq, bool retransmit) {
       account_heap(f);
     }
     ++f.next_new;
+    // A flow graph's next flow on this connection may start: this is the last new packet.
+    if (f.next_new == f.packets && graph_.graph && f.owner >= 0 && step_results_)
+      release_sent(static_cast<uint32_t>(f.owner));
   }
   f.slots[seq & (f.slots.size() - 1)] = now_;
   ++f.st.sent;
@@ -297,6 +300,7 @@ void PacketSim::complete(uint32_t flow) {
       r.fates = std::move(f.fates);
       (*step_stats_)[f.owner] = f.st;
       --step_remaining_;
+      if (graph_.graph) release_arrived(static_cast<uint32_t>(f.owner));
     }
   } else if (f.owner != std::numeric_limits<int>::min()) {
     on_flow_done_background(flow);
