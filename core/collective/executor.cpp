@@ -68,6 +68,16 @@ Slicing slicing_for(const PipelineConfig& cfg, uint64_t chunk_bytes) {
   return s;
 }
 
+// The largest transfer of the chain of pipelined steps starting at `first`: it fixes the chain's
+// loops and slices.
+uint64_t widest_in_chain(const Plan& plan, size_t first) {
+  uint64_t widest = 0;
+  for (size_t j = first; j < plan.steps.size() && plan.steps[j].pipelined; ++j)
+    for (const Transfer& t : plan.steps[j].transfers)
+      widest = std::max(widest, t.count * sizeof(float));
+  return widest;
+}
+
 // True when every rank sends in the step (a ring's): its slices then share each rank's program
 // order with every other step's instead of having connections of their own.
 bool every_rank_sends(const PlanStep& step, int ranks) {
@@ -200,6 +210,13 @@ CollectiveReport execute_plan(const Plan& plan, std::vector<std::span<float>> bu
     const size_t n = step.transfers.size();
     flows.resize(n);
     CollectiveStepTime timing{step.phase, step.repeat};
+    if (step.pipelined && can_pipeline && chain.empty() && graph_chain.empty())
+      chain_slicing = slicing_for(plan.pipeline, widest_in_chain(plan, s));
+    const uint64_t m = chain_slicing.loops * chain_slicing.slices;
+    // One slice per loop is the bulk step, which a graph backend times as one (as --slice-bytes 0
+    // asks); the closed form gives the bulk-synchronous time for it anyway.
+    const bool in_chain = step.pipelined && can_pipeline && !(graph_pipeline && m == 1);
+    const bool in_graph = in_chain && graph_pipeline;  // timed with its chain, by slices
     // Threads only pay off on large steps (a parallel region costs microseconds, more when the
     // machine is oversubscribed).
     uint64_t step_elements = 0;
@@ -235,7 +252,6 @@ CollectiveReport execute_plan(const Plan& plan, std::vector<std::span<float>> bu
 
     // Time the step's flows on the network (a stateful backend sees every repetition).
     StepResult timed;
-    const bool in_graph = graph_pipeline && step.pipelined;  // timed with its chain, by slices
     if (options.backend && !in_graph) {
       StepOptions so{options.want_fates};
       bool fold = !options.backend->stateful();
@@ -294,15 +310,7 @@ CollectiveReport execute_plan(const Plan& plan, std::vector<std::span<float>> bu
 
     // Time plane: pipelined steps join the current chain; the others run after it, in bulk.
     const double bulk_s = timing.network_s + timing.reduce_s + timing.codec_s;
-    if (step.pipelined && can_pipeline) {
-      if (chain.empty() && graph_chain.empty()) {
-        uint64_t widest = 0;  // the chain's largest transfer fixes its loops and slices
-        for (size_t j = s; j < plan.steps.size() && plan.steps[j].pipelined; ++j)
-          for (const Transfer& t : plan.steps[j].transfers)
-            widest = std::max(widest, t.count * sizeof(float));
-        chain_slicing = slicing_for(plan.pipeline, widest);
-      }
-      const uint64_t m = chain_slicing.loops * chain_slicing.slices;
+    if (in_chain) {
       const double settle_s = timing.reduce_s / m + codec.codec_time_s(largest / m);
       const bool ring_like = every_rank_sends(step, plan.ranks);
       if (graph_pipeline)  // the backend times the slices themselves when the chain closes
