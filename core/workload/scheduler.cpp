@@ -30,6 +30,7 @@ class Engine {
  private:
   void init();
   void process(const Event& e);
+  void prefetch(const Event& e) const;
   void make_ready(int rank, uint32_t v, double t, uint32_t by);
   void try_start(int rank, int stream, double t);
   void arrive_collective(int rank, uint32_t v, double t);
@@ -312,6 +313,15 @@ void Engine::flush_p2p(double t) {
   pending_sends_.clear();
 }
 
+// A 16,384-rank replay touches 2.5 GB of nodes in time order, a cache miss per record: asking
+// for the next event's records while this one is processed overlaps the two misses.
+void Engine::prefetch(const Event& e) const {
+  __builtin_prefetch(&g_.ranks[e.rank].nodes[e.node]);
+  const RankState& s = ranks_[e.rank];
+  __builtin_prefetch(&s.nodes[e.node]);
+  __builtin_prefetch(&s.dependant_begin[e.node]);
+}
+
 void Engine::process(const Event& e) {
   RankState& s = ranks_[e.rank];
   const Node& node = g_.ranks[e.rank].nodes[e.node];
@@ -346,6 +356,7 @@ ScheduleResult Engine::run() {
     while (!events_.empty() && events_.top().time == t) {
       const Event e = events_.top();
       events_.pop();
+      if (!events_.empty()) prefetch(events_.top());
       process(e);
     }
     flush_pending(t);
