@@ -15,15 +15,17 @@ SimTime ps_of(double seconds) {
   return static_cast<SimTime>(std::llround(seconds * 1e12));
 }
 
-// Reverse adjacency in CSR form: for every flow, the flows that named it.
-void invert(size_t n, const std::vector<std::pair<uint32_t, uint32_t>>& edges,
-            std::vector<uint32_t>& begin, std::vector<uint32_t>& targets) {
+// Reverse adjacency in CSR form: for every flow, the flows that named it. `for_each_edge(f)`
+// calls f(from, to) for every dependency of `to` on `from`; it is walked twice (count, fill).
+template <typename Edges>
+void invert(size_t n, Edges for_each_edge, std::vector<uint32_t>& begin,
+            std::vector<uint32_t>& targets) {
   begin.assign(n + 1, 0);
-  for (const auto& edge : edges) ++begin[edge.first + 1];
+  for_each_edge([&](uint32_t from, uint32_t) { ++begin[from + 1]; });
   for (size_t i = 0; i < n; ++i) begin[i + 1] += begin[i];
-  targets.resize(edges.size());
+  targets.resize(begin[n]);
   std::vector<uint32_t> fill(begin.begin(), begin.end() - 1);
-  for (const auto& [from, to] : edges) targets[fill[from]++] = to;
+  for_each_edge([&](uint32_t from, uint32_t to) { targets[fill[from]++] = to; });
 }
 
 }  // namespace
@@ -40,17 +42,23 @@ StepResult PacketSim::run_graph(const FlowGraph& graph, bool want_fates,
   g.waiting.assign(n, 0);
   g.ready.assign(n, now_);
   g.started.assign(n, 0);
-  std::vector<std::pair<uint32_t, uint32_t>> arrival_edges, sent_edges;
-  arrival_edges.reserve(graph.needs.size());
-  for (uint32_t i = 0; i < n; ++i) {
-    for (uint32_t k = graph.needs_begin[i]; k < graph.needs_begin[i + 1]; ++k)
-      arrival_edges.push_back({graph.needs[k], i});
-    if (graph.after_sent[i] >= 0)
-      sent_edges.push_back({static_cast<uint32_t>(graph.after_sent[i]), i});
+  for (uint32_t i = 0; i < n; ++i)
     g.waiting[i] = graph.needs_begin[i + 1] - graph.needs_begin[i] + (graph.after_sent[i] >= 0);
-  }
-  invert(n, arrival_edges, g.on_arrival_begin, g.on_arrival);
-  invert(n, sent_edges, g.on_sent_begin, g.on_sent);
+  invert(
+      n,
+      [&](auto edge) {
+        for (uint32_t i = 0; i < n; ++i)
+          for (uint32_t k = graph.needs_begin[i]; k < graph.needs_begin[i + 1]; ++k)
+            edge(graph.needs[k], i);
+      },
+      g.on_arrival_begin, g.on_arrival);
+  invert(
+      n,
+      [&](auto edge) {
+        for (uint32_t i = 0; i < n; ++i)
+          if (graph.after_sent[i] >= 0) edge(static_cast<uint32_t>(graph.after_sent[i]), i);
+      },
+      g.on_sent_begin, g.on_sent);
   step_remaining_ = n;  // every flow, trivial ones included, counts until it has arrived
   for (uint32_t i = 0; i < n; ++i)
     if (g.waiting[i] == 0) schedule(now_, EventKind::kStartFlow, i);

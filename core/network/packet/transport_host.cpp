@@ -29,8 +29,14 @@ void PacketSim::account_heap(FlowState& f) {
 }
 
 uint64_t PacketSim::memory_bytes() const {
+  const GraphRun& g = graph_;  // a flow graph's bookkeeping grows with its flows (run_graph)
+  const uint64_t graph =
+      (g.waiting.capacity() + g.on_arrival_begin.capacity() + g.on_arrival.capacity() +
+       g.on_sent_begin.capacity() + g.on_sent.capacity()) *
+          sizeof(uint32_t) +
+      g.ready.capacity() * sizeof(SimTime) + g.started.capacity();
   return events_.size() * sizeof(Event) + packets_.capacity() * sizeof(Packet) +
-         flows_.size() * sizeof(FlowState) + flow_heap_bytes_;
+         flows_.size() * sizeof(FlowState) + flow_heap_bytes_ + graph;
 }
 
 uint32_t PacketSim::open_flow(int src, int dst, uint64_t bytes, uint64_t ecmp_id, int owner,
