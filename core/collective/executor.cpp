@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <unordered_map>
 
+#include "collective/pipeline_graph.h"
 #include "numeric/rng.h"
 
 namespace commlab {
@@ -65,6 +66,24 @@ Slicing slicing_for(const PipelineConfig& cfg, uint64_t chunk_bytes) {
   const uint64_t per_loop = std::min(chunk_bytes, loop_chunk);
   s.slices = std::max<uint64_t>(1, (per_loop + cfg.slice_bytes - 1) / cfg.slice_bytes);
   return s;
+}
+
+// The largest transfer of the chain of pipelined steps starting at `first`: it fixes the chain's
+// loops and slices.
+uint64_t widest_in_chain(const Plan& plan, size_t first) {
+  uint64_t widest = 0;
+  for (size_t j = first; j < plan.steps.size() && plan.steps[j].pipelined; ++j)
+    for (const Transfer& t : plan.steps[j].transfers)
+      widest = std::max(widest, t.count * sizeof(float));
+  return widest;
+}
+
+// True when every rank sends in the step (a ring's): its slices then share each rank's program
+// order with every other step's instead of having connections of their own.
+bool every_rank_sends(const PlanStep& step, int ranks) {
+  std::vector<char> sends(ranks, 0);
+  for (const Transfer& t : step.transfers) sends[t.src] = 1;
+  return std::count(sends.begin(), sends.end(), 1) == ranks;
 }
 
 }  // namespace
@@ -130,18 +149,60 @@ CollectiveReport execute_plan(const Plan& plan, std::vector<std::span<float>> bu
   std::vector<std::vector<Transfer>> written(plan.ranks);
   std::vector<uint64_t> reduced_elems(plan.ranks);
   std::vector<std::vector<float>> decoded(threads);
-  // A stateful backend is timed step after step as it runs; pipelining needs extra probes.
-  const bool can_pipeline = options.backend && !options.backend->stateful();
+  // A stateful backend is timed step after step as it runs; pipelining needs extra probes,
+  // unless the backend times the slices themselves as a flow graph (not with fates: the data
+  // plane reads them per whole transfer).
+  const bool graph_pipeline =
+      options.backend && options.backend->times_flow_graphs() && !options.want_fates;
+  const bool can_pipeline = options.backend && (!options.backend->stateful() || graph_pipeline);
   std::vector<SliceCost> chain;
+  std::vector<PipelinedStep> graph_chain;
   std::unordered_map<uint64_t, int> connections;  // of the current chain, densely numbered
   Slicing chain_slicing;
   auto close_chain = [&] {
-    if (chain.empty()) return;
-    report.time_s += pipeline_time(chain, chain_slicing.loops, chain_slicing.slices);
+    if (chain.empty() && graph_chain.empty()) return;
+    if (graph_pipeline) {
+      const PipelineGraphTime t = time_pipeline_graph(*options.backend, graph_chain, plan.ranks,
+                                                      chain_slicing.loops, chain_slicing.slices);
+      report.time_s += t.time_s;
+      report.packets_trimmed += t.trimmed;
+      report.packets_dropped += t.dropped;
+    } else {
+      report.time_s += pipeline_time(chain, chain_slicing.loops, chain_slicing.slices);
+    }
     report.pipeline_loops = chain_slicing.loops;
     report.pipeline_slices = chain_slicing.slices;
     chain.clear();
+    graph_chain.clear();
     connections.clear();
+  };
+
+  // One pipelined step for the closed form: probe one slice on the backend (its latency part
+  // stays, its bandwidth part shrinks m-fold) and number the step's connections.
+  auto slice_cost = [&](const PlanStep& step, const CollectiveStepTime& timing, double settle_s,
+                        bool ring_like, uint64_t m) {
+    SliceCost cost{0, timing.network_s + timing.reduce_s + timing.codec_s, step.repeat, {}};
+    // Connections, unless every rank sends (rings): then the step shares them with every other.
+    if (!ring_like)
+      for (const Transfer& t : step.transfers) {
+        // Per phase: a tree's reduce going up and its broadcast coming down are separate
+        // channels even between the same two ranks (the double tree's two halves).
+        const uint64_t phase = std::hash<std::string>{}(step.phase);
+        const uint64_t key = hash_combine(
+            phase, static_cast<uint64_t>(t.src) * static_cast<uint64_t>(plan.ranks) + t.dst);
+        auto it = connections.try_emplace(key, static_cast<int>(connections.size())).first;
+        cost.senders.push_back(it->second);
+      }
+    if (m > 1) {
+      std::vector<Flow> slice = flows;
+      for (Flow& f : slice) f.bytes = (f.bytes + m - 1) / m;
+      const double slice_s = options.backend->time_step(slice).duration_s;
+      cost.link_s = std::max(0.0, (timing.network_s - slice_s) / static_cast<double>(m - 1));
+      cost.arrive_s = slice_s + settle_s;
+    } else {
+      cost.link_s = 0;  // one slice: the bulk step (arrival) is all there is
+    }
+    return cost;
   };
 
   for (size_t s = 0; s < plan.steps.size(); ++s) {
@@ -149,6 +210,13 @@ CollectiveReport execute_plan(const Plan& plan, std::vector<std::span<float>> bu
     const size_t n = step.transfers.size();
     flows.resize(n);
     CollectiveStepTime timing{step.phase, step.repeat};
+    if (step.pipelined && can_pipeline && chain.empty() && graph_chain.empty())
+      chain_slicing = slicing_for(plan.pipeline, widest_in_chain(plan, s));
+    const uint64_t m = chain_slicing.loops * chain_slicing.slices;
+    // One slice per loop is the bulk step, which a graph backend times as one (as --slice-bytes 0
+    // asks); the closed form gives the bulk-synchronous time for it anyway.
+    const bool in_chain = step.pipelined && can_pipeline && !(graph_pipeline && m == 1);
+    const bool in_graph = in_chain && graph_pipeline;  // timed with its chain, by slices
     // Threads only pay off on large steps (a parallel region costs microseconds, more when the
     // machine is oversubscribed).
     uint64_t step_elements = 0;
@@ -184,7 +252,7 @@ CollectiveReport execute_plan(const Plan& plan, std::vector<std::span<float>> bu
 
     // Time the step's flows on the network (a stateful backend sees every repetition).
     StepResult timed;
-    if (options.backend) {
+    if (options.backend && !in_graph) {
       StepOptions so{options.want_fates};
       bool fold = !options.backend->stateful();
       for (uint32_t rep = 0; rep < (fold ? 1u : step.repeat); ++rep) {
@@ -242,40 +310,14 @@ CollectiveReport execute_plan(const Plan& plan, std::vector<std::span<float>> bu
 
     // Time plane: pipelined steps join the current chain; the others run after it, in bulk.
     const double bulk_s = timing.network_s + timing.reduce_s + timing.codec_s;
-    if (step.pipelined && can_pipeline) {
-      if (chain.empty()) {
-        uint64_t widest = 0;  // the chain's largest transfer fixes its loops and slices
-        for (size_t j = s; j < plan.steps.size() && plan.steps[j].pipelined; ++j)
-          for (const Transfer& t : plan.steps[j].transfers)
-            widest = std::max(widest, t.count * sizeof(float));
-        chain_slicing = slicing_for(plan.pipeline, widest);
-      }
-      const uint64_t m = chain_slicing.loops * chain_slicing.slices;
-      SliceCost cost{0, bulk_s, step.repeat, {}};
-      // Connections, unless every rank sends (rings): then the step shares them with every other.
-      std::vector<char> sends(plan.ranks, 0);
-      for (const Transfer& t : step.transfers) sends[t.src] = 1;
-      if (std::count(sends.begin(), sends.end(), 1) < plan.ranks)
-        for (const Transfer& t : step.transfers) {
-          // Per phase: a tree's reduce going up and its broadcast coming down are separate
-          // channels even between the same two ranks (the double tree's two halves).
-          const uint64_t phase = std::hash<std::string>{}(step.phase);
-          const uint64_t key = hash_combine(
-              phase, static_cast<uint64_t>(t.src) * static_cast<uint64_t>(plan.ranks) + t.dst);
-          auto it = connections.try_emplace(key, static_cast<int>(connections.size())).first;
-          cost.senders.push_back(it->second);
-        }
-      if (m > 1) {
-        // Probe one slice: the latency part stays, the bandwidth part shrinks m-fold.
-        std::vector<Flow> slice = flows;
-        for (Flow& f : slice) f.bytes = (f.bytes + m - 1) / m;
-        const double slice_s = options.backend->time_step(slice).duration_s;
-        cost.link_s = std::max(0.0, (timing.network_s - slice_s) / static_cast<double>(m - 1));
-        cost.arrive_s = slice_s + timing.reduce_s / m + codec.codec_time_s(largest / m);
-      } else {
-        cost.link_s = 0;  // one slice: the bulk step (arrival) is all there is
-      }
-      chain.push_back(cost);
+    if (in_chain) {
+      const double settle_s = timing.reduce_s / m + codec.codec_time_s(largest / m);
+      const bool ring_like = every_rank_sends(step, plan.ranks);
+      if (graph_pipeline)  // the backend times the slices themselves when the chain closes
+        graph_chain.push_back(PipelinedStep{flows, step.repeat, settle_s, ring_like,
+                                            std::hash<std::string>{}(step.phase)});
+      else
+        chain.push_back(slice_cost(step, timing, settle_s, ring_like, m));
     } else {
       close_chain();
       report.time_s += step.repeat * bulk_s;

@@ -2,7 +2,8 @@
 // Runs a Plan: the data plane moves and reduces real buffers step by step through the transfer
 // codec, and the time plane times every step's flows on a network backend, plus the reduction
 // (read two buffers, write one, at the GPU's memory bandwidth). Steps marked pipelined are timed
-// as NCCL's sliced pipeline (pipeline_time below); the others bulk-synchronously, one after the
+// as NCCL's sliced pipeline (pipeline_time below, or slice by slice as a flow graph on a backend
+// that times them: collective/pipeline_graph.h); the others bulk-synchronously, one after the
 // other.
 #include <cstdint>
 #include <span>
@@ -50,7 +51,9 @@ struct CollectiveReport {
   // chunk of the last pipelined phase (0 when none).
   uint64_t pipeline_loops = 0;
   uint64_t pipeline_slices = 0;
-  // Per step, bulk-synchronous figures (a pipelined phase's total is less than their sum).
+  // Per step, bulk-synchronous figures (a pipelined phase's total is less than their sum). A
+  // backend that times flow graphs (packet) times pipelined steps only as slices, within their
+  // chain: their network_s is 0.
   std::vector<CollectiveStepTime> step_timings;
 };
 

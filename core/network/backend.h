@@ -46,6 +46,19 @@ struct StepOptions {
   bool want_fates = false;
 };
 
+// Flows that wait for each other, as a pipelined collective's slices do: flow i starts once every
+// flow listed in needs[needs_begin[i] .. needs_begin[i + 1]) has arrived and then settled for
+// settle_s (its receiver reduces or decodes it before forwarding), and once flow after_sent[i]
+// (the previous flow on its connection, in program order; -1: none) has handed its last packet
+// to its sender's NIC. Dependencies name earlier flows only. Flows without any start together.
+struct FlowGraph {
+  std::vector<Flow> flows;
+  std::vector<double> settle_s;       // one per flow
+  std::vector<int32_t> after_sent;    // one per flow
+  std::vector<uint32_t> needs_begin;  // flows.size() + 1 offsets into needs
+  std::vector<uint32_t> needs;
+};
+
 class NetworkBackend {
  public:
   virtual ~NetworkBackend() = default;
@@ -55,6 +68,16 @@ class NetworkBackend {
   // True when timing a step changes the backend (a clock, background traffic, queues): then every
   // repetition of a folded step is timed; otherwise a step repeated k times costs k times one.
   virtual bool stateful() const { return false; }
+  // True when time_flow_graph() is implemented (the packet backend: pipelined slices need their
+  // own packets and queues); other backends time pipelines from single steps (executor.h).
+  virtual bool times_flow_graphs() const { return false; }
+  // Times a graph from one common start; finish_s of each flow is from that start and
+  // duration_s the latest finish (settle_s not included). Throws std::logic_error by default.
+  virtual StepResult time_flow_graph(const FlowGraph& graph, const StepOptions& options = {});
 };
+
+// Throws std::invalid_argument naming the first inconsistent field: sizes, offsets, and
+// dependencies that are not earlier flows.
+void check_flow_graph(const FlowGraph& graph);
 
 }  // namespace commlab

@@ -16,6 +16,10 @@ StepResult PacketBackend::time_step(std::span<const Flow> flows, const StepOptio
   return sim_->run_step(flows, options.want_fates, &last_stats_);
 }
 
+StepResult PacketBackend::time_flow_graph(const FlowGraph& graph, const StepOptions& options) {
+  return sim_->run_graph(graph, options.want_fates, &last_stats_);
+}
+
 void PacketBackend::add_background(const TrafficSpec& spec) {
   sim_->add_background(spec);
 }

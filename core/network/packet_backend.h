@@ -38,6 +38,9 @@ class PacketBackend : public NetworkBackend {
   StepResult time_step(std::span<const Flow> flows, const StepOptions& options = {}) override;
   // The clock, queues and background traffic persist: repeated steps must all be timed.
   bool stateful() const override { return true; }
+  // Pipelined slices as packets: each flow starts when its dependencies are met (FlowGraph).
+  bool times_flow_graphs() const override { return true; }
+  StepResult time_flow_graph(const FlowGraph& graph, const StepOptions& options = {}) override;
 
   const PacketConfig& config() const { return config_; }
   // Background traffic starts now and runs through every later step until cleared.

@@ -30,6 +30,7 @@ class Engine {
  private:
   void init();
   void process(const Event& e);
+  void prefetch(const Event& e) const;
   void make_ready(int rank, uint32_t v, double t, uint32_t by);
   void try_start(int rank, int stream, double t);
   void arrive_collective(int rank, uint32_t v, double t);
@@ -39,6 +40,10 @@ class Engine {
   void flush_collectives(double t);
   void flush_p2p(double t);
   Flow flow_of(const P2pPost& send, int dst) const;
+  // When a posted send or recv got its stream (it holds the stream until it ends).
+  double arrival_of(const P2pPost& post) const {
+    return ranks_[post.rank].streams[g_.ranks[post.rank].nodes[post.node].stream].arrive_s;
+  }
   void end_at(int rank, uint32_t v, double start, double end, Pred pred);
   [[noreturn]] void deadlock() const;
 
@@ -84,30 +89,32 @@ void Engine::init() {
     }
     s.streams.resize(streams);
   }
+  for (int r : timeline_ranks(o_, n)) ranks_[r].ready_s.assign(ranks_[r].nodes.size(), 0.0);
   r_.nodes = total_;
   r_.stream_busy.assign(n, std::vector<StreamBusy>(streams));
 }
 
 void Engine::make_ready(int rank, uint32_t v, double t, uint32_t by) {
   RankState& s = ranks_[rank];
-  s.nodes[v].ready_s = t;
-  s.nodes[v].released_by = by;
-  s.streams[g_.ranks[rank].nodes[v].stream].queue.push_back(v);
+  if (!s.ready_s.empty()) s.ready_s[v] = t;
+  s.streams[g_.ranks[rank].nodes[v].stream].queue.push_back(ReadyNode{v, by, t});
 }
 
 void Engine::try_start(int rank, int stream, double t) {
   RankState& s = ranks_[rank];
   StreamState& st = s.streams[stream];
   if (st.busy || st.head == st.queue.size()) return;
-  const uint32_t v = st.queue[st.head++];
+  const ReadyNode ready = st.queue[st.head++];
+  const uint32_t v = ready.node;
   if (st.head == st.queue.size()) st.queue.clear(), st.head = 0;
   st.busy = true;
-  s.nodes[v].arrive_s = t;
+  st.current = v;
+  st.arrive_s = t;
   // The start waited for the stream (its previous node) or for the dependency that released it.
-  if (t > s.nodes[v].ready_s && st.last != kNoNode)
+  if (t > ready.ready_s && st.last != kNoNode)
     s.nodes[v].pred = Pred{rank, st.last};
-  else if (s.nodes[v].released_by != kNoNode)
-    s.nodes[v].pred = Pred{rank, s.nodes[v].released_by};
+  else if (ready.released_by != kNoNode)
+    s.nodes[v].pred = Pred{rank, ready.released_by};
   const Node& node = g_.ranks[rank].nodes[v];
   switch (node.kind) {
     case NodeKind::kCompute: {
@@ -127,6 +134,11 @@ void Engine::end_at(int rank, uint32_t v, double start, double end, Pred pred) {
   s.nodes[v].start_s = start;
   s.nodes[v].end_s = end;
   s.nodes[v].pred = pred;
+  // v holds its stream until this event, so the stream's arrival is v's.
+  const int stream = g_.ranks[rank].nodes[v].stream;
+  StreamBusy& busy = r_.stream_busy[rank][stream];
+  busy.busy_s += end - start;
+  busy.wait_s += start - s.streams[stream].arrive_s;
   events_.push(Event{end, seq_++, rank, v});
 }
 
@@ -203,7 +215,7 @@ void Engine::arrive_p2p(int rank, uint32_t v, double) {
 // send and counts the transfer once); with the data already there it takes no time.
 void Engine::finish_recv(const EagerMessage& message) {
   const P2pPost recv = message.recv;
-  const double posted = ranks_[recv.rank].nodes[recv.node].arrive_s;
+  const double posted = arrival_of(recv);
   if (message.arrival_s > posted)
     end_at(recv.rank, recv.node, message.arrival_s, message.arrival_s,
            Pred{message.send.rank, message.send.node});
@@ -293,8 +305,7 @@ void Engine::flush_p2p(double t) {
   for (auto [send, recv] : pending_p2p_) {
     const double d = message_time(send, i++);
     // The later of the two posts decided the start (ties: the send).
-    const bool recv_later =
-        ranks_[recv.rank].nodes[recv.node].arrive_s > ranks_[send.rank].nodes[send.node].arrive_s;
+    const bool recv_later = arrival_of(recv) > arrival_of(send);
     const P2pPost last = recv_later ? recv : send;
     const Pred pred = ranks_[last.rank].nodes[last.node].pred;
     end_at(send.rank, send.node, t, t + d, pred);
@@ -310,6 +321,15 @@ void Engine::flush_p2p(double t) {
   }
   pending_p2p_.clear();
   pending_sends_.clear();
+}
+
+// A 16,384-rank replay touches 2.5 GB of nodes in time order, a cache miss per record: asking
+// for the next event's records while this one is processed overlaps the two misses.
+void Engine::prefetch(const Event& e) const {
+  __builtin_prefetch(&g_.ranks[e.rank].nodes[e.node]);
+  const RankState& s = ranks_[e.rank];
+  __builtin_prefetch(&s.nodes[e.node]);
+  __builtin_prefetch(&s.dependant_begin[e.node]);
 }
 
 void Engine::process(const Event& e) {
@@ -346,6 +366,7 @@ ScheduleResult Engine::run() {
     while (!events_.empty() && events_.top().time == t) {
       const Event e = events_.top();
       events_.pop();
+      if (!events_.empty()) prefetch(events_.top());
       process(e);
     }
     flush_pending(t);
@@ -365,26 +386,21 @@ void Engine::deadlock() const {
     for (const StreamState& st : s.streams) {
       if (!st.busy || listed >= 3) continue;
       // The node holding the stream is the one that started but never ended.
-      for (uint32_t v = 0; v < s.nodes.size(); ++v) {
-        const Node& node = g_.ranks[r].nodes[v];
-        if (s.nodes[v].waiting != 0 || node.kind == NodeKind::kCompute) continue;
-        if (&s.streams[node.stream] != &st || s.nodes[v].end_s != 0 ||
-            s.nodes[v].arrive_s < st.free_at)
-          continue;
-        what += (what.empty() ? "" : "; ") + std::string("rank ") + std::to_string(r) + " node " +
-                std::to_string(node.id) + " (" +
-                (node.kind == NodeKind::kCollective
-                     ? std::string(comm_op_name(node.op)) + " on group " +
-                           std::to_string(node.group_or_peer) + ")"
-                     : std::string(node_kind_name(node.kind)) +
-                           (node.kind == NodeKind::kSend ? " to" : " from") + " rank " +
-                           std::to_string(node.group_or_peer) + ", tag " +
-                           std::to_string(node.tag) + ")") +
-                " waits for its peers";
-        a_send_waits = a_send_waits || node.kind == NodeKind::kSend;
-        ++listed;
-        break;
-      }
+      const uint32_t v = st.current;
+      const Node& node = g_.ranks[r].nodes[v];
+      if (node.kind == NodeKind::kCompute) continue;
+      what += (what.empty() ? "" : "; ") + std::string("rank ") + std::to_string(r) + " node " +
+              std::to_string(node.id) + " (" +
+              (node.kind == NodeKind::kCollective
+                   ? std::string(comm_op_name(node.op)) + " on group " +
+                         std::to_string(node.group_or_peer) + ")"
+                   : std::string(node_kind_name(node.kind)) +
+                         (node.kind == NodeKind::kSend ? " to" : " from") + " rank " +
+                         std::to_string(node.group_or_peer) + ", tag " + std::to_string(node.tag) +
+                         ")") +
+              " waits for its peers";
+      a_send_waits = a_send_waits || node.kind == NodeKind::kSend;
+      ++listed;
     }
   }
   if (what.empty()) what = "nodes wait for dependencies that never finish";

@@ -20,28 +20,37 @@ struct Pred {
   uint32_t node = kNoNode;
 };
 
+// A node whose dependencies are done, waiting for its stream.
+struct ReadyNode {
+  uint32_t node = kNoNode;
+  uint32_t released_by = kNoNode;  // the dependency whose end made it ready
+  double ready_s = 0;
+};
+
+// A stream runs one node at a time: what is only known while a node waits for or holds its
+// stream lives here, not in every node's record (16,384 ranks replay 17 M nodes).
 struct StreamState {
-  std::vector<uint32_t> queue;  // ready nodes, FIFO from head
+  std::vector<ReadyNode> queue;  // ready nodes, FIFO from head
   size_t head = 0;
   bool busy = false;
-  uint32_t last = kNoNode;  // the node that last ended on this stream
+  uint32_t current = kNoNode;  // the node holding the stream while busy
+  double arrive_s = 0;         // when it got the stream (collectives: reached the rendezvous)
+  uint32_t last = kNoNode;     // the node that last ended on this stream
   double free_at = 0;
 };
 
-// One node's run in one record, since its fields are touched together (a 1,024-rank replay
-// touches every rank at every instant).
+// One node's run in one record (32 B), since its fields are touched together (a 1,024-rank
+// replay touches every rank at every instant).
 struct NodeState {
-  double ready_s = 0;   // dependencies done
-  double arrive_s = 0;  // got its stream (collectives: reached the rendezvous)
   double start_s = 0;
   double end_s = 0;
   Pred pred;
-  uint32_t waiting = 0;            // unfinished dependencies
-  uint32_t released_by = kNoNode;  // the dependency whose end made it ready
+  uint32_t waiting = 0;  // unfinished dependencies
 };
 
 struct RankState {
   std::vector<NodeState> nodes;
+  std::vector<double> ready_s;  // per node, only for ranks whose timeline is recorded
   std::vector<uint32_t> dependant_begin, dependants;  // CSR: node -> nodes that depend on it
   std::vector<StreamState> streams;
   std::vector<std::pair<int, uint32_t>> group_calls;  // (group, calls issued so far)
@@ -89,8 +98,11 @@ struct Event {
 
 using EventQueue = std::priority_queue<Event, std::vector<Event>, std::greater<Event>>;
 
-// Fills out's iteration time, stream busy/wait, critical path (when options want it) and
-// timelines from a finished replay of `total` nodes (scheduler_summary.cpp).
+// Fills out's iteration time, critical path (when options want it) and timelines from a finished
+// replay of `total` nodes (scheduler_summary.cpp); stream busy and wait are summed as nodes end.
+// The ranks whose timeline options ask for (-1: all), in range, in the order asked.
+std::vector<int> timeline_ranks(const SchedulerOptions& options, int ranks);
+
 void summarize_schedule(const Graph& graph, const std::vector<RankState>& ranks,
                         const SchedulerOptions& options, uint64_t total, ScheduleResult& out);
 

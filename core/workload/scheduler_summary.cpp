@@ -13,13 +13,8 @@ void summarize_schedule(const Graph& graph, const std::vector<RankState>& ranks,
   double end = -1;
   for (int r = 0; r < graph.rank_count(); ++r) {
     const RankState& s = ranks[r];
-    const RankGraph& rg = graph.ranks[r];
-    for (uint32_t v = 0; v < s.nodes.size(); ++v) {
+    for (uint32_t v = 0; v < s.nodes.size(); ++v)
       if (s.nodes[v].end_s > end) end = s.nodes[v].end_s, last = Pred{r, v};
-      StreamBusy& b = out.stream_busy[r][rg.nodes[v].stream];
-      b.busy_s += s.nodes[v].end_s - s.nodes[v].start_s;
-      b.wait_s += s.nodes[v].start_s - s.nodes[v].arrive_s;
-    }
   }
   out.iteration_s = std::max(end, 0.0);
   if (options.want_critical_path && last.rank >= 0) {
@@ -42,25 +37,32 @@ void summarize_schedule(const Graph& graph, const std::vector<RankState>& ranks,
     }
     out.critical_idle_s = std::max(0.0, out.iteration_s - covered);
   }
-  std::vector<int> wanted = options.timeline_ranks;
-  if (std::find(wanted.begin(), wanted.end(), -1) != wanted.end()) {
-    wanted.resize(graph.rank_count());
-    for (int r = 0; r < graph.rank_count(); ++r) wanted[r] = r;
-  }
-  for (int r : wanted) {
-    if (r < 0 || r >= graph.rank_count()) continue;
+  for (int r : timeline_ranks(options, graph.rank_count())) {
     const RankState& s = ranks[r];
     std::vector<TimelineEntry> line;
     line.reserve(s.nodes.size());
     for (uint32_t v = 0; v < s.nodes.size(); ++v)
-      line.push_back({v, graph.ranks[r].nodes[v].stream, s.nodes[v].ready_s, s.nodes[v].start_s,
-                      s.nodes[v].end_s});
+      line.push_back(
+          {v, graph.ranks[r].nodes[v].stream, s.ready_s[v], s.nodes[v].start_s, s.nodes[v].end_s});
     std::stable_sort(line.begin(), line.end(), [](const TimelineEntry& a, const TimelineEntry& b) {
       return a.start_s < b.start_s;
     });
     out.timeline_ranks.push_back(r);
     out.timelines.push_back(std::move(line));
   }
+}
+
+std::vector<int> timeline_ranks(const SchedulerOptions& options, int ranks) {
+  std::vector<int> wanted;
+  if (std::find(options.timeline_ranks.begin(), options.timeline_ranks.end(), -1) !=
+      options.timeline_ranks.end()) {
+    wanted.resize(ranks);
+    for (int r = 0; r < ranks; ++r) wanted[r] = r;
+    return wanted;
+  }
+  for (int r : options.timeline_ranks)
+    if (r >= 0 && r < ranks) wanted.push_back(r);
+  return wanted;
 }
 
 }  // namespace commlab::workload::detail

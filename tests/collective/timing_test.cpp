@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "collective/algorithms.h"
+#include "collective/pipeline_graph.h"
 #include "network/analytical.h"
 #include "test_util.h"
 #include "topology/topology.h"
@@ -161,6 +162,42 @@ TEST(CollectiveTiming, TwoFlowsFromOneRankShareItsLink) {
   StepResult r = backend.time_step(flows);
   // Both leave rank 0 at B/2: alpha + 2 * bytes / B.
   EXPECT_NEAR(r.duration_s, kAlpha + 2e6 / kB, 1e-12);
+}
+
+TEST(CollectiveTiming, PipelineGraphChainsSlicesAsARingDoes) {
+  // A 3-rank ring of two steps (r -> r+1), 1001 bytes per transfer, 2 loops of 2 slices (m = 4):
+  // loop 1's graph holds pieces 2 and 3 of every transfer, [B p / m, B (p+1) / m).
+  const int n = 3;
+  std::vector<PipelinedStep> steps(2);
+  for (int r = 0; r < n; ++r)
+    for (PipelinedStep& s : steps) s.flows.push_back({r, (r + 1) % n, 1001, uint64_t(r)});
+  steps[1].settle_s = 1e-6;
+  const FlowGraph g = pipeline_graph(steps, n, 1, 2, 2);
+  ASSERT_EQ(g.flows.size(), 2u * 2u * n);  // steps x slices x transfers, in that order
+  EXPECT_NO_THROW(check_flow_graph(g));
+  auto index = [&](int step, int slice, int rank) { return (step * 2 + slice) * n + rank; };
+  EXPECT_EQ(g.flows[index(0, 0, 0)].bytes, 1001u * 3 / 4 - 1001u * 2 / 4);
+  EXPECT_EQ(g.flows[index(0, 1, 0)].bytes, 1001u - 1001u * 3 / 4);
+  // Step 0 waits for nothing but program order; on rank 2's connection slice 1 follows slice 0.
+  EXPECT_EQ(g.needs_begin[index(0, 1, 2) + 1] - g.needs_begin[index(0, 1, 2)], 0u);
+  EXPECT_EQ(g.after_sent[index(0, 0, 2)], -1);
+  EXPECT_EQ(g.after_sent[index(0, 1, 2)], index(0, 0, 2));
+  // Step 1, slice 1 of rank 2 forwards what rank 1 sent it in step 0's slice 1, and follows its
+  // own step 1 slice 0 on the wire (the ring's one connection).
+  const int i = index(1, 1, 2);
+  ASSERT_EQ(g.needs_begin[i + 1] - g.needs_begin[i], 1u);
+  EXPECT_EQ(g.needs[g.needs_begin[i]], uint32_t(index(0, 1, 1)));
+  EXPECT_EQ(g.after_sent[i], index(1, 0, 2));
+  EXPECT_EQ(g.after_sent[index(1, 0, 2)], index(0, 1, 2));  // step 1 after step 0's last slice
+  EXPECT_DOUBLE_EQ(g.settle_s[i], 1e-6);
+  // Every byte is sent once over the loops: the pieces of one transfer sum to its bytes.
+  uint64_t total = 0;
+  for (uint64_t loop = 0; loop < 2; ++loop) {
+    const FlowGraph l = pipeline_graph(steps, n, loop, 2, 2);
+    for (int k = 0; k < 2; ++k) total += l.flows[index(1, k, 2)].bytes;
+  }
+  EXPECT_EQ(total, 1001u);
+  EXPECT_THROW(pipeline_graph(steps, 2, 0, 2, 2), std::invalid_argument);  // rank 2 of 2
 }
 
 }  // namespace

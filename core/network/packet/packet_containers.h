@@ -51,9 +51,10 @@ enum class EventKind : uint32_t {
   kPull,
   kSample,
   kGenerate,
-  kPfc,    // a PFC frame reaches the upstream port (RoCE)
-  kPace,   // a DCQCN-paced sender may send again
-  kDcqcn,  // DCQCN rate-increase timer
+  kPfc,        // a PFC frame reaches the upstream port (RoCE)
+  kPace,       // a DCQCN-paced sender may send again
+  kDcqcn,      // DCQCN rate-increase timer
+  kStartFlow,  // a flow of a flow graph whose dependencies are met starts
 };
 
 struct Event {

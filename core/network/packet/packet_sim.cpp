@@ -105,15 +105,8 @@ PacketSim::PacketSim(const Topology& topology, const Router& router, const Packe
   if (roce_) init_pfc();
 }
 
-StepResult PacketSim::run_step(std::span<const Flow> flows, bool want_fates,
-                               std::vector<PacketFlowStats>* stats) {
-  StepResult result;
-  result.flows.resize(flows.size());
-  stats->assign(flows.size(), PacketFlowStats{});
-  step_results_ = &result.flows;
-  step_stats_ = stats;
-  step_start_ = now_;
-  step_remaining_ = 0;
+void PacketSim::begin_step(std::span<const Flow> flows, StepResult& result,
+                           std::vector<PacketFlowStats>* stats) {
   const int ranks = topo_.ranks();
   for (size_t i = 0; i < flows.size(); ++i) {
     const Flow& fl = flows[i];
@@ -122,20 +115,12 @@ StepResult PacketSim::run_step(std::span<const Flow> flows, bool want_fates,
                                   std::to_string(fl.src) + "->" + std::to_string(fl.dst) +
                                   " but the topology has " + std::to_string(ranks));
   }
-  for (size_t i = 0; i < flows.size(); ++i) {
-    const Flow& fl = flows[i];
-    if (fl.src == fl.dst) continue;
-    if (fl.bytes == 0) {  // nothing to send: as the analytical backend, the path latency
-      double latency = 0;
-      for (int li : router_.path(fl.src, fl.dst, fl.id)) latency += topo_.links()[li].latency_s;
-      result.flows[i].finish_s = latency;
-      continue;
-    }
-    ++step_remaining_;
-    open_flow(fl.src, fl.dst, fl.bytes, fl.id, static_cast<int>(i), want_fates);
-    // A step of a million flows fills memory before its first event: check as they open.
-    if ((i & (kBudgetStride - 1)) == 0) check_sim_budget(config_.budget, 0, memory_bytes());
-  }
+  result.flows.resize(flows.size());
+  stats->assign(flows.size(), PacketFlowStats{});
+  step_results_ = &result.flows;
+  step_stats_ = stats;
+  step_start_ = now_;
+  step_remaining_ = 0;
   if (config_.sample_interval_s > 0 && !sampling_started_) {
     sampling_started_ = true;
     sample_ps_ = std::max<SimTime>(1, to_ps(config_.sample_interval_s));
@@ -146,23 +131,50 @@ StepResult PacketSim::run_step(std::span<const Flow> flows, bool want_fates,
     last_trims_.assign(ports_.size(), 0);
     schedule(now_ + sample_ps_, EventKind::kSample, 0);
   }
+}
+
+double PacketSim::path_latency_s(const Flow& flow) const {
+  double latency = 0;
+  for (int li : router_.path(flow.src, flow.dst, flow.id)) latency += topo_.links()[li].latency_s;
+  return latency;
+}
+
+void PacketSim::finish_step(StepResult& result) {
   run_until(now_ + to_ps(config_.max_step_s), true);
   const size_t unfinished = step_remaining_;
+  step_results_ = nullptr;
+  step_stats_ = nullptr;
+  step_remaining_ = 0;
+  graph_.graph = nullptr;
   if (unfinished > 0) {
     // Orphan the step's flows so a later completion does not write into a dead result.
     for (FlowState& f : flows_)
       if (!f.done && f.owner >= 0) f.owner = std::numeric_limits<int>::min();
-    step_results_ = nullptr;
-    step_stats_ = nullptr;
-    step_remaining_ = 0;
     throw std::runtime_error("packet backend: " + std::to_string(unfinished) +
                              " flows did not finish within max_step_s = " +
                              std::to_string(config_.max_step_s) + " s of simulated time");
   }
   for (const FlowResult& r : result.flows)
     result.duration_s = std::max(result.duration_s, r.finish_s);
-  step_results_ = nullptr;
-  step_stats_ = nullptr;
+}
+
+StepResult PacketSim::run_step(std::span<const Flow> flows, bool want_fates,
+                               std::vector<PacketFlowStats>* stats) {
+  StepResult result;
+  begin_step(flows, result, stats);
+  for (size_t i = 0; i < flows.size(); ++i) {
+    const Flow& fl = flows[i];
+    if (fl.src == fl.dst) continue;
+    if (fl.bytes == 0) {  // nothing to send: as the analytical backend, the path latency
+      result.flows[i].finish_s = path_latency_s(fl);
+      continue;
+    }
+    ++step_remaining_;
+    open_flow(fl.src, fl.dst, fl.bytes, fl.id, static_cast<int>(i), want_fates);
+    // A step of a million flows fills memory before its first event: check as they open.
+    if ((i & (kBudgetStride - 1)) == 0) check_sim_budget(config_.budget, 0, memory_bytes());
+  }
+  finish_step(result);
   return result;
 }
 
@@ -196,6 +208,7 @@ void PacketSim::run_until(SimTime deadline, bool stop_when_step_done) {
       case EventKind::kPfc: on_pfc(e.target); break;
       case EventKind::kPace: on_pace(e.target); break;
       case EventKind::kDcqcn: on_dcqcn_timer(e.target); break;
+      case EventKind::kStartFlow: on_start_flow(e.target); break;
     }
   }
 }

@@ -30,6 +30,10 @@ class PacketSim {
   // alongside and keeps running in later steps). Times are from the start of the step.
   StepResult run_step(std::span<const Flow> flows, bool want_fates,
                       std::vector<PacketFlowStats>* stats);
+  // Starts each flow of the graph when its dependencies are met (backend.h, FlowGraph) and runs
+  // until every one has arrived. Times are from the start of the graph.
+  StepResult run_graph(const FlowGraph& graph, bool want_fates,
+                       std::vector<PacketFlowStats>* stats);
   // Runs background traffic alone for `seconds` of simulated time.
   void advance(double seconds);
   void add_background(const TrafficSpec& spec);
@@ -145,6 +149,10 @@ class PacketSim {
   };
 
   // packet_sim.cpp
+  void begin_step(std::span<const Flow> flows, StepResult& result,
+                  std::vector<PacketFlowStats>* stats);
+  void finish_step(StepResult& result);  // runs the step to its end; throws if it never ends
+  double path_latency_s(const Flow& flow) const;
   void schedule(SimTime t, EventKind kind, uint32_t target) { events_.push({t, target, kind}); }
   void run_until(SimTime deadline, bool stop_when_step_done);
   uint32_t new_packet(uint32_t flow, uint32_t seq, uint32_t wire, uint8_t bits, uint8_t path);
@@ -207,6 +215,12 @@ class PacketSim {
   void on_generate(uint32_t target);
   void schedule_next_start(uint32_t g, int src);
 
+  // flow_graph_run.cpp
+  void on_start_flow(uint32_t index);
+  void release_sent(uint32_t index);     // flow `index` handed its last packet to the NIC
+  void release_arrived(uint32_t index);  // flow `index` arrived whole
+  void release(uint32_t dependent, SimTime ready);
+
   // packet_series.cpp
   void on_sample();
   void compact_series();
@@ -239,6 +253,16 @@ class PacketSim {
   size_t step_remaining_ = 0;
   SimTime step_start_ = 0;
   PacketTotals totals_;
+  // The current flow graph (run_graph): a flow waits until its dependencies are met.
+  struct GraphRun {
+    const FlowGraph* graph = nullptr;
+    bool want_fates = false;
+    std::vector<uint32_t> waiting;  // unmet dependencies per flow
+    std::vector<SimTime> ready;     // earliest start per flow (arrival + settle)
+    std::vector<uint8_t> started;
+    std::vector<uint32_t> on_arrival_begin, on_arrival;  // the flows that need flow i's arrival
+    std::vector<uint32_t> on_sent_begin, on_sent;        // the flows whose after_sent is i
+  } graph_;
   // time series
   PortSeries series_;
   std::vector<uint64_t> last_busy_, last_drops_, last_trims_;

@@ -29,8 +29,14 @@ void PacketSim::account_heap(FlowState& f) {
 }
 
 uint64_t PacketSim::memory_bytes() const {
+  const GraphRun& g = graph_;  // a flow graph's bookkeeping grows with its flows (run_graph)
+  const uint64_t graph =
+      (g.waiting.capacity() + g.on_arrival_begin.capacity() + g.on_arrival.capacity() +
+       g.on_sent_begin.capacity() + g.on_sent.capacity()) *
+          sizeof(uint32_t) +
+      g.ready.capacity() * sizeof(SimTime) + g.started.capacity();
   return events_.size() * sizeof(Event) + packets_.capacity() * sizeof(Packet) +
-         flows_.size() * sizeof(FlowState) + flow_heap_bytes_;
+         flows_.size() * sizeof(FlowState) + flow_heap_bytes_ + graph;
 }
 
 uint32_t PacketSim::open_flow(int src, int dst, uint64_t bytes, uint64_t ecmp_id, int owner,
@@ -110,6 +116,9 @@ void PacketSim::send_data(uint32_t flow, uint32_t seq, bool retransmit) {
       account_heap(f);
     }
     ++f.next_new;
+    // A flow graph's next flow on this connection may start: this is the last new packet.
+    if (f.next_new == f.packets && graph_.graph && f.owner >= 0 && step_results_)
+      release_sent(static_cast<uint32_t>(f.owner));
   }
   f.slots[seq & (f.slots.size() - 1)] = now_;
   ++f.st.sent;
@@ -297,6 +306,7 @@ void PacketSim::complete(uint32_t flow) {
       r.fates = std::move(f.fates);
       (*step_stats_)[f.owner] = f.st;
       --step_remaining_;
+      if (graph_.graph) release_arrived(static_cast<uint32_t>(f.owner));
     }
   } else if (f.owner != std::numeric_limits<int>::min()) {
     on_flow_done_background(flow);
