@@ -76,7 +76,7 @@ struct PacketConfig {
   uint32_t paths = 1;
   // High-priority queue (trimmed headers and control packets) of a switch port, in packets.
   uint32_t header_queue_packets = 1024;
-  uint32_t trim_bytes = 128;    // wire size of a trimmed packet, header included (SAI default)
+  uint32_t trim_bytes = 128;  // wire size of a trimmed packet, header included (SAI default)
   // Multi-level trimming (trim_level_for_queue): wire sizes of the kept levels, header included,
   // decreasing (e.g. the 4-, 2- and 1-bit heads). Empty: one level, trim_bytes.
   std::vector<uint32_t> trim_level_bytes;
@@ -103,7 +103,8 @@ struct PacketConfig {
 //   q + wire <= T                                      -> kTrimNone: admitted whole;
 //   else the first i < L - 1 with q + s_i <= (i + 2) T -> i: cut to levels[i], stays a data packet;
 //   otherwise                                          -> L - 1: cut to the last level and sent by
-//                                                         the high-priority queue (as NDP's header).
+//                                                         the high-priority queue (as NDP's
+//                                                         header).
 // So levels[i] is kept while the queue is above (i + 1) T, and the data queue holds at most L T
 // bytes. One level (L = 1) is plain trimming: whole below T, the last level above. `levels` must
 // not be empty.
@@ -124,7 +125,8 @@ struct TrafficSpec {
   int senders = 16;  // kIncast
   int target = 0;    // kIncast
   uint64_t flow_bytes = 1 << 20;
-  double load = 0.5;   // kOnOff: offered load per sender, a fraction of its NIC bandwidth
+  double load = 0.5;   // kOnOff: offered load per sender, a fraction of its NIC bandwidth on the
+                       // wire (payload plus packet headers)
   bool repeat = true;  // background: restart a pair's flow when it completes
 };
 

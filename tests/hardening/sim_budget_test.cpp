@@ -35,10 +35,13 @@ std::string budget_error(F body) {
   return message;
 }
 
-// On/off background at full load with 1-byte flows, under a memory budget of `bytes`.
-std::unique_ptr<PacketBackend> exploding_background(uint64_t bytes) {
+// On/off background at full load with 1-byte flows, under a memory budget of `bytes` (and no
+// practical bound on a source's open flows unless `open_flows` says otherwise).
+std::unique_ptr<PacketBackend> exploding_background(uint64_t bytes,
+                                                    uint32_t open_flows = 1u << 31) {
   PacketConfig cfg;
   cfg.budget.max_memory_bytes = bytes;
+  cfg.budget.max_open_background_flows = open_flows;
   auto net = std::make_unique<PacketBackend>(k4(), cfg);
   TrafficSpec bg;
   bg.pattern = Pattern::kOnOff;
@@ -57,6 +60,23 @@ TEST(SimBudget, ExplodingBackgroundStopsAtTheMemoryBudget) {
   EXPECT_NE(message.find("packet backend: memory budget exceeded: "), std::string::npos) << message;
   EXPECT_NE(message.find(" MiB of flows, packets and events alive, budget 64 MiB "
                          "(PacketConfig::budget.max_memory_bytes); the simulation was stopped"),
+            std::string::npos)
+      << message;
+}
+
+TEST(SimBudget, AnOverloadedOnOffSourceStopsAtItsOpenFlowBudget) {
+  // 1-byte flows at load 1 start one per 65-byte packet time (the load counts the 64-byte
+  // header), but each also needs its ACKs and PULLs and random receivers collide, so a source's
+  // open flows only grow: `traffic --cluster fattree:k=4 --pattern perm --background onoff:1
+  // --background-size 1` ran 100 s to the memory budget; a source's 1,000th open flow stops it.
+  auto net_ptr = exploding_background(1ull << 30, 1000);
+  const Flow flow{0, 5, 64 << 20, 1};
+  const std::string message = budget_error([&] { net_ptr->time_step(std::span(&flow, 1)); });
+  EXPECT_NE(message.find("packet backend: background budget exceeded: on/off source at rank "),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find(" has more than 1000 flows of 1 B open at once at load 1 "
+                         "(PacketConfig::budget.max_open_background_flows)"),
             std::string::npos)
       << message;
 }
@@ -114,6 +134,7 @@ TEST(SimBudget, DefaultsAreDocumented) {
   const SimBudget b;
   EXPECT_EQ(b.max_events, 500000000u);
   EXPECT_EQ(b.max_memory_bytes, 1ull << 30);
+  EXPECT_EQ(b.max_open_background_flows, 4096u);
 }
 
 }  // namespace

@@ -100,9 +100,11 @@ TEST(PacketTraffic, OnOffBackgroundOffersItsLoad) {
   net.add_background(bg);
   const double seconds = 2e-3;
   net.advance(seconds);
-  // 16 hosts offering 30% of 12.5 GB/s each for 2 ms: 1.2 MB/host/2ms... Poisson, so within 25%;
-  // flows still under way at the end are not counted, hence the lower bound is looser.
-  const double offered = 16 * 0.3 * 12.5e9 * seconds;
+  // 16 hosts offering 30% of 12.5 GB/s each for 2 ms, counted on the wire: a 64 KiB flow is 16
+  // packets of 4096 B payload + 64 B header, so the payload offered is 65536 / 66560 of it.
+  // Poisson, so within 25%; flows still under way at the end are not counted, hence the lower
+  // bound is looser.
+  const double offered = 16 * 0.3 * 12.5e9 * seconds * 65536.0 / 66560.0;
   const double done = static_cast<double>(net.totals().background_bytes_done);
   EXPECT_GT(done, 0.6 * offered);
   EXPECT_LT(done, 1.25 * offered);

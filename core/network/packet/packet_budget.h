@@ -16,6 +16,12 @@ struct SimBudget {
   uint64_t max_events = 500'000'000;
   // Bytes of simulator state (flows, packets, events) alive at once.
   uint64_t max_memory_bytes = 1ull << 30;
+  // On/off background flows one source may have started and not finished. An open-loop source
+  // whose flows start faster than the network finishes them (tiny flows at full load: each
+  // packet's header and the receivers' collisions make the real load exceed the offered one)
+  // has a backlog that grows without bound; this stops it within microseconds of simulated
+  // time instead of after the memory budget's minutes of wall time.
+  uint32_t max_open_background_flows = 4096;
 };
 
 struct SimBudgetExceeded : std::runtime_error {

@@ -146,6 +146,7 @@ class PacketSim {
     TrafficSpec spec;
     uint64_t draws = 0;  // counter into its RNG stream
     bool active = true;  // cleared generators stay in the table so their events find them dead
+    std::vector<uint32_t> open_by_source;  // kOnOff: flows each source has started, not finished
   };
 
   // packet_sim.cpp
