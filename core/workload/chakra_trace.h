@@ -22,6 +22,12 @@ inline constexpr uint32_t kChakraMaxMessageBytes = uint32_t{64}
                                                    << 20;  // one length-prefixed message
 inline constexpr uint64_t kChakraMaxGroupFileBytes = uint64_t{256} << 20;
 inline constexpr int kChakraMaxRanks = 1 << 20;
+// Bounds on one node's values (a larger one is an error naming the bound): a rank holds at most
+// ~10^8 nodes (kChakraMaxFileBytes), so its summed seconds stay below ~10^17 and never overflow
+// to inf. 10^9 s is 31 years; 10^30 FLOPs is 10^4 times a large model's whole training run.
+inline constexpr double kChakraMaxNodeSeconds = 1e9;
+inline constexpr double kChakraMaxNodeFlops = 1e30;
+inline constexpr double kChakraMaxNodeMemBytes = 1e30;
 
 struct TraceReadReport {
   uint64_t nodes = 0;               // nodes imported (all ranks)

@@ -11,6 +11,7 @@
 
 #include "chakra_wire.h"
 #include "network/analytical.h"
+#include "test_dir.h"
 #include "topology/builders.h"
 #include "workload/chakra_trace.h"
 #include "workload/scheduler.h"
@@ -21,12 +22,7 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-fs::path temp_dir(const std::string& name) {
-  const fs::path d = fs::path(COMMLAB_BINARY_DIR) / "test_tmp" / name;
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
+using test::fresh_test_dir;
 
 Node make(uint64_t id, NodeKind kind) {
   Node n;
@@ -145,7 +141,7 @@ void expect_same(const Graph& a, const Graph& b) {
 TEST(ChakraRoundTrip, WriteThenReadIsTheSameGraph) {
   const Graph g = sample_graph();
   check_graph(g);
-  const fs::path dir = temp_dir("chakra_roundtrip");
+  const fs::path dir = fresh_test_dir("chakra_roundtrip");
   write_chakra_trace(g, dir.string(), "sample");
   for (const char* f : {"sample.0.et", "sample.1.et", "sample.2.et", "sample.comm_groups.json"})
     EXPECT_TRUE(fs::is_regular_file(dir / f)) << f;
@@ -163,7 +159,7 @@ TEST(ChakraRoundTrip, WriteThenReadIsTheSameGraph) {
 
 TEST(ChakraRoundTrip, TheGroupFileIsFoundByEitherNameOrGiven) {
   const Graph g = sample_graph();
-  const fs::path dir = temp_dir("chakra_groups");
+  const fs::path dir = fresh_test_dir("chakra_groups");
   write_chakra_trace(g, dir.string(), "sample");
   const std::string prefix = (dir / "sample").string();
   EXPECT_EQ(find_comm_group_file(prefix), prefix + ".comm_groups.json");
@@ -190,7 +186,7 @@ TEST(ChakraRoundTrip, TheGroupFileIsFoundByEitherNameOrGiven) {
 TEST(ChakraRoundTrip, ReplayOfTheReadBackTraceTakesTheSameTime) {
   // Emit, import, replay: the same graph gives the same schedule, to the last bit.
   const Graph g = sample_graph();
-  const fs::path dir = temp_dir("chakra_replay");
+  const fs::path dir = fresh_test_dir("chakra_replay");
   write_chakra_trace(g, dir.string(), "sample");
   const Graph back = read_chakra_trace((dir / "sample").string());
   SchedulerOptions o;
@@ -237,7 +233,7 @@ TEST(ChakraRoundTrip, AMemoryOnlyNodeIsOneOpThatARooflineCanTime) {
   const double runtime = ops / std::min(bw * ops / static_cast<double>(tensor_size), peak);
   EXPECT_NEAR(runtime, 28e9 / bw, 1e-12);
   // Read back here: commlab_flops keeps the exact 0, and the node takes its memory time.
-  const fs::path dir = temp_dir("chakra_memory_only");
+  const fs::path dir = fresh_test_dir("chakra_memory_only");
   write_chakra_trace(g, dir.string(), "opt");
   const Graph back = read_chakra_trace((dir / "opt").string());
   EXPECT_EQ(back.ranks[0].nodes[0].flops, 0.0);
@@ -338,7 +334,7 @@ std::string read_error(const std::string& prefix) {
 }
 
 TEST(ChakraFiles, MissingGapDirectoryAndFifo) {
-  const fs::path dir = temp_dir("chakra_files");
+  const fs::path dir = fresh_test_dir("chakra_files");
   const std::string p = (dir / "w").string();
   EXPECT_EQ(read_error(p),
             p + ".0.et: no such trace file (a trace is PREFIX.0.et, PREFIX.1.et, ...)");

@@ -291,5 +291,82 @@ TEST(ChakraRead, MalformedGraphsNameTheNode) {
       "t.comm_groups.json: group \"1\": rank 3 is not in [0, 1) (the trace has 1 rank files)");
 }
 
+// Issue 31, "lies": values the reader used to accept and replay as something else.
+
+std::string send_file(uint64_t id, uint64_t bytes) {
+  return trace_file({NodeMsg(id, "s", kSend)
+                         .attr(attr_i("comm_dst", 1))
+                         .attr(attr_i("comm_tag", 7))
+                         .attr(attr_u("comm_size", bytes))});
+}
+std::string recv_file(const std::vector<uint64_t>& bytes) {
+  std::vector<NodeMsg> nodes;
+  for (size_t i = 0; i < bytes.size(); ++i)
+    nodes.push_back(NodeMsg(9 + i, "r", kRecv)
+                        .attr(attr_i("comm_src", 0))
+                        .attr(attr_i("comm_tag", 7))
+                        .attr(attr_u("comm_size", bytes[i])));
+  return trace_file(nodes);
+}
+
+TEST(ChakraRead, ASendAndItsReceiveOfAnotherSizeIsAnError) {
+  // The scheduler times the send's 1 KB; the receive's 1 TB was never read.
+  EXPECT_EQ(error_of({send_file(5, 1024), recv_file({uint64_t{1} << 40})}),
+            "t.0.et: rank 0, node 5: send of 1024 bytes (rank 0 to rank 1, tag 7) has no receive "
+            "of that size; t.1.et: rank 1, node 9 receives 1099511627776 bytes");
+  // The other way round names the receive first.
+  EXPECT_EQ(error_of({send_file(5, uint64_t{1} << 40), recv_file({1024})}),
+            "t.1.et: rank 1, node 9: receive of 1024 bytes (rank 0 to rank 1, tag 7) has no send "
+            "of that size; t.0.et: rank 0, node 5 sends 1099511627776 bytes");
+  // Sizes pair by value, not by file order: two sends of 1 and 2 KB, received as 2 then 1 KB.
+  const std::string two_sends = trace_file(
+      {NodeMsg(5, "a", kSend).attr(attr_i("comm_dst", 1)).attr(attr_u("comm_size", 1024)),
+       NodeMsg(6, "b", kSend).attr(attr_i("comm_dst", 1)).attr(attr_u("comm_size", 2048))});
+  const std::string two_recvs = trace_file(
+      {NodeMsg(9, "a", kRecv).attr(attr_i("comm_src", 0)).attr(attr_u("comm_size", 2048)),
+       NodeMsg(8, "b", kRecv).attr(attr_i("comm_src", 0)).attr(attr_u("comm_size", 1024))});
+  EXPECT_EQ(parse({two_sends, two_recvs}).ranks[1].nodes.size(), 2u);
+}
+
+TEST(ChakraRead, NegativeDurationsFlopsAndBytesAreErrorsNotZero) {
+  const auto compute = [](const Msg& a) { return trace_file({NodeMsg(3, "x", kComp).attr(a)}); };
+  EXPECT_EQ(error_of({compute(attr_d("commlab_duration_s", -2.5))}),
+            "t.0.et: rank 0, node 3: attribute commlab_duration_s: -2.5 is negative (expected "
+            "seconds in [0, 1e+09])");
+  EXPECT_EQ(error_of({compute(attr_d("commlab_flops", -1e12))}),
+            "t.0.et: rank 0, node 3: attribute commlab_flops: -1e+12 is negative (expected FLOPs "
+            "in [0, 1e+30])");
+  EXPECT_EQ(error_of({compute(attr_d("commlab_mem_bytes", -4096))}),
+            "t.0.et: rank 0, node 3: attribute commlab_mem_bytes: -4096 is negative (expected "
+            "bytes in [0, 1e+30])");
+  EXPECT_THAT(error_of({compute(attr_i("num_ops", -5))}),
+              HasSubstr("t.0.et: rank 0, node 3: attribute num_ops: -5 is out of range"));
+  // Zero is a value, not an error.
+  EXPECT_EQ(parse({compute(attr_d("commlab_duration_s", 0.0))}).ranks[0].nodes[0].duration_s, 0);
+}
+
+TEST(ChakraRead, DurationsThatWouldOverflowTheIterationNameTheBound) {
+  // Two nodes of 1e308 s sum to inf (iteration_s null, inf in series.csv): each node is bounded
+  // by kChakraMaxNodeSeconds, so a rank's sum stays finite.
+  const std::string huge =
+      trace_file({NodeMsg(1, "a", kComp).attr(attr_d("commlab_duration_s", 1e308)),
+                  NodeMsg(2, "b", kComp).data(1).attr(attr_d("commlab_duration_s", 1e308))});
+  EXPECT_EQ(error_of({huge}),
+            "t.0.et: rank 0, node 1: attribute commlab_duration_s: 1e+308 is over the bound "
+            "(expected seconds in [0, 1e+09])");
+  EXPECT_EQ(error_of({trace_file({NodeMsg(4, "a", kComp).micros(UINT64_MAX)})}),
+            "t.0.et: rank 0, node 4: duration_micros 18446744073709551615 is over the bound "
+            "(expected seconds in [0, 1e+09])");
+  EXPECT_EQ(error_of({trace_file({NodeMsg(4, "a", kComp).attr(attr_d("commlab_flops", 1e31))})}),
+            "t.0.et: rank 0, node 4: attribute commlab_flops: 1e+31 is over the bound (expected "
+            "FLOPs in [0, 1e+30])");
+  // The bound itself is accepted: 1e9 s = 10^15 us.
+  EXPECT_EQ(parse({trace_file({NodeMsg(4, "a", kComp).micros(1000000000000000ull)})})
+                .ranks[0]
+                .nodes[0]
+                .duration_s,
+            kChakraMaxNodeSeconds);
+}
+
 }  // namespace
 }  // namespace commlab::workload

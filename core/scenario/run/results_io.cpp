@@ -1,8 +1,5 @@
 #include "scenario/run/results_io.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -14,6 +11,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "numeric/staged_files.h"
 #include "scenario/run/seed_stats.h"
 
 namespace commlab {
@@ -145,30 +143,7 @@ void check_simulated_write_failure(const std::string& path) {
 
 void write_file(const std::string& path, const std::string& text) {
   check_simulated_write_failure(path);
-  const std::string tmp = path + ".tmp";
-  auto fail = [&](int error) {
-    std::remove(tmp.c_str());
-    throw std::runtime_error("cannot write " + path + ": " + std::strerror(error));
-  };
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) fail(errno);
-  for (size_t done = 0; done < text.size();) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const int error = n < 0 ? errno : EIO;
-      ::close(fd);
-      fail(error);
-    }
-    done += static_cast<size_t>(n);
-  }
-  if (::fsync(fd) != 0) {
-    const int error = errno;
-    ::close(fd);
-    fail(error);
-  }
-  if (::close(fd) != 0) fail(errno);
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) fail(errno);
+  write_file_atomically(path, text);
 }
 
 }  // namespace commlab

@@ -24,6 +24,22 @@ bool is_digits(std::string_view s) {
          std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
+// The folder of a prefix and the file-name start of its rank files ("NAME.").
+fs::path prefix_dir(const std::string& prefix) {
+  const fs::path p(prefix);
+  return p.has_parent_path() ? p.parent_path() : fs::path(".");
+}
+
+// The rank of a file named STEM + digits + ".et", or -1 for any other name.
+long long rank_of(const std::string& stem, const std::string& file) {
+  if (file.size() <= stem.size() + 3 || file.compare(0, stem.size(), stem) != 0 ||
+      file.compare(file.size() - 3, 3, ".et") != 0)
+    return -1;
+  const std::string_view idx =
+      std::string_view(file).substr(stem.size(), file.size() - stem.size() - 3);
+  return is_digits(idx) ? std::stoll(std::string(idx)) : -1;
+}
+
 }  // namespace
 
 int count_rank_files(const std::string& prefix, int max_ranks) {
@@ -37,21 +53,29 @@ int count_rank_files(const std::string& prefix, int max_ranks) {
     throw std::invalid_argument(rank_file(prefix, 0) +
                                 ": no such trace file (a trace is PREFIX.0.et, PREFIX.1.et, ...)");
   // A gap would silently drop the ranks after it: look for any PREFIX.K.et with K > n.
-  const fs::path p(prefix);
-  const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
-  const std::string stem = p.filename().string() + ".";
+  const fs::path dir = prefix_dir(prefix);
+  const std::string stem = fs::path(prefix).filename().string() + ".";
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string f = it->path().filename().string();
-    if (f.size() <= stem.size() + 3 || f.compare(0, stem.size(), stem) != 0 ||
-        f.compare(f.size() - 3, 3, ".et") != 0)
-      continue;
-    const std::string_view idx =
-        std::string_view(f).substr(stem.size(), f.size() - stem.size() - 3);
-    if (is_digits(idx) && std::stoll(std::string(idx)) > n)
+    if (rank_of(stem, f) > n)
       throw std::invalid_argument(rank_file(prefix, n) + ": missing rank file (" +
                                   (dir / f).string() + " exists; rank files must be consecutive)");
   }
   return n;
+}
+
+void remove_rank_files_from(const std::string& prefix, int first_rank) {
+  const fs::path dir = prefix_dir(prefix);
+  const std::string stem = fs::path(prefix).filename().string() + ".";
+  std::vector<fs::path> stale;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+    if (rank_of(stem, it->path().filename().string()) >= first_rank) stale.push_back(it->path());
+  if (ec) throw std::runtime_error("cannot list " + dir.string() + ": " + ec.message());
+  for (const fs::path& f : stale)  // remove() unlinks a symlink itself, never its target
+    if (!fs::remove(f, ec) && ec)
+      throw std::runtime_error("cannot remove the stale rank file " + f.string() + ": " +
+                               ec.message());
 }
 
 std::string read_regular_file(const std::string& path, uint64_t max_bytes, bool missing_ok,

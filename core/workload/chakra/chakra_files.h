@@ -14,6 +14,10 @@ namespace commlab::workload::chakra_files {
 // (kChakraMaxRanks; a parameter so tests can reach the cap).
 int count_rank_files(const std::string& prefix, int max_ranks);
 
+// Removes PREFIX.K.et for every K >= first_rank (a trace written over a larger one must not leave
+// the old ranks behind: the reader would replay them). Throws std::runtime_error naming the file.
+void remove_rank_files_from(const std::string& prefix, int first_rank);
+
 // The whole file, which must be a regular file of at most max_bytes (a FIFO or a directory is an
 // error, never a blocking read). missing_ok: an absent file gives "" and *found = false.
 std::string read_regular_file(const std::string& path, uint64_t max_bytes, bool missing_ok = false,

@@ -14,6 +14,7 @@
 #include "workload/chakra/chakra_attrs.h"
 #include "workload/chakra/chakra_comm_size.h"
 #include "workload/chakra/chakra_files.h"
+#include "workload/chakra/chakra_p2p.h"
 #include "workload/chakra/chakra_placement.h"
 #include "workload/chakra/chakra_values.h"
 #include "workload/chakra/et_def.pb.h"
@@ -234,13 +235,13 @@ void RankParser::map_attributes(const pb::Node& n, Node* node, const Where& wher
       cpu_op = int_in(a, where, 0, 1) != 0;
     } else if (name == attr::kDuration) {
       used = kAll;
-      duration = double_value(a, where);
+      duration = bounded_double(a, where, kChakraMaxNodeSeconds, "seconds");
     } else if (name == attr::kFlops) {
       used = kAll;
-      flops = double_value(a, where);
+      flops = bounded_double(a, where, kChakraMaxNodeFlops, "FLOPs");
     } else if (name == attr::kMemBytes) {
       used = kAll;
-      mem_bytes = double_value(a, where);
+      mem_bytes = bounded_double(a, where, kChakraMaxNodeMemBytes, "bytes");
     } else if (name == attr::kCommKind) {
       used = kAll;
       kind = &string_value(a, where);
@@ -273,6 +274,10 @@ void RankParser::map_attributes(const pb::Node& n, Node* node, const Where& wher
     // Exact seconds, else Chakra's microseconds; with no duration but num_ops / tensor_size, the
     // roofline (ASTRA-sim's roofline mode; CPU ops always replay their duration, as there).
     const bool roofline = !cpu_op && n.duration_micros() == 0 && (num_ops || tensor_size);
+    if (static_cast<double>(n.duration_micros()) * 1e-6 > kChakraMaxNodeSeconds)
+      fail(where, "duration_micros " + std::to_string(n.duration_micros()) +
+                      " is over the bound (expected seconds in [0, " +
+                      number_text(kChakraMaxNodeSeconds) + "])");
     node->duration_s =
         duration.value_or(roofline ? -1.0 : static_cast<double>(n.duration_micros()) * 1e-6);
     return;
@@ -354,6 +359,7 @@ Graph parse_with(TraceContext& ctx, int ranks, std::string_view groups_json,
     const std::string_view bytes = rank_bytes(r, &storage);
     RankParser(ctx, r, std::move(file)).parse(bytes, &graph.ranks[r]);
   }
+  chakra_p2p::check_sizes(graph, ctx.label);
   if (graph.name.empty()) graph.name = std::filesystem::path(ctx.label).filename().string();
   // No check_graph here: the reader checks each of its rules as it reads (with the file, rank and
   // node in the message), and fuzz_chakra asserts check_graph accepts whatever the reader returns.

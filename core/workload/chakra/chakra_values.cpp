@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <optional>
 #include <stdexcept>
 
@@ -79,6 +80,22 @@ double double_value(const pb::AttributeProto& a, const NodeWhere& where) {
   if (!std::isfinite(a.double_val()))
     fail(where, "attribute " + a.name() + ": not a finite number");
   return a.double_val();
+}
+
+std::string number_text(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+double bounded_double(const pb::AttributeProto& a, const NodeWhere& where, double max,
+                      const char* unit) {
+  const double v = double_value(a, where);
+  if (v < 0 || v > max)
+    fail(where, "attribute " + a.name() + ": " + number_text(v) + " is " +
+                    (v < 0 ? "negative" : "over the bound") + " (expected " + unit + " in [0, " +
+                    number_text(max) + "])");
+  return v;
 }
 
 const std::string& string_value(const pb::AttributeProto& a, const NodeWhere& where) {

@@ -31,6 +31,12 @@ struct NodeWhere {
 uint64_t int_in(const chakra::AttributeProto& a, const NodeWhere& where, __int128 lo, __int128 hi);
 // A finite double_val.
 double double_value(const chakra::AttributeProto& a, const NodeWhere& where);
+// A double_val in [0, max]: negative (a duration, FLOP or byte count) or over the bound is an
+// error naming the attribute, the value and the range; `unit` is what it counts ("seconds").
+double bounded_double(const chakra::AttributeProto& a, const NodeWhere& where, double max,
+                      const char* unit);
+// A value's text for messages: %g, enough digits to tell it apart from the bound.
+std::string number_text(double v);
 const std::string& string_value(const chakra::AttributeProto& a, const NodeWhere& where);
 
 // The CollectiveCommType CommLab times, or an error naming the type.

@@ -6,14 +6,15 @@
 
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
 #include <unordered_set>
 
+#include "numeric/staged_files.h"
 #include "workload/chakra/chakra_attrs.h"
 #include "workload/chakra/chakra_comm_size.h"
+#include "workload/chakra/chakra_files.h"
 #include "workload/chakra/et_def.pb.h"
 #include "workload/chakra_trace.h"
 
@@ -178,15 +179,14 @@ void write_chakra_trace(const Graph& graph, const std::string& dir, const std::s
   std::filesystem::create_directories(dir, ec);
   if (ec) throw std::runtime_error(dir + ": cannot create the directory: " + ec.message());
   const std::string prefix = (std::filesystem::path(dir) / name).string();
-  auto write = [](const std::string& path, const std::string& bytes) {
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    out.close();
-    if (!out) throw std::runtime_error(path + ": cannot write the file");
-  };
+  // Every file complete before any replaces an earlier trace's (numeric/staged_files.h), then
+  // the earlier trace's extra ranks go.
+  StagedFiles staged;
   for (size_t r = 0; r < files.size(); ++r)
-    write(prefix + "." + std::to_string(r) + ".et", files[r]);
-  write(chakra_comm_group_file(prefix), groups);
+    staged.add(prefix + "." + std::to_string(r) + ".et", files[r]);
+  staged.add(chakra_comm_group_file(prefix), groups);
+  staged.commit();
+  chakra_files::remove_rank_files_from(prefix, static_cast<int>(files.size()));
 }
 
 }  // namespace commlab::workload
