@@ -1,5 +1,6 @@
 // `run` across real processes: a short training run with one process per rank equals the
-// simulated run bit for bit (every technique the MPI executor carries), and a sweep spread over 2
+// simulated run bit for bit (every technique the MPI executor carries, and the stateful
+// compression baselines top-k and PowerSGD on 2 and 4 processes), and a sweep spread over 2
 // processes writes the same files as one process. Every job runs under `timeout`, so a hang fails
 // the test instead of CI.
 #include <gtest/gtest.h>
@@ -57,17 +58,24 @@ fs::path scratch(const std::string& name) {
   return dir;
 }
 
-// Runs `scenario` reproducibly in one process (dir/sim) and on 2 MPI processes (dir/real) and
-// checks that they agree; `real` gets the MPI run's summary.json (with its "mpi" objects).
-void run_both_and_compare(const fs::path& dir, const std::string& scenario, size_t runs,
-                          json& real) {
+// Runs `scenario` (its training.ranks and cluster spec set to `ranks`) reproducibly in one process
+// (dir/sim) and on `ranks` MPI processes (dir/real) and checks that they agree; `real` gets the
+// MPI run's summary.json (with its "mpi" objects).
+void run_both_and_compare(const fs::path& dir, std::string scenario, size_t runs, json& real,
+                          int ranks = 2) {
+  for (const char* field : {"\"ranks\": 2", "flat:2"}) {
+    const std::string from = field;
+    const size_t at = scenario.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    scenario.replace(at, from.size(), from.substr(0, from.size() - 1) + std::to_string(ranks));
+  }
   std::ofstream(dir / "train.json") << scenario;
   const std::string flags = " --reproducible --quiet --no-charts";
   Outcome sim = shell(cli() + " run " + (dir / "train.json").string() + " --out " +
                       (dir / "sim").string() + flags);
   ASSERT_EQ(sim.code, 0) << sim.output;
-  Outcome mpi = shell(mpirun(2) + " run " + (dir / "train.json").string() + " --exec mpi --out " +
-                      (dir / "real").string() + flags);
+  Outcome mpi = shell(mpirun(ranks) + " run " + (dir / "train.json").string() +
+                      " --exec mpi --out " + (dir / "real").string() + flags);
   ASSERT_EQ(mpi.code, 0) << mpi.output;
   // Every sample (losses, accuracies, grad norms, divergence between the replicas, wire bytes):
   // the same bytes, so rank r's replica followed the simulated rank r's exactly.
@@ -78,7 +86,7 @@ void run_both_and_compare(const fs::path& dir, const std::string& scenario, size
   json r = real;
   for (json& run : r["runs"]) {
     // Every bucket each process received equals what the simulated data plane gave that rank.
-    EXPECT_EQ(run["mpi"]["processes"], 2);
+    EXPECT_EQ(run["mpi"]["processes"], ranks);
     EXPECT_EQ(run["mpi"]["mismatched_buckets"], 0) << run["name"];
     // The prediction is the simulated run's own time plane.
     EXPECT_EQ(run["mpi"]["predicted"]["sim_time_s"], run["sim_time_s"]);
@@ -149,6 +157,14 @@ TEST(MpiTraining, CompressionBaselinesOnTwoProcessesEqualTheSimulatedRun) {
   // PowerSGD rank 1 sends (rows + cols) r values per bucket instead of its size:
   // (158 + 159 + 18 + 19) / (25,120 + 330) ~ 0.014 of the dense wire.
   EXPECT_LT(r["runs"][1]["mean_ratio"].get<double>(), 0.2);
+}
+
+// 4 processes: the all-gather takes 3 ring steps and the sums of 4 sets (and of 4 P, 4 Q) run in
+// rank order on every process, as in the simulated reducer.
+TEST(MpiTraining, CompressionBaselinesOnFourProcessesEqualTheSimulatedRun) {
+  const fs::path dir = scratch("compressed4");
+  json r;
+  ASSERT_NO_FATAL_FAILURE(run_both_and_compare(dir, kCompressed, 3, r, 4));
 }
 
 TEST(MpiTraining, SummaryRecordsTheMeasuredSplit) {
