@@ -1,6 +1,7 @@
 #include "exec/runs/compressed_exchange.h"
 
 #include <algorithm>
+#include <chrono>
 #include <stdexcept>
 
 #include "collective/algorithms.h"
@@ -16,6 +17,26 @@ std::span<T> owner_chunk(const Plan& plan, int owner, size_t words, std::span<T>
     if (plan.chunk_owner[c] == owner) return buffer.subspan(plan.chunk_begin[c], words);
   throw std::logic_error("sparse all-gather: no chunk for rank " + std::to_string(owner));
 }
+
+// Times the compression kernels between the collectives (selection, packing, the sum of the sets;
+// PowerSGD's products and Gram-Schmidt) as codec time, part of the exchange's time.
+class KernelClock {
+ public:
+  explicit KernelClock(MpiCollectiveReport& report)
+      : report_(report), start_(std::chrono::steady_clock::now()) {}
+  ~KernelClock() {
+    const double s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    report_.codec_s += s;
+    report_.time_s += s;
+  }
+  KernelClock(const KernelClock&) = delete;
+  KernelClock& operator=(const KernelClock&) = delete;
+
+ private:
+  MpiCollectiveReport& report_;
+  std::chrono::steady_clock::time_point start_;
+};
 
 void add_report(MpiCollectiveReport& total, const MpiCollectiveReport& part) {
   total.time_s += part.time_s;
@@ -79,14 +100,21 @@ MpiCollectiveReport RankCompressor::exchange_topk(int iteration, const BucketInf
   if (topk_.size() <= b) topk_.resize(b + 1);
   if (!topk_[b]) topk_[b] = std::make_unique<TopKErrorFeedback>(spec_.topk_fraction, spec_.wire);
   const SparseGather gather(ranks_, bucket.size, spec_.topk_fraction, spec_.wire);
-  topk_[b]->compress(grad, set_);
-  buffer_.assign(gather.plan.count, 0.0f);
-  gather.pack(rank_, set_, buffer_);
+  MpiCollectiveReport report;
+  {
+    KernelClock clock(report);
+    topk_[b]->compress(grad, set_);
+    buffer_.assign(gather.plan.count, 0.0f);
+    gather.pack(rank_, set_, buffer_);
+  }
   MpiExecOptions options;  // no codec: FP32 on the wire, the packed bytes bit for bit
   options.iteration = static_cast<uint64_t>(iteration);
   options.bucket = bucket.index;
-  const MpiCollectiveReport report = executor.run(gather.plan, buffer_, options);
-  gather.average(buffer_, grad);
+  add_report(report, executor.run(gather.plan, buffer_, options));
+  {
+    KernelClock clock(report);  // stops before the report is returned
+    gather.average(buffer_, grad);
+  }
   return report;
 }
 
@@ -115,13 +143,22 @@ MpiCollectiveReport RankCompressor::exchange_powersgd(int iteration, const Bucke
     powersgd_[b] =
         std::make_unique<PowerSgdState>(bucket.size, spec_.powersgd_rank, spec_.seed, bucket.index);
   PowerSgdState& state = *powersgd_[b];
-  std::span<const float> p = state.begin_step(grad);
-  buffer_.assign(p.begin(), p.end());
+  {
+    KernelClock clock(report);
+    std::span<const float> p = state.begin_step(grad);
+    buffer_.assign(p.begin(), p.end());
+  }
   all_reduce_average(buffer_, report);
-  std::span<const float> q = state.project(buffer_);
-  buffer_.assign(q.begin(), q.end());
+  {
+    KernelClock clock(report);
+    std::span<const float> q = state.project(buffer_);
+    buffer_.assign(q.begin(), q.end());
+  }
   all_reduce_average(buffer_, report);
-  state.finish_step(buffer_, grad);
+  {
+    KernelClock clock(report);
+    state.finish_step(buffer_, grad);
+  }
   return report;
 }
 

@@ -44,7 +44,8 @@ class RankCompressor {
  public:
   RankCompressor(const CompressionSpec& spec, int rank, int ranks);
   // grad in, the averaged estimate out (what the simulated reducer gives rank `rank`). The
-  // report sums the exchange's collectives (bytes this rank sent, time, codec time).
+  // report sums the exchange's collectives (bytes this rank sent, time, codec time); the
+  // compression kernels between them count as codec time (and time).
   MpiCollectiveReport exchange(int iteration, const BucketInfo& bucket, std::span<float> grad,
                                MpiExecutor& executor, BucketCollective& collective);
 
