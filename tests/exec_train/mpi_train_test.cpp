@@ -167,14 +167,19 @@ TEST(MpiTraining, CompressionBaselinesOnFourProcessesEqualTheSimulatedRun) {
   ASSERT_NO_FATAL_FAILURE(run_both_and_compare(dir, kCompressed, 3, r, 4));
 }
 
-TEST(MpiTraining, SummaryRecordsTheMeasuredSplit) {
-  const fs::path dir = scratch("split");
-  std::ofstream(dir / "train.json") << kTraining;
+// `scenario` on 2 processes for `iterations` iterations, the measured wall-clock values kept.
+void run_measured(const fs::path& dir, const std::string& scenario, int iterations, json& summary) {
+  std::ofstream(dir / "train.json") << scenario;
   Outcome real = shell(mpirun(2) + " run " + (dir / "train.json").string() +
-                       " --exec mpi --quiet --no-charts --set training.iterations=3 --out " +
-                       (dir / "out").string());
+                       " --exec mpi --quiet --no-charts --set training.iterations=" +
+                       std::to_string(iterations) + " --out " + (dir / "out").string());
   ASSERT_EQ(real.code, 0) << real.output;
-  json r = json::parse(read_text(dir / "out/summary.json"));
+  summary = json::parse(read_text(dir / "out/summary.json"));
+}
+
+TEST(MpiTraining, SummaryRecordsTheMeasuredSplit) {
+  json r;
+  ASSERT_NO_FATAL_FAILURE(run_measured(scratch("split"), kTraining, 3, r));
   for (const json& run : r["runs"]) {
     const json& m = run["mpi"]["measured_max"];
     // Each rank's whole iterations contain its compute, collectives and codec, so on the slowest
@@ -189,13 +194,8 @@ TEST(MpiTraining, SummaryRecordsTheMeasuredSplit) {
 }
 
 TEST(MpiTraining, CompressionKernelsAreMeasuredAsCodecTime) {
-  const fs::path dir = scratch("compressed_split");
-  std::ofstream(dir / "train.json") << kCompressed;
-  Outcome real = shell(mpirun(2) + " run " + (dir / "train.json").string() +
-                       " --exec mpi --quiet --no-charts --set training.iterations=2 --out " +
-                       (dir / "out").string());
-  ASSERT_EQ(real.code, 0) << real.output;
-  json r = json::parse(read_text(dir / "out/summary.json"));
+  json r;
+  ASSERT_NO_FATAL_FAILURE(run_measured(scratch("compressed_split"), kCompressed, 2, r));
   ASSERT_EQ(r["runs"].size(), 3u);
   for (const json& run : r["runs"]) {
     const json& m = run["mpi"]["measured_max"];
