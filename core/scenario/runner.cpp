@@ -63,18 +63,28 @@ std::unique_ptr<NetworkBackend> make_run_backend(const RunConfig& c) {
 class ScenarioCollective final : public exec::BucketCollective {
  public:
   ScenarioCollective(const RunConfig& c, NetworkBackend& backend)
-      : reducer_(c, backend), ranks_(c.training.ranks), seed_(c.seed) {}
+      : reducer_(c, backend), ranks_(c.training.ranks), seed_(c.seed) {
+    const TechniquesConfig& t = c.techniques;
+    if (t.topk.enabled) compression_.kind = exec::CompressionSpec::Kind::kTopK;
+    if (t.powersgd.enabled) compression_.kind = exec::CompressionSpec::Kind::kPowerSgd;
+    compression_.topk_fraction = t.topk.fraction;
+    compression_.powersgd_rank = t.powersgd.rank;
+    compression_.wire = parse_dtype(c.collective.wire);
+    compression_.seed = c.seed;
+  }
   Plan plan(int iteration, const BucketInfo& bucket) override {
     return reducer_.plan_for(iteration, bucket, ranks_);
   }
   TransferCodec* codec() override { return reducer_.codec(); }
   double trim_rate() const override { return reducer_.trim_rate(); }
   uint64_t trim_seed() const override { return seed_; }
+  exec::CompressionSpec compression() const override { return compression_; }
 
  private:
   CollectiveReducer reducer_;
   int ranks_;
   uint64_t seed_;
+  exec::CompressionSpec compression_;  // techniques.topk or powersgd (CompressedReducer checked it)
 };
 
 }  // namespace
@@ -160,11 +170,6 @@ void check_execution(const RunConfig& config, const exec::MpiRuntime* mpi, bool 
     throw std::invalid_argument(
         "execution: mpi cuts trimmed packets with Bernoulli draws; techniques.trimming.mode "
         "queue needs the packet backend's queues (use bernoulli, or execution simulated)");
-  if (real && uses_compression_baseline(config))
-    throw std::invalid_argument(std::string(config.techniques.topk.enabled
-                                                ? "techniques.topk.enabled"
-                                                : "techniques.powersgd.enabled") +
-                                ": the compression baselines run in execution simulated only");
   if (config.workload.kind != "train" && config.workload.kind != "catalog" &&
       config.workload.kind != "trace")
     throw std::invalid_argument("workload.kind: expected train, catalog or trace, got '" +
@@ -263,7 +268,8 @@ RunSession::RunSession(const RunConfig& config, const exec::MpiRuntime* mpi)
   if (real) {
     m.real = std::make_unique<ScenarioCollective>(config, *m.backend);
     m.rank_trainer = std::make_unique<exec::RankTrainer>(
-        *mpi, std::move(model), m.data->train, m.data->test, tc, *m.real, m.reducer.get());
+        *mpi, std::move(model), m.data->train, m.data->test, tc, *m.real,
+        m.compressed ? static_cast<GradientReducer*>(m.compressed.get()) : m.reducer.get());
     return;
   }
   if (!config.workload.time_as.empty())
@@ -406,6 +412,7 @@ MpiRunStats RunSession::mpi_stats() const {
   s.codec_s = m.codec_s;
   s.wall_s = m.wall_s;
   s.mismatched_buckets = impl_->rank_trainer->mismatched_buckets();
+  s.bytes_sent = m.bytes_sent;
   return s;
 }
 

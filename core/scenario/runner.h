@@ -22,6 +22,7 @@ class MpiRuntime;
 struct MpiRunStats {
   double compute_s = 0, comm_s = 0, codec_s = 0, wall_s = 0;
   uint64_t mismatched_buckets = 0;  // rank 0: buckets received otherwise than simulated
+  uint64_t bytes_sent = 0;          // by this process's collectives, on the wire as sent
 };
 
 struct RunSummary {

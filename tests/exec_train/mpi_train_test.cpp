@@ -1,5 +1,6 @@
 // `run` across real processes: a short training run with one process per rank equals the
-// simulated run bit for bit (every technique the MPI executor carries), and a sweep spread over 2
+// simulated run bit for bit (every technique the MPI executor carries, and the stateful
+// compression baselines top-k and PowerSGD on 2 and 4 processes), and a sweep spread over 2
 // processes writes the same files as one process. Every job runs under `timeout`, so a hang fails
 // the test instead of CI.
 #include <gtest/gtest.h>
@@ -57,16 +58,62 @@ fs::path scratch(const std::string& name) {
   return dir;
 }
 
+// Runs `scenario` (its training.ranks and cluster spec set to `ranks`) reproducibly in one process
+// (dir/sim) and on `ranks` MPI processes (dir/real) and checks that they agree; `real` gets the
+// MPI run's summary.json (with its "mpi" objects).
+void run_both_and_compare(const fs::path& dir, std::string scenario, size_t runs, json& real,
+                          int ranks = 2) {
+  for (const char* field : {"\"ranks\": 2", "flat:2"}) {
+    const std::string from = field;
+    const size_t at = scenario.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    scenario.replace(at, from.size(), from.substr(0, from.size() - 1) + std::to_string(ranks));
+  }
+  std::ofstream(dir / "train.json") << scenario;
+  const std::string flags = " --reproducible --quiet --no-charts";
+  Outcome sim = shell(cli() + " run " + (dir / "train.json").string() + " --out " +
+                      (dir / "sim").string() + flags);
+  ASSERT_EQ(sim.code, 0) << sim.output;
+  Outcome mpi = shell(mpirun(ranks) + " run " + (dir / "train.json").string() +
+                      " --exec mpi --out " + (dir / "real").string() + flags);
+  ASSERT_EQ(mpi.code, 0) << mpi.output;
+  // Every sample (losses, accuracies, grad norms, divergence between the replicas, wire bytes):
+  // the same bytes, so rank r's replica followed the simulated rank r's exactly.
+  EXPECT_EQ(read_text(dir / "sim/series.csv"), read_text(dir / "real/series.csv"));
+  const json s = json::parse(read_text(dir / "sim/summary.json"));
+  real = json::parse(read_text(dir / "real/summary.json"));
+  ASSERT_EQ(real["runs"].size(), runs);
+  json r = real;
+  for (json& run : r["runs"]) {
+    // Every bucket each process received equals what the simulated data plane gave that rank.
+    EXPECT_EQ(run["mpi"]["processes"], ranks);
+    EXPECT_EQ(run["mpi"]["mismatched_buckets"], 0) << run["name"];
+    // The prediction is the simulated run's own time plane.
+    EXPECT_EQ(run["mpi"]["predicted"]["sim_time_s"], run["sim_time_s"]);
+    // The bytes the processes really sent are the simulated data plane's bytes on the wire, but
+    // for Bernoulli trimming: the sender cuts the packets a switch would trim, where the
+    // simulated wire counts them whole (the network trims nothing in that mode).
+    const uint64_t sent = run["mpi"]["bytes_sent"], on_wire = run["bytes_on_wire"];
+    if (run["trimmed_packets"].get<uint64_t>() > 0)
+      EXPECT_LT(sent, on_wire) << run["name"];
+    else
+      EXPECT_EQ(sent, on_wire) << run["name"];
+    run.erase("mpi");
+  }
+  EXPECT_EQ(s, r);
+}
+
 // 2 ranks, a small MLP on Fashion-MNIST, one run per technique the real collective carries, and
 // one on non-iid shards (each process draws its own shard's rows, as the simulated rank does).
-const char* kTraining = R"({
+const std::string kTwoRanks = R"({
   "name": "mpi_train", "seed": 3,
   "cluster": {"spec": "flat:2,gbps=100,alpha_us=5"},
   "workload": {"model": "mlp", "hidden": [32], "dataset": "fashion-mnist", "max_train": 2000},
   "training": {"ranks": 2, "iterations": 12, "global_batch": 64, "eval_every": 6,
                "eval_rows": 500, "lr": 0.05},
   "collective": {"algorithm": "ring", "wire": "bf16"},
-  "runs": [
+  "runs": [)";
+const std::string kTraining = kTwoRanks + R"(
     {"name": "ring-bf16"},
     {"name": "tree-fp32", "set": {"collective": {"algorithm": "tree", "wire": "fp32"}}},
     {"name": "skip-random", "set": {"techniques": {"skipreduce": {"skip": 1, "policy": "random",
@@ -79,42 +126,60 @@ const char* kTraining = R"({
 
 TEST(MpiTraining, ShortRunOnTwoProcessesEqualsTheSimulatedRun) {
   const fs::path dir = scratch("train");
-  std::ofstream(dir / "train.json") << kTraining;
-  const std::string flags = " --reproducible --quiet --no-charts";
-  Outcome sim = shell(cli() + " run " + (dir / "train.json").string() + " --out " +
-                      (dir / "sim").string() + flags);
-  ASSERT_EQ(sim.code, 0) << sim.output;
-  Outcome real = shell(mpirun(2) + " run " + (dir / "train.json").string() + " --exec mpi --out " +
-                       (dir / "real").string() + flags);
-  ASSERT_EQ(real.code, 0) << real.output;
-  // Every sample (losses, accuracies, grad norms, divergence between the replicas, wire bytes):
-  // the same bytes, so rank r's replica followed the simulated rank r's exactly.
-  EXPECT_EQ(read_text(dir / "sim/series.csv"), read_text(dir / "real/series.csv"));
-  json s = json::parse(read_text(dir / "sim/summary.json"));
-  json r = json::parse(read_text(dir / "real/summary.json"));
-  ASSERT_EQ(r["runs"].size(), 6u);
-  for (json& run : r["runs"]) {
-    // Every bucket each process received equals what the simulated data plane gave that rank.
-    EXPECT_EQ(run["mpi"]["processes"], 2);
-    EXPECT_EQ(run["mpi"]["mismatched_buckets"], 0) << run["name"];
-    // The prediction is the simulated run's own time plane.
-    EXPECT_EQ(run["mpi"]["predicted"]["sim_time_s"], run["sim_time_s"]);
-    run.erase("mpi");
-  }
-  EXPECT_EQ(s, r);
+  json r;
+  ASSERT_NO_FATAL_FAILURE(run_both_and_compare(dir, kTraining, 6, r));
   // SkipReduce really dropped contributions and trimming really cut packets (not a no-op run).
   EXPECT_GT(r["runs"][2]["skipped_steps"].get<int>(), 0);
   EXPECT_GT(r["runs"][4]["trimmed_packets"].get<int>(), 0);
 }
 
-TEST(MpiTraining, SummaryRecordsTheMeasuredSplit) {
-  const fs::path dir = scratch("split");
-  std::ofstream(dir / "train.json") << kTraining;
+// The compression baselines keep per-bucket state on each process (top-k's residual, PowerSGD's
+// Q) and exchange the compressed form for real: top-1% pairs on a bf16 wire, PowerSGD rank 1 and 4
+// (fc1's 25,120 values as a 158 x 159 matrix, the head's 330 as 18 x 19: both compress).
+const std::string kCompressed = kTwoRanks + R"(
+    {"name": "topk-1pct", "set": {"techniques": {"topk": {"enabled": true, "fraction": 0.01}}}},
+    {"name": "powersgd-r1", "set": {"techniques": {"powersgd": {"enabled": true, "rank": 1}}}},
+    {"name": "powersgd-r4-tree-fp32", "set": {"collective": {"algorithm": "tree", "wire": "fp32"},
+        "techniques": {"powersgd": {"enabled": true, "rank": 4}}}}
+  ]})";
+
+TEST(MpiTraining, CompressionBaselinesOnTwoProcessesEqualTheSimulatedRun) {
+  const fs::path dir = scratch("compressed");
+  // Bit-identical, no tolerance: each process runs the simulated reducer's exchange for its rank
+  // (compressed_exchange.h) with the same plans, codecs and reduction order, so every loss and
+  // accuracy of the series is the same double, and each process's state (residuals, Q) follows
+  // the simulated rank's.
+  json r;
+  ASSERT_NO_FATAL_FAILURE(run_both_and_compare(dir, kCompressed, 3, r));
+  // Top-1% sends k = ceil(0.01 n) pairs of 6 B (u32 index + bf16 value) instead of 2 B per value:
+  // well under the dense wire (ratio = 6 k / (2 n) ~ 0.03 per bucket, plus chunk padding).
+  EXPECT_LT(r["runs"][0]["mean_ratio"].get<double>(), 0.1);
+  // PowerSGD rank 1 sends (rows + cols) r values per bucket instead of its size:
+  // (158 + 159 + 18 + 19) / (25,120 + 330) ~ 0.014 of the dense wire.
+  EXPECT_LT(r["runs"][1]["mean_ratio"].get<double>(), 0.2);
+}
+
+// 4 processes: the all-gather takes 3 ring steps and the sums of 4 sets (and of 4 P, 4 Q) run in
+// rank order on every process, as in the simulated reducer.
+TEST(MpiTraining, CompressionBaselinesOnFourProcessesEqualTheSimulatedRun) {
+  const fs::path dir = scratch("compressed4");
+  json r;
+  ASSERT_NO_FATAL_FAILURE(run_both_and_compare(dir, kCompressed, 3, r, 4));
+}
+
+// `scenario` on 2 processes for `iterations` iterations, the measured wall-clock values kept.
+void run_measured(const fs::path& dir, const std::string& scenario, int iterations, json& summary) {
+  std::ofstream(dir / "train.json") << scenario;
   Outcome real = shell(mpirun(2) + " run " + (dir / "train.json").string() +
-                       " --exec mpi --quiet --no-charts --set training.iterations=3 --out " +
-                       (dir / "out").string());
+                       " --exec mpi --quiet --no-charts --set training.iterations=" +
+                       std::to_string(iterations) + " --out " + (dir / "out").string());
   ASSERT_EQ(real.code, 0) << real.output;
-  json r = json::parse(read_text(dir / "out/summary.json"));
+  summary = json::parse(read_text(dir / "out/summary.json"));
+}
+
+TEST(MpiTraining, SummaryRecordsTheMeasuredSplit) {
+  json r;
+  ASSERT_NO_FATAL_FAILURE(run_measured(scratch("split"), kTraining, 3, r));
   for (const json& run : r["runs"]) {
     const json& m = run["mpi"]["measured_max"];
     // Each rank's whole iterations contain its compute, collectives and codec, so on the slowest
@@ -126,6 +191,20 @@ TEST(MpiTraining, SummaryRecordsTheMeasuredSplit) {
   }
   // A codec's encode/decode is timed on its own (the plain wires have none).
   EXPECT_GT(r["runs"][3]["mpi"]["measured_max"]["codec_s"].get<double>(), 0);
+}
+
+TEST(MpiTraining, CompressionKernelsAreMeasuredAsCodecTime) {
+  json r;
+  ASSERT_NO_FATAL_FAILURE(run_measured(scratch("compressed_split"), kCompressed, 2, r));
+  ASSERT_EQ(r["runs"].size(), 3u);
+  for (const json& run : r["runs"]) {
+    const json& m = run["mpi"]["measured_max"];
+    // Top-k's selection and sums, PowerSGD's products: measured, and inside the whole iteration
+    // (top-k's all-gather moves its packed bytes as FP32, which encodes nothing, so its codec
+    // time is the kernels' alone).
+    EXPECT_GT(m["codec_s"].get<double>(), 0) << run["name"];
+    EXPECT_GE(m["wall_s"].get<double>(), m["codec_s"].get<double>()) << run["name"];
+  }
 }
 
 TEST(MpiTraining, WrongProcessCountAndMissingMpirunAreClearErrors) {

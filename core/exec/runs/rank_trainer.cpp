@@ -105,6 +105,8 @@ RankTrainer::RankTrainer(const MpiRuntime& rt, Model prototype, const Dataset& t
   layer_costs_ = std::move(layout.layer_costs);
   replica_ = std::move(prototype);
   gathered_.resize(buckets_.size());
+  const CompressionSpec spec = collective_.compression();
+  if (spec.kind != CompressionSpec::Kind::kNone) compressor_.emplace(spec, rt.rank(), rt.size());
   // The rows DataParallelTrainer draws (one sampler for both), this rank's share only.
   sampler_.emplace(
       train_, SamplerConfig{config_.ranks, config_.global_batch, config_.seed, config_.sharding});
@@ -130,22 +132,16 @@ Sample RankTrainer::step() {
   // 0 as it is, for the shadow: untimed, and it lines the ranks up before the timed collective.
   const size_t nb = buckets_.size();
   std::vector<uint64_t> received(nb);
-  const float inv_n = 1.0f / static_cast<float>(ranks);
   for (size_t bi = nb; bi-- > 0;) {
     const BucketInfo& b = buckets_[bi];
     std::span<float> g = replica_.layer(b.layer).grads();
     gather_floats(rt_, g, gathered_[bi]);
-    const Plan plan = collective_.plan(iteration_, b);
-    MpiExecOptions options;
-    options.codec = collective_.codec();
-    options.iteration = static_cast<uint64_t>(iteration_);
-    options.bucket = b.index;
-    options.trim_rate = collective_.trim_rate();
-    options.trim_seed = collective_.trim_seed();
-    const MpiCollectiveReport rep = executor_.run(plan, g, options);
+    const MpiCollectiveReport rep =
+        compressor_ ? compressor_->exchange(iteration_, b, g, executor_, collective_)
+                    : all_reduce_average(b, g);
     measured_.comm_s += rep.time_s - rep.codec_s;
     measured_.codec_s += rep.codec_s;
-    for (float& v : g) v *= inv_n;  // DDP divides the sum by N (as CollectiveReducer)
+    measured_.bytes_sent += rep.bytes_sent;
     received[bi] = hash_floats(g);
   }
   const std::vector<uint64_t> hashes = gather_u64(rt_, received);
@@ -190,6 +186,18 @@ Sample RankTrainer::step() {
   wall_time_s_ += wall;
   s.wall_time_s = wall_time_s_;
   return s;
+}
+
+MpiCollectiveReport RankTrainer::all_reduce_average(const BucketInfo& b, std::span<float> g) {
+  MpiExecOptions options;
+  options.codec = collective_.codec();
+  options.iteration = static_cast<uint64_t>(iteration_);
+  options.bucket = b.index;
+  options.trim_rate = collective_.trim_rate();
+  options.trim_seed = collective_.trim_seed();
+  const MpiCollectiveReport rep = executor_.run(collective_.plan(iteration_, b), g, options);
+  scale_by_inverse(g, config_.ranks);  // DDP divides the sum by N (as CollectiveReducer)
+  return rep;
 }
 
 // DataParallelTrainer::evaluate on this replica: the same rows, chunks and summation order.

@@ -1,8 +1,9 @@
 #pragma once
 // Data-parallel training with one real process per rank (`run --exec mpi`): this process holds
 // only its own replica and optimizer, computes its own micro-batch and sends each gradient bucket
-// through the real collective (MpiExecutor) with the scenario's plan and codec. Everything else is
-// DataParallelTrainer's arithmetic in the same order, so rank r's replica follows the simulated
+// through the real collective (MpiExecutor) with the scenario's plan and codec, or, with a
+// compression baseline, through this rank's stateful compressor (RankCompressor). Everything else
+// is DataParallelTrainer's arithmetic in the same order, so rank r's replica follows the simulated
 // rank r's bit for bit and rank 0's samples equal the simulated run's.
 //
 // The time plane (what the simulator predicts for this run) comes from a shadow: rank 0 also
@@ -13,31 +14,21 @@
 #include <optional>
 #include <vector>
 
-#include "collective/plan.h"
-#include "collective/wire.h"
 #include "exec/mpi_executor.h"
 #include "exec/mpi_runtime.h"
+#include "exec/runs/bucket_collective.h"
+#include "exec/runs/compressed_exchange.h"
 #include "train/trainer.h"
 
 namespace commlab::exec {
 
-// What the real collective runs for a bucket: the scenario's plan (SkipReduce decision included)
-// and the transfer codec, identical on every rank.
-class BucketCollective {
- public:
-  virtual ~BucketCollective() = default;
-  virtual Plan plan(int iteration, const BucketInfo& bucket) = 0;
-  virtual TransferCodec* codec() = 0;
-  virtual double trim_rate() const = 0;  // Bernoulli trimming (0: none)
-  virtual uint64_t trim_seed() const = 0;
-};
-
 // Measured wall-clock seconds of this rank, summed over the iterations so far.
 struct MeasuredSplit {
-  double compute_s = 0;  // batch, forward/backward, optimizer
-  double comm_s = 0;     // the real collectives, codec excluded
-  double codec_s = 0;    // encoding and decoding inside them
-  double wall_s = 0;     // whole iterations (shadow and metrics included)
+  double compute_s = 0;     // batch, forward/backward, optimizer
+  double comm_s = 0;        // the real collectives, codec excluded
+  double codec_s = 0;       // encoding and decoding inside them
+  double wall_s = 0;        // whole iterations (shadow and metrics included)
+  uint64_t bytes_sent = 0;  // by this rank's collectives, on the wire (encoded, as sent)
 };
 
 class RankTrainer {
@@ -60,6 +51,8 @@ class RankTrainer {
   uint64_t mismatched_buckets() const { return mismatched_; }
 
  private:
+  // The scenario's all-reduce of bucket b in place, then 1/N.
+  MpiCollectiveReport all_reduce_average(const BucketInfo& b, std::span<float> g);
   LossStats evaluate();
   double divergence();
 
@@ -70,6 +63,7 @@ class RankTrainer {
   BucketCollective& collective_;
   GradientReducer* shadow_;
   MpiExecutor executor_;
+  std::optional<RankCompressor> compressor_;  // collective.compression(): top-k or PowerSGD
   Model replica_;
   Optimizer optimizer_;
   std::vector<BucketInfo> buckets_;

@@ -3,7 +3,7 @@
 #include <stdexcept>
 
 #include "codec/plane_entropy.h"
-#include "collective/algorithms.h"
+#include "exec/runs/compressed_exchange.h"
 
 namespace commlab {
 
@@ -16,10 +16,6 @@ void exact_average(const std::vector<std::span<float>>& grads, std::vector<float
     for (size_t i = 0; i < out.size(); ++i) out[i] += g[i];
   const float inv_n = 1.0f / static_cast<float>(grads.size());
   for (float& v : out) v *= inv_n;
-}
-
-void scale(std::span<float> values, float factor) {
-  for (float& v : values) v *= factor;
 }
 
 }  // namespace
@@ -115,44 +111,23 @@ ReduceReport CompressedReducer::reduce_topk(int iteration, const BucketInfo& buc
   if (topk_.size() <= static_cast<size_t>(bucket.index)) topk_.resize(bucket.index + 1);
   auto& states = topk_[bucket.index];
   if (states.empty()) states.assign(n, TopKErrorFeedback(config_.techniques.topk.fraction, wire_));
-  const size_t k = topk_count(config_.techniques.topk.fraction, bucket.size);
-  // Each rank's packed set fills a chunk of `words` floats of an N-chunk all-gather buffer.
-  const size_t words = (sparse_wire_bytes(k, wire_) + sizeof(float) - 1) / sizeof(float);
-  PlanRequest req;
-  req.op = CollectiveOp::kAllGather;
-  req.ranks = n;
-  req.count = static_cast<uint64_t>(n) * words;
-  const Plan plan = build_plan("ring", req);
-
+  const exec::SparseGather gather(n, bucket.size, config_.techniques.topk.fraction, wire_);
+  const size_t k = gather.k;
   scratch_.resize(n);
   std::vector<std::span<float>> buffers(n);
   std::vector<SparseSet> sets(n);
 #pragma omp parallel for schedule(static)
   for (int r = 0; r < n; ++r) {
     states[r].compress(grads[r], sets[r]);
-    scratch_[r].assign(req.count, 0.0f);
+    scratch_[r].assign(gather.plan.count, 0.0f);
     buffers[r] = scratch_[r];
-  }
-  for (int c = 0; c < n; ++c) {
-    const int owner = plan.chunk_owner[c];
-    auto bytes = std::as_writable_bytes(buffers[owner].subspan(plan.chunk_begin[c], words));
-    pack_sparse(sets[owner], wire_, bytes);
+    gather.pack(r, sets[r], buffers[r]);  // the owner's chunk of its own buffer
   }
   ReduceReport report;
-  run_plan(plan, buffers, iteration, bucket, bytes_codec_, report);
+  run_plan(gather.plan, buffers, iteration, bucket, bytes_codec_, report);
   // Every rank decodes what reached its own buffer: the N sets in rank order, then 1/N.
-  const float inv_n = 1.0f / static_cast<float>(n);
 #pragma omp parallel for schedule(static)
-  for (int r = 0; r < n; ++r) {
-    std::fill(grads[r].begin(), grads[r].end(), 0.0f);
-    for (int owner = 0; owner < n; ++owner) {
-      int c = 0;
-      while (plan.chunk_owner[c] != owner) ++c;
-      auto bytes = std::as_bytes(buffers[r].subspan(plan.chunk_begin[c], words));
-      add_packed_sparse(bytes, k, wire_, grads[r]);
-    }
-    scale(grads[r], inv_n);
-  }
+  for (int r = 0; r < n; ++r) gather.average(buffers[r], grads[r]);
   // Received pairs: read (4 + v) B, then a read-modify-write of the 4 B accumulator.
   const double pairs_bytes =
       static_cast<double>(n) * static_cast<double>(k) * (12.0 + dtype_size(wire_));

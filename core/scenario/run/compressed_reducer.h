@@ -7,10 +7,12 @@
 // - PowerSGD (techniques.powersgd): P and Q are all-reduced (averaged) with the configured
 //   collective and wire format; buckets PowerSGD would not shrink are all-reduced exactly.
 // Every exchange runs as a Plan on the executor with the run's network backend, so bytes and time
-// come from the same machinery as the plain collective's. The compression kernels are charged as
-// codec time on the run's GPU model (cluster.gpu, mfu): top-k one pass over the bucket (g and e
-// read, e and the result written, 16 B per element) plus the N k received pairs; PowerSGD the
-// three products 2 rows cols r FLOPs each and Gram-Schmidt 2 rows r^2, streaming M 4 times.
+// come from the same machinery as the plain collective's; the exchanges themselves
+// (exec/runs/compressed_exchange.h) are the ones `--exec mpi` runs across real processes. The
+// compression kernels are charged as codec time on the run's GPU model (cluster.gpu, mfu): top-k
+// one pass over the bucket (g and e read, e and the result written, 16 B per element) plus the N k
+// received pairs; PowerSGD the three products 2 rows cols r FLOPs each and Gram-Schmidt 2 rows r^2,
+// streaming M 4 times.
 #include <vector>
 
 #include "codec/codec.h"

@@ -31,6 +31,7 @@ nlohmann::json mpi_json(const MpiMeasure& m, double sim_time_s, bool reproducibl
   };
   return {{"processes", m.processes},
           {"mismatched_buckets", m.mismatched},
+          {"bytes_sent", m.bytes_sent},
           {"measured_mean", split(m.mean)},
           {"measured_max", split(m.max)},
           {"predicted",
@@ -253,6 +254,8 @@ class Execution {
     m.max.codec_s = rt.max(mine.codec_s);
     m.max.wall_s = rt.max(mine.wall_s);
     m.mismatched = mine.mismatched_buckets;
+    // A double holds the byte counts exactly up to 2^53 (9 PB).
+    m.bytes_sent = static_cast<uint64_t>(rt.sum(static_cast<double>(mine.bytes_sent)));
   }
 
   std::vector<BatchItem> my_items();

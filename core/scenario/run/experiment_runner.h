@@ -69,6 +69,7 @@ struct MpiMeasure {
   int processes = 0;
   MpiRunStats mean, max;
   uint64_t mismatched = 0;
+  uint64_t bytes_sent = 0;  // by all processes' collectives, on the wire as sent
   double predicted_compute_s = 0, predicted_comm_s = 0, predicted_codec_s = 0;
   double predicted_comm_total_s = 0, predicted_codec_total_s = 0;
 };
