@@ -2,6 +2,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cmath>
+#include <csignal>
 #include <cstdlib>
 #include <iostream>
 
@@ -46,6 +47,10 @@ std::string non_finite_flag(CLI::App& app, int argc, char** argv) {
 
 int main(int argc, char** argv) {
   using namespace commlab::cli;
+  // A shell's file-size limit (ulimit -f) would kill the process with SIGXFSZ in mid-write, before
+  // the staged writers could remove their temporaries or say which file; ignored, the write fails
+  // with EFBIG and the error path runs (one line naming the file, exit 1, earlier files intact).
+  std::signal(SIGXFSZ, SIG_IGN);
   CLI::App app{
       "CommLab headless engine: collectives, codecs, trimming and training on a simulated "
       "cluster (contract: CLI.md)",
