@@ -67,7 +67,7 @@ TeachingView::TeachingView(QWidget* parent) : QWidget(parent) {
   trim_->setDecimals(2);
   trim_->setToolTip(
       "Trimming: the fraction of packets (32 values each) the switches cut to a 1-bit EDEN head; "
-      "the cells they feed turn approximate (orange).");
+      "the cells they feed turn approximate (magenta cross-hatch).");
   form->addRow("Trim rate", trim_);
 
   reset_ = new QPushButton("Reset");
