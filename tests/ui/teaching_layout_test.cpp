@@ -102,23 +102,28 @@ TEST(TeachingCanvas, BoxesNeverOverlapInAnyLayoutOrSize) {
       TeachingSettings s;
       s.ranks = n;
       s.algorithm = algo;
-      s.ranks_per_node = n % 2 == 0 ? 2 : 1;
+      // hier: two GPUs per node, and four (four rows of boxes at 8 ranks) where they divide n.
+      s.ranks_per_node = n % 4 == 0 && s.algorithm == "hier" ? 4 : n % 2 == 0 ? 2 : 1;
       auto trace = std::make_shared<const TeachingTrace>(compute_teaching_trace(s));
       TeachingCanvas canvas;
       canvas.set_trace(trace);
-      for (QSize size : {canvas.sizeHint(), canvas.minimumSizeHint(), QSize(1280, 700)}) {
-        canvas.resize(size);
-        for (int a = 0; a < n; ++a) {
-          const QRectF ra = canvas.box_rect(a);
-          EXPECT_TRUE(QRectF(canvas.rect()).contains(ra))
-              << algo << " n " << n << " rank " << a << " outside at " << size.width() << "x"
-              << size.height();
-          for (int b = a + 1; b < n; ++b)
-            EXPECT_FALSE(ra.intersects(canvas.box_rect(b)))
-                << algo << " n " << n << ": GPU " << a << " and " << b << " overlap at "
-                << size.width() << "x" << size.height();
+      // Zoomed, the canvas is laid out in its size / zoom: its minimum size grows with the zoom.
+      for (double zoom : {1.0, 1.953125, TeachingCanvas::kMaxZoom})
+        for (QSize size : {canvas.sizeHint(), canvas.minimumSizeHint(), QSize(1280, 700)}) {
+          canvas.set_zoom(zoom);
+          if (zoom > 1) size = size.expandedTo(canvas.minimumSizeHint());
+          canvas.resize(size);
+          for (int a = 0; a < n; ++a) {
+            const QRectF ra = canvas.box_rect(a);
+            EXPECT_TRUE(QRectF(0, 0, size.width() / zoom, size.height() / zoom).contains(ra))
+                << algo << " n " << n << " rank " << a << " outside at " << size.width() << "x"
+                << size.height();
+            for (int b = a + 1; b < n; ++b)
+              EXPECT_FALSE(ra.intersects(canvas.box_rect(b)))
+                  << algo << " n " << n << ": GPU " << a << " and " << b << " overlap at "
+                  << size.width() << "x" << size.height() << " zoom " << zoom;
+          }
         }
-      }
     }
 }
 
@@ -254,6 +259,33 @@ TEST(TeachingView, PresentationZoomScalesTheCanvasAndTheCaption) {
   EXPECT_EQ(canvas->box_rect(0), box);
   for (int i = 0; i < 12; ++i) QTest::keyClick(&view, Qt::Key_Equal, Qt::ControlModifier);
   EXPECT_DOUBLE_EQ(view.zoom(), TeachingCanvas::kMaxZoom);
+}
+
+// Zoomed in on a 1280x800 window the canvas had less logical room than its boxes need (hier's
+// four rows overlapped): it now keeps its zoomed minimum size and the page scrolls.
+TEST(TeachingView, ZoomedTheCanvasKeepsItsRoomAndThePageScrolls) {
+  test::app();
+  TeachingView view;
+  view.resize(1280, 800);
+  view.show();
+  TeachingSettings s;
+  s.ranks = 8;
+  s.algorithm = "hier";
+  s.ranks_per_node = 4;
+  s.trim_rate = 0.3;
+  view.set_settings(s);
+  ASSERT_TRUE(
+      test::wait_for([&] { return view.idle() && view.trace() && view.trace()->settings == s; }));
+  auto* canvas = static_cast<TeachingCanvas*>(view.canvas());
+  view.set_zoom(2);
+  QApplication::processEvents();
+  EXPECT_GE(canvas->width(), canvas->minimumSizeHint().width());
+  EXPECT_GE(canvas->height(), canvas->minimumSizeHint().height());
+  // Logical room (size / zoom) at least the unzoomed minimum: 480 wide.
+  EXPECT_GE(canvas->width() / canvas->zoom(), 480 - 1);
+  for (int a = 0; a < 8; ++a)
+    for (int b = a + 1; b < 8; ++b)
+      EXPECT_FALSE(canvas->box_rect(a).intersects(canvas->box_rect(b))) << a << " " << b;
 }
 
 }  // namespace

@@ -31,11 +31,11 @@ bool meets_any(const QRectF& r, const std::vector<QRectF>& others) {
                      [&](const QRectF& o) { return grown.intersects(o); });
 }
 
-// The label of arrows[index]: the first candidate that meets nothing and covers no other arrow,
-// else the valid one covering the fewest points of other arrows, else the arrow's middle.
-QRectF place_one(const std::vector<ArrowPath>& arrows, size_t index, const QFontMetricsF& fm,
-                 const std::vector<QRectF>& placed, const std::vector<QRectF>& obstacles,
-                 const QRectF& bounds) {
+// The first candidate for arrows[index]'s label (nearest the arrow's middle) that meets nothing
+// and covers no other arrow, else the valid one covering the fewest points of other arrows.
+std::optional<QRectF> best_candidate(const std::vector<ArrowPath>& arrows, size_t index,
+                                     const QFontMetricsF& fm, const std::vector<QRectF>& placed,
+                                     const std::vector<QRectF>& obstacles, const QRectF& bounds) {
   const ArrowPath& arrow = arrows[index];
   std::optional<QRectF> best;
   int best_cover = std::numeric_limits<int>::max();
@@ -53,7 +53,17 @@ QRectF place_one(const std::vector<ArrowPath>& arrows, size_t index, const QFont
         if (cover < best_cover) best = r, best_cover = cover;
       }
     }
-  return best ? *best : label_rect(arrow.label, fm, arrow.at(0.5));
+  return best;
+}
+
+// Clear of boxes where possible; in a picture too cramped for that (zoomed far in), at least
+// clear of the other labels; the arrow's middle as the last resort.
+QRectF place_one(const std::vector<ArrowPath>& arrows, size_t index, const QFontMetricsF& fm,
+                 const std::vector<QRectF>& placed, const std::vector<QRectF>& obstacles,
+                 const QRectF& bounds) {
+  if (auto r = best_candidate(arrows, index, fm, placed, obstacles, bounds)) return *r;
+  if (auto r = best_candidate(arrows, index, fm, placed, {}, bounds)) return *r;
+  return label_rect(arrows[index].label, fm, arrows[index].at(0.5));
 }
 
 // Where the ray from the rect's centre towards `to` leaves the rect (plus a small gap).

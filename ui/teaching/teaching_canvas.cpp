@@ -50,12 +50,27 @@ void TeachingCanvas::set_trace(std::shared_ptr<const TeachingTrace> trace) {
     layout_ =
         teaching_layout(trace_->settings.algorithm, trace_->ranks, trace_->settings.ranks_per_node);
   frame_ = 0;
+  updateGeometry();
   update();
 }
 
 void TeachingCanvas::set_zoom(double zoom) {
   zoom_ = std::clamp(zoom, kMinZoom, kMaxZoom);
+  updateGeometry();
   update();
+}
+
+QSize TeachingCanvas::minimumSizeHint() const {
+  constexpr double kMinWidth = 480, kMinHeight = 420;
+  double height = kMinHeight;
+  if (trace_ && layout_.kind != TeachingLayout::Kind::kCircle) {  // the circle shrinks its boxes
+    const double smallest_box = kTitleH + 2.0 * trace_->ranks + kLabelH + 8;  // see box_size()
+    const double node_label = layout_.kind == TeachingLayout::Kind::kNodes ? kLabelH + 4 : 0;
+    const double rows = layout_.rows * smallest_box + (layout_.rows - 1) * 4.0;
+    height = std::max(height, legend_height(kMinWidth) + node_label + rows + timeline_height() + 4);
+  }
+  return QSize(static_cast<int>(std::ceil(kMinWidth * zoom_)),
+               static_cast<int>(std::ceil(height * zoom_)));
 }
 
 void TeachingCanvas::set_frame(int frame) {
@@ -184,11 +199,11 @@ void TeachingCanvas::paintEvent(QPaintEvent*) {
   paint_timeline(p);
 }
 
-std::vector<TeachingLegendEntry> TeachingCanvas::legend_entries() const {
+std::vector<TeachingLegendEntry> TeachingCanvas::legend_entries(double width) const {
   std::vector<TeachingLegendEntry> out;
   if (!trace_) return out;
   const QFontMetricsF fm(font());
-  const double right = logical_width() - 10;
+  const double right = width - 10;
   double x = 10, y = 8;
   auto add = [&](const QBrush& brush, const QString& text, bool heading = false) {
     const double swatch_w = heading ? 0 : 19;
@@ -212,8 +227,8 @@ std::vector<TeachingLegendEntry> TeachingCanvas::legend_entries() const {
   return out;
 }
 
-double TeachingCanvas::legend_height() const {
-  const std::vector<TeachingLegendEntry> entries = legend_entries();
+double TeachingCanvas::legend_height(double width) const {
+  const std::vector<TeachingLegendEntry> entries = legend_entries(width);
   return entries.empty() ? kLegendLineH + 10 : entries.back().text_rect.center().y() + 15;
 }
 

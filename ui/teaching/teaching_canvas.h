@@ -54,7 +54,9 @@ class TeachingCanvas : public QWidget {
   // it is zoom() times larger (tests check that no two overlap).
   QRectF box_rect(int rank) const;
   // The legend, wrapped onto as many lines as the (zoomed) width needs: every item inside.
-  std::vector<TeachingLegendEntry> legend_entries() const;
+  std::vector<TeachingLegendEntry> legend_entries() const {
+    return legend_entries(logical_width());
+  }
   // The current frame's arrow labels (empty when there are too many arrows to label): tests
   // check that none meets another or a box.
   std::vector<QRectF> arrow_label_rects() const;
@@ -62,7 +64,9 @@ class TeachingCanvas : public QWidget {
   // The font of the trimmed-packet counts under the step boxes.
   QFont trimmed_count_font() const;
   QSize sizeHint() const override { return {900, 620}; }
-  QSize minimumSizeHint() const override { return {560, 420}; }
+  // Room for the legend, every row of boxes at their smallest and the timeline, at this zoom (the
+  // page scrolls when the window is smaller): boxes never overlap, zoomed or not.
+  QSize minimumSizeHint() const override;
 
  protected:
   void paintEvent(QPaintEvent* event) override;
@@ -76,7 +80,9 @@ class TeachingCanvas : public QWidget {
   QRectF box_at(int rank, BoxSize size) const;
   bool overlapping(BoxSize size) const;
   double stripes_h() const;
-  double legend_height() const;
+  std::vector<TeachingLegendEntry> legend_entries(double width) const;
+  double legend_height() const { return legend_height(logical_width()); }
+  double legend_height(double width) const;
   double timeline_height() const;
   double step_box_height() const;
   QRectF tree_key_rect() const;
