@@ -1,5 +1,7 @@
 #include "run_chart_pages.h"
 
+#include <QBarLegendMarker>
+#include <QBarSet>
 #include <QChart>
 #include <QChartView>
 #include <QCursor>
@@ -43,9 +45,13 @@ void RunChartPages::fit_legend(const Slot& s) const {
   if (!chart) return;
   const double chart_width =
       s.view->testAttribute(Qt::WA_WState_Visible) ? s.view->width() : width() * s.col_span / 2.0;
+  // Markers a chart leaves out on purpose say so on their bar set (a marker's own visibility
+  // reads false whenever the legend is hidden, so it cannot tell).
   QStringList labels;
-  for (QLegendMarker* marker : chart->legend()->markers())
-    if (marker->isVisible()) labels << marker->label();
+  for (QLegendMarker* marker : chart->legend()->markers()) {
+    auto* bar = qobject_cast<QBarLegendMarker*>(marker);
+    if (!bar || !bar->barset()->property(kLegendHiddenProperty).toBool()) labels << marker->label();
+  }
   chart->legend()->setVisible(legend_fits(labels, chart->legend()->font(), chart_width));
 }
 
