@@ -188,7 +188,7 @@ std::string teaching_caption(const TeachingTrace& trace, int frame) {
   if (f.packets > 0 && trace.settings.trim_rate > 0) {
     out << " " << f.trimmed << " of " << f.packets
         << " packets arrived trimmed to their 1-bit EDEN head";
-    if (f.trimmed > 0) out << ": the cells they fed are approximate (orange)";
+    if (f.trimmed > 0) out << ": the cells they fed are approximate (magenta cross-hatch)";
     out << ".";
   }
   if (frame == trace.steps()) {

@@ -3,15 +3,19 @@
 // list (full names) instead of eliding every name.
 #include <gtest/gtest.h>
 
+#include <QApplication>
 #include <QChart>
 #include <QLegend>
+#include <QLegendMarker>
 #include <QLineSeries>
 #include <QPen>
+#include <QTreeWidget>
 #include <cmath>
 #include <memory>
 
 #include "run_chart_pages.h"
 #include "run_charts.h"
+#include "runs_list.h"
 #include "ui_test_util.h"
 
 namespace commlab::ui {
@@ -79,6 +83,90 @@ TEST(RunsPalette, ManyRunsLeaveTheLegendToTheRunsList) {
   for (QAbstractSeries* s : chart->series())
     colours.insert(qobject_cast<QLineSeries*>(s)->pen().color().rgb());
   EXPECT_EQ(colours.size(), 20);
+}
+
+// A chart's legend is drawn only when every name fits unelided; else the runs table is the legend.
+TEST(RunsPalette, AChartLegendIsShownOnlyWhenNoNameIsElided) {
+  app();
+  const QFont font;
+  const QFontMetricsF fm(font);
+  // One label needs margins + its advance + the marker (font height) + the gaps beside it: at
+  // exactly that width it fits, one pixel less it does not.
+  const QString label = "lr 0.08, 8 ranks";
+  const double needed = 48 + fm.horizontalAdvance(label) + fm.height() + 22;
+  EXPECT_TRUE(RunChartPages::legend_fits({label}, font, needed));
+  EXPECT_FALSE(RunChartPages::legend_fits({label}, font, needed - 1));
+  EXPECT_FALSE(RunChartPages::legend_fits({"a", "b", "c", "d", "e"}, font, 1e6));  // > 4 entries
+
+  std::vector<std::vector<Sample>> curves;
+  for (int i = 0; i < 3; ++i) curves.push_back(curve(10, 1 + i));
+  RunChartPages pages;
+  pages.resize(900, 600);
+  pages.set_runs({{"lr 0.05", &curves[0], -1, true, 0}, {"lr 0.08", &curves[1], -1, false, 1}});
+  EXPECT_TRUE(pages.chart(RunChart::kLossIteration)->legend()->isVisible());
+  // Three long names do not fit half of 900 px: before, the legend showed "my pin..." three times.
+  std::vector<RunSeries> runs;
+  for (int i = 0; i < 3; ++i)
+    runs.push_back(
+        {"my pinned run with cluster leaf-spine:16 and skipreduce s=" + std::to_string(i),
+         &curves[static_cast<size_t>(i)], -1, true, i});
+  pages.set_runs(runs);
+  EXPECT_FALSE(pages.chart(RunChart::kLossIteration)->legend()->isVisible());
+  // A live run refreshes the same chart in place: its hidden legend stays hidden (a hidden
+  // legend's markers read as hidden, which once looked like an empty legend that fits).
+  pages.set_runs(runs);
+  pages.set_runs(runs);
+  EXPECT_FALSE(pages.chart(RunChart::kLossIteration)->legend()->isVisible());
+  pages.show();
+  QApplication::processEvents();
+  pages.set_runs(runs);
+  EXPECT_FALSE(pages.chart(RunChart::kLossIteration)->legend()->isVisible());
+  // Twice as wide, the same two short names still fit; the long ones reappear only if they fit.
+  pages.resize(1800, 600);
+  QStringList names;
+  for (QLegendMarker* m : pages.chart(RunChart::kLossIteration)->legend()->markers())
+    names << m->label();
+  EXPECT_EQ(pages.chart(RunChart::kLossIteration)->legend()->isVisible(),
+            RunChartPages::legend_fits(
+                names, pages.chart(RunChart::kLossIteration)->legend()->font(), 900));
+}
+
+// The runs table is the legend: 20 runs get 20 distinct swatches and their full names.
+TEST(RunsList, TwentyRunsShowTwentyDistinctSwatchesAndUnelidedNames) {
+  app();
+  RunsList list;
+  list.resize(700, 300);
+  std::vector<RunRow> rows;
+  for (int i = 0; i < 20; ++i) {
+    RunRow r;
+    r.id = i + 1;
+    r.name =
+        QString("run %1: cluster leaf-spine:16, skipreduce s=%2, codec eden").arg(i).arg(i % 3);
+    r.scenario = "lecture_comparison";
+    r.color = run_color(i);
+    rows.push_back(r);
+  }
+  list.set_rows(rows);
+  auto* tree = list.findChild<QTreeWidget*>();
+  ASSERT_NE(tree, nullptr);
+  ASSERT_EQ(tree->topLevelItemCount(), 20);
+  // Not elided: the name column holds the longest name beside its 14 px swatch (it was 170 px,
+  // cutting every name here), the scenario column its name.
+  const QFontMetrics fm(tree->font());
+  int longest = 0;
+  for (const RunRow& r : rows) longest = std::max(longest, fm.horizontalAdvance(r.name));
+  EXPECT_GE(tree->columnWidth(0), longest + 14);
+  EXPECT_GE(tree->columnWidth(1), fm.horizontalAdvance(rows.front().scenario));
+  QSet<QRgb> swatches;
+  for (int i = 0; i < 20; ++i) {
+    QTreeWidgetItem* item = tree->topLevelItem(i);
+    EXPECT_EQ(item->text(0), rows[static_cast<size_t>(i)].name);
+    const QImage icon = item->icon(0).pixmap(16, 16).toImage();
+    const QRgb centre = icon.pixel(icon.width() / 2, icon.height() / 2);
+    EXPECT_EQ(QColor(centre).rgb(), rows[static_cast<size_t>(i)].color.rgb()) << i;
+    swatches.insert(centre);
+  }
+  EXPECT_EQ(swatches.size(), 20);
 }
 
 }  // namespace

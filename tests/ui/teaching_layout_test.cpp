@@ -8,12 +8,13 @@
 #include <QApplication>
 #include <QLabel>
 #include <bit>
+#include <cmath>
 #include <memory>
 
 #include "teaching_canvas.h"
-#include "views/teaching_model.h"
 #include "teaching_view.h"
 #include "ui_test_util.h"
+#include "views/teaching_model.h"
 
 namespace commlab::ui {
 namespace {
@@ -101,24 +102,136 @@ TEST(TeachingCanvas, BoxesNeverOverlapInAnyLayoutOrSize) {
       TeachingSettings s;
       s.ranks = n;
       s.algorithm = algo;
-      s.ranks_per_node = n % 2 == 0 ? 2 : 1;
+      // hier: two GPUs per node, and four (four rows of boxes at 8 ranks) where they divide n.
+      s.ranks_per_node = n % 4 == 0 && s.algorithm == "hier" ? 4 : n % 2 == 0 ? 2 : 1;
       auto trace = std::make_shared<const TeachingTrace>(compute_teaching_trace(s));
       TeachingCanvas canvas;
       canvas.set_trace(trace);
-      for (QSize size : {canvas.sizeHint(), canvas.minimumSizeHint(), QSize(1280, 700)}) {
+      // Zoomed, the canvas is laid out in its size / zoom: its minimum size grows with the zoom.
+      for (double zoom : {1.0, 1.953125, TeachingCanvas::kMaxZoom})
+        for (QSize size : {canvas.sizeHint(), canvas.minimumSizeHint(), QSize(1280, 700)}) {
+          canvas.set_zoom(zoom);
+          if (zoom > 1) size = size.expandedTo(canvas.minimumSizeHint());
+          canvas.resize(size);
+          for (int a = 0; a < n; ++a) {
+            const QRectF ra = canvas.box_rect(a);
+            EXPECT_TRUE(QRectF(0, 0, size.width() / zoom, size.height() / zoom).contains(ra))
+                << algo << " n " << n << " rank " << a << " outside at " << size.width() << "x"
+                << size.height();
+            for (int b = a + 1; b < n; ++b)
+              EXPECT_FALSE(ra.intersects(canvas.box_rect(b)))
+                  << algo << " n " << n << ": GPU " << a << " and " << b << " overlap at "
+                  << size.width() << "x" << size.height() << " zoom " << zoom;
+          }
+        }
+    }
+}
+
+std::shared_ptr<const TeachingTrace> trace_of(const char* algorithm, int ranks, int per_node,
+                                              double trim_rate = 0) {
+  TeachingSettings s;
+  s.ranks = ranks;
+  s.algorithm = algorithm;
+  s.ranks_per_node = per_node;
+  s.trim_rate = trim_rate;
+  return std::make_shared<const TeachingTrace>(compute_teaching_trace(s));
+}
+
+TEST(TeachingArrows, CellRangesJoinAdjacentRangesAndListTheOthers) {
+  EXPECT_EQ(cell_ranges_label({{3, 3}}), "c3");
+  EXPECT_EQ(cell_ranges_label({{4, 7}, {0, 3}}), "c0-7");  // 0-3 then 4-7: one range
+  EXPECT_EQ(cell_ranges_label({{4, 5}, {0, 1}}), "c0-1, c4-5");
+}
+
+// Issue 33 item 5: at 8 ranks the labels of one step overlapped each other ("c4-7 +" under
+// "c0-3 +") and sat on boxes. Every step of every layout, at 1280x800's canvas and a smaller one:
+// no two labels meet and none covers a GPU box, and each step with few arrows has its labels.
+TEST(TeachingArrows, LabelsOfOneStepMeetNeitherEachOtherNorBoxes) {
+  test::app();
+  struct Case {
+    const char* algorithm;
+    int per_node;
+  };
+  for (const Case c : {Case{"ring", 1}, Case{"hier", 2}, Case{"hier", 4}, Case{"hd", 1},
+                       Case{"tree", 1}, Case{"direct", 1}})
+    for (int n : {4, 8}) {
+      TeachingCanvas canvas;
+      const auto trace = trace_of(c.algorithm, n, c.per_node);
+      canvas.set_trace(trace);
+      for (QSize size : {QSize(950, 650), QSize(800, 560)}) {
         canvas.resize(size);
-        for (int a = 0; a < n; ++a) {
-          const QRectF ra = canvas.box_rect(a);
-          EXPECT_TRUE(QRectF(canvas.rect()).contains(ra))
-              << algo << " n " << n << " rank " << a << " outside at " << size.width() << "x"
-              << size.height();
-          for (int b = a + 1; b < n; ++b)
-            EXPECT_FALSE(ra.intersects(canvas.box_rect(b)))
-                << algo << " n " << n << ": GPU " << a << " and " << b << " overlap at "
-                << size.width() << "x" << size.height();
+        for (int f = 1; f <= trace->steps(); ++f) {
+          canvas.set_frame(f);
+          const std::vector<QRectF> labels = canvas.arrow_label_rects();
+          const std::string where = std::string(c.algorithm) + " per node " +
+                                    std::to_string(c.per_node) + " n " + std::to_string(n) +
+                                    " step " + std::to_string(f) + " at " +
+                                    std::to_string(size.width());
+          if (n == 8 && c.algorithm != std::string("direct")) EXPECT_FALSE(labels.empty()) << where;
+          for (size_t a = 0; a < labels.size(); ++a) {
+            for (size_t b = a + 1; b < labels.size(); ++b)
+              EXPECT_FALSE(labels[a].intersects(labels[b]))
+                  << where << ": labels " << a << ", " << b;
+            for (int r = 0; r < n; ++r)
+              EXPECT_FALSE(labels[a].intersects(canvas.box_rect(r)))
+                  << where << ": label " << a << " on GPU " << r;
+          }
         }
       }
     }
+}
+
+double rgb_distance(const QColor& a, const QColor& b) {
+  return std::hypot(a.red() - b.red(), a.green() - b.green(), a.blue() - b.blue());
+}
+
+// Trimmed cells used rank 1's orange and had no legend entry.
+TEST(TeachingLegend, TrimmedColourIsItsOwnAndInTheLegend) {
+  test::app();
+  for (int r = 0; r < kTeachingMaxRanks; ++r)
+    EXPECT_GT(rgb_distance(teaching_colors::kTrimmed, rank_color(r)), 100) << "rank " << r;
+  TeachingCanvas canvas;
+  canvas.resize(950, 650);
+  canvas.set_trace(trace_of("ring", 8, 1, 0.3));
+  int trimmed_entries = 0;
+  for (const TeachingLegendEntry& e : canvas.legend_entries())
+    if (e.text == "approximate (trimmed)") {
+      ++trimmed_entries;
+      EXPECT_EQ(e.brush.color(), teaching_colors::kTrimmed);
+    }
+  EXPECT_EQ(trimmed_entries, 1);
+  // The trimmed-packet counts under the steps were 7 px text: now 90% of the canvas font.
+  EXPECT_GE(canvas.trimmed_count_font().pointSizeF(), 0.9 * canvas.font().pointSizeF() - 1e-9);
+  // Without trimming the entry is not there.
+  canvas.set_trace(trace_of("ring", 8, 1, 0));
+  for (const TeachingLegendEntry& e : canvas.legend_entries())
+    EXPECT_NE(e.text, "approximate (trimmed)");
+}
+
+// The zoomed legend was clipped after rank 6: at every zoom it wraps, every item inside the
+// canvas's logical area (width / zoom), no two items meeting, and the GPU boxes below it.
+TEST(TeachingLegend, EveryItemStaysInsideAtEveryZoom) {
+  test::app();
+  TeachingCanvas canvas;
+  canvas.resize(950, 650);
+  canvas.set_trace(trace_of("ring", 8, 1, 0.3));
+  for (double zoom = 1; zoom <= TeachingCanvas::kMaxZoom + 1e-9; zoom *= 1.25) {
+    canvas.set_zoom(zoom);
+    const QRectF logical(0, 0, canvas.width() / canvas.zoom(), canvas.height() / canvas.zoom());
+    const std::vector<TeachingLegendEntry> entries = canvas.legend_entries();
+    ASSERT_EQ(entries.size(), 1u + 8 + 3);  // heading, 8 ranks, not yet, dropped, trimmed
+    double bottom = 0;
+    for (size_t i = 0; i < entries.size(); ++i) {
+      const QRectF item = entries[i].swatch.isNull()
+                              ? entries[i].text_rect
+                              : entries[i].swatch.united(entries[i].text_rect);
+      EXPECT_TRUE(logical.contains(item)) << entries[i].text.toStdString() << " at zoom " << zoom;
+      bottom = std::max(bottom, item.bottom());
+      for (size_t j = 0; j < i; ++j)
+        EXPECT_FALSE(item.intersects(entries[j].text_rect)) << i << " meets " << j;
+    }
+    EXPECT_GT(canvas.box_rect(0).top(), bottom) << "zoom " << zoom;
+  }
 }
 
 TEST(TeachingView, PresentationZoomScalesTheCanvasAndTheCaption) {
@@ -146,6 +259,33 @@ TEST(TeachingView, PresentationZoomScalesTheCanvasAndTheCaption) {
   EXPECT_EQ(canvas->box_rect(0), box);
   for (int i = 0; i < 12; ++i) QTest::keyClick(&view, Qt::Key_Equal, Qt::ControlModifier);
   EXPECT_DOUBLE_EQ(view.zoom(), TeachingCanvas::kMaxZoom);
+}
+
+// Zoomed in on a 1280x800 window the canvas had less logical room than its boxes need (hier's
+// four rows overlapped): it now keeps its zoomed minimum size and the page scrolls.
+TEST(TeachingView, ZoomedTheCanvasKeepsItsRoomAndThePageScrolls) {
+  test::app();
+  TeachingView view;
+  view.resize(1280, 800);
+  view.show();
+  TeachingSettings s;
+  s.ranks = 8;
+  s.algorithm = "hier";
+  s.ranks_per_node = 4;
+  s.trim_rate = 0.3;
+  view.set_settings(s);
+  ASSERT_TRUE(
+      test::wait_for([&] { return view.idle() && view.trace() && view.trace()->settings == s; }));
+  auto* canvas = static_cast<TeachingCanvas*>(view.canvas());
+  view.set_zoom(2);
+  QApplication::processEvents();
+  EXPECT_GE(canvas->width(), canvas->minimumSizeHint().width());
+  EXPECT_GE(canvas->height(), canvas->minimumSizeHint().height());
+  // Logical room (size / zoom) at least the unzoomed minimum: 480 wide.
+  EXPECT_GE(canvas->width() / canvas->zoom(), 480 - 1);
+  for (int a = 0; a < 8; ++a)
+    for (int b = a + 1; b < 8; ++b)
+      EXPECT_FALSE(canvas->box_rect(a).intersects(canvas->box_rect(b))) << a << " " << b;
 }
 
 }  // namespace

@@ -10,45 +10,19 @@ namespace commlab::ui {
 
 namespace {
 
-constexpr double kLegendH = 30;
-constexpr double kTimelineH = 82;
+using namespace teaching_colors;
+
+constexpr double kLegendLineH = 20;  // one line of legend swatches
+constexpr double kTimelineH = 82;    // with 26 px step boxes
+constexpr double kStepBoxH = 26, kTrimmedStepBoxH = 40;
 constexpr double kTitleH = 22;
 constexpr double kLabelH = 16;
 const QColor kMissing(0xee, 0xee, 0xee);
-const QColor kInk(0x33, 0x33, 0x33);
-const QColor kReduceStep(0xfd, 0xd9, 0xb5);
-const QColor kCopyStep(0xc6, 0xdb, 0xef);
-const QColor kTrimmed(0xe0, 0x7b, 0x00);
-const QColor kTree1(0x7b, 0x3f, 0x9e);
+const QColor kDropped(0xb0, 0x30, 0x30);
 
 // Few ranks get fat stripes; eight still fit on a circle without boxes overlapping.
 double stripes_height(int ranks) {
   return ranks <= 4 ? ranks * 11.0 : ranks * 7.0;
-}
-
-// Where the ray from the rect's centre towards `to` leaves the rect (plus a small gap).
-QPointF exit_point(const QRectF& r, QPointF to) {
-  QPointF c = r.center();
-  double dx = to.x() - c.x(), dy = to.y() - c.y();
-  double tx = dx == 0 ? 1e9 : (r.width() / 2 + 4) / std::abs(dx);
-  double ty = dy == 0 ? 1e9 : (r.height() / 2 + 4) / std::abs(dy);
-  double t = std::min(tx, ty);
-  return c + QPointF(dx * t, dy * t);
-}
-
-void draw_arrow(QPainter& p, QPointF a, QPointF b) {
-  p.drawLine(a, b);
-  QPointF d = b - a;
-  double len = std::hypot(d.x(), d.y());
-  if (len < 1) return;
-  QPointF u = d / len, n(-u.y(), u.x());
-  QPolygonF head;
-  head << b << b - u * 11 + n * 5 << b - u * 11 - n * 5;
-  p.save();
-  p.setBrush(p.pen().color());
-  p.setPen(Qt::NoPen);
-  p.drawPolygon(head);
-  p.restore();
 }
 
 }  // namespace
@@ -71,16 +45,32 @@ TeachingCanvas::TeachingCanvas(QWidget* parent) : QWidget(parent) {
 
 void TeachingCanvas::set_trace(std::shared_ptr<const TeachingTrace> trace) {
   trace_ = std::move(trace);
+  box_cache_ = {};
   if (trace_)
     layout_ =
         teaching_layout(trace_->settings.algorithm, trace_->ranks, trace_->settings.ranks_per_node);
   frame_ = 0;
+  updateGeometry();
   update();
 }
 
 void TeachingCanvas::set_zoom(double zoom) {
   zoom_ = std::clamp(zoom, kMinZoom, kMaxZoom);
+  updateGeometry();
   update();
+}
+
+QSize TeachingCanvas::minimumSizeHint() const {
+  constexpr double kMinWidth = 480, kMinHeight = 420;
+  double height = kMinHeight;
+  if (trace_ && layout_.kind != TeachingLayout::Kind::kCircle) {  // the circle shrinks its boxes
+    const double smallest_box = kTitleH + 2.0 * trace_->ranks + kLabelH + 8;  // see box_size()
+    const double node_label = layout_.kind == TeachingLayout::Kind::kNodes ? kLabelH + 4 : 0;
+    const double rows = layout_.rows * smallest_box + (layout_.rows - 1) * 4.0;
+    height = std::max(height, legend_height(kMinWidth) + node_label + rows + timeline_height() + 4);
+  }
+  return QSize(static_cast<int>(std::ceil(kMinWidth * zoom_)),
+               static_cast<int>(std::ceil(height * zoom_)));
 }
 
 void TeachingCanvas::set_frame(int frame) {
@@ -89,15 +79,51 @@ void TeachingCanvas::set_frame(int frame) {
 }
 
 QRectF TeachingCanvas::layout_area() const {
+  if (box_cache_.width != logical_width() || box_cache_.height != logical_height())
+    refresh_box_cache();
+  return box_cache_.area;
+}
+
+QRectF TeachingCanvas::compute_layout_area() const {
   const double node_label = layout_.kind == TeachingLayout::Kind::kNodes ? kLabelH + 4 : 0;
-  return QRectF(10, kLegendH + node_label, logical_width() - 20,
-                logical_height() - kLegendH - kTimelineH - node_label - 4);
+  const double top = legend_height();
+  return QRectF(10, top + node_label, logical_width() - 20,
+                logical_height() - top - timeline_height() - node_label - 4);
+}
+
+// Trimming puts a count of trimmed packets under each step's number: taller step boxes.
+double TeachingCanvas::step_box_height() const {
+  return trace_ && trace_->settings.trim_rate > 0 ? kTrimmedStepBoxH : kStepBoxH;
+}
+
+double TeachingCanvas::timeline_height() const {
+  return kTimelineH + step_box_height() - kStepBoxH;
+}
+
+QFont TeachingCanvas::trimmed_count_font() const {
+  QFont f = font();
+  f.setPointSizeF(font().pointSizeF() * 0.9);
+  f.setBold(true);
+  return f;
 }
 
 // Box width and stripe height. A layout with rows shrinks the stripes so that every row fits the
 // area (rows never overlap; boxes of one row are apart by box_columns). The circle starts from its
 // comfortable size and shrinks both until no two boxes meet (8 GPUs at the minimum size).
+void TeachingCanvas::refresh_box_cache() const {
+  if (box_cache_.width == logical_width() && box_cache_.height == logical_height()) return;
+  box_cache_.width = logical_width();
+  box_cache_.height = logical_height();
+  box_cache_.area = compute_layout_area();
+  box_cache_.size = compute_box_size();  // uses the area just cached
+}
+
 TeachingCanvas::BoxSize TeachingCanvas::box_size() const {
+  refresh_box_cache();
+  return box_cache_.size;
+}
+
+TeachingCanvas::BoxSize TeachingCanvas::compute_box_size() const {
   const int n = trace_->ranks;
   const QRectF area = layout_area();
   if (layout_.kind == TeachingLayout::Kind::kCircle) {
@@ -173,40 +199,70 @@ void TeachingCanvas::paintEvent(QPaintEvent*) {
   paint_timeline(p);
 }
 
-void TeachingCanvas::paint_legend(QPainter& p) const {
-  QFont f = font();
-  p.setFont(f);
-  QFontMetrics fm(f);
+std::vector<TeachingLegendEntry> TeachingCanvas::legend_entries(double width) const {
+  std::vector<TeachingLegendEntry> out;
+  if (!trace_) return out;
+  const QFontMetricsF fm(font());
+  const double right = width - 10;
   double x = 10, y = 8;
-  auto swatch = [&](const QBrush& brush, const QString& text) {
-    p.setPen(QPen(kInk, 0.8));
-    p.setBrush(brush);
-    p.drawRect(QRectF(x, y, 14, 14));
-    p.setPen(kInk);
-    p.drawText(QPointF(x + 19, y + 12), text);
-    x += 19 + fm.horizontalAdvance(text) + 16;
+  auto add = [&](const QBrush& brush, const QString& text, bool heading = false) {
+    const double swatch_w = heading ? 0 : 19;
+    const double w = swatch_w + fm.horizontalAdvance(text);
+    if (x > 10 && x + w > right) x = 10, y += kLegendLineH;  // wrap
+    TeachingLegendEntry e;
+    if (!heading) e.swatch = QRectF(x, y, 14, 14);
+    e.text_rect =
+        QRectF(x + swatch_w, y + 7 - fm.height() / 2, fm.horizontalAdvance(text), fm.height());
+    e.brush = brush;
+    e.text = text;
+    out.push_back(e);
+    x += w + (heading ? 10 : 16);
   };
-  p.setPen(kInk);
-  p.drawText(QPointF(x, y + 12), "contains data of:");
-  x += fm.horizontalAdvance("contains data of:") + 10;
-  for (int r = 0; r < trace_->ranks; ++r) swatch(rank_color(r), QString("rank %1").arg(r));
-  swatch(kMissing, "not yet");
-  QBrush hatch(QColor(0xb0, 0x30, 0x30), Qt::BDiagPattern);
-  swatch(hatch, "dropped by SkipReduce");
+  add(Qt::NoBrush, "contains data of:", true);
+  for (int r = 0; r < trace_->ranks; ++r) add(rank_color(r), QString("rank %1").arg(r));
+  add(kMissing, "not yet");
+  add(QBrush(kDropped, Qt::BDiagPattern), "dropped by SkipReduce");
   if (trace_->settings.trim_rate > 0)
-    swatch(QBrush(kTrimmed, Qt::DiagCrossPattern), "approximate (trimmed)");
-  if (layout_.kind == TeachingLayout::Kind::kTree) {  // the two trees' key, top left of the area
-    const QRectF area = layout_area();
-    const QString keys[2] = {
-        "tree 0: first half, root GPU 0",
-        QString("tree 1 (mirror): second half, root GPU %1").arg(trace_->ranks - 1)};
-    for (int t = 0; t < 2; ++t) {
-      const double y0 = area.top() + 10 + t * (fm.height() + 4);
-      p.setPen(QPen(t == 0 ? kInk : kTree1, 2.2));
-      p.drawLine(QPointF(area.left(), y0), QPointF(area.left() + 24, y0));
-      p.setPen(kInk);
-      p.drawText(QPointF(area.left() + 30, y0 + fm.ascent() / 2.0 - 1), keys[t]);
+    add(QBrush(kTrimmed, Qt::DiagCrossPattern), "approximate (trimmed)");
+  return out;
+}
+
+double TeachingCanvas::legend_height(double width) const {
+  const std::vector<TeachingLegendEntry> entries = legend_entries(width);
+  return entries.empty() ? kLegendLineH + 10 : entries.back().text_rect.center().y() + 15;
+}
+
+// Tree: the two trees' key, top left of the layout area.
+QRectF TeachingCanvas::tree_key_rect() const {
+  const QFontMetricsF fm(font());
+  const QRectF area = layout_area();
+  const QString longest = QString("tree 1 (mirror): second half, root GPU %1").arg(trace_->ranks);
+  return QRectF(area.left(), area.top() + 2, 30 + fm.horizontalAdvance(longest),
+                2 * (fm.height() + 4) + 4);
+}
+
+void TeachingCanvas::paint_legend(QPainter& p) const {
+  for (const TeachingLegendEntry& e : legend_entries()) {
+    if (!e.swatch.isNull()) {
+      p.setPen(QPen(kInk, 0.8));
+      p.setBrush(e.brush);
+      p.drawRect(e.swatch);
     }
+    p.setPen(kInk);
+    p.drawText(e.text_rect, Qt::AlignLeft | Qt::AlignVCenter, e.text);
+  }
+  if (layout_.kind != TeachingLayout::Kind::kTree) return;
+  const QFontMetricsF fm(font());
+  const QRectF key = tree_key_rect();
+  const QString keys[2] = {
+      "tree 0: first half, root GPU 0",
+      QString("tree 1 (mirror): second half, root GPU %1").arg(trace_->ranks - 1)};
+  for (int t = 0; t < 2; ++t) {
+    const double y0 = key.top() + 8 + t * (fm.height() + 4);
+    p.setPen(QPen(t == 0 ? kInk : kTree1, 2.2));
+    p.drawLine(QPointF(key.left(), y0), QPointF(key.left() + 24, y0));
+    p.setPen(kInk);
+    p.drawText(QPointF(key.left() + 30, y0 + fm.ascent() / 2.0 - 1), keys[t]);
   }
 }
 
@@ -221,36 +277,6 @@ void TeachingCanvas::paint_nodes(QPainter& p) const {
     p.setPen(kInk);
     p.drawText(frame.adjusted(8, 1, 0, 0), Qt::AlignLeft | Qt::AlignTop, QString("node %1").arg(k));
   }
-}
-
-bool TeachingCanvas::crosses_other_box(QPointF a, QPointF b, int src, int dst,
-                                       std::optional<QPointF> control) const {
-  for (int r = 0; r < trace_->ranks; ++r) {
-    if (r == src || r == dst) continue;
-    const QRectF box = box_rect(r).adjusted(2, 2, -2, -2);
-    for (int i = 1; i < 40; ++i) {
-      const double u = i / 40.0;
-      const QPointF at = control ? (1 - u) * (1 - u) * a + 2 * u * (1 - u) * *control + u * u * b
-                                 : a + (b - a) * u;
-      if (box.contains(at)) return true;
-    }
-  }
-  return false;
-}
-
-// The control point of the first quadratic arc from box a to box b that clears every other box:
-// growing bows, this direction's side first. None: the straight line it is.
-std::optional<QPointF> TeachingCanvas::detour(const QRectF& a, const QRectF& b, QPointF normal,
-                                              const Transfer& t) const {
-  const QPointF middle = (a.center() + b.center()) / 2;
-  for (double bow : {1.0, 1.8, 2.6, 3.6, 5.0, 7.0})
-    for (double sign : {1.0, -1.0}) {
-      const QPointF control = middle + normal * sign * (bow * a.height() + 28);
-      if (!QRectF(0, 0, logical_width(), logical_height()).contains(control)) continue;
-      if (!crosses_other_box(exit_point(a, control), exit_point(b, control), t.src, t.dst, control))
-        return control;
-    }
-  return std::nullopt;
 }
 
 void TeachingCanvas::paint_box(QPainter& p, int rank, const TeachingFrame& frame) const {
@@ -279,7 +305,7 @@ void TeachingCanvas::paint_box(QPainter& p, int rank, const TeachingFrame& frame
       bool has = mask & (1u << k);
       p.fillRect(s, has ? rank_color(k) : kMissing);
       if (!has && (trace_->dropped_mask[c] & (1u << k)))
-        p.fillRect(s, QBrush(QColor(0xb0, 0x30, 0x30), Qt::BDiagPattern));
+        p.fillRect(s, QBrush(kDropped, Qt::BDiagPattern));
     }
     // Trimming: the cell's values came (partly) from trimmed packets and are now approximate.
     if (!frame.error.empty() && frame.error[rank][c] > 0)
@@ -308,76 +334,23 @@ void TeachingCanvas::paint_box(QPainter& p, int rank, const TeachingFrame& frame
   }
 }
 
-void TeachingCanvas::paint_arrows(QPainter& p, const TeachingFrame& frame) const {
-  const bool labels = frame.transfers.size() <= 12;
-  const bool circle = layout_.kind == TeachingLayout::Kind::kCircle;
-  for (const Transfer& t : frame.transfers) {
-    QRectF a = box_rect(t.src), b = box_rect(t.dst);
-    QPointF d = b.center() - a.center();
-    double len = std::hypot(d.x(), d.y());
-    if (len < 1) continue;
-    // Offset sideways so the two directions of an exchange are both visible.
-    QPointF normal = QPointF(-d.y(), d.x()) / len;
-    QPointF side = normal * 7;
-    QPointF from = exit_point(a, b.center()) + side, to = exit_point(b, a.center()) + side;
-    // Tree: tree 1 carries the buffer's second half (collective/tree.cpp); an edge can be in both.
-    const bool tree1 = layout_.kind == TeachingLayout::Kind::kTree && t.offset >= trace_->count / 2;
-    const QColor ink = tree1 ? kTree1 : kInk;
-    p.setPen(QPen(ink, 2.2, t.reduce ? Qt::SolidLine : Qt::DashLine, Qt::RoundCap));
-    QPointF mid = (from + to) / 2 + side * 1.6;
-    std::optional<QPointF> control;
-    if (!circle && crosses_other_box(from, to, t.src, t.dst)) control = detour(a, b, normal, t);
-    if (control) {
-      // Around the boxes in between: a quadratic arc (each direction of an exchange prefers its
-      // own side).
-      from = exit_point(a, *control);
-      to = exit_point(b, *control);
-      QPainterPath arc(from);
-      arc.quadTo(*control, to);
-      p.save();
-      p.setBrush(Qt::NoBrush);
-      p.drawPath(arc);
-      p.restore();
-      const QPointF back = to - *control;
-      const QPointF tip = to - back * (4 / std::max(4.0, std::hypot(back.x(), back.y())));
-      draw_arrow(p, tip, to);  // the head, along the arc's last direction
-      mid = 0.25 * from + 0.5 * *control + 0.25 * to;
-    } else {
-      draw_arrow(p, from, to);
-    }
-    if (!labels) continue;
-    auto [first, last] = trace_->cells_of(t);
-    QString text =
-        (first == last ? QString("c%1").arg(first) : QString("c%1-%2").arg(first).arg(last)) +
-        (t.reduce ? "  +" : "  copy");
-    QFontMetrics fm(font());
-    QRectF lr(mid.x() - fm.horizontalAdvance(text) / 2.0 - 5, mid.y() - fm.height() / 2.0 - 2,
-              fm.horizontalAdvance(text) + 10, fm.height() + 4);
-    p.setPen(QPen(ink, 1));
-    p.setBrush(t.reduce ? kReduceStep : kCopyStep);
-    p.drawRoundedRect(lr, 4, 4);
-    p.setPen(kInk);
-    p.drawText(lr, Qt::AlignCenter, text);
-  }
-}
-
 void TeachingCanvas::paint_timeline(QPainter& p) const {
   const int ghosts = trace_->skipped_steps;
   const int total = ghosts + trace_->steps();
-  const double top = logical_height() - kTimelineH + 8;
+  const double top = logical_height() - timeline_height() + 8, box_h = step_box_height();
   QFontMetrics fm(font());
   const double label_w = fm.horizontalAdvance("steps") + 20;
   const double w = std::min(56.0, (logical_width() - label_w - 20) / std::max(total, 1));
   p.setPen(kInk);
   p.drawText(QPointF(10, top + 20), "steps");
   for (int i = 0; i < total; ++i) {
-    QRectF r(label_w + i * w, top + 4, w - 4, 26);
+    QRectF r(label_w + i * w, top + 4, w - 4, box_h);
     if (i < ghosts) {
       p.setPen(QPen(QColor(0x99, 0x99, 0x99), 1, Qt::DashLine));
-      p.setBrush(QBrush(QColor(0xb0, 0x30, 0x30), Qt::BDiagPattern));
+      p.setBrush(QBrush(kDropped, Qt::BDiagPattern));
       p.drawRect(r);
       p.setPen(QColor(0x80, 0x20, 0x20));
-      p.drawText(r.translated(0, 26), Qt::AlignHCenter | Qt::AlignTop, "skip");
+      p.drawText(r.translated(0, box_h), Qt::AlignHCenter | Qt::AlignTop, "skip");
       continue;
     }
     const int f = i - ghosts + 1;
@@ -387,13 +360,12 @@ void TeachingCanvas::paint_timeline(QPainter& p) const {
     p.setPen(f == frame_ ? QPen(Qt::black, 2.6) : QPen(QColor(0x99, 0x99, 0x99), 1));
     p.drawRect(r);
     p.setPen(kInk);
-    p.drawText(r, Qt::AlignCenter, QString::number(f));
-    if (fr.trimmed > 0) {  // packets of this step arrived trimmed: a small count in the corner
-      QFont small = font();
-      small.setPointSizeF(font().pointSizeF() * 0.75);
-      p.setFont(small);
-      p.setPen(QColor(0xc0, 0x60, 0x00));
-      p.drawText(r.adjusted(0, 0, -3, 0), Qt::AlignRight | Qt::AlignBottom,
+    p.drawText(r.adjusted(0, 2, 0, -(box_h - kStepBoxH)), Qt::AlignHCenter | Qt::AlignVCenter,
+               QString::number(f));
+    if (trace_->settings.trim_rate > 0) {  // this step's trimmed packets, under its number
+      p.setFont(trimmed_count_font());
+      p.setPen(kTrimmed.darker(130));
+      p.drawText(r.adjusted(0, 0, 0, -2), Qt::AlignHCenter | Qt::AlignBottom,
                  QString("\u2702%1").arg(fr.trimmed));
       p.setFont(font());
     }
@@ -411,7 +383,7 @@ void TeachingCanvas::paint_timeline(QPainter& p) const {
     while (line < 2 && x < line_end[line] + 8) ++line;
     line_end[line] = x + fm.horizontalAdvance(phase);
     p.setPen(QColor(0x55, 0x55, 0x55));
-    p.drawText(QPointF(x, top + 46 + line * (fm.height() - 1)), phase);
+    p.drawText(QPointF(x, top + box_h + 20 + line * (fm.height() - 1)), phase);
   }
 }
 

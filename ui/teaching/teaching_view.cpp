@@ -9,6 +9,7 @@
 #include <QPainter>
 #include <QPointer>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QShortcut>
 #include <QSpinBox>
 #include <QStyle>
@@ -67,7 +68,7 @@ TeachingView::TeachingView(QWidget* parent) : QWidget(parent) {
   trim_->setDecimals(2);
   trim_->setToolTip(
       "Trimming: the fraction of packets (32 values each) the switches cut to a 1-bit EDEN head; "
-      "the cells they feed turn approximate (orange).");
+      "the cells they feed turn approximate (magenta cross-hatch).");
   form->addRow("Trim rate", trim_);
 
   reset_ = new QPushButton("Reset");
@@ -139,8 +140,13 @@ TeachingView::TeachingView(QWidget* parent) : QWidget(parent) {
   caption_->setFont(f);
   caption_->setMinimumHeight(48);
   caption_->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+  // Zoomed in, the picture keeps the room its boxes need and the page scrolls.
+  auto* scroll = new QScrollArea;
+  scroll->setWidget(canvas_);
+  scroll->setWidgetResizable(true);
+  scroll->setFrameShape(QFrame::NoFrame);
   auto* right = new QVBoxLayout;
-  right->addWidget(canvas_, 1);
+  right->addWidget(scroll, 1);
   right->addWidget(caption_);
   auto* layout = new QHBoxLayout(this);
   layout->addWidget(side);

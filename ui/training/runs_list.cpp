@@ -143,6 +143,10 @@ void RunsList::set_rows(const std::vector<RunRow>& rows) {
     for (int c = 0; c < kColumns; ++c) item->setToolTip(c, tip);
     if (!same && r.id == selected) item->setSelected(true);
   }
+  // The table is the charts' legend: run and scenario names are never elided (the table scrolls
+  // sideways instead).
+  tree_->resizeColumnToContents(0);
+  tree_->resizeColumnToContents(1);
   filling_ = false;
   clear_->setEnabled(!rows.empty());
   remove_->setEnabled(selected_id() != 0);

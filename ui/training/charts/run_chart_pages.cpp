@@ -1,5 +1,7 @@
 #include "run_chart_pages.h"
 
+#include <QBarLegendMarker>
+#include <QBarSet>
 #include <QChart>
 #include <QChartView>
 #include <QCursor>
@@ -9,8 +11,10 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLegend>
+#include <QLegendMarker>
 #include <QLineSeries>
 #include <QPushButton>
+#include <QResizeEvent>
 #include <QToolTip>
 #include <stdexcept>
 
@@ -19,8 +23,43 @@
 namespace commlab::ui {
 
 namespace {
-constexpr qsizetype kMaxLegendEntries = 4;  // more elide each other to uselessness
+constexpr qsizetype kMaxLegendEntries = 4;  // more make a legend to read rather than glance at
+// Around each label of a bottom legend: the marker (a font-height square), the gaps beside it;
+// and the legend's own margins. Generous, so a legend judged to fit never elides.
+constexpr double kMarkerOverhead = 22, kLegendMargins = 48;
 }  // namespace
+
+bool RunChartPages::legend_fits(const QStringList& labels, const QFont& font, double width) {
+  if (labels.size() > kMaxLegendEntries) return false;
+  const QFontMetricsF fm(font);
+  double needed = kLegendMargins;
+  for (const QString& label : labels)
+    needed += fm.horizontalAdvance(label) + fm.height() + kMarkerOverhead;
+  return needed <= width;
+}
+
+// A page not laid out yet (never shown) has views of a default size: its share of this widget
+// (one or both of the page's two columns) stands in for the view's width.
+void RunChartPages::fit_legend(const Slot& s) const {
+  QChart* chart = s.view->chart();
+  if (!chart) return;
+  const double chart_width =
+      s.view->testAttribute(Qt::WA_WState_Visible) ? s.view->width() : width() * s.col_span / 2.0;
+  // Markers a chart leaves out on purpose say so on their bar set (a marker's own visibility
+  // reads false whenever the legend is hidden, so it cannot tell).
+  QStringList labels;
+  for (QLegendMarker* marker : chart->legend()->markers()) {
+    auto* bar = qobject_cast<QBarLegendMarker*>(marker);
+    if (!bar || !bar->barset()->property(kLegendHiddenProperty).toBool()) labels << marker->label();
+  }
+  chart->legend()->setVisible(legend_fits(labels, chart->legend()->font(), chart_width));
+}
+
+void RunChartPages::resizeEvent(QResizeEvent* event) {
+  QTabWidget::resizeEvent(event);
+  for (const Slot& s : slots_)
+    if (s.drawn) fit_legend(s);
+}
 
 RunChartPages::RunChartPages(QWidget* parent) : QTabWidget(parent) {
   QWidget* p = page("Convergence",
@@ -79,7 +118,7 @@ void RunChartPages::add_slot(QWidget* page, int row, int col, int col_span, RunC
   view->setRenderHint(QPainter::Antialiasing);
   view->setMinimumSize(320, 200);
   static_cast<QGridLayout*>(page->layout())->addWidget(view, row, col, 1, col_span);
-  slots_.push_back(Slot{view, kind, time_kind, indexOf(page)});
+  slots_.push_back(Slot{view, kind, time_kind, indexOf(page), col_span});
 }
 
 void RunChartPages::set_runs(std::vector<RunSeries> runs) {
@@ -196,9 +235,6 @@ void RunChartPages::draw(Slot& s) {
     chart->setTitle(chart->title() + (network ? " (packet backend only: set Backend to packet)"
                                               : " (no data in these runs)"));
   }
-  // Beyond a few runs a legend elides every name to "my pin...": the runs list below the charts,
-  // with each run's colour and full name, is the legend then.
-  chart->legend()->setVisible(chart->legend()->markers().size() <= kMaxLegendEntries);
   if (chart != old) {
     // Hover readout on every line: run, x and value at the pointer.
     const QList<QAbstractAxis*> x_axes = chart->axes(Qt::Horizontal);
@@ -218,6 +254,9 @@ void RunChartPages::draw(Slot& s) {
   s.drawn = true;
   s.drawn_kind = kind;
   s.stale = false;
+  // A legend that would elide a name ("my pin...") is not drawn: the runs list below the charts,
+  // with each run's colour and full name, is the legend then.
+  fit_legend(s);
 }
 
 }  // namespace commlab::ui

@@ -32,6 +32,13 @@ class RunChartPages : public QTabWidget {
   // when the Codec page is shown.
   QString show_tensor_file(const QString& path);
   void clear_tensor_file();
+  // True when a legend of these labels fits `width` px in one row with no label elided (Qt's
+  // bottom legend elides every label once the row is too narrow): otherwise the chart shows no
+  // legend and the runs table, with each run's colour and full name, is the legend.
+  static bool legend_fits(const QStringList& labels, const QFont& font, double width);
+
+ protected:
+  void resizeEvent(QResizeEvent* event) override;
 
  private:
   struct Slot {
@@ -39,6 +46,7 @@ class RunChartPages : public QTabWidget {
     RunChart kind;       // vs iteration
     RunChart time_kind;  // vs simulated time (same as kind when it has no time variant)
     int page;
+    int col_span = 1;  // of the page's two columns
     bool stale = true;
     bool drawn = false;  // the view shows a chart built from runs (not the one set at construction)
     RunChart drawn_kind = RunChart::kLossIteration;
@@ -46,6 +54,7 @@ class RunChartPages : public QTabWidget {
   QWidget* page(const QString& title, const QString& tip, std::initializer_list<int> rows);
   void add_slot(QWidget* page, int row, int col, int col_span, RunChart kind, RunChart time_kind);
   void draw(Slot& slot);
+  void fit_legend(const Slot& slot) const;
 
   void add_tensor_file_bar(QWidget* codec_page);
   void mark_page_stale(int page);

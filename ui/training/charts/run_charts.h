@@ -64,6 +64,9 @@ QChart* build_run_chart(RunChart kind, const std::vector<RunSeries>& runs, QChar
 
 // Colour of the i-th run (the same in the GUI and in the files): 20 distinct ones, then more.
 QColor run_color(int i);
+
+// A bar set whose legend marker a chart hides on purpose carries this property set to true.
+inline constexpr char kLegendHiddenProperty[] = "commlab_legend_hidden";
 // The live ghost's colour: no run's.
 inline const QColor kGhostColor{120, 120, 120, 140};
 

@@ -42,6 +42,8 @@ void hide_unused_parts(QChart* chart, QStackedBarSeries* series) {
   for (QBarSet* set : series->barSets()) {
     bool used = false;
     for (int i = 0; i < set->count(); ++i) used = used || set->at(i) > 0;
+    set->setProperty(kLegendHiddenProperty, !used);  // read by the legend's fit (a hidden
+                                                     // legend reports every marker hidden)
     for (QLegendMarker* marker : chart->legend()->markers(series))
       if (auto* bar = qobject_cast<QBarLegendMarker*>(marker); bar && bar->barset() == set)
         marker->setVisible(used);
