@@ -167,6 +167,13 @@ int main(int argc, char** argv) {
     window.topology_view()->set_spec(parser.value(cluster));
   }
   const QStringList args = parser.positionalArguments();
+  if (args.isEmpty() && parser.isSet(run_index)) {
+    std::fprintf(stderr,
+                 "commlab: --run %s: chooses one of a scenario's runs; give the scenario "
+                 "file too (commlab SCENARIO.json --run I)\n",
+                 qPrintable(parser.value(run_index)));
+    return 2;
+  }
   if (!args.isEmpty()) {
     // The scenario's runs fill the Training tab's chooser; the first is shown.
     const QStringList problems = window.open_scenario(args.front());

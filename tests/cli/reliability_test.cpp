@@ -197,6 +197,7 @@ TEST(Reliability, GuiFlagsAreCheckedNotIgnored) {
   for (const auto& [args, expected] : std::vector<std::pair<std::string, std::string>>{
            {"--size abc", "--size: expected WxH"},
            {scn + " --run 99", "--run: expected an integer from 0 to"},
+           {"--run 1", "--run 1: chooses one of a scenario's runs; give the scenario file too"},
            {"--iterations -5", "--iterations: expected an integer from 1 to 1000000, got '-5'"}}) {
     const std::string out = ::testing::TempDir() + "/gui_err.txt";
     const int status = std::system((gui + args + " >/dev/null 2>" + out).c_str());
