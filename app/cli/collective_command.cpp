@@ -85,18 +85,27 @@ int run(const CollectiveOptions& o) {
   const bool nccl = o.algo == "auto" || !o.proto.empty() || o.channels > 0;
   const NcclOverrides force =
       nccl ? parse_nccl_overrides(o.algo, o.proto, o.channels) : NcclOverrides{};
-  std::optional<NcclTuner> tuner;
-  if (nccl) tuner.emplace(tuner_inputs(backend->topology(), o.channels > 0 ? o.channels : 16));
   const std::string plan_algo = o.algo == "auto" ? "ring" : o.algo;
-  check_skip(o, plan_algo, ranks);  // a skip the plan would clamp is refused, as scenarios do
-  // Fail on a bad name or an oversized plan before printing anything.
+  // Fail on a bad name or an oversized plan before printing anything (and before the tuner's
+  // set-up, which takes seconds on a million ranks). Under auto the ring is the plan checked: the
+  // tuner's other choice, NCCL's tree, needs fewer transfers.
   for (uint64_t bytes = min_bytes; bytes <= max_bytes && bytes > 0; bytes *= 2) {
     PlanRequest probe{op, ranks, std::max<uint64_t>(bytes / sizeof(float), 1), o.time_only};
     probe.ranks_per_node = std::max(o.ranks_per_node, 1);
-    if (estimated_transfers(find_algorithm(plan_algo).name, probe) > kMaxPlanTransfers)
-      build_plan(plan_algo, probe);  // throws with the message
+    if (estimated_transfers(find_algorithm(plan_algo).name, probe) > kMaxPlanTransfers) {
+      try {
+        build_plan(plan_algo, probe);  // throws with the message
+      } catch (const std::invalid_argument& e) {
+        if (o.algo != "auto") throw;
+        throw InvalidInput(std::string("--algo auto (NCCL's tuner, whose ring is checked): ") +
+                           e.what());
+      }
+    }
     if (bytes > max_bytes / 2) break;
   }
+  std::optional<NcclTuner> tuner;
+  if (nccl) tuner.emplace(tuner_inputs(backend->topology(), o.channels > 0 ? o.channels : 16));
+  check_skip(o, plan_algo, ranks);  // a skip the plan would clamp is refused, as scenarios do
   SkipConfig skip{o.skip, parse_skip_policy(o.skip_policy), o.seed, o.unbiased};
   PipelineConfig pipeline;
   for (auto [flag, text, field] :
