@@ -42,7 +42,6 @@ class PacketSim {
   double now_s() const { return static_cast<double>(now_) * 1e-12; }
   const PacketTotals& totals() const { return totals_; }
   const PortSeries& series() const { return series_; }
-  size_t packets_alive() const { return packets_.live(); }
   // RoCE: XOFF frames sent per link (by the link's downstream switch), indexed like links().
   std::vector<uint64_t> pfc_pauses_per_link() const;
   // Uncongested completion time of one flow alone on its path (what the CLI calls ideal).
