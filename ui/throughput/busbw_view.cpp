@@ -23,6 +23,7 @@
 #include <cmath>
 #include <exception>
 
+#include "chart_hover.h"
 #include "cluster_sync.h"
 #include "collective/algorithms.h"
 #include "collective/executor.h"
@@ -345,6 +346,10 @@ void BusbwView::show_result(const std::vector<BusbwSeries>& result) {
   }
   y->setRange(0, top * 1.1);
   y->applyNiceNumbers();
+  // Hover: the exact size (x is log2 bytes) and busbw of the nearest computed point.
+  add_hover_readouts(chart, view_, [](double log2_bytes) {
+    return long_bytes(std::round(std::exp2(log2_bytes)));
+  });
   QChart* old = view_->chart();
   view_->setChart(chart);
   delete old;

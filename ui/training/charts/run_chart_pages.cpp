@@ -4,7 +4,6 @@
 #include <QBarSet>
 #include <QChart>
 #include <QChartView>
-#include <QCursor>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QGridLayout>
@@ -15,9 +14,9 @@
 #include <QLineSeries>
 #include <QPushButton>
 #include <QResizeEvent>
-#include <QToolTip>
 #include <stdexcept>
 
+#include "chart_hover.h"
 #include "tensor_file_samples.h"
 
 namespace commlab::ui {
@@ -236,18 +235,8 @@ void RunChartPages::draw(Slot& s) {
                                               : " (no data in these runs)"));
   }
   if (chart != old) {
-    // Hover readout on every line: run, x and value at the pointer.
-    const QList<QAbstractAxis*> x_axes = chart->axes(Qt::Horizontal);
-    const QString x_name = x_axes.isEmpty() ? QString("x") : x_axes.front()->titleText();
-    for (QAbstractSeries* series : chart->series())
-      if (auto* line = qobject_cast<QLineSeries*>(series))
-        connect(line, &QLineSeries::hovered, s.view, [line, x_name](QPointF p, bool on) {
-          if (!on) return;
-          QToolTip::showText(QCursor::pos(), QString("%1\n%2 %3: %4")
-                                                 .arg(line->name(), x_name)
-                                                 .arg(p.x(), 0, 'g', 5)
-                                                 .arg(p.y(), 0, 'g', 5));
-        });
+    // Hover readout on every line: run, x and the exact value of the nearest point.
+    add_hover_readouts(chart, s.view);
     s.view->setChart(chart);
     delete old;
   }

@@ -1,0 +1,26 @@
+#pragma once
+// Hover readouts (issue 33): hovering a chart's line or marker shows the series and the data point
+// nearest the pointer, with its exact values (not the interpolated position on the segment).
+#include <QChart>
+#include <QPointF>
+#include <QString>
+#include <QXYSeries>
+#include <functional>
+
+namespace commlab::ui {
+
+// The data point of `series` nearest `at` in x (ties: the earlier point); `at` when it has none.
+QPointF nearest_point(const QXYSeries& series, QPointF at);
+
+// "series name\nX: x-text\nY: y-text" for the point nearest `at`. format_x turns a data x into its
+// text (the Throughput page's x is log2 of the size); empty: the number itself.
+using AxisText = std::function<QString(double)>;
+QString hover_text(const QXYSeries& series, QPointF at, const QString& x_title,
+                   const QString& y_title, const AxisText& format_x = {});
+
+// Connects every line and scatter series of `chart` so a hover shows hover_text in a tooltip and
+// stores it in `owner`'s "hover_readout" property (what a test, or an accessibility tool, reads).
+// Axis titles come from the chart's first horizontal and vertical axes.
+void add_hover_readouts(QChart* chart, QObject* owner, const AxisText& format_x = {});
+
+}  // namespace commlab::ui
