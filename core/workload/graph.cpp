@@ -3,6 +3,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "workload/p2p_sizes.h"
+
 namespace commlab::workload {
 
 const char* node_kind_name(NodeKind kind) {
@@ -82,6 +84,25 @@ namespace {
                               ": " + what);
 }
 
+// Every communicator group (used or not: the writer writes them all and the reader refuses these)
+// is a non-empty list of distinct ranks of the graph.
+void check_groups(const Graph& graph) {
+  const int n = graph.rank_count();
+  for (size_t g = 0; g < graph.groups.size(); ++g) {
+    const std::string where = "communicator group " + std::to_string(g) + ": ";
+    if (graph.groups[g].empty()) throw std::invalid_argument(where + "has no ranks");
+    std::vector<bool> seen(static_cast<size_t>(n), false);
+    for (int r : graph.groups[g]) {
+      if (r < 0 || r >= n)
+        throw std::invalid_argument(where + "rank " + std::to_string(r) + " is not in [0, " +
+                                    std::to_string(n) + ")");
+      if (seen[static_cast<size_t>(r)])
+        throw std::invalid_argument(where + "rank " + std::to_string(r) + " twice");
+      seen[static_cast<size_t>(r)] = true;
+    }
+  }
+}
+
 }  // namespace
 
 ComputeCoverage compute_coverage(const Graph& graph) {
@@ -98,6 +119,7 @@ ComputeCoverage compute_coverage(const Graph& graph) {
 
 void check_graph(const Graph& graph) {
   const int n = graph.rank_count();
+  check_groups(graph);
   for (int r = 0; r < n; ++r) {
     const RankGraph& g = graph.ranks[r];
     const auto count = static_cast<uint32_t>(g.nodes.size());
@@ -160,6 +182,7 @@ void check_graph(const Graph& graph) {
       for (uint32_t v = 0; v < count; ++v)
         if (indegree[v] > 0) fail(r, g.nodes[v], "lies on (or depends on) a dependency cycle");
   }
+  check_p2p_sizes(graph);  // the writer checks this graph; its reader would refuse mismatches
 }
 
 }  // namespace commlab::workload

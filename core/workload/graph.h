@@ -95,7 +95,8 @@ ComputeCoverage compute_coverage(const Graph& graph);
 
 // Structural checks shared by every producer (generators, the trace reader): dependency
 // positions in range, peers and groups valid, every collective's group contains the rank, no
-// dependency cycle. Throws std::invalid_argument naming the rank and node id.
+// dependency cycle, sends and receives of a channel the same sizes (p2p_sizes.h). Throws
+// std::invalid_argument naming the rank and node id.
 void check_graph(const Graph& graph);
 
 }  // namespace commlab::workload

@@ -49,6 +49,36 @@ TEST(Graph, InternReturnsOneIndexPerName) {
   EXPECT_EQ(g.intern(""), 0u);
 }
 
+// What the writer writes, its reader reads (fuzz_chakra_graph found both): every group is a
+// non-empty list of distinct ranks, used or not, and a send and its receive agree on the size.
+TEST(Graph, CheckRefusesWhatTheTraceReaderWouldRefuse) {
+  Graph g = two_ranks();
+  g.groups.push_back({});
+  EXPECT_EQ(check_error(g), "communicator group 2: has no ranks");
+  g.groups.back() = {1, 1};
+  EXPECT_EQ(check_error(g), "communicator group 2: rank 1 twice");
+  g.groups.back() = {2};
+  EXPECT_EQ(check_error(g), "communicator group 2: rank 2 is not in [0, 2)");
+  g.groups.pop_back();
+  Node send;
+  send.id = 3;
+  send.kind = NodeKind::kSend;
+  send.group_or_peer = 1;
+  send.bytes = 1024;
+  g.ranks[0].add(send);
+  Node recv = send;
+  recv.id = 4;
+  recv.kind = NodeKind::kRecv;
+  recv.group_or_peer = 0;
+  recv.bytes = 1ull << 40;
+  g.ranks[1].add(recv);
+  EXPECT_EQ(check_error(g),
+            "rank 0, node 3: send of 1024 bytes (rank 0 to rank 1, tag 0) has no receive of that "
+            "size; rank 1, node 4 receives 1099511627776 bytes");
+  g.ranks[1].nodes[0].bytes = 1024;
+  EXPECT_EQ(check_error(g), "");
+}
+
 TEST(Graph, CheckNamesRankNodeAndProblem) {
   Graph ok = two_ranks();
   Node coll;

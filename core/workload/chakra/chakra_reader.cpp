@@ -14,11 +14,11 @@
 #include "workload/chakra/chakra_attrs.h"
 #include "workload/chakra/chakra_comm_size.h"
 #include "workload/chakra/chakra_files.h"
-#include "workload/chakra/chakra_p2p.h"
 #include "workload/chakra/chakra_placement.h"
 #include "workload/chakra/chakra_values.h"
 #include "workload/chakra/et_def.pb.h"
 #include "workload/chakra_trace.h"
+#include "workload/p2p_sizes.h"
 
 namespace commlab::workload {
 namespace {
@@ -359,7 +359,7 @@ Graph parse_with(TraceContext& ctx, int ranks, std::string_view groups_json,
     const std::string_view bytes = rank_bytes(r, &storage);
     RankParser(ctx, r, std::move(file)).parse(bytes, &graph.ranks[r]);
   }
-  chakra_p2p::check_sizes(graph, ctx.label);
+  check_p2p_sizes(graph, ctx.label);
   if (graph.name.empty()) graph.name = std::filesystem::path(ctx.label).filename().string();
   // No check_graph here: the reader checks each of its rules as it reads (with the file, rank and
   // node in the message), and fuzz_chakra asserts check_graph accepts whatever the reader returns.

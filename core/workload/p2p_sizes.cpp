@@ -1,4 +1,4 @@
-#include "workload/chakra/chakra_p2p.h"
+#include "workload/p2p_sizes.h"
 
 #include <algorithm>
 #include <map>
@@ -6,7 +6,7 @@
 #include <tuple>
 #include <vector>
 
-namespace commlab::workload::chakra_p2p {
+namespace commlab::workload {
 
 namespace {
 
@@ -21,8 +21,8 @@ struct Channel {
 };
 
 std::string node_text(const std::string& label, int rank, const Node& node) {
-  return label + "." + std::to_string(rank) + ".et: rank " + std::to_string(rank) + ", node " +
-         std::to_string(node.id);
+  return (label.empty() ? "" : label + "." + std::to_string(rank) + ".et: ") + "rank " +
+         std::to_string(rank) + ", node " + std::to_string(node.id);
 }
 
 void sort_by_size(std::vector<Post>* posts) {
@@ -33,7 +33,7 @@ void sort_by_size(std::vector<Post>* posts) {
 
 }  // namespace
 
-void check_sizes(const Graph& graph, const std::string& label) {
+void check_p2p_sizes(const Graph& graph, const std::string& label) {
   // (source, destination, tag); ordered, so the error reported is the same on every run.
   std::map<std::tuple<int, int, int32_t>, Channel> channels;
   for (int r = 0; r < graph.rank_count(); ++r) {
@@ -73,4 +73,4 @@ void check_sizes(const Graph& graph, const std::string& label) {
   }
 }
 
-}  // namespace commlab::workload::chakra_p2p
+}  // namespace commlab::workload
