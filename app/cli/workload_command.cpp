@@ -60,16 +60,12 @@ struct Timing {  // one replay (or the closed form), in the JSON's terms
   std::vector<TierImbalance> tiers;  // analytical backend: link bytes per tier
 };
 
-// The backend under --routing, counting link bytes when it is the analytical backend.
+// The backend under `routing`, counting link bytes when it is the analytical backend.
 std::unique_ptr<NetworkBackend> routed_backend(const Options& o, int ranks, RoutingMode routing) {
   auto backend = make_backend(o.net, ranks);
-  if (auto* analytical = dynamic_cast<AnalyticalBackend*>(backend.get())) {
-    analytical->set_routing(routing);
+  apply_routing(*backend, routing_mode_name(routing));
+  if (auto* analytical = dynamic_cast<AnalyticalBackend*>(backend.get()))
     analytical->set_link_accounting(true);
-  } else if (routing != RoutingMode::kEcmp) {
-    throw InvalidInput("--routing " + o.routing + ": needs --backend analytical (the " +
-                       backend->name() + " backend routes per-flow ECMP)");
-  }
   return backend;
 }
 
@@ -254,12 +250,7 @@ int run(const Options& o) {
     if (!graph_engine) throw InvalidInput("--emit-trace needs --engine graph");
     workload::write_chakra_trace(graph, o.emit_trace, spec ? spec->name : "trace");
   }
-  RoutingMode routing = RoutingMode::kEcmp;
-  try {
-    routing = parse_routing_mode(o.routing);
-  } catch (const std::invalid_argument& e) {
-    throw InvalidInput(std::string("--routing: ") + e.what());
-  }
+  const RoutingMode routing = parse_routing_mode(o.routing);  // a member: CLI11 checked it
   auto time = [&](const WorkloadTechniques& tech, RoutingMode mode) {
     return graph_engine ? replay(graph, o, compute, tech, mode)
                         : closed_form(*spec, p, o, compute, tech, mode);
@@ -419,12 +410,7 @@ const RegisterCommand reg{Command{
           ->capture_default_str()
           ->check(CLI::IsMember({workload::p2p_mode_name(workload::P2pMode::kEager),
                                  workload::p2p_mode_name(workload::P2pMode::kRendezvous)}));
-      app.add_option("--routing", o->routing,
-                     "analytical backend: ecmp (each flow hashed onto one of its equal-cost "
-                     "paths, as switches do) or ideal (split evenly over all of them: packet "
-                     "spraying); the other mode's baseline is timed too, for the ECMP penalty")
-          ->capture_default_str()
-          ->check(CLI::IsMember({"ecmp", "ideal"}));
+      add_routing_flag(app, o->routing);  // the other mode's baseline is timed too
       app.add_option("--emit-trace", o->emit_trace,
                      "also write the graph as Chakra traces DIR/NAME.RANK.et");
       app.add_option("--gpu", o->gpu, "GPU preset for compute time")->capture_default_str();
