@@ -58,6 +58,7 @@ struct Timing {  // one replay (or the closed form), in the JSON's terms
   uint64_t nodes = 0, collectives = 0, p2p = 0;
   double wall_s = 0;
   std::vector<TierImbalance> tiers;  // analytical backend: link bytes per tier
+  bool ecmp_choices = false;         // analytical backend: some flow had equal-cost paths
 };
 
 // The backend under `routing`, counting link bytes when it is the analytical backend.
@@ -73,6 +74,11 @@ std::vector<TierImbalance> tiers_of(const NetworkBackend& backend) {
   auto* analytical = dynamic_cast<const AnalyticalBackend*>(&backend);
   return analytical ? tier_loads(analytical->topology(), analytical->link_bytes())
                     : std::vector<TierImbalance>{};
+}
+
+bool had_ecmp_choices(const NetworkBackend& backend) {
+  auto* analytical = dynamic_cast<const AnalyticalBackend*>(&backend);
+  return analytical && analytical->router().had_choice();
 }
 
 nlohmann::json to_json(const std::vector<TierImbalance>& tiers, const std::string& name) {
@@ -124,6 +130,7 @@ Timing replay(const workload::Graph& g, const Options& o, const ComputeModel& co
   t.p2p = r.p2p;
   t.wall_s = r.wall_s;
   t.tiers = tiers_of(*backend);
+  t.ecmp_choices = had_ecmp_choices(*backend);
   return t;
 }
 
@@ -134,6 +141,7 @@ Timing closed_form(const TransformerSpec& spec, const Parallelism& p, const Opti
   Timing t;
   t.w = time_workload(spec, p, *backend, compute, tech);
   t.tiers = tiers_of(*backend);
+  t.ecmp_choices = had_ecmp_choices(*backend);
   return t;
 }
 
@@ -271,7 +279,7 @@ int run(const Options& o) {
   const RoutingMode other_mode =
       routing == RoutingMode::kEcmp ? RoutingMode::kIdeal : RoutingMode::kEcmp;
   std::optional<Timing> other;
-  if (o.net.backend == "analytical") other = time({}, other_mode);
+  if (o.net.backend == "analytical" && base.ecmp_choices) other = time({}, other_mode);
   const double ecmp_dp = other_mode == RoutingMode::kEcmp && other ? other->w.dp_s : base.w.dp_s;
   const double ideal_dp = other_mode == RoutingMode::kIdeal && other ? other->w.dp_s : base.w.dp_s;
   const double ecmp_penalty = ideal_dp > 0 ? ecmp_dp / ideal_dp : 0.0;
@@ -291,7 +299,8 @@ int run(const Options& o) {
                           {"baseline", to_json(base)},
                           {"with_techniques", to_json(with)},
                           {"time_saving", saving},
-                          {"routing", o.routing}};
+                          {"routing", o.routing},
+                          {"ecmp_choices", base.ecmp_choices}};
     const TierImbalance load = most_imbalanced_tier(base.tiers);
     if (!load.tier.empty()) doc["link_load"] = to_json(base.tiers, load.tier);
     if (other) {
@@ -350,7 +359,11 @@ int run(const Options& o) {
                 static_cast<unsigned long long>(base.nodes),
                 static_cast<unsigned long long>(base.collectives),
                 static_cast<unsigned long long>(base.p2p), base.wall_s);
-  if (other) print_routing_line(o.routing, base, *other, ecmp_penalty);
+  if (other)
+    print_routing_line(o.routing, base, *other, ecmp_penalty);
+  else if (o.net.backend == "analytical")
+    std::printf("routing %s: every flow has a single shortest path (ecmp and ideal agree)\n",
+                o.routing.c_str());
   if (timed)
     std::printf("time saving: %.1f%%\n", 100 * saving);
   else

@@ -273,6 +273,7 @@ int Router::next_hops(const Target& t, int v, int remaining, int* candidates) co
   }
   if (count == 0)  // dist() and the walk disagree: a bug, not a user error
     throw std::logic_error("router: no next hop from node " + std::to_string(v));
+  if (count > 1) had_choice_.store(true, std::memory_order_relaxed);
   return count;
 }
 

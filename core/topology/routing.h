@@ -12,6 +12,7 @@
 //                in_box(v, b') + 1 + switches(s', s) + 1 + in_box(b, d)
 // so the router keeps hop counts between switches (per entry switch) and inside boxes (per node)
 // instead of one vector over all nodes per destination GPU: a few MB at 16,384 GPUs, not GBs.
+#include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <string>
@@ -43,6 +44,9 @@ class Router {
   // links leaving src sum to 1. Appends to both vectors (nothing when src == dst). Thread-safe.
   void append_spread(int src_rank, int dst_rank, std::vector<int>& links,
                      std::vector<double>& fractions) const;
+  // True once a path or spread routed so far had two or more equal-cost next hops somewhere:
+  // without that, per-flow ECMP and ideal routing time every flow the same.
+  bool had_choice() const { return had_choice_.load(std::memory_order_relaxed); }
   // Hop count between two nodes (node ids) under the no-transit rule, or -1 when unreachable.
   int distance(int from_node, int to_node) const;
 
@@ -93,6 +97,7 @@ class Router {
   std::vector<int> sw_out_begin_, sw_out_link_, sw_out_to_;  // successors and their link ids
 
   mutable std::mutex mutex_;
+  mutable std::atomic<bool> had_choice_{false};
   mutable std::vector<std::vector<uint16_t>> to_switch_;  // [target switch][from switch]
   mutable std::vector<std::vector<uint16_t>> in_box_;     // [target node][local index in its box]
   mutable std::vector<std::vector<Entry>> entries_;       // [destination node]

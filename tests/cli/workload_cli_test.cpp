@@ -242,7 +242,12 @@ TEST(WorkloadCli, IdealRoutingRemovesTheLeafSpineEcmpPenalty) {
   const auto flat = run_cli(
       "workload --catalog gpt3-175b --cluster flat:512,gbps=100 --tp 8 --engine sum --json");
   ASSERT_EQ(flat.code, 0) << flat.err;
-  const double flat_dp = json::parse(flat.out)["baseline"]["dp_s"].get<double>();
+  const json f = json::parse(flat.out);
+  const double flat_dp = f["baseline"]["dp_s"].get<double>();
+  // One switch: no flow has a choice of paths, so nothing to compare (and no extra replay).
+  EXPECT_EQ(f["ecmp_choices"], false);
+  EXPECT_FALSE(f.contains("routing_comparison"));
+  EXPECT_EQ(e["ecmp_choices"], true);
   EXPECT_GE(ideal_dp, flat_dp);
   EXPECT_LT(ideal_dp, flat_dp * (1 + 1e-4));
   // --routing ideal runs that timing itself and compares with ECMP.

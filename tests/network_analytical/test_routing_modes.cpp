@@ -99,6 +99,19 @@ TEST(RoutingModes, SpreadFractionsConserveTheFlow) {
     EXPECT_NE(std::find(links.begin(), links.end(), li), links.end());
 }
 
+TEST(RoutingModes, TheRouterTellsWhetherAnyFlowHadAChoice) {
+  const Topology flat = cluster_from_spec("flat:8");
+  const Router one_switch(flat);
+  for (int dst = 1; dst < 8; ++dst) one_switch.path(0, dst, dst);
+  EXPECT_FALSE(one_switch.had_choice());  // GPU -> switch -> GPU: one path each
+  const Topology t = two_leaf_fabric();
+  const Router fabric(t);
+  fabric.path(0, 1, 1);  // under one leaf: one path
+  EXPECT_FALSE(fabric.had_choice());
+  fabric.path(0, 2, 1);  // across leaves: one of 2 spines
+  EXPECT_TRUE(fabric.had_choice());
+}
+
 std::vector<Flow> random_flows(const Topology& t, int count, uint64_t seed) {
   CounterRng rng(seed, Purpose::kTraffic);
   uint64_t draw = 0;
