@@ -242,7 +242,8 @@ Router::Target Router::target(int dst) const {
   return t;
 }
 
-int Router::switch_to_target(const Target& t, int w_local) const {
+// Inlined: the walk's inner loop calls it once per candidate switch.
+[[gnu::always_inline]] inline int Router::switch_to_target(const Target& t, int w_local) const {
   if (t.num_fast < static_cast<int>(t.entries->size())) return dist(switches_[w_local], t.node);
   int best = kInf;
   for (int e = 0; e < t.num_fast; ++e)
@@ -273,7 +274,8 @@ int Router::next_hops(const Target& t, int v, int remaining, int* candidates) co
   }
   if (count == 0)  // dist() and the walk disagree: a bug, not a user error
     throw std::logic_error("router: no next hop from node " + std::to_string(v));
-  if (count > 1) had_choice_.store(true, std::memory_order_relaxed);
+  if (count > 1 && !had_choice_.load(std::memory_order_relaxed))
+    had_choice_.store(true, std::memory_order_relaxed);
   return count;
 }
 

@@ -37,7 +37,8 @@ StepPattern build_step_pattern(const Topology& topo, std::span<const Flow> flows
       const int li = path[k];
       const Link& l = topo.links()[li];
       p.latency[i] += fraction[k] * l.latency_s;
-      bottleneck = std::min(bottleneck, l.bandwidth_Bps / fraction[k]);
+      bottleneck = std::min(bottleneck,
+                            fraction[k] == 1.0 ? l.bandwidth_Bps : l.bandwidth_Bps / fraction[k]);
       if (scratch[li] < 0) {
         scratch[li] = static_cast<int>(global.size());
         global.push_back(li);
