@@ -78,6 +78,7 @@ int run(const CollectiveOptions& o) {
   if (o.exec != "sim") throw InvalidInput("--exec: expected sim or mpi, got '" + o.exec + "'");
   auto [min_bytes, max_bytes] = parse_size_range(o.sizes);
   std::unique_ptr<NetworkBackend> backend = make_backend(o.net, o.ranks);
+  apply_routing(*backend, o.routing);
   const int ranks = backend->topology().ranks();
   CollectiveOp op = parse_op(o.op);
   // NCCL mode (--algo auto, --proto, --channels): the tuner picks algorithm, protocol and
@@ -216,6 +217,7 @@ int run(const CollectiveOptions& o) {
         {"ranks", ranks},
         {"op", op_name(op)},
         {"backend", backend->name()},
+        {"routing", o.routing},
         {"verified", o.time_only ? nlohmann::json(nullptr) : nlohmann::json(all_ok)}};
     std::cout << doc.dump(2) << "\n";
   }
@@ -239,6 +241,7 @@ const RegisterCommand reg{Command{
                      "ranks per node for --algo hier (default: from the cluster, else 8)")
           ->check(CLI::Range(1, 1 << 20));
       add_network_flags(app, o->net);
+      add_routing_flag(app, o->routing);
       app.add_option("--sizes", o->sizes, "MIN:MAX bytes per rank, doubling (K/M/G suffixes)")
           ->capture_default_str();
       app.add_option("--skip", o->skip,

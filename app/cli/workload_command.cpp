@@ -7,10 +7,12 @@
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "cli/command.h"
 #include "cli/util/network_util.h"
 #include "collective/codec_wire.h"
+#include "network/analytical.h"
 #include "scenario/catalog/catalog_run.h"
 #include "scenario/catalog/workload_timing.h"
 #include "scenario/scenario.h"
@@ -44,7 +46,8 @@ struct Options {
   double bucket_mb = 25;
   bool no_overlap = false, no_distributed_optimizer = false;
   std::string emit_trace;
-  std::string p2p = "eager";  // point-to-point semantics (workload::P2pMode)
+  std::string p2p = "eager";     // point-to-point semantics (workload::P2pMode)
+  std::string routing = "ecmp";  // analytical backend: per-flow ECMP or ideal (RoutingMode)
   bool json = false;
 };
 
@@ -54,7 +57,39 @@ struct Timing {  // one replay (or the closed form), in the JSON's terms
   std::array<double, workload::kCommKinds> total_s{};
   uint64_t nodes = 0, collectives = 0, p2p = 0;
   double wall_s = 0;
+  std::vector<TierImbalance> tiers;  // analytical backend: link bytes per tier
+  bool ecmp_choices = false;         // analytical backend: some flow had equal-cost paths
 };
+
+// The backend under `routing`, counting link bytes when it is the analytical backend.
+std::unique_ptr<NetworkBackend> routed_backend(const Options& o, int ranks, RoutingMode routing) {
+  auto backend = make_backend(o.net, ranks);
+  apply_routing(*backend, routing_mode_name(routing));
+  if (auto* analytical = dynamic_cast<AnalyticalBackend*>(backend.get()))
+    analytical->set_link_accounting(true);
+  return backend;
+}
+
+std::vector<TierImbalance> tiers_of(const NetworkBackend& backend) {
+  auto* analytical = dynamic_cast<const AnalyticalBackend*>(&backend);
+  return analytical ? tier_loads(analytical->topology(), analytical->link_bytes())
+                    : std::vector<TierImbalance>{};
+}
+
+bool had_ecmp_choices(const NetworkBackend& backend) {
+  auto* analytical = dynamic_cast<const AnalyticalBackend*>(&backend);
+  return analytical && analytical->router().had_choice();
+}
+
+nlohmann::json to_json(const std::vector<TierImbalance>& tiers, const std::string& name) {
+  const TierImbalance t = find_tier(tiers, name);
+  return {{"tier", t.tier},
+          {"busiest_link_bytes", t.busiest_bytes},
+          {"tier_mean_bytes", t.mean_bytes},
+          {"busiest_over_mean", t.ratio()},
+          {"busiest_link_busy_s", t.busiest_s},
+          {"busy_over_endpoint_links", busy_over_endpoints(tiers, name)}};
+}
 
 nlohmann::json to_json(const Timing& t) {
   nlohmann::json j = {{"iteration_s", t.w.iteration_s},
@@ -81,8 +116,8 @@ nlohmann::json to_json(const Timing& t) {
 
 // The scheduler refuses a graph with more ranks than the cluster has GPUs.
 Timing replay(const workload::Graph& g, const Options& o, const ComputeModel& compute,
-              const WorkloadTechniques& tech) {
-  auto backend = make_backend(o.net, g.rank_count());
+              const WorkloadTechniques& tech, RoutingMode routing) {
+  auto backend = routed_backend(o, g.rank_count(), routing);
   workload::SchedulerOptions options = graph_options(compute, tech);
   options.p2p = workload::parse_p2p_mode(o.p2p);
   const workload::ScheduleResult r = workload::schedule(g, *backend, options);
@@ -94,14 +129,19 @@ Timing replay(const workload::Graph& g, const Options& o, const ComputeModel& co
   t.collectives = r.collectives;
   t.p2p = r.p2p;
   t.wall_s = r.wall_s;
+  t.tiers = tiers_of(*backend);
+  t.ecmp_choices = had_ecmp_choices(*backend);
   return t;
 }
 
 Timing closed_form(const TransformerSpec& spec, const Parallelism& p, const Options& o,
-                   const ComputeModel& compute, const WorkloadTechniques& tech) {
-  auto backend = make_backend(o.net, 0);
+                   const ComputeModel& compute, const WorkloadTechniques& tech,
+                   RoutingMode routing) {
+  auto backend = routed_backend(o, 0, routing);
   Timing t;
   t.w = time_workload(spec, p, *backend, compute, tech);
+  t.tiers = tiers_of(*backend);
+  t.ecmp_choices = had_ecmp_choices(*backend);
   return t;
 }
 
@@ -121,6 +161,26 @@ std::string seconds_or_na(double s, bool timed) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.4g", s);
   return buf;
+}
+
+// Where the routing concentrated bytes, and the baseline's DP time under the other mode.
+void print_routing_line(const std::string& routing, const Timing& base, const Timing& other,
+                        double ecmp_penalty) {
+  const char* other_name = routing == "ecmp" ? "ideal" : "ecmp";
+  std::printf("routing %s:", routing.c_str());
+  if (const TierImbalance load = most_imbalanced_tier(base.tiers); !load.tier.empty())
+    std::printf(
+        " busiest %s link carries %.2fx its tier's mean and is busy %.2fx as long as the busiest "
+        "GPU-side link (%.2fx and %.2fx under %s);",
+        load.tier.c_str(), load.ratio(), busy_over_endpoints(base.tiers, load.tier),
+        find_tier(other.tiers, load.tier).ratio(), busy_over_endpoints(other.tiers, load.tier),
+        other_name);
+  std::printf(" baseline DP %.4g s, %.4g s under %s routing", base.w.dp_s, other.w.dp_s,
+              other_name);
+  if (ecmp_penalty > 0)
+    std::printf(" (ECMP penalty %.2fx)\n", ecmp_penalty);
+  else
+    std::printf("\n");
 }
 
 int run(const Options& o) {
@@ -198,8 +258,10 @@ int run(const Options& o) {
     if (!graph_engine) throw InvalidInput("--emit-trace needs --engine graph");
     workload::write_chakra_trace(graph, o.emit_trace, spec ? spec->name : "trace");
   }
-  auto time = [&](const WorkloadTechniques& tech) {
-    return graph_engine ? replay(graph, o, compute, tech) : closed_form(*spec, p, o, compute, tech);
+  const RoutingMode routing = parse_routing_mode(o.routing);  // a member: CLI11 checked it
+  auto time = [&](const WorkloadTechniques& tech, RoutingMode mode) {
+    return graph_engine ? replay(graph, o, compute, tech, mode)
+                        : closed_form(*spec, p, o, compute, tech, mode);
   };
   WorkloadTechniques techniques{ratio, ratio, o.skip};
   PlacementModel placement;
@@ -211,7 +273,16 @@ int run(const Options& o) {
   // A given --ratio stands for a codec too: it is charged where --codec-placement puts it.
   techniques.codec_s_per_byte =
       o.ratio > 0 || o.codec != "none" ? codec_seconds_per_byte(placement) : 0.0;
-  const Timing base = time({}), with = time(techniques);
+  const Timing base = time({}, routing), with = time(techniques, routing);
+  // The baseline under the other routing mode: what per-flow ECMP collisions cost
+  // (docs/workload.md, "Routing"). Only the analytical backend has both modes.
+  const RoutingMode other_mode =
+      routing == RoutingMode::kEcmp ? RoutingMode::kIdeal : RoutingMode::kEcmp;
+  std::optional<Timing> other;
+  if (o.net.backend == "analytical" && base.ecmp_choices) other = time({}, other_mode);
+  const double ecmp_dp = other_mode == RoutingMode::kEcmp && other ? other->w.dp_s : base.w.dp_s;
+  const double ideal_dp = other_mode == RoutingMode::kIdeal && other ? other->w.dp_s : base.w.dp_s;
+  const double ecmp_penalty = ideal_dp > 0 ? ecmp_dp / ideal_dp : 0.0;
   const double saving = 1.0 - with.w.iteration_s / base.w.iteration_s;
   // Nothing timed at all (no compute timing, no communication): no iteration time to report.
   const bool timed = !(coverage.none_timed() && base.w.iteration_s == 0);
@@ -227,7 +298,19 @@ int run(const Options& o) {
                           {"skip", o.skip},
                           {"baseline", to_json(base)},
                           {"with_techniques", to_json(with)},
-                          {"time_saving", saving}};
+                          {"time_saving", saving},
+                          {"routing", o.routing},
+                          {"ecmp_choices", base.ecmp_choices}};
+    const TierImbalance load = most_imbalanced_tier(base.tiers);
+    if (!load.tier.empty()) doc["link_load"] = to_json(base.tiers, load.tier);
+    if (other) {
+      doc["routing_comparison"] = {{"routing", routing_mode_name(other_mode)},
+                                   {"baseline", to_json(*other)},
+                                   {"ecmp_penalty_dp", ideal_dp > 0 ? nlohmann::json(ecmp_penalty)
+                                                                    : nlohmann::json(nullptr)}};
+      if (!load.tier.empty())  // the same tier, for comparison
+        doc["routing_comparison"]["link_load"] = to_json(other->tiers, load.tier);
+    }
     if (graph_engine) {
       doc["p2p"] = o.p2p;
       doc["untimed_compute_nodes"] = coverage.untimed;
@@ -276,6 +359,11 @@ int run(const Options& o) {
                 static_cast<unsigned long long>(base.nodes),
                 static_cast<unsigned long long>(base.collectives),
                 static_cast<unsigned long long>(base.p2p), base.wall_s);
+  if (other)
+    print_routing_line(o.routing, base, *other, ecmp_penalty);
+  else if (o.net.backend == "analytical")
+    std::printf("routing %s: every flow has a single shortest path (ecmp and ideal agree)\n",
+                o.routing.c_str());
   if (timed)
     std::printf("time saving: %.1f%%\n", 100 * saving);
   else
@@ -335,6 +423,7 @@ const RegisterCommand reg{Command{
           ->capture_default_str()
           ->check(CLI::IsMember({workload::p2p_mode_name(workload::P2pMode::kEager),
                                  workload::p2p_mode_name(workload::P2pMode::kRendezvous)}));
+      add_routing_flag(app, o->routing);  // the other mode's baseline is timed too
       app.add_option("--emit-trace", o->emit_trace,
                      "also write the graph as Chakra traces DIR/NAME.RANK.et");
       app.add_option("--gpu", o->gpu, "GPU preset for compute time")->capture_default_str();

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 
 #include "numeric/rng.h"
 
@@ -11,6 +12,19 @@ namespace commlab {
 namespace {
 constexpr uint16_t kFar = 0xffff;
 }  // namespace
+
+const char* routing_mode_name(RoutingMode mode) {
+  return mode == RoutingMode::kIdeal ? "ideal" : "ecmp";
+}
+
+RoutingMode parse_routing_mode(const std::string& name) {
+  if (name == "ecmp") return RoutingMode::kEcmp;
+  if (name == "ideal") return RoutingMode::kIdeal;
+  throw std::invalid_argument(
+      "routing: expected ecmp (per-flow, hashed onto one path) or ideal "
+      "(split evenly over all equal-cost paths), got '" +
+      name + "'");
+}
 
 Router::Router(const Topology& topology) : topo_(topology) {
   const auto& links = topo_.links();
@@ -205,58 +219,130 @@ std::vector<int> Router::path(int src_rank, int dst_rank, uint64_t flow_id) cons
   return hops;
 }
 
-void Router::append_path(int src_rank, int dst_rank, uint64_t flow_id,
-                         std::vector<int>& out) const {
-  const int src = topo_.gpus().at(src_rank);
-  const int dst = topo_.gpus().at(dst_rank);
-  if (src == dst) return;
-  std::lock_guard lock(mutex_);
+int Router::route_length(int src_rank, int dst_rank, int src, int dst) const {
   int remaining = dist(src, dst);
   if (remaining >= kInf)
     throw std::invalid_argument("no route from rank " + std::to_string(src_rank) + " to rank " +
                                 std::to_string(dst_rank) +
                                 " (servers do not forward others' traffic: every path between "
                                 "them crosses a third server)");
-  const int dst_box = box_of_[dst];
+  return remaining;
+}
+
+Router::Target Router::target(int dst) const {
+  Target t;
+  t.node = dst;
+  t.box = box_of_[dst];
   // Switch-side distances to dst as flat arrays: min over entries e of to_switch(e)[w] + hops.
-  const std::vector<Entry>& ents = entries(dst);
-  const std::vector<std::pair<int, int>>& ent_links = entry_links(dst);
-  const uint16_t* ent_dist[8];
-  const int num_fast = std::min<int>(static_cast<int>(ents.size()), 8);
-  for (int e = 0; e < num_fast; ++e) ent_dist[e] = to_switch(ents[e].switch_index).data();
-  auto switch_to_dst = [&](int w_local) {
-    if (num_fast < static_cast<int>(ents.size())) return dist(switches_[w_local], dst);
-    int best = kInf;
-    for (int e = 0; e < num_fast; ++e)
-      if (ent_dist[e][w_local] != kFar) best = std::min(best, ent_dist[e][w_local] + ents[e].hops);
-    return best;
-  };
-  int v = src;
-  int candidates[512];
-  while (v != dst) {
-    int count = 0;
-    if (is_switch_[v]) {
-      // Onward through switches, or into dst's box: never through a third box (not transit).
-      const int lv = local_[v];
-      for (int k = sw_out_begin_[lv]; k < sw_out_begin_[lv + 1] && count < 512; ++k)
-        if (switch_to_dst(sw_out_to_[k]) == remaining - 1) candidates[count++] = sw_out_link_[k];
-      for (const auto& [li, h] : ent_links)
-        if (topo_.links()[li].from == v && h == remaining - 1 && count < 512)
-          candidates[count++] = li;
-    } else {
-      // Within the own box, to a switch, or straight into dst's box.
-      for (int li : topo_.out_links(v)) {
-        int w = topo_.links()[li].to;
-        bool allowed = is_switch_[w] || box_of_[w] == dst_box || box_of_[w] == box_of_[v];
-        if (allowed && count < 512 && dist(w, dst) == remaining - 1) candidates[count++] = li;
-      }
+  t.entries = &entries(dst);
+  t.entry_links = &entry_links(dst);
+  t.num_fast = std::min<int>(static_cast<int>(t.entries->size()), 8);
+  for (int e = 0; e < t.num_fast; ++e)
+    t.entry_dist[e] = to_switch((*t.entries)[e].switch_index).data();
+  return t;
+}
+
+// Inlined: the walk's inner loop calls it once per candidate switch.
+[[gnu::always_inline]] inline int Router::switch_to_target(const Target& t, int w_local) const {
+  if (t.num_fast < static_cast<int>(t.entries->size())) return dist(switches_[w_local], t.node);
+  int best = kInf;
+  for (int e = 0; e < t.num_fast; ++e)
+    if (t.entry_dist[e][w_local] != kFar)
+      best = std::min(best, t.entry_dist[e][w_local] + (*t.entries)[e].hops);
+  return best;
+}
+
+int Router::next_hops(const Target& t, int v, int remaining, int* candidates) const {
+  int count = 0;
+  if (is_switch_[v]) {
+    // Onward through switches, or into dst's box: never through a third box (not transit).
+    const int lv = local_[v];
+    for (int k = sw_out_begin_[lv]; k < sw_out_begin_[lv + 1] && count < kMaxNextHops; ++k)
+      if (switch_to_target(t, sw_out_to_[k]) == remaining - 1)
+        candidates[count++] = sw_out_link_[k];
+    for (const auto& [li, h] : *t.entry_links)
+      if (topo_.links()[li].from == v && h == remaining - 1 && count < kMaxNextHops)
+        candidates[count++] = li;
+  } else {
+    // Within the own box, to a switch, or straight into dst's box.
+    for (int li : topo_.out_links(v)) {
+      int w = topo_.links()[li].to;
+      bool allowed = is_switch_[w] || box_of_[w] == t.box || box_of_[w] == box_of_[v];
+      if (allowed && count < kMaxNextHops && dist(w, t.node) == remaining - 1)
+        candidates[count++] = li;
     }
-    if (count == 0)  // dist() and the walk disagree: a bug, not a user error
-      throw std::logic_error("router: no next hop from node " + std::to_string(v));
+  }
+  if (count == 0)  // dist() and the walk disagree: a bug, not a user error
+    throw std::logic_error("router: no next hop from node " + std::to_string(v));
+  if (count > 1 && !had_choice_.load(std::memory_order_relaxed))
+    had_choice_.store(true, std::memory_order_relaxed);
+  return count;
+}
+
+void Router::append_path(int src_rank, int dst_rank, uint64_t flow_id,
+                         std::vector<int>& out) const {
+  const int src = topo_.gpus().at(src_rank);
+  const int dst = topo_.gpus().at(dst_rank);
+  if (src == dst) return;
+  std::lock_guard lock(mutex_);
+  int remaining = route_length(src_rank, dst_rank, src, dst);
+  const Target t = target(dst);
+  int v = src;
+  int candidates[kMaxNextHops];
+  while (v != dst) {
+    const int count = next_hops(t, v, remaining, candidates);
     int pick = candidates[count == 1 ? 0 : mix64(flow_id * 0x9e3779b97f4a7c15ull + v) % count];
     out.push_back(pick);
     v = topo_.links()[pick].to;
     --remaining;
+  }
+}
+
+void Router::append_spread(int src_rank, int dst_rank, std::vector<int>& links,
+                           std::vector<double>& fractions) const {
+  const int src = topo_.gpus().at(src_rank);
+  const int dst = topo_.gpus().at(dst_rank);
+  if (src == dst) return;
+  std::lock_guard lock(mutex_);
+  const int length = route_length(src_rank, dst_rank, src, dst);
+  const Target t = target(dst);
+  // The equal-cost paths form a DAG in layers of equal distance to dst. Forward: paths from src
+  // to each node; every edge of the DAG is recorded once, layer by layer.
+  struct Edge {
+    int from, link, to;  // DAG node indices and the topology link
+  };
+  std::vector<int> node_of{src};  // DAG index -> topology node
+  std::unordered_map<int, int> index{{src, 0}};
+  std::vector<double> from_src{1.0};
+  std::vector<Edge> edges;
+  std::vector<int> layer{0}, next;
+  int candidates[kMaxNextHops];
+  for (int remaining = length; remaining > 0; --remaining) {
+    next.clear();
+    for (int a : layer) {
+      const int count = next_hops(t, node_of[a], remaining, candidates);
+      for (int k = 0; k < count; ++k) {
+        const int w = topo_.links()[candidates[k]].to;
+        auto [it, fresh] = index.emplace(w, static_cast<int>(node_of.size()));
+        if (fresh) {
+          node_of.push_back(w);
+          from_src.push_back(0.0);
+          next.push_back(it->second);
+        }
+        from_src[it->second] += from_src[a];
+        edges.push_back({a, candidates[k], it->second});
+      }
+    }
+    layer.swap(next);
+  }
+  // Backward: paths from each node to dst, visiting edges latest layer first.
+  std::vector<double> to_dst(node_of.size(), 0.0);
+  to_dst[index.at(dst)] = 1.0;
+  for (auto e = edges.rbegin(); e != edges.rend(); ++e) to_dst[e->from] += to_dst[e->to];
+  const double paths = to_dst[0];
+  for (const Edge& e : edges) {
+    links.push_back(e.link);
+    fractions.push_back(from_src[e.from] * to_dst[e.to] / paths);
   }
 }
 

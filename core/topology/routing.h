@@ -1,6 +1,8 @@
 #pragma once
 // Shortest-path routing with deterministic ECMP: among the equal-cost next hops a flow picks one by
 // hashing (flow id, node), so a flow always takes the same path and different flows spread out.
+// spread() is the ideal alternative (RoutingMode::kIdeal): a flow's bytes split evenly over all of
+// its equal-cost paths, i.e. perfect load balance or packet spraying.
 //
 // Scale: the graph splits into network switches (NodeKind::kSwitch) and "boxes", the connected
 // groups of other nodes (a server's GPUs, NVSwitch, PCIe, NICs; a lone host). Boxes are not
@@ -10,14 +12,23 @@
 //                in_box(v, b') + 1 + switches(s', s) + 1 + in_box(b, d)
 // so the router keeps hop counts between switches (per entry switch) and inside boxes (per node)
 // instead of one vector over all nodes per destination GPU: a few MB at 16,384 GPUs, not GBs.
+#include <atomic>
 #include <cstdint>
 #include <mutex>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "topology/topology.h"
 
 namespace commlab {
+
+// How a flow uses the equal-cost paths between its endpoints: kEcmp puts all of it on the one path
+// its id hashes to (per-flow ECMP, what switches do); kIdeal splits it evenly over all of them.
+enum class RoutingMode { kEcmp, kIdeal };
+const char* routing_mode_name(RoutingMode mode);
+// "ecmp" or "ideal"; throws std::invalid_argument naming the value and the choices otherwise.
+RoutingMode parse_routing_mode(const std::string& name);
 
 class Router {
  public:
@@ -27,6 +38,15 @@ class Router {
   std::vector<int> path(int src_rank, int dst_rank, uint64_t flow_id) const;
   // Same, appending to `out` (no allocation when it has capacity).
   void append_path(int src_rank, int dst_rank, uint64_t flow_id, std::vector<int>& out) const;
+  // Every link on any shortest path from src_rank to dst_rank, once, with the fraction of the
+  // flow's bytes it carries when they split evenly over all equal-cost paths: (paths from src
+  // through the link's tail) x (paths from its head to dst) / (all paths). The fractions of the
+  // links leaving src sum to 1. Appends to both vectors (nothing when src == dst). Thread-safe.
+  void append_spread(int src_rank, int dst_rank, std::vector<int>& links,
+                     std::vector<double>& fractions) const;
+  // True once a path or spread routed so far had two or more equal-cost next hops somewhere:
+  // without that, per-flow ECMP and ideal routing time every flow the same.
+  bool had_choice() const { return had_choice_.load(std::memory_order_relaxed); }
   // Hop count between two nodes (node ids) under the no-transit rule, or -1 when unreachable.
   int distance(int from_node, int to_node) const;
 
@@ -37,7 +57,24 @@ class Router {
     int hops;          // from that switch into the box and on to the destination
   };
 
+  // A destination's distance tables for walks toward it (the first 8 entries as flat arrays).
+  struct Target {
+    int node = -1, box = -1;
+    const std::vector<Entry>* entries = nullptr;
+    const std::vector<std::pair<int, int>>* entry_links = nullptr;
+    const uint16_t* entry_dist[8] = {};
+    int num_fast = 0;
+  };
+  static constexpr int kMaxNextHops = 512;
+
   // All helpers below expect mutex_ held; they fill the caches on first use.
+  Target target(int dst_node) const;
+  int switch_to_target(const Target& t, int w_local) const;
+  // Writes the links out of v that start a shortest path to t (`remaining` hops from v); returns
+  // how many (at most kMaxNextHops). Throws std::logic_error when there are none.
+  int next_hops(const Target& t, int v, int remaining, int* candidates) const;
+  // dist() from rank src to rank dst, throwing std::invalid_argument when unreachable.
+  int route_length(int src_rank, int dst_rank, int src, int dst) const;
   int dist(int v, int d) const;
   // The best of `bound` and the paths that leave v's box.
   int dist_via_exits(int v, int d, int bound) const;
@@ -60,6 +97,7 @@ class Router {
   std::vector<int> sw_out_begin_, sw_out_link_, sw_out_to_;  // successors and their link ids
 
   mutable std::mutex mutex_;
+  mutable std::atomic<bool> had_choice_{false};
   mutable std::vector<std::vector<uint16_t>> to_switch_;  // [target switch][from switch]
   mutable std::vector<std::vector<uint16_t>> in_box_;     // [target node][local index in its box]
   mutable std::vector<std::vector<Entry>> entries_;       // [destination node]

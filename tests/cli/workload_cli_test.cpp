@@ -217,5 +217,53 @@ TEST(WorkloadCli, TheClosedFormStaysAvailableAndRefusesGraphOnlyFlags) {
   EXPECT_NE(ep.err.find("mixture-of-experts"), std::string::npos) << ep.err;
 }
 
+TEST(WorkloadCli, IdealRoutingRemovesTheLeafSpineEcmpPenalty) {
+  // GPT-3 on netzip-512 (tp 8, 8 DP rings side by side), closed form: per-flow ECMP hashes ring
+  // flows leaving a leaf onto the same spine uplink, so DP exceeds the bandwidth bound.
+  const std::string run =
+      "workload --catalog gpt3-175b --cluster netzip-512:gbps=100 --tp 8 --engine sum --json";
+  const auto ecmp = run_cli(run);
+  ASSERT_EQ(ecmp.code, 0) << ecmp.err;
+  const json e = json::parse(ecmp.out);
+  EXPECT_EQ(e["routing"], "ecmp");
+  const json& cmp = e["routing_comparison"];
+  EXPECT_EQ(cmp["routing"], "ideal");
+  const double ecmp_dp = e["baseline"]["dp_s"].get<double>();
+  const double ideal_dp = cmp["baseline"]["dp_s"].get<double>();
+  // ECMP penalty = DP under ECMP / DP under ideal routing.
+  EXPECT_NEAR(cmp["ecmp_penalty_dp"].get<double>(), ecmp_dp / ideal_dp, 1e-12 * ecmp_dp);
+  EXPECT_GT(ecmp_dp, 1.5 * ideal_dp);
+  // The hot links are leaf -> spine (or back) and some is busy longer than any NIC link.
+  EXPECT_NE(e["link_load"]["tier"].get<std::string>().find("switch t"), std::string::npos);
+  EXPECT_GT(e["link_load"]["busy_over_endpoint_links"].get<double>(), 1.0);
+  EXPECT_LT(cmp["link_load"]["busy_over_endpoint_links"].get<double>(), 1.0);
+  // Sprayed over all spines the non-oversubscribed fabric is one big switch: DP is flat:512's plus
+  // only the latency of the extra hops through the spine (0.38 ms of 6.9 s).
+  const auto flat = run_cli(
+      "workload --catalog gpt3-175b --cluster flat:512,gbps=100 --tp 8 --engine sum --json");
+  ASSERT_EQ(flat.code, 0) << flat.err;
+  const json f = json::parse(flat.out);
+  const double flat_dp = f["baseline"]["dp_s"].get<double>();
+  // One switch: no flow has a choice of paths, so nothing to compare (and no extra replay).
+  EXPECT_EQ(f["ecmp_choices"], false);
+  EXPECT_FALSE(f.contains("routing_comparison"));
+  EXPECT_EQ(e["ecmp_choices"], true);
+  EXPECT_GE(ideal_dp, flat_dp);
+  EXPECT_LT(ideal_dp, flat_dp * (1 + 1e-4));
+  // --routing ideal runs that timing itself and compares with ECMP.
+  const auto ideal = run_cli(run + " --routing ideal");
+  ASSERT_EQ(ideal.code, 0) << ideal.err;
+  const json i = json::parse(ideal.out);
+  EXPECT_EQ(i["baseline"]["dp_s"].get<double>(), ideal_dp);
+  EXPECT_EQ(i["routing_comparison"]["baseline"]["dp_s"].get<double>(), ecmp_dp);
+  // Only the analytical backend has both modes.
+  const auto packet = run_cli(
+      "workload --catalog gpt3-175b --cluster netzip-512:gbps=100 --engine sum --backend packet "
+      "--routing ideal");
+  EXPECT_EQ(packet.code, 2);
+  EXPECT_NE(packet.err.find("needs --backend analytical"), std::string::npos) << packet.err;
+  EXPECT_EQ(run_cli(run + " --routing spray").code, 2);
+}
+
 }  // namespace
 }  // namespace commlab

@@ -43,8 +43,9 @@ TEST(MaxMin, ClassicThreeFlowRates) {
   std::vector<int> scratch(backend.topology().links().size(), -1);
   StepPattern p = build_step_pattern(
       backend.topology(), flows,
-      [&](const Flow& f, std::vector<int>& out) {
+      [&](const Flow& f, std::vector<int>& out, std::vector<double>& fractions) {
         backend.router().append_path(f.src, f.dst, f.id, out);
+        fractions.assign(out.size(), 1.0);
       },
       scratch);
   ASSERT_EQ(p.components.size(), 1u);

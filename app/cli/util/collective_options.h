@@ -17,6 +17,7 @@ struct CollectiveOptions {
   int ranks = 8;
   int ranks_per_node = 0;
   NetworkFlags net;
+  std::string routing = "ecmp";  // --routing (analytical backend)
   std::string sizes = "1K:64M";
   int skip = 0;
   std::string skip_policy = "naive";

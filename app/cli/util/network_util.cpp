@@ -1,6 +1,7 @@
 #include "cli/util/network_util.h"
 
 #include <map>
+#include <stdexcept>
 
 #include "cli/command.h"
 #include "network/analytical.h"
@@ -39,6 +40,28 @@ std::unique_ptr<NetworkBackend> make_backend(const std::string& backend, Topolog
                                            framing_of(PacketConfig{}));
   throw InvalidInput("--backend: expected analytical, packet or analytical+framing, got '" +
                      backend + "'");
+}
+
+void add_routing_flag(CLI::App& app, std::string& routing) {
+  app.add_option("--routing", routing,
+                 "analytical backend: ecmp (each flow hashed onto one of its equal-cost paths, as "
+                 "switches do) or ideal (split evenly over all of them: packet spraying)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"ecmp", "ideal"}));
+}
+
+void apply_routing(NetworkBackend& backend, const std::string& routing) {
+  RoutingMode mode = RoutingMode::kEcmp;
+  try {
+    mode = parse_routing_mode(routing);
+  } catch (const std::invalid_argument& e) {
+    throw InvalidInput(std::string("--routing: ") + e.what());
+  }
+  if (auto* analytical = dynamic_cast<AnalyticalBackend*>(&backend))
+    analytical->set_routing(mode);
+  else if (mode != RoutingMode::kEcmp)
+    throw InvalidInput("--routing " + routing + ": needs --backend analytical (the " +
+                       backend.name() + " backend routes per-flow ECMP)");
 }
 
 int backend_ranks_per_node(const NetworkBackend& backend) {

@@ -21,6 +21,11 @@ void add_network_flags(CLI::App& app, NetworkFlags& flags);
 std::unique_ptr<NetworkBackend> make_backend(const NetworkFlags& flags, int ranks);
 // The backend named by --backend ("analytical" or "packet") on an already built topology.
 std::unique_ptr<NetworkBackend> make_backend(const std::string& backend, Topology topology);
+// --routing ecmp|ideal (workload, collective): how the analytical backend uses equal-cost paths.
+void add_routing_flag(CLI::App& app, std::string& routing);
+// Sets the analytical backend's routing mode; InvalidInput for a mode other than ecmp on another
+// backend (they route per-flow ECMP only) or an unknown mode.
+void apply_routing(NetworkBackend& backend, const std::string& routing);
 // GPUs per server in the backend's topology (1 when every GPU is its own server).
 int backend_ranks_per_node(const NetworkBackend& backend);
 

@@ -26,15 +26,19 @@ StepPattern build_step_pattern(const Topology& topo, std::span<const Flow> flows
     return x;
   };
   std::vector<int> path;
+  std::vector<double> fraction, fractions;  // fractions: parallel to `links`
   for (size_t i = 0; i < n; ++i) {
     path.clear();
-    path_of(flows[i], path);
+    fraction.clear();
+    path_of(flows[i], path, fraction);
     p.routed[i] = !path.empty();
     double bottleneck = std::numeric_limits<double>::infinity();
-    for (int li : path) {
+    for (size_t k = 0; k < path.size(); ++k) {
+      const int li = path[k];
       const Link& l = topo.links()[li];
-      p.latency[i] += l.latency_s;
-      bottleneck = std::min(bottleneck, l.bandwidth_Bps);
+      p.latency[i] += fraction[k] * l.latency_s;
+      bottleneck = std::min(bottleneck,
+                            fraction[k] == 1.0 ? l.bandwidth_Bps : l.bandwidth_Bps / fraction[k]);
       if (scratch[li] < 0) {
         scratch[li] = static_cast<int>(global.size());
         global.push_back(li);
@@ -44,6 +48,7 @@ StepPattern build_step_pattern(const Topology& topo, std::span<const Flow> flows
         if (a != b) parent[std::max(a, b)] = std::min(a, b);
       }
       links.push_back(static_cast<uint32_t>(scratch[li]));
+      fractions.push_back(fraction[k]);
     }
     begin[i + 1] = static_cast<uint32_t>(links.size());
     p.solo_rate[i] = path.empty() ? 0.0 : bottleneck;
@@ -73,6 +78,7 @@ StepPattern build_step_pattern(const Topology& topo, std::span<const Flow> flows
         c.capacity.push_back(topo.links()[global[g]].bandwidth_Bps);
       }
       c.flow_links.push_back(static_cast<uint32_t>(comp_local[g]));
+      c.flow_fractions.push_back(fractions[k]);
     }
     c.flow_begin.push_back(static_cast<uint32_t>(c.flow_links.size()));
   }
@@ -160,17 +166,22 @@ class ShareHeap {
 void max_min_rates(const StepPattern::Component& c, std::span<const uint32_t> active,
                    std::span<double> rate) {
   const size_t num_links = c.capacity.size();
-  std::vector<double> cap(c.capacity), share(num_links, 0.0);
+  // load: summed fractions of the unfrozen flows (their count when every fraction is 1, so
+  // per-flow ECMP divides by exact integers as a plain flow count would).
+  std::vector<double> cap(c.capacity), share(num_links, 0.0), load(num_links, 0.0);
   std::vector<uint32_t> users(num_links, 0), touched;
   std::vector<char> live(c.flows.size(), 0), mark(num_links, 0);  // live: active, not frozen
   for (uint32_t f : active) {
     live[f] = 1;
-    for (uint32_t k = c.flow_begin[f]; k < c.flow_begin[f + 1]; ++k) ++users[c.flow_links[k]];
+    for (uint32_t k = c.flow_begin[f]; k < c.flow_begin[f + 1]; ++k) {
+      ++users[c.flow_links[k]];
+      load[c.flow_links[k]] += c.flow_fractions[k];
+    }
   }
   ShareHeap heap(share, num_links);
   for (uint32_t l = 0; l < num_links; ++l)
     if (users[l] > 0) {
-      share[l] = cap[l] / users[l];
+      share[l] = cap[l] / load[l];
       heap.push(l);
     }
   size_t unfrozen = active.size();
@@ -187,7 +198,8 @@ void max_min_rates(const StepPattern::Component& c, std::span<const uint32_t> ac
       --unfrozen;
       for (uint32_t j = c.flow_begin[f]; j < c.flow_begin[f + 1]; ++j) {
         uint32_t m = c.flow_links[j];
-        cap[m] -= s;
+        cap[m] = std::max(0.0, cap[m] - s * c.flow_fractions[j]);
+        load[m] -= c.flow_fractions[j];
         --users[m];
         if (!mark[m]) mark[m] = 1, touched.push_back(m);
       }
@@ -199,7 +211,7 @@ void max_min_rates(const StepPattern::Component& c, std::span<const uint32_t> ac
       if (users[m] == 0) {
         heap.remove(m);
       } else {
-        share[m] = cap[m] / users[m];
+        share[m] = cap[m] / load[m];
         heap.update(m);
       }
     }
