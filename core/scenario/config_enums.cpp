@@ -33,4 +33,20 @@ std::span<const EnumSpelling<ClusterBackend>> enum_spellings<ClusterBackend>() {
   return table(kRows);
 }
 
+template <>
+std::span<const EnumSpelling<Admission>> enum_spellings<Admission>() {
+  static constexpr EnumSpelling<Admission> kRows[] = {
+      {Admission::kTailDrop, "droptail"}, {Admission::kEcn, "ecn"}, {Admission::kTrim, "trim"}};
+  return table(kRows);
+}
+
+template <>
+std::span<const EnumSpelling<Transport>> enum_spellings<Transport>() {
+  static constexpr EnumSpelling<Transport> kRows[] = {{Transport::kReliable, "reliable"},
+                                                      {Transport::kNdp, "ndp"},
+                                                      {Transport::kAcceptTrimmed, "accept-trimmed"},
+                                                      {Transport::kRoce, "roce"}};
+  return table(kRows);
+}
+
 }  // namespace commlab

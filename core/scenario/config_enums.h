@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include "network/packet_config.h"
+
 namespace commlab {
 
 // execution: where the ranks run.
@@ -20,6 +22,9 @@ enum class ExecutionMode { kSimulated, kMpi };
 enum class WorkloadKind { kTrain, kCatalog, kTrace };
 // cluster.backend: the network timing backend.
 enum class ClusterBackend { kAnalytical, kPacket };
+
+// packet.admission and packet.transport are network's Admission and Transport; the scenario
+// spells Admission::kTailDrop "droptail" (network's own name is "tail-drop").
 
 // One spelling of an enum value, as a scenario writes it.
 template <class E>
@@ -38,6 +43,10 @@ template <>
 std::span<const EnumSpelling<WorkloadKind>> enum_spellings<WorkloadKind>();
 template <>
 std::span<const EnumSpelling<ClusterBackend>> enum_spellings<ClusterBackend>();
+template <>
+std::span<const EnumSpelling<Admission>> enum_spellings<Admission>();
+template <>
+std::span<const EnumSpelling<Transport>> enum_spellings<Transport>();
 
 // The value spelled `text`, or nothing.
 template <class E>

@@ -19,12 +19,12 @@ struct ClusterConfig {
 };
 
 struct PacketConfigSpec {
-  uint32_t mtu = 4096;              // payload bytes per packet
-  uint32_t queue_packets = 8;       // data-queue threshold per port before admission acts
-  std::string admission = "trim";   // droptail | ecn | trim
-  uint32_t trim_bytes = 0;          // bytes a trimmed packet keeps (header included); 0: auto
-                                    // (effective_trim_bytes, scenario.h)
-  std::string transport = "ndp";    // reliable | ndp | accept-trimmed
+  uint32_t mtu = 4096;         // payload bytes per packet
+  uint32_t queue_packets = 8;  // data-queue threshold per port before admission acts
+  Admission admission = Admission::kTrim;
+  uint32_t trim_bytes = 0;  // bytes a trimmed packet keeps (header included); 0: auto
+                            // (effective_trim_bytes, scenario.h)
+  Transport transport = Transport::kNdp;
   std::string background = "none";  // none | incast:K | perm | alltoall | onoff
   double background_load = 0.5;     // fraction of line rate of the background senders
 };

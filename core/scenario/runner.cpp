@@ -39,9 +39,8 @@ std::unique_ptr<NetworkBackend> make_run_backend(const RunConfig& c) {
   PacketConfig pc;
   pc.mtu_bytes = c.packet.mtu;
   pc.queue_packets = c.packet.queue_packets;
-  pc.admission =
-      parse_admission(c.packet.admission == "droptail" ? "tail-drop" : c.packet.admission);
-  pc.transport = parse_transport(c.packet.transport);
+  pc.admission = c.packet.admission;
+  pc.transport = c.packet.transport;
   pc.trim_bytes = effective_trim_bytes(c);    // 0: the whole head (scenario.h)
   pc.trim_level_bytes = trim_level_bytes(c);  // multi-level heads in queue mode
   pc.seed = c.seed;

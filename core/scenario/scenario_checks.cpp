@@ -331,9 +331,9 @@ std::vector<std::pair<std::string, std::string>> check_run(const RunConfig& c,
     add("techniques.trimming.mode",
         "queue trimming needs cluster.backend packet (the analytical backend has no queues), got " +
             enum_name(c.cluster.backend));
-  if (trim.enabled && trim.mode == "queue" && c.packet.admission != "trim")
+  if (trim.enabled && trim.mode == "queue" && c.packet.admission != Admission::kTrim)
     add("techniques.trimming.mode",
-        "queue trimming needs packet.admission trim, got " + c.packet.admission);
+        "queue trimming needs packet.admission trim, got " + enum_name(c.packet.admission));
   int max_bits = trim.encoding == "sq" ? 8 : trim.encoding == "eden" ? 4 : 1;
   if (trim.head_bits > max_bits)
     add("techniques.trimming.head_bits", "encoding " + trim.encoding + " supports 1 to " +
@@ -365,7 +365,7 @@ std::vector<std::pair<std::string, std::string>> check_run(const RunConfig& c,
   // trim admission); 0 (auto) derives the size.
   const uint32_t head = head_trim_bytes(c);
   if (trim.enabled && c.cluster.backend == ClusterBackend::kPacket &&
-      c.packet.admission == "trim" && c.packet.trim_bytes != 0 && head > 0 &&
+      c.packet.admission == Admission::kTrim && c.packet.trim_bytes != 0 && head > 0 &&
       c.packet.trim_bytes < head) {
     const trim::TrimConfig tc = trim_config_of(c);
     const size_t n = trim::coords_per_packet(tc);

@@ -34,6 +34,19 @@ TEST(ConfigEnums, EveryTableIsABijection) {
   expect_bijective_table<ExecutionMode>();
   expect_bijective_table<WorkloadKind>();
   expect_bijective_table<ClusterBackend>();
+  expect_bijective_table<Admission>();
+  expect_bijective_table<Transport>();
+}
+
+// The alias is resolved once, here: the scenario's "droptail" is network's tail-drop admission,
+// and every other admission and transport word is network's own name for the same value.
+TEST(ConfigEnums, PacketWordsAreNetworkValues) {
+  EXPECT_EQ(parse_enum<Admission>("droptail"), Admission::kTailDrop);
+  EXPECT_EQ(parse_enum<Admission>("tail-drop"), std::nullopt);  // not a scenario word
+  for (Admission a : {Admission::kEcn, Admission::kTrim})
+    EXPECT_EQ(enum_name(a), admission_name(a));
+  for (const EnumSpelling<Transport>& row : enum_spellings<Transport>())
+    EXPECT_EQ(parse_transport(row.name), row.value) << row.name;
 }
 
 // The boundary: for every enum row of the field table and every choice, apply_json parses the
@@ -65,6 +78,8 @@ TEST(ConfigEnums, FieldChoicesAreTheEnumSpellings) {
   EXPECT_EQ(find_field("execution")->choices, enum_names<ExecutionMode>());
   EXPECT_EQ(find_field("workload.kind")->choices, enum_names<WorkloadKind>());
   EXPECT_EQ(find_field("cluster.backend")->choices, enum_names<ClusterBackend>());
+  EXPECT_EQ(find_field("packet.admission")->choices, enum_names<Admission>());
+  EXPECT_EQ(find_field("packet.transport")->choices, enum_names<Transport>());
   // The documented order, which docs/scenario.md and the GUI's combo boxes show.
   EXPECT_EQ(enum_names<WorkloadKind>(), (std::vector<std::string>{"train", "catalog", "trace"}));
 }

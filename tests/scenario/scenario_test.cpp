@@ -179,7 +179,7 @@ TEST(Scenario, MissingFileIsOneLine) {
 RunConfig trimmed(const std::string& encoding, int bits, const std::string& wire, uint32_t mtu) {
   RunConfig c;
   c.cluster.backend = ClusterBackend::kPacket;
-  c.packet.admission = "trim";
+  c.packet.admission = Admission::kTrim;
   c.packet.mtu = mtu;
   c.collective.wire = wire;
   c.techniques.trimming.enabled = true;

@@ -232,7 +232,7 @@ std::vector<Field> make_table() {
       int_field("packet.mtu", ACC(packet.mtu), 64, 65536, "Payload bytes per data packet."),
       int_field("packet.queue_packets", ACC(packet.queue_packets), 1, 1 << 20,
                 "Data-queue length per switch port at which admission acts, in packets."),
-      enum_field("packet.admission", ACC(packet.admission), {"droptail", "ecn", "trim"},
+      enum_field("packet.admission", ACC(packet.admission),
                  "What a full switch queue does to an arriving packet."),
       int_field("packet.trim_bytes", ACC(packet.trim_bytes), 0, 65536,
                 "Bytes a trimmed packet keeps on the wire, header included (at most packet.mtu); "
@@ -240,7 +240,6 @@ std::vector<Field> make_table() {
                 "encoding (1-bit EDEN, FP32, MTU 4096: 228), 128 without trimming. A value below "
                 "the head is refused where the switch trims."),
       enum_field("packet.transport", ACC(packet.transport),
-                 {"reliable", "ndp", "accept-trimmed", "roce"},
                  "Transport: go-back-N, NDP-like NACK and retransmit, accept trimmed payloads, "
                  "or lossless RoCE (PFC pauses, ECN marking, DCQCN rate control; "
                  "docs/packet-backend.md)."),

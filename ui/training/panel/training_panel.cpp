@@ -285,7 +285,7 @@ RunConfig TrainingPanel::config() const {
   RunConfig c = base_;
   c.cluster.spec = cluster_->text().trimmed().toStdString();
   c.cluster.backend = combo_value(backend_, c.cluster.backend);
-  c.packet.transport = transport_->currentText().toStdString();
+  c.packet.transport = combo_value(transport_, c.packet.transport);
   c.packet.background = background_->currentText().trimmed().toStdString();
   c.packet.background_load = background_load_->value();
   c.workload.kind = combo_value(kind_, c.workload.kind);
@@ -361,7 +361,7 @@ void TrainingPanel::show_config(const RunConfig& c) {
   cluster_->setText(QString::fromStdString(c.cluster.spec));
   custom_->show_spec(cluster_->text());
   set_text(backend_, enum_name(c.cluster.backend));
-  set_text(transport_, c.packet.transport);
+  set_text(transport_, enum_name(c.packet.transport));
   set_text(background_, c.packet.background);
   background_load_->setValue(c.packet.background_load);
   set_text(kind_, enum_name(c.workload.kind));
