@@ -223,7 +223,7 @@ void MainWindow::follow() {
   const RunConfig c = training_->panel()->config();
   TopologySettings t = topology_->settings();
   t.spec = c.cluster.spec;
-  t.backend = c.cluster.backend;
+  t.backend = enum_name(c.cluster.backend);
   t.background = c.packet.background;
   t.algorithm = c.collective.algorithm;
   if (!(t == topology_->settings())) topology_->set_settings(t);

@@ -118,7 +118,7 @@ struct Job {
 Job start_job(const Options& o, const Experiment& exp) {
   Job job;
   bool wants_mpi = false;
-  for (const RunConfig& r : exp.runs) wants_mpi |= r.execution == "mpi";
+  for (const RunConfig& r : exp.runs) wants_mpi |= r.execution == ExecutionMode::kMpi;
   if (!exec::launched_by_mpirun()) {
     if (wants_mpi) throw InvalidInput(exec::launch_hint("run"));
     return job;
@@ -244,11 +244,11 @@ int run(const Options& o) {
   apply_run_overrides(exp, o.seed.value_or(-1), o.seeds, o.exec);
   if (o.tune_lr)
     for (const RunConfig& r : exp.runs)
-      if (r.execution != "simulated")
+      if (r.execution != ExecutionMode::kSimulated)
         throw InvalidInput(
             "--tune-lr: learning-rate tuning runs in the simulated execution only; "
             "run '" +
-            r.name + "' has execution " + r.execution);
+            r.name + "' has execution " + enum_name(r.execution));
   Job job = start_job(o, exp);
   const bool quiet = o.quiet || !job.root();
   // Only process 0 writes, into DIR.incomplete renamed to DIR at the end (results_dir_util.h).

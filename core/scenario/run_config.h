@@ -6,29 +6,31 @@
 #include <string>
 #include <vector>
 
+#include "scenario/config_enums.h"
+
 namespace commlab {
 
 struct ClusterConfig {
-  std::string spec = "flat:8";         // topology/presets.h: builder spec, preset name or JSON file
-  std::string backend = "analytical";  // analytical | packet
+  std::string spec = "flat:8";  // topology/presets.h: builder spec, preset name or JSON file
+  ClusterBackend backend = ClusterBackend::kAnalytical;
   double reduce_gbps = 2000;  // GPU memory bandwidth charged for reductions, GB/s (0: free)
   std::string gpu = "h100";   // compute model preset (a100, h100, h200, b200)
   double mfu = 0.4;           // model FLOPs utilisation of the compute model
 };
 
 struct PacketConfigSpec {
-  uint32_t mtu = 4096;              // payload bytes per packet
-  uint32_t queue_packets = 8;       // data-queue threshold per port before admission acts
-  std::string admission = "trim";   // droptail | ecn | trim
-  uint32_t trim_bytes = 0;          // bytes a trimmed packet keeps (header included); 0: auto
-                                    // (effective_trim_bytes, scenario.h)
-  std::string transport = "ndp";    // reliable | ndp | accept-trimmed
+  uint32_t mtu = 4096;         // payload bytes per packet
+  uint32_t queue_packets = 8;  // data-queue threshold per port before admission acts
+  Admission admission = Admission::kTrim;
+  uint32_t trim_bytes = 0;  // bytes a trimmed packet keeps (header included); 0: auto
+                            // (effective_trim_bytes, scenario.h)
+  Transport transport = Transport::kNdp;
   std::string background = "none";  // none | incast:K | perm | alltoall | onoff
   double background_load = 0.5;     // fraction of line rate of the background senders
 };
 
 struct WorkloadConfig {
-  std::string kind = "train";       // train | catalog
+  WorkloadKind kind = WorkloadKind::kTrain;
   std::string model = "mlp";        // mlp | cnn | transformer
   std::vector<int> hidden = {256};  // hidden layer widths (mlp)
   std::string dataset =
@@ -135,7 +137,7 @@ struct RunConfig {
   int seeds = 1;
   // simulated: every rank in this process (the default); mpi: one real process per rank, launched
   // by `mpirun -np <training.ranks> commlab-cli run ...` (exec/runs/rank_trainer.h).
-  std::string execution = "simulated";
+  ExecutionMode execution = ExecutionMode::kSimulated;
   ClusterConfig cluster;
   PacketConfigSpec packet;
   WorkloadConfig workload;

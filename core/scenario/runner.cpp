@@ -34,17 +34,13 @@ std::unique_ptr<NetworkBackend> make_run_backend(const RunConfig& c) {
     throw std::invalid_argument("cluster.spec: '" + c.cluster.spec + "' has " +
                                 std::to_string(topo.ranks()) + " GPUs, training.ranks asks for " +
                                 std::to_string(c.training.ranks));
-  if (c.cluster.backend == "analytical")
+  if (c.cluster.backend == ClusterBackend::kAnalytical)
     return std::make_unique<AnalyticalBackend>(std::move(topo));
-  if (c.cluster.backend != "packet")
-    throw std::invalid_argument("cluster.backend: expected analytical or packet, got '" +
-                                c.cluster.backend + "'");
   PacketConfig pc;
   pc.mtu_bytes = c.packet.mtu;
   pc.queue_packets = c.packet.queue_packets;
-  pc.admission =
-      parse_admission(c.packet.admission == "droptail" ? "tail-drop" : c.packet.admission);
-  pc.transport = parse_transport(c.packet.transport);
+  pc.admission = c.packet.admission;
+  pc.transport = c.packet.transport;
   pc.trim_bytes = effective_trim_bytes(c);    // 0: the whole head (scenario.h)
   pc.trim_level_bytes = trim_level_bytes(c);  // multi-level heads in queue mode
   pc.seed = c.seed;
@@ -157,23 +153,16 @@ TrainParts build_train_parts(const RunConfig& config) {
 
 // The checks of the execution mode; `mpi` null in validate (not launched by mpirun).
 void check_execution(const RunConfig& config, const exec::MpiRuntime* mpi, bool validating) {
-  if (config.execution != "simulated" && config.execution != "mpi")
-    throw std::invalid_argument("execution: expected simulated or mpi, got '" + config.execution +
-                                "'");
-  const bool real = config.execution == "mpi";
+  const bool real = config.execution == ExecutionMode::kMpi;
   if (real && !mpi && !validating)
     throw std::invalid_argument("execution: mpi: " + exec::launch_hint("run"));
-  if (real && config.workload.kind != "train")
+  if (real && config.workload.kind != WorkloadKind::kTrain)
     throw std::invalid_argument("execution: mpi trains real replicas; workload.kind " +
-                                config.workload.kind + " has none (use simulated)");
+                                enum_name(config.workload.kind) + " has none (use simulated)");
   if (real && config.techniques.trimming.enabled && config.techniques.trimming.mode == "queue")
     throw std::invalid_argument(
         "execution: mpi cuts trimmed packets with Bernoulli draws; techniques.trimming.mode "
         "queue needs the packet backend's queues (use bernoulli, or execution simulated)");
-  if (config.workload.kind != "train" && config.workload.kind != "catalog" &&
-      config.workload.kind != "trace")
-    throw std::invalid_argument("workload.kind: expected train, catalog or trace, got '" +
-                                config.workload.kind + "'");
 }
 
 }  // namespace
@@ -181,7 +170,7 @@ void check_execution(const RunConfig& config, const exec::MpiRuntime* mpi, bool 
 std::string check_run_startable(const RunConfig& config) {
   try {
     check_execution(config, nullptr, true);
-    if (config.workload.kind == "train") build_train_parts(config);
+    if (config.workload.kind == WorkloadKind::kTrain) build_train_parts(config);
   } catch (const std::invalid_argument& e) {
     return e.what();
   } catch (const std::runtime_error& e) {
@@ -250,9 +239,9 @@ RunSession::RunSession(const RunConfig& config, const exec::MpiRuntime* mpi)
     : impl_(std::make_unique<Impl>()) {
   Impl& m = *impl_;
   check_execution(config, mpi, false);
-  const bool real = config.execution == "mpi";
+  const bool real = config.execution == ExecutionMode::kMpi;
   m.config = config;
-  if (config.workload.kind == "catalog" || config.workload.kind == "trace") {
+  if (config.workload.kind != WorkloadKind::kTrain) {  // catalog or trace: time plane only
     m.catalog = std::make_unique<CatalogRun>(config);
     return;
   }

@@ -166,7 +166,7 @@ std::vector<std::pair<std::string, std::string>> check_run(const RunConfig& c,
   auto add = [&](const char* path, std::string msg) { out.emplace_back(path, std::move(msg)); };
   const auto& t = c.training;
   const auto& tech = c.techniques;
-  const bool train = c.workload.kind == "train";
+  const bool train = c.workload.kind == WorkloadKind::kTrain;
 
   ClusterInfo cluster = cache.lookup(c.cluster.spec);
   if (!cluster.error.empty())
@@ -208,7 +208,7 @@ std::vector<std::pair<std::string, std::string>> check_run(const RunConfig& c,
   if (!train) {
     const auto& w = c.workload;
     long long tp_pp = static_cast<long long>(w.tp) * w.pp;
-    const bool trace = w.kind == "trace";
+    const bool trace = w.kind == WorkloadKind::kTrace;
     if (trace && w.trace.empty())
       add("workload.trace", "kind trace needs a Chakra trace DIR/PREFIX (PREFIX.0.et, ...)");
     std::error_code ec;  // validate checked only the field, so it passed where run then failed
@@ -234,9 +234,9 @@ std::vector<std::pair<std::string, std::string>> check_run(const RunConfig& c,
     if (tech.trimming.enabled)
       add("techniques.trimming.enabled",
           "catalog workloads have no packets to trim; use workload.kind train");
-    if (c.cluster.backend != "analytical")
-      add("cluster.backend",
-          "catalog workloads are timed on the analytical backend, got " + c.cluster.backend);
+    if (c.cluster.backend != ClusterBackend::kAnalytical)
+      add("cluster.backend", "catalog workloads are timed on the analytical backend, got " +
+                                 enum_name(c.cluster.backend));
     if (c.collective.algorithm != "ring")
       add("collective.algorithm",
           "catalog workloads are timed with ring collectives, got " + c.collective.algorithm);
@@ -259,9 +259,11 @@ std::vector<std::pair<std::string, std::string>> check_run(const RunConfig& c,
     if (tech.codec != "none")
       add(path, what + " sends its own format; set techniques.codec to none, got " + tech.codec);
     if (!train)
-      add(path, "workload.kind " + c.workload.kind + " has no gradients to compress; use train");
-    if (c.execution != "simulated")
-      add(path, what + " runs in the simulated execution only, got execution " + c.execution);
+      add(path, "workload.kind " + enum_name(c.workload.kind) +
+                    " has no gradients to compress; use train");
+    if (c.execution != ExecutionMode::kSimulated)
+      add(path,
+          what + " runs in the simulated execution only, got execution " + enum_name(c.execution));
   }
 
   const bool skipping = tech.skipreduce.skip > 0 || tech.skipreduce.ratio > 0;
@@ -275,9 +277,9 @@ std::vector<std::pair<std::string, std::string>> check_run(const RunConfig& c,
   // The skip a ratio gives is checked too: round(ratio * N) is N at ratio 1. A catalog model skips
   // steps of its data-parallel ring (scenario/catalog/catalog_run.cpp), of dp ranks.
   const long long tp_pp = static_cast<long long>(c.workload.tp) * c.workload.pp;
-  const int ring = c.workload.kind != "catalog" ? t.ranks
-                   : c.workload.dp > 0          ? c.workload.dp
-                                                : static_cast<int>(t.ranks / tp_pp);
+  const int ring = c.workload.kind != WorkloadKind::kCatalog ? t.ranks
+                   : c.workload.dp > 0                       ? c.workload.dp
+                                                             : static_cast<int>(t.ranks / tp_pp);
   const long long effective_skip =
       tech.skipreduce.skip > 0 ? tech.skipreduce.skip : std::llround(tech.skipreduce.ratio * ring);
   if (std::string bad = skip_limit_problem(algo, ring, effective_skip); !bad.empty())
@@ -297,26 +299,27 @@ std::vector<std::pair<std::string, std::string>> check_run(const RunConfig& c,
             algo + " (use unbiased)");
   // Proxy timing (scenario/run/proxy_timer.h) retimes a trained run in this process.
   if (!c.workload.time_as.empty() && !train)
-    add("workload.time_as", "workload.kind " + c.workload.kind +
+    add("workload.time_as", "workload.kind " + enum_name(c.workload.kind) +
                                 " has no trained model to time as another; use train or \"\"");
-  if (!c.workload.time_as.empty() && c.execution != "simulated")
+  if (!c.workload.time_as.empty() && c.execution != ExecutionMode::kSimulated)
+    add("workload.time_as", "proxy timing runs in the simulated execution only, got execution " +
+                                enum_name(c.execution));
+  if (!c.workload.time_as.empty() && c.cluster.backend != ClusterBackend::kAnalytical)
     add("workload.time_as",
-        "proxy timing runs in the simulated execution only, got execution " + c.execution);
-  if (!c.workload.time_as.empty() && c.cluster.backend != "analytical")
-    add("workload.time_as",
-        "proxy timing runs on cluster.backend analytical, got " + c.cluster.backend);
+        "proxy timing runs on cluster.backend analytical, got " + enum_name(c.cluster.backend));
   // Tuning ranks grid values by time to target accuracy (scenario/run/lr_tuning.h).
   if (!t.lr_grid.empty() && !train)
-    add("training.lr_grid",
-        "workload.kind " + c.workload.kind + " has no accuracy to tune for; use train or []");
+    add("training.lr_grid", "workload.kind " + enum_name(c.workload.kind) +
+                                " has no accuracy to tune for; use train or []");
   for (size_t i = 1; i < t.lr_grid.size(); ++i)
     if (std::find(t.lr_grid.begin(), t.lr_grid.begin() + static_cast<std::ptrdiff_t>(i),
                   t.lr_grid[i]) != t.lr_grid.begin() + static_cast<std::ptrdiff_t>(i))
       add("training.lr_grid", "the values must differ (" + limit_text(t.lr_grid[i]) +
                                   " is there twice): each is trained on the same tuning seeds");
-  if (!t.lr_grid.empty() && c.execution != "simulated")
+  if (!t.lr_grid.empty() && c.execution != ExecutionMode::kSimulated)
     add("training.lr_grid",
-        "learning-rate tuning runs in the simulated execution only, got execution " + c.execution);
+        "learning-rate tuning runs in the simulated execution only, got execution " +
+            enum_name(c.execution));
   if (c.collective.algorithm == "hier" && c.collective.ranks_per_node > 0 &&
       t.ranks % c.collective.ranks_per_node != 0)
     add("collective.ranks_per_node", "training.ranks (" + str(t.ranks) +
@@ -324,13 +327,13 @@ std::vector<std::pair<std::string, std::string>> check_run(const RunConfig& c,
                                          str(c.collective.ranks_per_node) + ")");
 
   const auto& trim = tech.trimming;
-  if (trim.enabled && trim.mode == "queue" && c.cluster.backend != "packet")
+  if (trim.enabled && trim.mode == "queue" && c.cluster.backend != ClusterBackend::kPacket)
     add("techniques.trimming.mode",
         "queue trimming needs cluster.backend packet (the analytical backend has no queues), got " +
-            c.cluster.backend);
-  if (trim.enabled && trim.mode == "queue" && c.packet.admission != "trim")
+            enum_name(c.cluster.backend));
+  if (trim.enabled && trim.mode == "queue" && c.packet.admission != Admission::kTrim)
     add("techniques.trimming.mode",
-        "queue trimming needs packet.admission trim, got " + c.packet.admission);
+        "queue trimming needs packet.admission trim, got " + enum_name(c.packet.admission));
   int max_bits = trim.encoding == "sq" ? 8 : trim.encoding == "eden" ? 4 : 1;
   if (trim.head_bits > max_bits)
     add("techniques.trimming.head_bits", "encoding " + trim.encoding + " supports 1 to " +
@@ -348,9 +351,10 @@ std::vector<std::pair<std::string, std::string>> check_run(const RunConfig& c,
       add(path.c_str(), "levels must decrease (a deeper queue keeps fewer bits), got " +
                             str(trim.levels[i - 1]) + " then " + str(trim.levels[i]));
   }
-  if (trim.enabled && !trim.levels.empty() && c.execution != "simulated")
+  if (trim.enabled && !trim.levels.empty() && c.execution != ExecutionMode::kSimulated)
     add("techniques.trimming.levels",
-        "multi-level trimming runs in the simulated execution only, got execution " + c.execution);
+        "multi-level trimming runs in the simulated execution only, got execution " +
+            enum_name(c.execution));
   if (trim.enabled && !trim.levels.empty() && trim.mode == "queue" && c.packet.trim_bytes != 0)
     add("packet.trim_bytes",
         "the levels set the kept sizes; set 0 (auto) with "
@@ -360,8 +364,9 @@ std::vector<std::pair<std::string, std::string>> check_run(const RunConfig& c,
   // truncated head, not the scheme (issue 22). Refused where the switch trims (packet backend,
   // trim admission); 0 (auto) derives the size.
   const uint32_t head = head_trim_bytes(c);
-  if (trim.enabled && c.cluster.backend == "packet" && c.packet.admission == "trim" &&
-      c.packet.trim_bytes != 0 && head > 0 && c.packet.trim_bytes < head) {
+  if (trim.enabled && c.cluster.backend == ClusterBackend::kPacket &&
+      c.packet.admission == Admission::kTrim && c.packet.trim_bytes != 0 && head > 0 &&
+      c.packet.trim_bytes < head) {
     const trim::TrimConfig tc = trim_config_of(c);
     const size_t n = trim::coords_per_packet(tc);
     const trim::PacketLayout l = trim::packet_layout(tc.encoding, tc.head_bits, tc.wire, n);

@@ -26,7 +26,7 @@ RunConfig gpt3_on_64() {
   c.training.ranks = 64;
   c.training.iterations = 4;
   c.training.global_batch = 128;
-  c.workload.kind = "catalog";
+  c.workload.kind = WorkloadKind::kCatalog;
   c.workload.catalog = "gpt3-175b";
   c.workload.tp = 4;
   c.workload.engine = "sum";  // the closed form; TheGraphEngine... below replays graphs
@@ -169,7 +169,7 @@ TEST(CatalogRun, ATraceRunReplaysItsFiles) {
   c.cluster.spec = "flat:8";
   c.training.ranks = 8;
   c.training.iterations = 2;
-  c.workload.kind = "trace";
+  c.workload.kind = WorkloadKind::kTrace;
   ASSERT_FALSE(check_run_config(c).empty());  // no workload.trace
   EXPECT_EQ(check_run_config(c).front().rfind("workload.trace:", 0), 0u);
   c.workload.trace = (dir / "llama").string();
@@ -204,7 +204,7 @@ TEST(CatalogRun, ModelSourcesMeasureTheCodecOnARealGradient) {
 TEST(CatalogRun, WhatTheTimePlaneCannotDoIsRefusedByField) {
   RunConfig c = gpt3_on_64();
   c.techniques.trimming.enabled = true;
-  c.cluster.backend = "packet";
+  c.cluster.backend = ClusterBackend::kPacket;
   const std::vector<std::string> problems = check_run_config(c);
   auto has = [&](const std::string& prefix) {
     for (const std::string& p : problems)

@@ -157,7 +157,7 @@ TEST(ExperimentRunner, SeriesPartsJoinIntoTheResultsSeries) {
 
 TEST(ExperimentRunner, AFailedRunIsReportedNotThrown) {
   Experiment exp = tiny_experiment(1);
-  exp.runs[1].execution = "mpi";  // no runtime given: the session refuses it
+  exp.runs[1].execution = ExecutionMode::kMpi;  // no runtime given: the session refuses it
   RunnerOptions o;
   o.jobs = o.threads = 1;
   const ExperimentOutcome out = run_experiment(exp, o);

@@ -107,7 +107,7 @@ TEST(Fork, ChangingWhatAForkKeepsIsRefusedNamingTheField) {
   // State a fork does not carry (the packet network's queues, a compressor's residuals) is refused
   // on either side: with it a fork that changes nothing would not be the unforked run.
   RunConfig packet = tiny_run("packet");
-  packet.cluster.backend = "packet";
+  packet.cluster.backend = ClusterBackend::kPacket;
   EXPECT_EQ(fork_problem(parent, packet).rfind("'packet' runs the packet backend", 0), 0u)
       << fork_problem(parent, packet);
   EXPECT_NE(fork_problem(packet, parent), "");

@@ -56,7 +56,7 @@ RunConfig training_run(const std::string& name) {
 TEST(LrTuning, TuningRunsUseSeparateSeedsAndTheGrid) {
   RunConfig gridded = training_run("a"), plain = training_run("b"), catalog = training_run("c");
   gridded.training.lr_grid = {0.01, 0.2};
-  catalog.workload.kind = "catalog";
+  catalog.workload.kind = WorkloadKind::kCatalog;
   // Without --tune-lr only the gridded run is tuned.
   std::vector<RunConfig> runs = tuning_runs({gridded, plain, catalog}, false);
   ASSERT_EQ(runs.size(), 2u);

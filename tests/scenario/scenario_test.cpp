@@ -178,8 +178,8 @@ TEST(Scenario, MissingFileIsOneLine) {
 // packet.trim_bytes keeps the whole head (issue 22).
 RunConfig trimmed(const std::string& encoding, int bits, const std::string& wire, uint32_t mtu) {
   RunConfig c;
-  c.cluster.backend = "packet";
-  c.packet.admission = "trim";
+  c.cluster.backend = ClusterBackend::kPacket;
+  c.packet.admission = Admission::kTrim;
   c.packet.mtu = mtu;
   c.collective.wire = wire;
   c.techniques.trimming.enabled = true;
@@ -233,7 +233,7 @@ TEST(TrimBytes, AValueThatCutsIntoTheHeadIsRefused) {
   }
   // Bernoulli trimming on the analytical backend never uses trim_bytes: no complaint.
   c.packet.trim_bytes = 128;
-  c.cluster.backend = "analytical";
+  c.cluster.backend = ClusterBackend::kAnalytical;
   c.techniques.trimming.mode = "bernoulli";
   for (const std::string& p : check_run_config(c))
     EXPECT_NE(p.rfind("packet.trim_bytes:", 0), 0u) << p;

@@ -106,17 +106,17 @@ TEST(LiveMode, ManyQuickChangesEndInOneRunOfTheLastSettings) {
 
 TEST(LiveMode, HeavySettingsWaitForRunAndSayWhy) {
   RunConfig c = small_config(5);
-  c.workload.kind = "catalog";
+  c.workload.kind = WorkloadKind::kCatalog;
   EXPECT_NE(live_blocker(c), "");
   c = small_config(5);
-  c.cluster.backend = "packet";
+  c.cluster.backend = ClusterBackend::kPacket;
   c.packet.background = "incast:4";
   EXPECT_NE(live_blocker(c), "");
   EXPECT_EQ(live_blocker(small_config(5)), "");
   app();
   TrainingView view;
   RunConfig heavy = small_config(5);
-  heavy.cluster.backend = "packet";
+  heavy.cluster.backend = ClusterBackend::kPacket;
   heavy.packet.background = "incast:4";
   view.set_runs({heavy});
   lr_box(view)->setValue(0.08);

@@ -162,14 +162,14 @@ TEST(ScenarioPanel, ATypoIsMarkedInPlaceAndKept) {
   // trimming control, the settings kept.
   hidden->setText("32");
   RunConfig c = view.panel()->config();
-  c.workload.kind = "catalog";
+  c.workload.kind = WorkloadKind::kCatalog;
   c.techniques.trimming.enabled = true;
   view.panel()->set_config(c);
   view.run();
   EXPECT_TRUE(wait_for([&] {
     return view.panel()->marked_fields().contains("techniques.trimming.enabled");
   })) << view.panel()->problems_text().toStdString();
-  EXPECT_EQ(view.panel()->config().workload.kind, "catalog");
+  EXPECT_EQ(view.panel()->config().workload.kind, WorkloadKind::kCatalog);
   EXPECT_TRUE(wait_for([&] { return view.idle(); }));
 }
 
@@ -260,7 +260,7 @@ TEST(TrainingCharts, ACatalogWorkloadRunsOnTheTimePlane) {
   c.training.ranks = 64;
   c.training.iterations = 3;
   c.training.global_batch = 128;
-  c.workload.kind = "catalog";
+  c.workload.kind = WorkloadKind::kCatalog;
   c.workload.catalog = "gpt3-175b";
   c.workload.tp = 4;
   view.panel()->set_config(c);

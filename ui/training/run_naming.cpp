@@ -98,13 +98,14 @@ QString describe_run(const RunConfig& baseline, const RunConfig& as_loaded,
 }
 
 QString live_blocker(const RunConfig& config) {
-  if (config.workload.kind == "catalog")
+  if (config.workload.kind == WorkloadKind::kCatalog)
     return "a catalog workload times every message of a large model (seconds per iteration)";
-  if (config.workload.kind == "trace") return "a trace replays every node of every rank";
-  if (config.cluster.backend == "packet" && config.packet.background != "none")
+  if (config.workload.kind == WorkloadKind::kTrace)
+    return "a trace replays every node of every rank";
+  if (config.cluster.backend == ClusterBackend::kPacket && config.packet.background != "none")
     return "the packet backend with background traffic simulates every packet of the "
            "competing flows";
-  if (config.cluster.backend == "packet" && config.training.ranks > 64)
+  if (config.cluster.backend == ClusterBackend::kPacket && config.training.ranks > 64)
     return "the packet backend on more than 64 ranks simulates every packet";
   return {};
 }

@@ -50,9 +50,9 @@ void apply_run_overrides(Experiment& exp, int64_t seed, int seeds, const std::st
         }
   }
   if (!exec.empty()) {
-    if (exec != "mpi" && exec != "simulated")
-      throw InvalidInput("--exec: expected mpi or simulated, got '" + exec + "'");
-    for (RunConfig& r : exp.runs) r.execution = exec;
+    const std::optional<ExecutionMode> mode = parse_enum<ExecutionMode>(exec);
+    if (!mode) throw InvalidInput("--exec: expected mpi or simulated, got '" + exec + "'");
+    for (RunConfig& r : exp.runs) r.execution = *mode;
     exp.resolved["execution"] = exec;
     for (nlohmann::json& r : exp.resolved["runs"]) r.erase("execution");
   }

@@ -38,7 +38,7 @@ CatalogRun::CatalogRun(const RunConfig& c) {
     throw std::invalid_argument(
         "techniques.trimming: catalog workloads are time-plane only and have no packets to "
         "trim; use a trained workload (workload.kind train)");
-  if (c.cluster.backend != "analytical")
+  if (c.cluster.backend != ClusterBackend::kAnalytical)
     throw std::invalid_argument(
         "cluster.backend: catalog workloads are timed on the analytical backend (a packet "
         "simulation of every message at this scale would take hours)");
@@ -48,7 +48,7 @@ CatalogRun::CatalogRun(const RunConfig& c) {
         "collectives, got '" +
         c.collective.algorithm + "'");
   const WorkloadConfig& w = c.workload;
-  const bool trace = w.kind == "trace";
+  const bool trace = w.kind == WorkloadKind::kTrace;
   const bool graph = trace || w.engine == "graph";
   TransformerSpec spec;
   if (!trace) {

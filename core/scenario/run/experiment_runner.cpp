@@ -96,7 +96,7 @@ class Execution {
     // Simulated replicas are spread over the processes (the k-th goes to process k % size);
     // each "mpi" replica is trained by all processes together, one rank each.
     for (int i = 0, k = 0; i < n; ++i) {
-      if (out_.replicas[i].execution == "mpi")
+      if (out_.replicas[i].execution == ExecutionMode::kMpi)
         together_.push_back(i);
       else if (exec::owns_item(k++, rank_, size_))
         mine_.push_back(i);
@@ -347,14 +347,15 @@ void Execution::finish(const std::string& name) {
   std::vector<double> targets;  // time_to_accuracy's "target": each run's training.target_accuracy
   for (size_t k = 0; k < out_.results.size(); ++k) {
     const RunConfig& c = out_.replicas[out_.result_replica[k]];
-    targets.push_back(c.workload.kind == "train" ? c.training.target_accuracy : Sample::kNaN);
+    targets.push_back(c.workload.kind == WorkloadKind::kTrain ? c.training.target_accuracy
+                                                              : Sample::kNaN);
   }
   out_.summary_json = summary_json(name, out_.results, targets);
   if (together_.empty() && o_.fork_at <= 0) return;
   nlohmann::json doc = parse_json_limited(out_.summary_json, "summary.json");
   for (size_t k = 0; k < out_.results.size(); ++k) {
     const size_t i = out_.result_replica[k];
-    if (out_.replicas[i].execution == "mpi")
+    if (out_.replicas[i].execution == ExecutionMode::kMpi)
       doc["runs"][k]["mpi"] =
           mpi_json(out_.measures[i], out_.results[k].summary.sim_time_s, o_.reproducible);
     if (parent_[i] >= 0)

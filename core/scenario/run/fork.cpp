@@ -64,15 +64,15 @@ std::string value_text(const nlohmann::json& flat, const std::string& pointer) {
 }  // namespace
 
 std::string fork_problem(const RunConfig& parent, const RunConfig& child) {
-  if (parent.execution != "simulated" || child.execution != "simulated")
+  if (parent.execution != ExecutionMode::kSimulated || child.execution != ExecutionMode::kSimulated)
     return "a fork continues a simulated run (execution \"simulated\")";
-  if (parent.workload.kind != "train" || child.workload.kind != "train")
+  if (parent.workload.kind != WorkloadKind::kTrain || child.workload.kind != WorkloadKind::kTrain)
     return "a fork continues a training run (workload.kind \"train\")";
   // State a fork does not carry over, so the fork would not continue the same run: the packet
   // network's clock, queues and background traffic, and the compressors' error-feedback residuals
   // and warm starts.
   for (const RunConfig* c : {&parent, &child}) {
-    if (c->cluster.backend == "packet")
+    if (c->cluster.backend == ClusterBackend::kPacket)
       return "'" + c->name + "' runs the packet backend (cluster.backend), whose queues and " +
              "background traffic a fork cannot carry over: a fork needs the analytical backend";
     if (uses_compression_baseline(*c))

@@ -43,7 +43,9 @@ size_t choose_trial(const std::vector<LrTrial>& trials) {
 
 std::vector<double> lr_grid_of(const RunConfig& run, bool tune_all) {
   if (!run.training.lr_grid.empty()) return run.training.lr_grid;
-  if (!tune_all || run.workload.kind != "train" || run.execution != "simulated") return {};
+  if (!tune_all || run.workload.kind != WorkloadKind::kTrain ||
+      run.execution != ExecutionMode::kSimulated)
+    return {};
   const double lr = run.training.lr;
   return {lr / 2, lr, lr * 2};
 }

@@ -40,11 +40,11 @@ ProxyBuckets proxy_buckets(const ProxyModel& model, size_t cap_elements) {
 ProxyTimer::ProxyTimer(const RunConfig& config, NetworkBackend& backend,
                        const CollectiveReducer& reducer)
     : config_(config), backend_(backend), reducer_(reducer) {
-  if (config.cluster.backend != "analytical")
+  if (config.cluster.backend != ClusterBackend::kAnalytical)
     throw std::invalid_argument(
         "workload.time_as: proxy timing runs on cluster.backend analytical (a packet simulation of "
         "a large model's gradients every iteration would take hours), got " +
-        config.cluster.backend);
+        enum_name(config.cluster.backend));
   try {
     model_ = find_proxy_model(config.workload.time_as, config.workload.seq);
   } catch (const std::invalid_argument& e) {

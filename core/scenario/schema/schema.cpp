@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <stdexcept>
 #include <type_traits>
 #include <utility>
 
@@ -66,6 +67,25 @@ Field bool_field(std::string path, F acc, std::string desc) {
   return bind(std::move(f), acc);
 }
 
+// A row of an enum member (config_enums.h): its choices are the enum's spellings, and the JSON
+// value is parsed into the enum once, here.
+template <class F>
+Field enum_field(std::string path, F acc, std::string desc) {
+  using E = std::remove_reference_t<decltype(acc(std::declval<RunConfig&>()))>;
+  static_assert(std::is_enum_v<E>);
+  Field f = row(std::move(path), FieldType::kEnum);
+  f.choices = enum_names<E>();
+  f.description = std::move(desc);
+  f.set = [acc](RunConfig& c, const json& v) {
+    std::optional<E> value = parse_enum<E>(v.get<std::string>());
+    if (!value) throw std::logic_error("unchecked enum value " + v.dump());  // validated before
+    acc(c) = *value;
+  };
+  f.get = [acc](const RunConfig& c) { return json(enum_name(acc(const_cast<RunConfig&>(c)))); };
+  return f;
+}
+
+// A row of a string member with a fixed list of values (cluster.gpu, workload.model).
 template <class F>
 Field enum_field(std::string path, F acc, std::vector<std::string> choices, std::string desc) {
   Field f = row(std::move(path), FieldType::kEnum);
@@ -194,14 +214,14 @@ std::vector<Field> make_table() {
                 "Seeds the run is repeated over: seed, seed+1, ..., seed+seeds-1 (run --seeds N "
                 "overrides it); summary.json gives each seed's values, their mean and 95% "
                 "interval."),
-      enum_field("execution", ACC(execution), {"simulated", "mpi"},
+      enum_field("execution", ACC(execution),
                  "simulated: all ranks in one process; mpi: one real process per rank over Open "
                  "MPI (mpirun -np <training.ranks>), same results, measured wall-clock split."),
       // cluster
       str_field("cluster.spec", ACC(cluster.spec), 1024,
                 "Cluster: a builder spec (flat:8, fattree:k=8), a preset (dgx-h100-pod) or a "
                 "topology JSON file relative to the scenario; default flat:<training.ranks>."),
-      enum_field("cluster.backend", ACC(cluster.backend), {"analytical", "packet"},
+      enum_field("cluster.backend", ACC(cluster.backend),
                  "Network timing backend: analytical max-min sharing or packet-level simulation."),
       num_field("cluster.reduce_gbps", ACC(cluster.reduce_gbps), 0, 1e6,
                 "GPU memory bandwidth charged for reductions, GB/s (0: reductions are free)."),
@@ -212,7 +232,7 @@ std::vector<Field> make_table() {
       int_field("packet.mtu", ACC(packet.mtu), 64, 65536, "Payload bytes per data packet."),
       int_field("packet.queue_packets", ACC(packet.queue_packets), 1, 1 << 20,
                 "Data-queue length per switch port at which admission acts, in packets."),
-      enum_field("packet.admission", ACC(packet.admission), {"droptail", "ecn", "trim"},
+      enum_field("packet.admission", ACC(packet.admission),
                  "What a full switch queue does to an arriving packet."),
       int_field("packet.trim_bytes", ACC(packet.trim_bytes), 0, 65536,
                 "Bytes a trimmed packet keeps on the wire, header included (at most packet.mtu); "
@@ -220,7 +240,6 @@ std::vector<Field> make_table() {
                 "encoding (1-bit EDEN, FP32, MTU 4096: 228), 128 without trimming. A value below "
                 "the head is refused where the switch trims."),
       enum_field("packet.transport", ACC(packet.transport),
-                 {"reliable", "ndp", "accept-trimmed", "roce"},
                  "Transport: go-back-N, NDP-like NACK and retransmit, accept trimmed payloads, "
                  "or lossless RoCE (PFC pauses, ECN marking, DCQCN rate control; "
                  "docs/packet-backend.md)."),
@@ -229,7 +248,7 @@ std::vector<Field> make_table() {
       num_field("packet.background_load", ACC(packet.background_load), 0, 1,
                 "Fraction of line rate the background senders offer."),
       // workload
-      enum_field("workload.kind", ACC(workload.kind), {"train", "catalog", "trace"},
+      enum_field("workload.kind", ACC(workload.kind),
                  "train: a real model trained on real data; catalog: a large model's time plane; "
                  "trace: a Chakra execution trace replayed on the time plane."),
       enum_field("workload.model", ACC(workload.model), {"mlp", "cnn", "transformer"},

@@ -23,7 +23,7 @@ QStringList TrainingPanel::check(const RunConfig& config) const {
     if (auto bad = check_field_value(*field, doc.at(pointer)))
       problems << QString::fromStdString(path + ": " + *bad);
   }
-  if (config.workload.kind == "train" && config.training.ranks > kMaxTrainingRanks)
+  if (config.workload.kind == WorkloadKind::kTrain && config.training.ranks > kMaxTrainingRanks)
     problems << QString("training.ranks: training runs take at most %1 ranks, got %2")
                     .arg(kMaxTrainingRanks)
                     .arg(config.training.ranks);

@@ -29,6 +29,20 @@ QComboBox* combo(const QStringList& items, bool editable = false) {
   return c;
 }
 
+// A combo box of an enum field's spellings (config_enums.h), in the field table's order.
+template <class E>
+QComboBox* enum_combo() {
+  QStringList items;
+  for (const std::string& name : enum_names<E>()) items << QString::fromStdString(name);
+  return combo(items);
+}
+
+// The enum value a combo box shows; `fallback` when its text is no spelling of E.
+template <class E>
+E combo_value(const QComboBox* box, E fallback) {
+  return parse_enum<E>(box->currentText().toStdString()).value_or(fallback);
+}
+
 QSpinBox* spin(int lo, int hi, int value) {
   auto* s = new QSpinBox;
   s->setRange(lo, hi);
@@ -84,7 +98,7 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
                            "Cluster preset or builder spec; its GPU count must equal the ranks."));
   custom_ = new ClusterEditor;
   f->addRow(custom_);
-  backend_ = combo({"analytical", "packet"});
+  backend_ = enum_combo<ClusterBackend>();
   f->addRow("Backend",
             add("cluster.backend", backend_,
                 "Network model: analytical (flow-level, fast) or packet (queues, trims)."));
@@ -100,7 +114,7 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
   f->addRow("Background load", add("packet.background_load", background_load_,
                                    "Fraction of line rate each background sender offers."));
   f = group("Workload and training");
-  kind_ = combo({"train", "catalog", "trace"});
+  kind_ = enum_combo<WorkloadKind>();
   f->addRow("Workload", add("workload.kind", kind_,
                             "Train a real model (train), time a large catalog model at real "
                             "scale (catalog: time split only, no loss to train), or replay the "
@@ -270,11 +284,11 @@ QWidget* TrainingPanel::control(const std::string& path) const {
 RunConfig TrainingPanel::config() const {
   RunConfig c = base_;
   c.cluster.spec = cluster_->text().trimmed().toStdString();
-  c.cluster.backend = backend_->currentText().toStdString();
-  c.packet.transport = transport_->currentText().toStdString();
+  c.cluster.backend = combo_value(backend_, c.cluster.backend);
+  c.packet.transport = combo_value(transport_, c.packet.transport);
   c.packet.background = background_->currentText().trimmed().toStdString();
   c.packet.background_load = background_load_->value();
-  c.workload.kind = kind_->currentText().toStdString();
+  c.workload.kind = combo_value(kind_, c.workload.kind);
   c.workload.catalog = catalog_->currentText().trimmed().toStdString();
   c.workload.tp = tp_->value();
   c.workload.pp = pp_->value();
@@ -346,11 +360,11 @@ void TrainingPanel::show_config(const RunConfig& c) {
   };
   cluster_->setText(QString::fromStdString(c.cluster.spec));
   custom_->show_spec(cluster_->text());
-  set_text(backend_, c.cluster.backend);
-  set_text(transport_, c.packet.transport);
+  set_text(backend_, enum_name(c.cluster.backend));
+  set_text(transport_, enum_name(c.packet.transport));
   set_text(background_, c.packet.background);
   background_load_->setValue(c.packet.background_load);
-  set_text(kind_, c.workload.kind);
+  set_text(kind_, enum_name(c.workload.kind));
   set_text(catalog_, c.workload.catalog);
   tp_->setValue(c.workload.tp);
   pp_->setValue(c.workload.pp);

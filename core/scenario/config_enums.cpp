@@ -1,0 +1,52 @@
+// The spellings of the scenario's enums (config_enums.h), in the order docs/scenario.md lists them.
+#include "scenario/config_enums.h"
+
+namespace commlab {
+namespace {
+
+template <class E, size_t N>
+std::span<const EnumSpelling<E>> table(const EnumSpelling<E> (&rows)[N]) {
+  return {rows, N};
+}
+
+}  // namespace
+
+template <>
+std::span<const EnumSpelling<ExecutionMode>> enum_spellings<ExecutionMode>() {
+  static constexpr EnumSpelling<ExecutionMode> kRows[] = {{ExecutionMode::kSimulated, "simulated"},
+                                                          {ExecutionMode::kMpi, "mpi"}};
+  return table(kRows);
+}
+
+template <>
+std::span<const EnumSpelling<WorkloadKind>> enum_spellings<WorkloadKind>() {
+  static constexpr EnumSpelling<WorkloadKind> kRows[] = {{WorkloadKind::kTrain, "train"},
+                                                         {WorkloadKind::kCatalog, "catalog"},
+                                                         {WorkloadKind::kTrace, "trace"}};
+  return table(kRows);
+}
+
+template <>
+std::span<const EnumSpelling<ClusterBackend>> enum_spellings<ClusterBackend>() {
+  static constexpr EnumSpelling<ClusterBackend> kRows[] = {
+      {ClusterBackend::kAnalytical, "analytical"}, {ClusterBackend::kPacket, "packet"}};
+  return table(kRows);
+}
+
+template <>
+std::span<const EnumSpelling<Admission>> enum_spellings<Admission>() {
+  static constexpr EnumSpelling<Admission> kRows[] = {
+      {Admission::kTailDrop, "droptail"}, {Admission::kEcn, "ecn"}, {Admission::kTrim, "trim"}};
+  return table(kRows);
+}
+
+template <>
+std::span<const EnumSpelling<Transport>> enum_spellings<Transport>() {
+  static constexpr EnumSpelling<Transport> kRows[] = {{Transport::kReliable, "reliable"},
+                                                      {Transport::kNdp, "ndp"},
+                                                      {Transport::kAcceptTrimmed, "accept-trimmed"},
+                                                      {Transport::kRoce, "roce"}};
+  return table(kRows);
+}
+
+}  // namespace commlab

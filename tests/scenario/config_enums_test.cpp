@@ -1,0 +1,98 @@
+// The scenario's enums (scenario/config_enums.h): every spelling the field table allows parses into
+// its enum and is written back unchanged, so scenario.json stays byte-identical.
+#include "scenario/config_enums.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "scenario/schema.h"
+
+namespace commlab {
+namespace {
+
+using nlohmann::json;
+
+// Each spelling names one value and each value has one spelling: parse(name(v)) == v and
+// name(parse(s)) == s for every row, and the table has no repeated word or value.
+template <class E>
+void expect_bijective_table() {
+  std::set<std::string> names;
+  std::set<E> values;
+  for (const EnumSpelling<E>& row : enum_spellings<E>()) {
+    EXPECT_TRUE(names.insert(row.name).second) << row.name;
+    EXPECT_TRUE(values.insert(row.value).second) << row.name;
+    EXPECT_EQ(parse_enum<E>(row.name), row.value) << row.name;
+    EXPECT_EQ(enum_name(row.value), row.name);
+  }
+  EXPECT_FALSE(names.empty());
+  EXPECT_EQ(parse_enum<E>("no-such-value"), std::nullopt);
+  EXPECT_EQ(parse_enum<E>(""), std::nullopt);
+}
+
+TEST(ConfigEnums, EveryTableIsABijection) {
+  expect_bijective_table<ExecutionMode>();
+  expect_bijective_table<WorkloadKind>();
+  expect_bijective_table<ClusterBackend>();
+  expect_bijective_table<Admission>();
+  expect_bijective_table<Transport>();
+}
+
+// The alias is resolved once, here: the scenario's "droptail" is network's tail-drop admission,
+// and every other admission and transport word is network's own name for the same value.
+TEST(ConfigEnums, PacketWordsAreNetworkValues) {
+  EXPECT_EQ(parse_enum<Admission>("droptail"), Admission::kTailDrop);
+  EXPECT_EQ(parse_enum<Admission>("tail-drop"), std::nullopt);  // not a scenario word
+  for (Admission a : {Admission::kEcn, Admission::kTrim})
+    EXPECT_EQ(enum_name(a), admission_name(a));
+  for (const EnumSpelling<Transport>& row : enum_spellings<Transport>())
+    EXPECT_EQ(parse_transport(row.name), row.value) << row.name;
+}
+
+// The boundary: for every enum row of the field table and every choice, apply_json parses the
+// word into RunConfig and to_json writes the same word back (what results/NAME/scenario.json
+// holds), and a default RunConfig writes a word the row allows.
+TEST(ConfigEnums, EveryChoiceRoundTripsThroughRunConfig) {
+  int enum_rows = 0;
+  for (const Field& f : scenario_fields()) {
+    if (f.type != FieldType::kEnum) continue;
+    ++enum_rows;
+    ASSERT_FALSE(f.choices.empty()) << f.path;
+    const json defaults = to_json(RunConfig{});
+    const json& default_word = defaults[field_pointer(f.path)];
+    EXPECT_NE(std::find(f.choices.begin(), f.choices.end(), default_word.get<std::string>()),
+              f.choices.end())
+        << f.path << " default " << default_word;
+    for (const std::string& choice : f.choices) {
+      json doc = json::object();
+      doc[field_pointer(f.path)] = choice;
+      RunConfig c;
+      apply_json(doc, c);
+      EXPECT_EQ(to_json(c)[field_pointer(f.path)], choice) << f.path;
+    }
+  }
+  EXPECT_GE(enum_rows, 3);
+}
+
+TEST(ConfigEnums, FieldChoicesAreTheEnumSpellings) {
+  EXPECT_EQ(find_field("execution")->choices, enum_names<ExecutionMode>());
+  EXPECT_EQ(find_field("workload.kind")->choices, enum_names<WorkloadKind>());
+  EXPECT_EQ(find_field("cluster.backend")->choices, enum_names<ClusterBackend>());
+  EXPECT_EQ(find_field("packet.admission")->choices, enum_names<Admission>());
+  EXPECT_EQ(find_field("packet.transport")->choices, enum_names<Transport>());
+  // The documented order, which docs/scenario.md and the GUI's combo boxes show.
+  EXPECT_EQ(enum_names<WorkloadKind>(), (std::vector<std::string>{"train", "catalog", "trace"}));
+}
+
+TEST(ConfigEnums, ScenarioWordsBecomeEnumValues) {
+  RunConfig c;
+  apply_json(json::parse(R"({"execution": "mpi", "workload": {"kind": "trace"},
+                             "cluster": {"backend": "packet"}})"),
+             c);
+  EXPECT_EQ(c.execution, ExecutionMode::kMpi);
+  EXPECT_EQ(c.workload.kind, WorkloadKind::kTrace);
+  EXPECT_EQ(c.cluster.backend, ClusterBackend::kPacket);
+}
+
+}  // namespace
+}  // namespace commlab
