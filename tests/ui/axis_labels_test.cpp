@@ -82,5 +82,28 @@ TEST(Layout, EveryPageAt1280x800ShowsItsChartTextWhole) {
   }
 }
 
+// Issue 33: each technique's key knobs are above the fold of the settings column at 1280x800,
+// seen without scrolling: every one lies inside the visible part of the window's training page.
+TEST(Layout, TechniqueKnobsAreAboveTheFoldAt1280x800) {
+  app();
+  MainWindow window;
+  window.resize(1280, 800);
+  window.show();
+  ASSERT_TRUE(window.select_tab("Training"));
+  ASSERT_TRUE(wait_for([&] { return window.idle(); }));
+  QApplication::processEvents();
+  TrainingPanel* panel = window.training_view()->panel();
+  for (const char* path : {"collective.algorithm", "techniques.codec", "techniques.skipreduce.skip",
+                           "techniques.skipreduce.policy", "techniques.trimming.enabled",
+                           "techniques.trimming.rate"}) {
+    QWidget* knob = panel->control(path);
+    ASSERT_NE(knob, nullptr) << path;
+    // visibleRegion() is what the scroll area's viewport leaves of the control on screen.
+    const QRect seen = knob->visibleRegion().boundingRect();
+    EXPECT_EQ(seen.size(), knob->rect().size())
+        << path << ": " << seen.height() << " of " << knob->height() << " px visible";
+  }
+}
+
 }  // namespace
 }  // namespace commlab::ui

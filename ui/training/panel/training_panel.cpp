@@ -92,7 +92,92 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
   problems_->setStyleSheet("color: #b03030;");
   problems_->hide();
   column->addWidget(problems_);
-  QFormLayout* f = group("Cluster");
+  // The techniques' knobs first, above the fold at 1280x800 (issue 33), then what they run on.
+  build_communication(group("Communication"));
+  build_skipreduce(group("SkipReduce"));
+  build_trimming(group("Trimming"));
+  build_cluster(group("Cluster"));
+  build_workload(group("Workload and training"));
+  column->addStretch(1);
+  set_config(base_);
+  // One source of truth: Ranks rewrites the spec (when it can) before anyone sees the change,
+  // and a typed spec sets Ranks to its GPU count (cluster_sync.h).
+  connect(ranks_, &QSpinBox::valueChanged, this, [this](int n) {
+    ranks_edited(n);
+    emit changed();
+  });
+  // The custom cluster writes the spec and sets the ranks to its GPU count.
+  connect(custom_, &ClusterEditor::spec_edited, this, [this](const QString& spec, int gpus) {
+    cluster_->setText(spec);
+    // The compute model follows an edited GPU type (a loaded file's choice stays until then).
+    if (custom_->value().kind != "flat") base_.cluster.gpu = custom_->value().gpu.toStdString();
+    {
+      const QSignalBlocker b(ranks_);
+      ranks_->setValue(gpus);
+    }
+    emit changed();
+  });
+  connect(cluster_, &QLineEdit::editingFinished, this, [this] {
+    spec_edited();
+    emit changed();
+  });
+  connect(this, &TrainingPanel::changed, this, &TrainingPanel::live_check);
+  connect(this, &TrainingPanel::changed, this, &TrainingPanel::update_applicability);
+  // A wheel turned over the panel must not change whatever control passes under the pointer.
+  for (QWidget* w : findChildren<QWidget*>()) {
+    if (!qobject_cast<QAbstractSpinBox*>(w) && !qobject_cast<QComboBox*>(w)) continue;
+    w->setFocusPolicy(Qt::StrongFocus);
+    w->installEventFilter(this);
+  }
+}
+
+void TrainingPanel::build_communication(QFormLayout* f) {
+  algorithm_ = combo({"ring", "tree", "hd", "hier", "direct"});
+  f->addRow("Algorithm",
+            add("collective.algorithm", algorithm_, "All-reduce algorithm for the gradients."));
+  wire_ = combo({"bf16", "fp32"});
+  f->addRow("Wire type", add("collective.wire", wire_,
+                             "Number format of gradients on the wire when no codec is set."));
+  QStringList codecs{"none"};
+  for (const std::string& name : codec_names()) codecs << QString::fromStdString(name);
+  codec_ = combo(codecs);
+  f->addRow("Codec", add("techniques.codec", codec_,
+                         "Gradient compression applied to every transfer (none: the wire type)."));
+}
+
+void TrainingPanel::build_skipreduce(QFormLayout* f) {
+  skip_ = spin(0, 1023, 0);
+  f->addRow("Skip s", add("techniques.skipreduce.skip", skip_,
+                          "Ring reduce-scatter steps to skip (ring only); 0 is off."));
+  skip_ratio_ = dspin(0, 1, 0.05, 3);
+  f->addRow("or ratio", add("techniques.skipreduce.ratio", skip_ratio_,
+                            "Fraction of steps to skip, s = round(ratio x ranks), when s is 0."));
+  policy_ = combo({"random", "naive", "selective"});
+  f->addRow("Policy", add("techniques.skipreduce.policy", policy_,
+                          "Which ranks SkipReduce drops: rotating, fixed, or large buckets only."));
+  protected_ = new QLineEdit;
+  f->addRow("Protected", add("techniques.skipreduce.protected_buckets", protected_,
+                             "Buckets (layers) never skipped, comma-separated (selective)."));
+}
+
+void TrainingPanel::build_trimming(QFormLayout* f) {
+  trim_ = new QCheckBox("enabled");
+  f->addRow("Trimming",
+            add("techniques.trimming.enabled", trim_,
+                "Send gradients as trimmable packets whose tails the network may cut."));
+  trim_encoding_ = combo({"eden", "drive", "sq"});
+  f->addRow("Encoding", add("techniques.trimming.encoding", trim_encoding_,
+                            "Quantizer of the packet heads that survive trimming."));
+  trim_mode_ = combo({"bernoulli", "queue"});
+  f->addRow("Mode", add("techniques.trimming.mode", trim_mode_,
+                        "Who trims: a coin per packet (bernoulli) or full switch queues "
+                        "(queue, packet backend)."));
+  trim_rate_ = dspin(0, 1, 0.05, 3);
+  f->addRow("Trim rate", add("techniques.trimming.rate", trim_rate_,
+                             "Fraction of packets trimmed (Bernoulli mode)."));
+}
+
+void TrainingPanel::build_cluster(QFormLayout* f) {
   cluster_ = new QLineEdit;
   f->addRow("Cluster", add("cluster.spec", cluster_,
                            "Cluster preset or builder spec; its GPU count must equal the ranks."));
@@ -113,7 +198,9 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
   background_load_ = dspin(0, 1, 0.05, 2);
   f->addRow("Background load", add("packet.background_load", background_load_,
                                    "Fraction of line rate each background sender offers."));
-  f = group("Workload and training");
+}
+
+void TrainingPanel::build_workload(QFormLayout* f) {
   kind_ = enum_combo<WorkloadKind>();
   f->addRow("Workload", add("workload.kind", kind_,
                             "Train a real model (train), time a large catalog model at real "
@@ -156,77 +243,6 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
   f->addRow("Learning rate", add("training.lr", lr_, "Optimizer learning rate."));
   seed_ = spin(0, 1 << 30, 1);
   f->addRow("Seed", add("seed", seed_, "Seed of every random choice; same seed, same numbers."));
-  f = group("Communication");
-  algorithm_ = combo({"ring", "tree", "hd", "hier", "direct"});
-  f->addRow("Algorithm",
-            add("collective.algorithm", algorithm_, "All-reduce algorithm for the gradients."));
-  wire_ = combo({"bf16", "fp32"});
-  f->addRow("Wire type", add("collective.wire", wire_,
-                             "Number format of gradients on the wire when no codec is set."));
-  QStringList codecs{"none"};
-  for (const std::string& name : codec_names()) codecs << QString::fromStdString(name);
-  codec_ = combo(codecs);
-  f->addRow("Codec", add("techniques.codec", codec_,
-                         "Gradient compression applied to every transfer (none: the wire type)."));
-  f = group("SkipReduce");
-  skip_ = spin(0, 1023, 0);
-  f->addRow("Skip s", add("techniques.skipreduce.skip", skip_,
-                          "Ring reduce-scatter steps to skip (ring only); 0 is off."));
-  skip_ratio_ = dspin(0, 1, 0.05, 3);
-  f->addRow("or ratio", add("techniques.skipreduce.ratio", skip_ratio_,
-                            "Fraction of steps to skip, s = round(ratio x ranks), when s is 0."));
-  policy_ = combo({"random", "naive", "selective"});
-  f->addRow("Policy", add("techniques.skipreduce.policy", policy_,
-                          "Which ranks SkipReduce drops: rotating, fixed, or large buckets only."));
-  protected_ = new QLineEdit;
-  f->addRow("Protected", add("techniques.skipreduce.protected_buckets", protected_,
-                             "Buckets (layers) never skipped, comma-separated (selective)."));
-  f = group("Trimming");
-  trim_ = new QCheckBox("enabled");
-  f->addRow("Trimming",
-            add("techniques.trimming.enabled", trim_,
-                "Send gradients as trimmable packets whose tails the network may cut."));
-  trim_encoding_ = combo({"eden", "drive", "sq"});
-  f->addRow("Encoding", add("techniques.trimming.encoding", trim_encoding_,
-                            "Quantizer of the packet heads that survive trimming."));
-  trim_mode_ = combo({"bernoulli", "queue"});
-  f->addRow("Mode", add("techniques.trimming.mode", trim_mode_,
-                        "Who trims: a coin per packet (bernoulli) or full switch queues "
-                        "(queue, packet backend)."));
-  trim_rate_ = dspin(0, 1, 0.05, 3);
-  f->addRow("Trim rate", add("techniques.trimming.rate", trim_rate_,
-                             "Fraction of packets trimmed (Bernoulli mode)."));
-  column->addStretch(1);
-  set_config(base_);
-  // One source of truth: Ranks rewrites the spec (when it can) before anyone sees the change,
-  // and a typed spec sets Ranks to its GPU count (cluster_sync.h).
-  connect(ranks_, &QSpinBox::valueChanged, this, [this](int n) {
-    ranks_edited(n);
-    emit changed();
-  });
-  // The custom cluster writes the spec and sets the ranks to its GPU count.
-  connect(custom_, &ClusterEditor::spec_edited, this, [this](const QString& spec, int gpus) {
-    cluster_->setText(spec);
-    // The compute model follows an edited GPU type (a loaded file's choice stays until then).
-    if (custom_->value().kind != "flat") base_.cluster.gpu = custom_->value().gpu.toStdString();
-    {
-      const QSignalBlocker b(ranks_);
-      ranks_->setValue(gpus);
-    }
-    emit changed();
-  });
-  connect(cluster_, &QLineEdit::editingFinished, this, [this] {
-    spec_edited();
-    emit changed();
-  });
-  connect(this, &TrainingPanel::changed, this, &TrainingPanel::live_check);
-  connect(this, &TrainingPanel::changed, this, &TrainingPanel::update_applicability);
-  // A wheel turned over the panel must not change whatever control passes under the pointer.
-  for (QWidget* w : findChildren<QWidget*>()) {
-    if (!qobject_cast<QAbstractSpinBox*>(w) && !qobject_cast<QComboBox*>(w)) continue;
-    w->setFocusPolicy(Qt::StrongFocus);
-    w->installEventFilter(this);
-  }
 }
 
 void TrainingPanel::ranks_edited(int ranks) {

@@ -13,6 +13,7 @@
 class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
+class QFormLayout;
 class QLabel;
 class QLineEdit;
 class QSpinBox;
@@ -51,6 +52,12 @@ class TrainingPanel : public QWidget {
   bool eventFilter(QObject* watched, QEvent* event) override;
 
  private:
+  // One group box of controls each (training_panel.cpp), in the order the panel shows them.
+  void build_communication(QFormLayout* f);
+  void build_skipreduce(QFormLayout* f);
+  void build_trimming(QFormLayout* f);
+  void build_cluster(QFormLayout* f);
+  void build_workload(QFormLayout* f);
   QWidget* add(const std::string& path, QWidget* control, const QString& tip);
   void live_check();
   void ranks_edited(int ranks);  // the spec follows when it can (cluster_sync.h)
