@@ -35,8 +35,7 @@ AnalyticalBackend::AnalyticalBackend(Topology topology)
   scratch_.assign(topo_.links().size(), -1);
 }
 
-void AnalyticalBackend::set_caching(bool on) {
-  caching_ = on;
+void AnalyticalBackend::clear_caches() {
   patterns_.clear();
   results_.clear();
   path_index_.clear();
@@ -47,7 +46,7 @@ void AnalyticalBackend::set_caching(bool on) {
 
 void AnalyticalBackend::set_routing(RoutingMode mode) {
   routing_ = mode;
-  set_caching(caching_);  // cached routes and results belong to the old mode
+  clear_caches();  // cached routes and results belong to the old mode
 }
 
 void AnalyticalBackend::set_link_accounting(bool on) {
@@ -64,7 +63,6 @@ void AnalyticalBackend::route(const Flow& f, std::vector<int>& out,
     router_.append_path(f.src, f.dst, f.id, out);
     fractions.insert(fractions.end(), out.size() - before, 1.0);
   };
-  if (!caching_) return compute();
   // Keyed by a 64-bit hash of (src, dst, id); the stored route is checked to start at src's GPU
   // and end at dst's, so a collision cannot silently return a wrong route.
   const uint64_t k = flow_key(f);
@@ -100,12 +98,10 @@ void AnalyticalBackend::route(const Flow& f, std::vector<int>& out,
 }
 
 const StepPattern& AnalyticalBackend::pattern_for(std::span<const Flow> flows, uint64_t key) {
-  if (caching_) {
-    auto it = patterns_.find(key);
-    if (it != patterns_.end() && same_flows(it->second->key, flows)) {
-      ++stats_.pattern_hits;
-      return *it->second;
-    }
+  auto it = patterns_.find(key);
+  if (it != patterns_.end() && same_flows(it->second->key, flows)) {
+    ++stats_.pattern_hits;
+    return *it->second;
   }
   ++stats_.patterns_built;
   auto built = std::make_unique<StepPattern>(build_step_pattern(
@@ -141,6 +137,30 @@ StepResult AnalyticalBackend::time_step(std::span<const Flow> flows, const StepO
   return result;
 }
 
+// A contended step with the same flows and bytes as one solved before: its cached finish times.
+bool AnalyticalBackend::cached_result(uint64_t key, std::span<const Flow> flows,
+                                      StepResult& result) {
+  const size_t n = flows.size();
+  auto pattern = patterns_.find(key);
+  bool contended = pattern != patterns_.end() && !pattern->second->components.empty();
+  uint64_t bytes_hash = 0xb17e5;
+  if (contended)
+    for (const Flow& f : flows) bytes_hash = (bytes_hash ^ mix64(f.bytes)) * 0x100000001b3ull;
+  auto it = contended ? results_.find(key ^ mix64(bytes_hash)) : results_.end();
+  if (it != results_.end() && it->second.bytes.size() == n &&
+      same_flows(pattern->second->key, flows)) {
+    bool same = true;
+    for (size_t i = 0; same && i < n; ++i) same = it->second.bytes[i] == flows[i].bytes;
+    if (same) {
+      ++stats_.result_hits;
+      for (size_t i = 0; i < n; ++i) result.flows[i].finish_s = it->second.finish_s[i];
+      result.duration_s = it->second.duration_s;
+      return true;
+    }
+  }
+  return false;
+}
+
 StepResult AnalyticalBackend::solve(std::span<const Flow> flows) {
   ++stats_.steps;
   const size_t n = flows.size();
@@ -150,25 +170,7 @@ StepResult AnalyticalBackend::solve(std::span<const Flow> flows) {
   for (const Flow& f : flows) key = (key ^ flow_key(f)) * 0x100000001b3ull;
   StepResult result;
   result.flows.resize(n);
-  if (caching_) {
-    auto pattern = patterns_.find(key);
-    bool contended = pattern != patterns_.end() && !pattern->second->components.empty();
-    uint64_t bytes_hash = 0xb17e5;
-    if (contended)
-      for (const Flow& f : flows) bytes_hash = (bytes_hash ^ mix64(f.bytes)) * 0x100000001b3ull;
-    auto it = contended ? results_.find(key ^ mix64(bytes_hash)) : results_.end();
-    if (it != results_.end() && it->second.bytes.size() == n &&
-        same_flows(pattern->second->key, flows)) {
-      bool same = true;
-      for (size_t i = 0; same && i < n; ++i) same = it->second.bytes[i] == flows[i].bytes;
-      if (same) {
-        ++stats_.result_hits;
-        for (size_t i = 0; i < n; ++i) result.flows[i].finish_s = it->second.finish_s[i];
-        result.duration_s = it->second.duration_s;
-        return result;
-      }
-    }
-  }
+  if (cached_result(key, flows, result)) return result;
   const StepPattern& pattern = pattern_for(flows, key);
   std::vector<double> finish(n);
   solve_step(pattern, flows, finish);
@@ -177,7 +179,7 @@ StepResult AnalyticalBackend::solve(std::span<const Flow> flows) {
     result.flows[i].finish_s = finish[i];
     result.duration_s = std::max(result.duration_s, finish[i]);
   }
-  if (caching_ && !pattern.components.empty()) {
+  if (!pattern.components.empty()) {
     // Only contended steps are worth remembering: uncontended ones solve in one pass anyway.
     uint64_t bytes_hash = 0xb17e5;
     for (const Flow& f : flows) bytes_hash = (bytes_hash ^ mix64(f.bytes)) * 0x100000001b3ull;

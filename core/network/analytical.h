@@ -43,8 +43,6 @@ class AnalyticalBackend : public NetworkBackend {
     uint64_t patterns_built = 0;
   };
   const Stats& stats() const { return stats_; }
-  // Caching on by default; off recomputes every step (benchmarks compare the two).
-  void set_caching(bool on);
   const Router& router() const { return router_; }
   // Drops the caches (routes change).
   void set_routing(RoutingMode mode);
@@ -57,13 +55,14 @@ class AnalyticalBackend : public NetworkBackend {
  private:
   const StepPattern& pattern_for(std::span<const Flow> flows, uint64_t key);
   StepResult solve(std::span<const Flow> flows);
+  bool cached_result(uint64_t key, std::span<const Flow> flows, StepResult& result);
   // Appends the flow's links and the fraction of its bytes on each (cached by (src, dst, id)).
   void route(const Flow& f, std::vector<int>& links, std::vector<double>& fractions);
   void account(std::span<const Flow> flows);
+  void clear_caches();
 
   Topology topo_;
   Router router_;
-  bool caching_ = true;
   RoutingMode routing_ = RoutingMode::kEcmp;
   bool accounting_ = false;
   std::vector<double> link_bytes_;  // per topology link, when accounting
