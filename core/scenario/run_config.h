@@ -59,6 +59,12 @@ struct TrainingConfig {
   int iterations = 300;
   int global_batch = 256;
   int eval_every = 50;
+  // > 0: the adaptive cadence (train/eval_schedule.h): every eval_every_far iterations below
+  // target_accuracy - eval_fine_margin and after the settled crossing of eval_fine_until (0:
+  // target_accuracy); every eval_every in between. Needs tta_window > 0.
+  int eval_every_far = 0;
+  double eval_fine_margin = 0.1;
+  double eval_fine_until = 0;
   int eval_rows = 2000;             // 0: whole test set; else a seeded random subset
   std::string sharding = "random";  // random | shard | non-iid (train/data/sampler.h)
   double sharding_alpha = 0.5;      // non-iid: Dirichlet concentration per class over the ranks

@@ -185,6 +185,11 @@ TrainerConfig trainer_config(const RunConfig& c) {
   tc.iterations = c.training.iterations;
   tc.global_batch = c.training.global_batch;
   tc.eval_every = c.training.eval_every;
+  tc.eval_every_far = c.training.eval_every_far;
+  tc.eval_fine_from = c.training.target_accuracy - c.training.eval_fine_margin;
+  tc.eval_fine_until =
+      c.training.eval_fine_until > 0 ? c.training.eval_fine_until : c.training.target_accuracy;
+  tc.eval_window = c.training.tta_window;
   tc.eval_rows = c.training.eval_rows;
   tc.sharding.mode = parse_sharding_mode(c.training.sharding);
   tc.sharding.alpha = c.training.sharding_alpha;

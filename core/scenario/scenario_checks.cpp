@@ -307,6 +307,20 @@ std::vector<std::pair<std::string, std::string>> check_run(const RunConfig& c,
   if (!c.workload.time_as.empty() && c.cluster.backend != ClusterBackend::kAnalytical)
     add("workload.time_as",
         "proxy timing runs on cluster.backend analytical, got " + enum_name(c.cluster.backend));
+  // The adaptive evaluation cadence (train/eval_schedule.h) keeps the crossing exact only with a
+  // smoothing window in iterations: one in evaluations would span both cadences.
+  if (t.eval_every_far > 0 && t.tta_window <= 0)
+    add("training.eval_every_far",
+        "the adaptive cadence needs training.tta_window > 0 (the crossing's smoothing window in "
+        "iterations; 4 x eval_every = " +
+            str(4 * t.eval_every) + " is the 5-evaluation window)");
+  if (t.eval_every_far > 0 && t.eval_every <= 0)
+    add("training.eval_every_far", "the adaptive cadence needs training.eval_every > 0");
+  if (t.eval_every_far > 0 && t.eval_fine_until > 0 && t.eval_fine_until < t.target_accuracy)
+    add("training.eval_fine_until",
+        "must be 0 or at least training.target_accuracy (" + limit_text(t.target_accuracy) +
+            "), or the crossing would fall in the coarse cadence; got " +
+            limit_text(t.eval_fine_until));
   // Tuning ranks grid values by time to target accuracy (scenario/run/lr_tuning.h).
   if (!t.lr_grid.empty() && !train)
     add("training.lr_grid", "workload.kind " + enum_name(c.workload.kind) +

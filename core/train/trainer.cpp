@@ -114,9 +114,14 @@ void finish_sample(Sample& s, const ReduceReport& total, const StepTiming& t, in
   s.effective_bits = total.effective_bits();
 }
 
-bool evaluation_due(const TrainerConfig& config, int iterations_done) {
-  return (config.eval_every > 0 && iterations_done % config.eval_every == 0) ||
-         iterations_done == config.iterations;
+EvalSchedule eval_schedule(const TrainerConfig& config) {
+  EvalCadence c;
+  c.every = config.eval_every;
+  c.far_every = config.eval_every_far;
+  c.fine_from = config.eval_fine_from;
+  c.fine_until = config.eval_fine_until;
+  c.window = config.eval_window;
+  return EvalSchedule(c, config.iterations);
 }
 
 double gradient_norm(const Model& model, const std::vector<BucketInfo>& buckets) {
@@ -128,7 +133,11 @@ double gradient_norm(const Model& model, const std::vector<BucketInfo>& buckets)
 
 DataParallelTrainer::DataParallelTrainer(Model prototype, const Dataset& train, const Dataset& test,
                                          TrainerConfig config, GradientReducer& reducer)
-    : train_(train), test_(test), config_(config), reducer_(reducer) {
+    : train_(train),
+      test_(test),
+      config_(config),
+      reducer_(reducer),
+      eval_schedule_(eval_schedule(config)) {
   check_trainer_config(config_, train_);
   prototype.init(config_.seed);
   TrainingLayout layout = training_layout(prototype, config_, train_);
@@ -155,6 +164,7 @@ void DataParallelTrainer::continue_from(const DataParallelTrainer& parent) {
   replicas_ = parent.replicas_;
   for (int r = 0; r < config_.ranks; ++r) optimizers_[r].continue_from(parent.optimizers_[r]);
   iteration_ = parent.iteration_;
+  eval_schedule_.continue_from(parent.eval_schedule_);
   sim_time_s_ = parent.sim_time_s_;
   wall_time_s_ = parent.wall_time_s_;
 }
@@ -208,10 +218,11 @@ Sample DataParallelTrainer::step() {
   sim_time_s_ += t.step_s;
   finish_sample(s, total, t, iteration_, sim_time_s_);
   s.divergence = divergence();
-  if (evaluation_due(config_, iteration_)) {
+  if (eval_schedule_.due(iteration_)) {
     LossStats e = evaluate(0);
     s.test_loss = e.loss;
     s.test_accuracy = e.count > 0 ? static_cast<double>(e.correct) / e.count : 0.0;
+    eval_schedule_.record(iteration_, s.test_accuracy);
   }
   wall_time_s_ +=
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();

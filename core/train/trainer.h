@@ -13,6 +13,7 @@
 #include "train/catalog/compute_model.h"
 #include "train/data/sampler.h"
 #include "train/dataset.h"
+#include "train/eval_schedule.h"
 #include "train/model.h"
 #include "train/optimizer.h"
 #include "train/reducer.h"
@@ -24,9 +25,16 @@ struct TrainerConfig {
   int iterations = 100;
   int global_batch = 64;  // split evenly: each rank gets global_batch / ranks rows
   int eval_every = 50;    // test loss/accuracy every k iterations and after the last (0: last only)
-  int eval_rows = 0;      // 0: the whole test set; else a seeded random subset (eval_subset)
-  uint64_t seed = 1;      // init (same for all replicas), data order, shards, eval subset
-  int threads = 0;        // OpenMP threads for the ranks; 0: OpenMP default. Never changes results.
+  // The adaptive cadence (train/eval_schedule.h): > 0 evaluates every eval_every_far iterations
+  // outside the band from eval_fine_from to the settled smoothed crossing of eval_fine_until
+  // (smoothing window eval_window iterations); 0: eval_every throughout.
+  int eval_every_far = 0;
+  double eval_fine_from = 0;
+  double eval_fine_until = 1;
+  int eval_window = 0;
+  int eval_rows = 0;  // 0: the whole test set; else a seeded random subset (eval_subset)
+  uint64_t seed = 1;  // init (same for all replicas), data order, shards, eval subset
+  int threads = 0;    // OpenMP threads for the ranks; 0: OpenMP default. Never changes results.
   OptimizerConfig optimizer;
   ScheduleConfig schedule;
   ComputeModel compute;
@@ -102,8 +110,8 @@ BucketSample bucket_sample(const BucketInfo& bucket, ReduceReport& rep);
 // Puts the iteration's totals over its buckets, its timing and its place in the run on `s`.
 void finish_sample(Sample& s, const ReduceReport& total, const StepTiming& t, int iteration,
                    double sim_time_s);
-// Whether the test set is evaluated after `iterations_done` iterations.
-bool evaluation_due(const TrainerConfig& config, int iterations_done);
+// When the test set is evaluated (both trainers).
+EvalSchedule eval_schedule(const TrainerConfig& config);
 // L2 norm of the gradients of `model`'s buckets.
 double gradient_norm(const Model& model, const std::vector<BucketInfo>& buckets);
 
@@ -152,6 +160,7 @@ class DataParallelTrainer {
   std::vector<LayerCost> layer_costs_;
   std::optional<ShardSampler> sampler_;  // set once the config is checked
   std::vector<int32_t> eval_index_;      // the test rows every evaluation uses
+  EvalSchedule eval_schedule_;
   int iteration_ = 0;
   double sim_time_s_ = 0;
   double wall_time_s_ = 0;

@@ -90,7 +90,8 @@ RankTrainer::RankTrainer(const MpiRuntime& rt, Model prototype, const Dataset& t
       collective_(collective),
       shadow_(shadow),
       executor_(rt),
-      optimizer_(config.optimizer) {
+      optimizer_(config.optimizer),
+      eval_schedule_(eval_schedule(config)) {
   if (config_.ranks != rt.size())
     throw std::invalid_argument("training.ranks: " + std::to_string(config_.ranks) +
                                 " ranks, but mpirun started " + std::to_string(rt.size()) +
@@ -176,10 +177,11 @@ Sample RankTrainer::step() {
   sim_time_s_ += t.step_s;
   finish_sample(s, total, t, iteration_, sim_time_s_);
   s.divergence = divergence();
-  if (evaluation_due(config_, iteration_) && rt_.root()) {
+  if (rt_.root() && eval_schedule_.due(iteration_)) {
     LossStats e = evaluate();
     s.test_loss = e.loss;
     s.test_accuracy = e.count > 0 ? static_cast<double>(e.correct) / e.count : 0.0;
+    eval_schedule_.record(iteration_, s.test_accuracy);
   }
   const double wall = seconds_since(wall_start);
   measured_.wall_s += wall;

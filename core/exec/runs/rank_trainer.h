@@ -70,6 +70,7 @@ class RankTrainer {
   std::vector<LayerCost> layer_costs_;
   std::optional<ShardSampler> sampler_;  // set once the config is checked
   std::vector<int32_t> index_, eval_index_;
+  EvalSchedule eval_schedule_;  // rank 0's: only rank 0 evaluates
   int iteration_ = 0;
   double sim_time_s_ = 0;
   double wall_time_s_ = 0;

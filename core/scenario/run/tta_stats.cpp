@@ -144,12 +144,12 @@ std::vector<double> smooth(const std::vector<EvalPoint>& evals, int window) {
 }
 
 // The smoothed window over iterations: evaluations with iteration in [t_i - h_i, t_i + h_i],
-// found by binary search over the (increasing) iterations, summed with prefix sums.
+// found by binary search over the (increasing) iterations and summed in order, so that s_i
+// depends only on the evaluations in its window (train/eval_schedule.h computes the same sum
+// online and relies on it).
 std::vector<double> smooth_over_iterations(const std::vector<EvalPoint>& evals,
                                            int window_iterations) {
   const size_t n = evals.size();
-  std::vector<double> prefix(n + 1, 0.0);
-  for (size_t k = 0; k < n; ++k) prefix[k + 1] = prefix[k] + evals[k].accuracy;
   const double half = std::max(0, window_iterations) / 2.0;
   auto by_iteration = [](const EvalPoint& e, double t) { return e.iteration < t; };
   std::vector<double> s(n);
@@ -162,7 +162,9 @@ std::vector<double> smooth_over_iterations(const std::vector<EvalPoint>& evals,
         std::upper_bound(evals.begin(), evals.end(), t + h,
                          [](double x, const EvalPoint& e) { return x < e.iteration; }) -
         evals.begin();
-    s[i] = (prefix[b] - prefix[a]) / static_cast<double>(b - a);  // a <= i < b
+    double sum = 0;
+    for (size_t k = a; k < b; ++k) sum += evals[k].accuracy;
+    s[i] = sum / static_cast<double>(b - a);  // a <= i < b
   }
   return s;
 }

@@ -302,6 +302,16 @@ std::vector<Field> make_table() {
                 "Rows per iteration over all ranks (a multiple of training.ranks)."),
       int_field("training.eval_every", ACC(training.eval_every), 0, kBig,
                 "Iterations between test evaluations (0: only at the end)."),
+      int_field("training.eval_every_far", ACC(training.eval_every_far), 0, kBig,
+                "Adaptive cadence (0: off): iterations between evaluations while the accuracy is "
+                "below target_accuracy - eval_fine_margin and once the smoothed crossing of "
+                "eval_fine_until is settled; eval_every in between, where time to target is "
+                "decided. Needs tta_window."),
+      num_field("training.eval_fine_margin", ACC(training.eval_fine_margin), 0, 1,
+                "Adaptive cadence: how far below target_accuracy the fine cadence starts."),
+      num_field("training.eval_fine_until", ACC(training.eval_fine_until), 0, 1,
+                "Adaptive cadence: the accuracy whose smoothed crossing ends the fine cadence "
+                "(0: target_accuracy; higher to keep time to several targets exact)."),
       int_field("training.eval_rows", ACC(training.eval_rows), 0, kBig,
                 "Test rows per evaluation: a random sample of the test set drawn once from the "
                 "seed, the same at every evaluation (0: the whole test set)."),
