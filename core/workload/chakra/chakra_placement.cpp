@@ -12,7 +12,8 @@ namespace {
 
 class Placer {
  public:
-  Placer(const RawRank& raw, RankGraph* out) : raw_(raw), out_(out) {}
+  Placer(const RawRank& raw, RankGraph* out, uint64_t* forwarded, uint64_t max_forwarded)
+      : raw_(raw), out_(out), forwarded_(*forwarded), max_forwarded_(max_forwarded) {}
   void run();
 
  private:
@@ -20,13 +21,15 @@ class Placer {
     return raw_.file + ": rank " + std::to_string(raw_.rank) + ", node " + std::to_string(id);
   }
   void emit(uint32_t v);
+  void count_forwarded(const RawNode& r, uint64_t count, uint32_t through);
 
   const RawRank& raw_;
   RankGraph* out_;
   std::vector<uint32_t> deps_;      // raw_.dep_ids resolved to raw_.nodes indices
   std::vector<uint32_t> position_;  // raw index -> position in the RankGraph
   std::unordered_map<uint32_t, std::vector<uint32_t>> inherited_;  // skipped node -> positions
-  uint64_t inherited_total_ = 0;
+  uint64_t& forwarded_;
+  const uint64_t max_forwarded_;
   std::vector<uint32_t> stamp_;  // dedupe marks per position
   uint32_t stamp_now_ = 0;
   std::vector<uint32_t> lists_[2];  // data, ctrl positions of the node being placed (reused)
@@ -93,7 +96,9 @@ void Placer::emit(uint32_t v) {
     const uint32_t d = deps_[r.dep_begin + i];
     std::vector<uint32_t>& list = lists[r.skipped || i < r.data ? 0 : 1];
     if (raw_.nodes[d].skipped) {
-      for (uint32_t p : inherited_[d]) take(list, p);
+      const std::vector<uint32_t>& passed = inherited_[d];
+      if (!r.skipped) count_forwarded(r, passed.size(), d);  // before the copy, not after
+      for (uint32_t p : passed) take(list, p);
     } else if (r.skipped) {
       take(list, position_[d]);
     } else {
@@ -101,10 +106,7 @@ void Placer::emit(uint32_t v) {
     }
   }
   if (r.skipped) {
-    inherited_total_ += lists[0].size();
-    if (inherited_total_ > kMaxInheritedDeps)
-      fail(at_node(r.node.id), "too many dependencies passed on through skipped nodes (over " +
-                                   std::to_string(kMaxInheritedDeps) + ")");
+    count_forwarded(r, lists[0].size(), v);
     inherited_[v] = lists[0];
     return;
   }
@@ -115,10 +117,21 @@ void Placer::emit(uint32_t v) {
   position_[v] = out_->add(r.node, lists[0], lists[1]);
 }
 
+void Placer::count_forwarded(const RawNode& r, uint64_t count, uint32_t through) {
+  forwarded_ += count;
+  if (forwarded_ > max_forwarded_)
+    fail(at_node(r.node.id),
+         "dependencies passed on through skipped nodes: " + std::to_string(forwarded_) +
+             " in the trace so far (this node's through skipped node " +
+             std::to_string(raw_.nodes[through].node.id) + ": " + std::to_string(count) +
+             "), over the budget of " + std::to_string(max_forwarded_) +
+             " (ChakraReadBudgets::forwarded_deps)");
+}
+
 }  // namespace
 
-void place_rank(const RawRank& raw, RankGraph* out) {
-  Placer(raw, out).run();
+void place_rank(const RawRank& raw, RankGraph* out, uint64_t* forwarded, uint64_t max_forwarded) {
+  Placer(raw, out, forwarded, max_forwarded).run();
 }
 
 }  // namespace commlab::workload::chakra_place

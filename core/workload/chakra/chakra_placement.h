@@ -10,10 +10,6 @@
 
 namespace commlab::workload::chakra_place {
 
-// Dependencies inherited through skipped nodes, summed over a rank (bounds the memory a chain of
-// skipped nodes can make the reader spend).
-inline constexpr uint64_t kMaxInheritedDeps = uint64_t{1} << 26;
-
 struct RawNode {
   Node node;               // every field but the dependencies
   uint64_t dep_begin = 0;  // into RawRank::dep_ids: data deps, then ctrl deps
@@ -32,7 +28,10 @@ struct RawRank {
 
 // Places the kept nodes in a topological order that keeps the file's order where it already is
 // one (so a written graph reads back position for position). Throws std::invalid_argument naming
-// the file, rank and node: a dependency on a missing node, a cycle, over 65535 deps of a kind.
-void place_rank(const RawRank& raw, RankGraph* out);
+// the file, rank and node: a dependency on a missing node, a cycle, over 65535 deps of a kind,
+// more than max_forwarded dependencies passed on through skipped nodes (*forwarded counts them
+// over the whole trace: a skipped node's D dependencies are passed to each of its K dependants,
+// D x K, to its skipped dependants once).
+void place_rank(const RawRank& raw, RankGraph* out, uint64_t* forwarded, uint64_t max_forwarded);
 
 }  // namespace commlab::workload::chakra_place

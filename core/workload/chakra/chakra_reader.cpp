@@ -39,6 +39,8 @@ struct TraceContext {
   chakra_files::GroupResolver groups;
   Graph* graph = nullptr;
   TraceReadReport* report = nullptr;
+  ChakraReadBudgets budgets;
+  uint64_t forwarded_deps = 0;  // counted against budgets.forwarded_deps
 };
 
 // Kinds an attribute is used by; on any other kind it is counted as ignored.
@@ -143,7 +145,7 @@ void RankParser::parse(std::string_view bytes, RankGraph* out) {
   }
   raw_.file = file_;
   raw_.rank = rank_;
-  chakra_place::place_rank(raw_, out);
+  chakra_place::place_rank(raw_, out, &ctx_.forwarded_deps, ctx_.budgets.forwarded_deps);
   if (ctx_.report) ctx_.report->nodes += out->nodes.size();
 }
 
@@ -351,7 +353,7 @@ Graph parse_with(TraceContext& ctx, int ranks, std::string_view groups_json,
     throw std::invalid_argument(ctx.label + ": " + std::to_string(ranks) + " ranks (at most " +
                                 std::to_string(kChakraMaxRanks) + ")");
   ctx.groups = chakra_files::GroupResolver(ctx.group_file, ctx.have_group_file, groups_json, ranks,
-                                           &graph.groups);
+                                           &graph.groups, ctx.budgets.group_members);
   graph.ranks.resize(ranks);
   std::string storage;
   for (int r = 0; r < ranks; ++r) {
@@ -370,8 +372,9 @@ Graph parse_with(TraceContext& ctx, int ranks, std::string_view groups_json,
 
 Graph parse_chakra_trace(const std::vector<std::string_view>& rank_files,
                          std::string_view comm_groups_json, const std::string& label,
-                         TraceReadReport* report) {
+                         TraceReadReport* report, const ChakraReadBudgets& budgets) {
   TraceContext ctx;
+  ctx.budgets = budgets;
   ctx.label = label;
   ctx.group_file = chakra_comm_group_file(label);
   ctx.have_group_file = !comm_groups_json.empty();
@@ -388,9 +391,10 @@ std::string find_comm_group_file(const std::string& prefix, const std::string& g
 }
 
 Graph read_chakra_trace(const std::string& prefix, TraceReadReport* report,
-                        const std::string& comm_groups_file) {
+                        const std::string& comm_groups_file, const ChakraReadBudgets& budgets) {
   const int ranks = chakra_files::count_rank_files(prefix, kChakraMaxRanks);
   TraceContext ctx;
+  ctx.budgets = budgets;
   ctx.label = prefix;
   ctx.report = report;
   const std::string found = find_comm_group_file(prefix, comm_groups_file);
