@@ -80,9 +80,9 @@ void Placer::resolve_deps() {
       const uint64_t id = raw_.dep_ids[i];
       auto it = std::lower_bound(index_.begin(), index_.end(), std::make_pair(id, uint32_t{0}));
       if (it == index_.end() || it->first != id)
-        fail(at_node(raw_.nodes[v].id),
-             std::string(i < r.dep_begin + r.data ? "data" : "control") + " dependency on node " +
-                 std::to_string(id) + ", which is not in the trace");
+        fail(at_node(raw_.nodes[v].id), std::string(i < r.dep_begin + r.data ? "data" : "control") +
+                                            " dependency on node " + std::to_string(id) +
+                                            ", which is not in the trace");
       deps_[i] = it->second;
     }
   }
