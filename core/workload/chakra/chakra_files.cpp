@@ -192,6 +192,18 @@ void GroupResolver::add_members(uint64_t count) {
                                 " (ChakraReadBudgets::group_members)");
 }
 
+// Each rank resolves its groups once: a scan of a group of every rank by every rank would be
+// quadratic in the rank count (10^12 steps at the 2^20-rank cap), a sorted copy is not.
+bool GroupResolver::has_member(int g, int rank) {
+  if (sorted_.size() <= static_cast<size_t>(g)) sorted_.resize(g + 1);
+  std::vector<int>& sorted = sorted_[g];
+  if (sorted.empty()) {
+    sorted = (*groups_)[g];
+    std::sort(sorted.begin(), sorted.end());
+  }
+  return std::binary_search(sorted.begin(), sorted.end(), rank);
+}
+
 int GroupResolver::resolve(const std::string& pg, int rank) {
   if (pg.empty() || pg == "0") return all_ranks_group();
   const auto it = keys_.find(pg);
@@ -201,8 +213,7 @@ int GroupResolver::resolve(const std::string& pg, int rank) {
         "pg_name \"" + pg + "\" is not in " +
         (have_file_ ? file_ : "a communicator-group file (there is no " + file_ + ")") +
         " or a process_group:init metadata node");
-  if (g != all_ranks_ &&
-      std::find((*groups_)[g].begin(), (*groups_)[g].end(), rank) == (*groups_)[g].end())
+  if (g != all_ranks_ && !has_member(g, rank))
     throw std::invalid_argument("collective on pg_name \"" + pg +
                                 "\", which does not contain this rank");
   return g;

@@ -53,13 +53,15 @@ class GroupResolver {
  private:
   int all_ranks_group();             // the index of the every-rank group, added when first needed
   void add_members(uint64_t count);  // counts ranks listed against max_members_
+  bool has_member(int g, int rank);  // through a sorted copy of the group, made when first needed
 
   std::string file_;
   bool have_file_ = false;
   int ranks_ = 0;
   uint64_t max_members_ = 0;
   uint64_t members_ = 0;
-  std::vector<uint32_t> seen_;  // duplicate-rank marks, stamped per group
+  std::vector<std::vector<int>> sorted_;  // has_member's copies, by group index
+  std::vector<uint32_t> seen_;            // duplicate-rank marks, stamped per group
   uint32_t seen_stamp_ = 0;
   std::unordered_map<std::string, int> keys_;  // key -> group index
   std::vector<std::vector<int>>* groups_ = nullptr;
