@@ -112,5 +112,32 @@ TEST(ChakraMemory, TheMemoryBudgetRefusesBeforeAllocatingAndNamesTheValue) {
   EXPECT_EQ(parse_chakra_trace(views, "", "t", nullptr, budgets).ranks[0].nodes.size(), 1000u);
 }
 
+// Rank 0's METADATA node lists `count` process groups of one rank each, as PyTorch writes them.
+std::string process_groups(int count) {
+  std::string pgs = "[";
+  for (int k = 1; k <= count; ++k)
+    pgs += (k > 1 ? "," : "") + std::string(R"({"pg_name":")") + std::to_string(k) +
+           R"(","pg_desc":"default_pg","ranks":[0],"group_size":1})";
+  pgs += "]";
+  return trace_file({NodeMsg(1, "## process_group:init ##", kMetadata).inputs("['" + pgs + "']")});
+}
+
+TEST(ChakraMemory, ProcessGroupMetadataPeakWithinEightTimesItsText) {
+  const std::string file = process_groups(20000);  // 1.3 MB
+  const std::vector<std::string_view> views{file};
+  const int64_t before = g_live.load();
+  g_peak = before;
+  Graph g = parse_chakra_trace(views, "", "t");
+  const int64_t peak = g_peak.load() - before;
+  ASSERT_EQ(g.groups.size(), 20000u);
+  EXPECT_EQ(g.groups[19999], std::vector<int>({0}));
+  std::printf("peak heap %lld bytes for a %zu-byte trace\n", (long long)peak, file.size());
+  // Held: the node's protobuf copy of the text (1x), the groups (a vector of one rank, ~56 bytes)
+  // and their keys (~64 bytes) a group, ~2x more; the JSON tree of the whole list (~300 bytes a
+  // group of 66 characters) was 10x more than the text.
+  EXPECT_LT(peak, 8 * static_cast<int64_t>(file.size()))
+      << "peak heap " << peak << " bytes for a " << file.size() << "-byte trace";
+}
+
 }  // namespace
 }  // namespace commlab::workload

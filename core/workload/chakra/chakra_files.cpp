@@ -4,10 +4,12 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <stdexcept>
 #include <system_error>
 
 #include "numeric/json_input.h"
+#include "workload/chakra/chakra_process_groups.h"
 #include "workload/chakra_trace.h"
 
 namespace commlab::workload::chakra_files {
@@ -221,33 +223,30 @@ int GroupResolver::resolve(const std::string& pg, int rank) {
 
 bool GroupResolver::define_from_metadata(std::string_view values) {
   if (values.size() < 4) return false;
-  values = values.substr(2, values.size() - 4);
-  const nlohmann::json j = parse_json_or_discarded(values, "process-group metadata");
-  if (j.is_discarded() || !j.is_array()) return false;
-  for (const auto& pg : j) {
-    if (!pg.is_object() || !pg.contains("pg_name") || !pg["pg_name"].is_string() ||
-        !pg.contains("ranks") || !pg["ranks"].is_array())
-      return false;
-  }
-  for (const auto& pg : j) {
-    const std::string key = pg["pg_name"].get<std::string>();
+  std::optional<std::vector<ProcessGroupText>> list =
+      read_process_group_list(values.substr(2, values.size() - 4));
+  if (!list) return false;
+  for (ProcessGroupText& pg : *list) {
+    const std::string& key = pg.name;
     const std::string where = "process group \"" + key + "\": ";
     // No ranks is every rank: one shared group, however many keys name it (never a copy each).
-    const int g = pg["ranks"].empty() ? all_ranks_group() : -1;
+    const int g = pg.ranks.empty() ? all_ranks_group() : -1;
     std::vector<int> members;
     if (g < 0) {
       if (seen_.size() != static_cast<size_t>(ranks_)) seen_.assign(ranks_, 0);
       ++seen_stamp_;
-      for (const auto& v : pg["ranks"]) {
-        if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() >= ranks_)
-          throw std::invalid_argument(where + "rank " + json_excerpt(v) + " is not in [0, " +
-                                      std::to_string(ranks_) + ")");
-        const int r = static_cast<int>(v.get<int64_t>());
+      for (const int64_t v : pg.ranks) {
+        if (v < 0 || v >= ranks_)
+          throw std::invalid_argument(where + "rank " +
+                                      (v == kBadRank ? pg.bad_rank : std::to_string(v)) +
+                                      " is not in [0, " + std::to_string(ranks_) + ")");
+        const int r = static_cast<int>(v);
         if (seen_[r] == seen_stamp_)
           throw std::invalid_argument(where + "rank " + std::to_string(r) + " twice");
         seen_[r] = seen_stamp_;
         members.push_back(r);
       }
+      pg.ranks = {};
     }
     const auto it = keys_.find(key);
     if (it != keys_.end()) {
