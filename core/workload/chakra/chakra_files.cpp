@@ -112,6 +112,22 @@ std::string read_regular_file(const std::string& path, uint64_t max_bytes, bool 
   return bytes;
 }
 
+uint64_t count_messages(std::string_view bytes, uint64_t pos) {
+  uint64_t count = 0;
+  while (pos < bytes.size()) {
+    uint64_t len = 0;
+    for (int shift = 0; pos < bytes.size() && shift < 35; shift += 7) {
+      const auto b = static_cast<uint8_t>(bytes[pos++]);
+      len |= uint64_t{b & 0x7Fu} << shift;
+      if (!(b & 0x80)) break;
+    }
+    if (len > bytes.size() - pos) break;
+    pos += len;
+    ++count;
+  }
+  return count;
+}
+
 CommGroups parse_comm_groups(std::string_view text, const std::string& file, int ranks) {
   const nlohmann::json j = parse_json_or_discarded(text, file);
   if (j.is_discarded() || !j.is_object())

@@ -23,6 +23,11 @@ void remove_rank_files_from(const std::string& prefix, int first_rank);
 std::string read_regular_file(const std::string& path, uint64_t max_bytes, bool missing_ok = false,
                               bool* found = nullptr);
 
+// The varint32-length-prefixed messages in a rank file from byte `pos` (the reader reserves its
+// arrays with it): a bad or truncated length prefix ends the count, never an error (the reader
+// names it when it gets there).
+uint64_t count_messages(std::string_view bytes, uint64_t pos);
+
 // ASTRA-sim's communicator-group file: {"KEY": [rank, ...], ...}. Groups come back sorted by key
 // (numerically when keys are integers), keys beside them; every rank in [0, ranks), none twice.
 struct CommGroups {

@@ -44,24 +44,6 @@ struct TraceContext {
   uint64_t held_bytes = 0;      // the graph's nodes and dependencies from the ranks read, names
 };
 
-// The messages left in a file from `pos` (for reserving; a bad length prefix ends the count, and
-// next_message names it when it is reached).
-uint64_t count_messages(std::string_view bytes, uint64_t pos) {
-  uint64_t count = 0;
-  while (pos < bytes.size()) {
-    uint64_t len = 0;
-    for (int shift = 0; pos < bytes.size() && shift < 35; shift += 7) {
-      const auto b = static_cast<uint8_t>(bytes[pos++]);
-      len |= uint64_t{b & 0x7Fu} << shift;
-      if (!(b & 0x80)) break;
-    }
-    if (len > bytes.size() - pos) break;
-    pos += len;
-    ++count;
-  }
-  return count;
-}
-
 // Kinds an attribute is used by; on any other kind it is counted as ignored.
 enum : uint8_t { kC = 1, kL = 2, kS = 4, kR = 8, kAll = 15 };
 uint8_t kind_bit(NodeKind k) {
@@ -159,7 +141,7 @@ void RankParser::parse(std::string_view bytes, RankGraph* out) {
   if (!next_message(bytes, &msg)) fail(at_offset(0), "empty file (expected a GlobalMetadata)");
   read_metadata(msg);
   file_bytes_ = bytes.size();
-  node_count_ = count_messages(bytes, pos_);
+  node_count_ = chakra_files::count_messages(bytes, pos_);
   if (estimated_bytes() > ctx_.budgets.memory_bytes)
     fail_memory(file_ + ": rank " + std::to_string(rank_), std::to_string(node_count_) + " nodes");
   raw_.nodes.reserve(node_count_);
