@@ -39,14 +39,19 @@ struct StreamState {
   double free_at = 0;
 };
 
-// One node's run in one record (32 B), since its fields are touched together (a 1,024-rank
-// replay touches every rank at every instant).
+// One node's run in one record (24 B), since its fields are touched together (a 1,024-rank
+// replay touches every rank at every instant). waiting and start_s share storage: a node's
+// unfinished dependencies are counted down to 0 before it can start, and never read again; its
+// start is written when it ends (end_at), after that.
 struct NodeState {
-  double start_s = 0;
+  union {
+    double start_s = 0;
+    uint32_t waiting;  // unfinished dependencies, until the node is ready
+  };
   double end_s = 0;
   Pred pred;
-  uint32_t waiting = 0;  // unfinished dependencies
 };
+static_assert(sizeof(NodeState) == 24, "NodeState is 24 bytes: 17 M of them at 16,384 ranks");
 
 struct RankState {
   std::vector<NodeState> nodes;
