@@ -139,7 +139,7 @@ void Engine::end_at(int rank, uint32_t v, double start, double end, Pred pred) {
   StreamBusy& busy = r_.stream_busy[rank][stream];
   busy.busy_s += end - start;
   busy.wait_s += start - s.streams[stream].arrive_s;
-  events_.push(Event{end, seq_++, rank, v});
+  events_.push(Event{end, seq_++, rank, v, static_cast<uint8_t>(stream)});
 }
 
 void Engine::arrive_collective(int rank, uint32_t v, double t) {
@@ -323,19 +323,18 @@ void Engine::flush_p2p(double t) {
   pending_sends_.clear();
 }
 
-// A 16,384-rank replay touches 2.5 GB of nodes in time order, a cache miss per record: asking
-// for the next event's records while this one is processed overlaps the two misses.
+// A 16,384-rank replay touches 1.9 GB of records in time order, a cache miss per record: asking
+// for the next event's records while this one is processed overlaps the two misses. The event
+// carries its node's stream, so the ended node's own Node record is not needed at all.
 void Engine::prefetch(const Event& e) const {
-  __builtin_prefetch(&g_.ranks[e.rank].nodes[e.node]);
   const RankState& s = ranks_[e.rank];
-  __builtin_prefetch(&s.nodes[e.node]);
   __builtin_prefetch(&s.dependant_begin[e.node]);
+  __builtin_prefetch(&s.streams[e.stream]);
 }
 
 void Engine::process(const Event& e) {
   RankState& s = ranks_[e.rank];
-  const Node& node = g_.ranks[e.rank].nodes[e.node];
-  StreamState& st = s.streams[node.stream];
+  StreamState& st = s.streams[e.stream];
   st.busy = false;
   st.last = e.node;
   st.free_at = e.time;
@@ -347,7 +346,7 @@ void Engine::process(const Event& e) {
       try_start(e.rank, g_.ranks[e.rank].nodes[w].stream, e.time);
     }
   }
-  try_start(e.rank, node.stream, e.time);
+  try_start(e.rank, e.stream, e.time);
 }
 
 ScheduleResult Engine::run() {

@@ -98,6 +98,7 @@ struct Event {
   uint64_t seq = 0;
   int32_t rank = 0;
   uint32_t node = 0;
+  uint8_t stream = 0;  // the node's (Node::stream), so processing the event needs no Node
   bool operator>(const Event& o) const { return time != o.time ? time > o.time : seq > o.seq; }
 };
 
