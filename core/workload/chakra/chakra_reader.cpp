@@ -290,8 +290,6 @@ void RankParser::map_attributes(const pb::Node& n, Node* node, const Where& wher
   const bool comm = node->kind != NodeKind::kCompute;
   if (comm && cpu_op) fail(where, "is_cpu_op is true on a communication node");
   node->stream = static_cast<uint8_t>(stream.value_or(comm ? attr::kDefaultCommStream : 0));
-  node->flops = flops.value_or(num_ops ? static_cast<double>(*num_ops) : 0.0);
-  node->mem_bytes = mem_bytes.value_or(tensor_size ? static_cast<double>(*tensor_size) : 0.0);
   if (kind) {
     bool found = false;
     for (int k = 0; k < kCommKinds && !found; ++k)
@@ -304,6 +302,8 @@ void RankParser::map_attributes(const pb::Node& n, Node* node, const Where& wher
            std::string(attr::kCommKind) + " \"" + *kind + "\" (expected TP, DP, PP, EP or other)");
   }
   if (!comm) {
+    node->flops = flops.value_or(num_ops ? static_cast<double>(*num_ops) : 0.0);
+    node->mem_bytes = mem_bytes.value_or(tensor_size ? static_cast<double>(*tensor_size) : 0.0);
     // Exact seconds, else Chakra's microseconds; with no duration but num_ops / tensor_size, the
     // roofline (ASTRA-sim's roofline mode; CPU ops always replay their duration, as there).
     const bool roofline = !cpu_op && n.duration_micros() == 0 && (num_ops || tensor_size);
