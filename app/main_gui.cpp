@@ -205,14 +205,16 @@ int main(int argc, char** argv) {
   // With --screenshot, a scenario (or --iterations on the training tab) runs before the grab.
   if (parser.isSet(shot) && (!args.isEmpty() || parser.isSet(iterations))) {
     const int n = iteration_count;
+    // Both --compare-seeds and --run-all: the Training table shows the runs with their seed
+    // intervals once both have ended.
     if (parser.isSet(compare_seeds)) {
       window.compare_view()->set_seeds(parser.value(compare_seeds).toInt());
       window.compare_view()->run();
-    } else if (parser.isSet(run_all)) {
-      window.training_view()->run_all(n);
-    } else {
-      window.training_view()->run(n);
     }
+    if (parser.isSet(run_all))
+      window.training_view()->run_all(n);
+    else if (!parser.isSet(compare_seeds))
+      window.training_view()->run(n);
   }
   if (!parser.isSet(shot)) {
     window.show();

@@ -62,6 +62,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   tabs_->setTabToolTip(tabs_->addTab(compare_, "Compare"),
                        "The Training tab's runs over several seeds: mean curves with 95% bands, "
                        "time to target and speedup against the baseline with paired intervals.");
+  // The Training tab's runs table shows the same intervals for the rows with the same settings.
+  connect(compare_, &CompareView::finished, training_,
+          [this] { training_->set_seed_results(compare_->summary(), compare_->compared_runs()); });
   tabs_->setTabToolTip(tabs_->addTab(new WorkloadView, "Workload"),
                        "A catalog workload or Chakra trace as a timeline per rank and stream.");
   setCentralWidget(tabs_);

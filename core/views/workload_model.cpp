@@ -8,6 +8,7 @@
 
 #include "collective/codec_wire.h"
 #include "network/analytical.h"
+#include "scenario/catalog/workload_timing.h"
 #include "topology/builders.h"
 #include "train/catalog/catalog.h"
 #include "workload/catalog_graph.h"
@@ -74,13 +75,43 @@ Topology workload_cluster(const WorkloadSettings& s, int ranks) {
   return make_leaf_spine(p);
 }
 
+namespace {
+
+// The penalty as `commlab-cli workload` computes it: the same replay under the other routing mode
+// when some flow had a choice of paths, DP time from timing_of, link loads from tier_loads.
+RoutingComparison compare_routing(const Graph& graph, const WorkloadSettings& s,
+                                  const AnalyticalBackend& backend,
+                                  const workload::ScheduleResult& result) {
+  RoutingComparison c;
+  c.dp_s = timing_of(result).dp_s;
+  c.load = most_imbalanced_tier(tier_loads(backend.topology(), backend.link_bytes()));
+  c.ecmp_choices = backend.router().had_choice();
+  c.other = s.routing == RoutingMode::kEcmp ? RoutingMode::kIdeal : RoutingMode::kEcmp;
+  if (!c.ecmp_choices) return c;
+  AnalyticalBackend other(backend.topology());
+  other.set_routing(c.other);
+  other.set_link_accounting(true);
+  c.other_dp_s = timing_of(workload::schedule(graph, other, replay_options(s, {}))).dp_s;
+  c.other_load = find_tier(tier_loads(other.topology(), other.link_bytes()), c.load.tier);
+  const bool ecmp_first = s.routing == RoutingMode::kEcmp;
+  const double ecmp_dp = ecmp_first ? c.dp_s : c.other_dp_s;
+  const double ideal_dp = ecmp_first ? c.other_dp_s : c.dp_s;
+  c.ecmp_penalty_dp = ideal_dp > 0 ? ecmp_dp / ideal_dp : 0.0;
+  return c;
+}
+
+}  // namespace
+
 WorkloadPicture replay_graph(std::shared_ptr<const Graph> graph, const WorkloadSettings& s) {
   WorkloadPicture pic;
   pic.settings = s;
   pic.graph = graph;
   const std::vector<int> ranks = lane_ranks(*graph, s.max_ranks);
   AnalyticalBackend backend(workload_cluster(s, graph->rank_count()));
+  backend.set_routing(s.routing);
+  backend.set_link_accounting(true);
   pic.result = workload::schedule(*graph, backend, replay_options(s, ranks));
+  pic.routing = compare_routing(*graph, s, backend, pic.result);
   const workload::ScheduleResult& r = pic.result;
 
   std::set<std::pair<int, uint32_t>> critical;

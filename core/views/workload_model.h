@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "network/analytical.h"
+#include "topology/routing.h"
 #include "topology/topology.h"
 #include "workload/graph.h"
 #include "workload/scheduler.h"
@@ -31,6 +33,8 @@ struct WorkloadSettings {
   int skip = 0;         // SkipReduce s on DP reduce-scatters
   bool overlap = true;  // DP communication overlaps the backward pass
   int max_ranks = 8;    // ranks drawn (lanes = ranks x streams used)
+  // Per-flow ECMP (what switches do) or ideal spraying over the equal-cost paths (the bound).
+  RoutingMode routing = RoutingMode::kEcmp;
 
   bool operator==(const WorkloadSettings&) const = default;
 };
@@ -58,6 +62,21 @@ struct GanttLane {
   std::vector<GanttBar> bars;
 };
 
+// The leaf-spine ECMP penalty of this replay (docs/workload.md, "Routing: the leaf-spine ECMP
+// penalty"), the figures `commlab-cli workload` writes as routing_comparison: the exposed DP time
+// (timing_of) under the settings' routing and under the other mode, replayed again only when some
+// flow had equal-cost paths, and the busiest link of the most imbalanced tier against the tier's
+// mean under both.
+struct RoutingComparison {
+  bool ecmp_choices = false;  // some flow had several equal-cost paths (else the modes agree)
+  RoutingMode other = RoutingMode::kIdeal;
+  double dp_s = 0;
+  double other_dp_s = 0;       // ecmp_choices only
+  double ecmp_penalty_dp = 0;  // ECMP DP / ideal DP; 0 without a comparison or ideal DP of 0
+  TierImbalance load;          // most_imbalanced_tier under the settings' routing
+  TierImbalance other_load;    // the same tier under the other mode (ecmp_choices only)
+};
+
 struct WorkloadPicture {
   WorkloadSettings settings;
   std::string title;  // "Llama-3 8B, dp 2 x tp 2 x pp 4 = 16 GPUs, 100 Gb/s"
@@ -65,6 +84,7 @@ struct WorkloadPicture {
   workload::ScheduleResult result;
   std::vector<GanttLane> lanes;
   uint64_t critical_nodes_shown = 0;  // critical-path nodes that fall on a drawn lane
+  RoutingComparison routing;
 };
 
 // Ranks worth drawing: rank 0, then along the pipeline (each PP send's destination in turn), at

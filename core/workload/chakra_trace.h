@@ -29,6 +29,22 @@ inline constexpr double kChakraMaxNodeSeconds = 1e9;
 inline constexpr double kChakraMaxNodeFlops = 1e30;
 inline constexpr double kChakraMaxNodeMemBytes = 1e30;
 
+// Budgets on what a trace makes the reader hold, whatever the file size: a small file can ask for
+// much (a skipped node's dependencies passed to each of its dependants, "ranks": [] meaning every
+// rank). Over a budget the reader throws one line naming the file, the budget and the value.
+// docs/workload.md "Chakra execution traces" has the measured peak memory of each.
+struct ChakraReadBudgets {
+  // The reader's estimated memory: the graph (nodes, dependencies, groups, names) and one rank's
+  // parse tables.
+  uint64_t memory_bytes = uint64_t{4} << 30;
+  // Dependencies passed on through skipped nodes (METADATA, MEM_*, ...), summed over the trace:
+  // a skipped node with D dependencies and K dependants passes on D x K.
+  uint64_t forwarded_deps = uint64_t{1} << 24;
+  // Ranks listed by the communicator groups together (the group file and process-group metadata
+  // nodes; every-rank groups named by many keys count once).
+  uint64_t group_members = uint64_t{1} << 26;
+};
+
 struct TraceReadReport {
   uint64_t nodes = 0;               // nodes imported (all ranks)
   uint64_t unknown_attributes = 0;  // attributes read but not used (by name below)
@@ -49,13 +65,14 @@ std::string find_comm_group_file(const std::string& prefix, const std::string& g
 // Throws std::invalid_argument, one line naming the file, the rank and the node id (or byte
 // offset).
 Graph read_chakra_trace(const std::string& prefix, TraceReadReport* report = nullptr,
-                        const std::string& comm_groups_file = "");
+                        const std::string& comm_groups_file = "",
+                        const ChakraReadBudgets& budgets = {});
 
 // The same from memory: one buffer per rank, the group file's text (empty: none). label stands for
 // the prefix in error messages (label.RANK.et).
 Graph parse_chakra_trace(const std::vector<std::string_view>& rank_files,
                          std::string_view comm_groups_json, const std::string& label,
-                         TraceReadReport* report = nullptr);
+                         TraceReadReport* report = nullptr, const ChakraReadBudgets& budgets = {});
 
 // Writes DIR/NAME.RANK.et for every rank and DIR/NAME.comm_groups.json (creating DIR). Throws
 // std::invalid_argument for a graph check_graph rejects, with no rank or with duplicate node ids

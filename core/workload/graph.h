@@ -30,7 +30,13 @@ const char* comm_kind_name(CommKind kind);  // "TP", "DP", "PP", "EP", "other"
 inline constexpr uint8_t kComputeStream = 0;
 inline constexpr uint8_t kMaxStreams = 8;
 
+// 48 bytes: a 16,384-rank GPT-3 iteration holds 17 M of them. The fields a kind does not use
+// share storage: flops and mem_bytes (compute) with bytes, group_or_peer and tag
+// (communication). Read and write only the fields of the node's kind: a compute node's bytes
+// are its flops' bits. duration_s is every kind's (a trace's communication node may carry one).
 struct Node {
+  Node() : flops(0), mem_bytes(0) {}
+
   uint64_t id = 0;    // unique within the rank (the Chakra node id)
   uint32_t name = 0;  // index into Graph::names (0 is "")
   NodeKind kind = NodeKind::kCompute;
@@ -38,23 +44,32 @@ struct Node {
   CommKind comm = CommKind::kOther;  // communication nodes
   uint8_t stream = kComputeStream;
   // Compute: duration_s >= 0 is the duration; otherwise the roofline of flops and mem_bytes
-  // (train/catalog/compute_model.h). Communication: bytes is the whole buffer per rank: the input
-  // of an all-reduce, reduce-scatter, all-to-all or broadcast, the gathered output of an
-  // all-gather (Chakra's comm_size x group size: workload/chakra/chakra_comm_size.h), the message
-  // of a send/recv.
+  // (train/catalog/compute_model.h). Communication: kept from a trace (commlab_duration), not
+  // used for timing.
   double duration_s = -1;
-  double flops = 0;
-  double mem_bytes = 0;
-  uint64_t bytes = 0;
-  // Collective: index into Graph::groups. Send: destination rank; recv: source rank.
-  int32_t group_or_peer = 0;
-  int32_t tag = 0;  // send/recv matching (src, dst, tag), in issue order
+  union {
+    struct {  // kCompute
+      double flops;
+      double mem_bytes;
+    };
+    // Communication: bytes is the whole buffer per rank: the input of an all-reduce,
+    // reduce-scatter, all-to-all or broadcast, the gathered output of an all-gather (Chakra's
+    // comm_size x group size: workload/chakra/chakra_comm_size.h), the message of a send/recv.
+    // group_or_peer: collective: index into Graph::groups; send: destination rank; recv: source
+    // rank. tag: send/recv matching (src, dst, tag), in issue order.
+    struct {  // kCollective, kSend, kRecv
+      uint64_t bytes;
+      int32_t group_or_peer;
+      int32_t tag;
+    };
+  };
   // Dependencies: positions (not ids) in the rank's node list, deps[dep_begin, dep_begin +
   // data_deps) are data dependencies, the next ctrl_deps control dependencies.
   uint32_t dep_begin = 0;
   uint16_t data_deps = 0;
   uint16_t ctrl_deps = 0;
 };
+static_assert(sizeof(Node) == 48, "Node is 48 bytes: 17 M of them at 16,384 ranks");
 
 struct RankGraph {
   std::vector<Node> nodes;

@@ -30,7 +30,7 @@ class Engine {
  private:
   void init();
   void process(const Event& e);
-  void prefetch(const Event& e) const;
+  void process_batch();
   void make_ready(int rank, uint32_t v, double t, uint32_t by);
   void try_start(int rank, int stream, double t);
   void arrive_collective(int rank, uint32_t v, double t);
@@ -58,6 +58,7 @@ class Engine {
   std::vector<EagerMessage> messages_;                    // every eager send so far
   std::vector<uint32_t> pending_sends_;                   // eager sends posted, flow not timed
   EventQueue events_;
+  std::vector<Event> batch_;  // the events of one instant, in (time, seq) order
   uint64_t seq_ = 0, done_ = 0, total_ = 0;
   ScheduleResult r_;
 };
@@ -139,7 +140,7 @@ void Engine::end_at(int rank, uint32_t v, double start, double end, Pred pred) {
   StreamBusy& busy = r_.stream_busy[rank][stream];
   busy.busy_s += end - start;
   busy.wait_s += start - s.streams[stream].arrive_s;
-  events_.push(Event{end, seq_++, rank, v});
+  events_.push(Event{end, seq_++, rank, v, static_cast<uint8_t>(stream)});
 }
 
 void Engine::arrive_collective(int rank, uint32_t v, double t) {
@@ -323,19 +324,25 @@ void Engine::flush_p2p(double t) {
   pending_sends_.clear();
 }
 
-// A 16,384-rank replay touches 2.5 GB of nodes in time order, a cache miss per record: asking
-// for the next event's records while this one is processed overlaps the two misses.
-void Engine::prefetch(const Event& e) const {
-  __builtin_prefetch(&g_.ranks[e.rank].nodes[e.node]);
-  const RankState& s = ranks_[e.rank];
-  __builtin_prefetch(&s.nodes[e.node]);
-  __builtin_prefetch(&s.dependant_begin[e.node]);
+// Every event ending at this instant, popped at once: events pushed while they are processed end
+// at this instant or later with a larger seq, so they would come after them from the queue too.
+// Knowing the events ahead lets prefetch_ahead overlap their records' cache misses.
+void Engine::process_batch() {
+  const double t = events_.top().time;
+  batch_.clear();
+  while (!events_.empty() && events_.top().time == t) {
+    batch_.push_back(events_.top());
+    events_.pop();
+  }
+  for (size_t i = 0; i < batch_.size(); ++i) {
+    prefetch_ahead(g_, ranks_, batch_, i);
+    process(batch_[i]);
+  }
 }
 
 void Engine::process(const Event& e) {
   RankState& s = ranks_[e.rank];
-  const Node& node = g_.ranks[e.rank].nodes[e.node];
-  StreamState& st = s.streams[node.stream];
+  StreamState& st = s.streams[e.stream];
   st.busy = false;
   st.last = e.node;
   st.free_at = e.time;
@@ -347,7 +354,7 @@ void Engine::process(const Event& e) {
       try_start(e.rank, g_.ranks[e.rank].nodes[w].stream, e.time);
     }
   }
-  try_start(e.rank, node.stream, e.time);
+  try_start(e.rank, e.stream, e.time);
 }
 
 ScheduleResult Engine::run() {
@@ -363,12 +370,7 @@ ScheduleResult Engine::run() {
   while (!events_.empty()) {
     const double t = events_.top().time;
     // Everything that ends at this instant first, so communication starting now is timed together.
-    while (!events_.empty() && events_.top().time == t) {
-      const Event e = events_.top();
-      events_.pop();
-      if (!events_.empty()) prefetch(events_.top());
-      process(e);
-    }
+    while (!events_.empty() && events_.top().time == t) process_batch();
     flush_pending(t);
   }
   if (done_ != total_) deadlock();

@@ -19,16 +19,7 @@ using test::app;
 using test::wait_for;
 
 std::vector<RunConfig> spiral_runs() {
-  return parse_scenario_text(R"({"name": "cmp", "seed": 3,
-    "cluster": {"spec": "flat:4,gbps=100"},
-    "workload": {"model": "mlp", "hidden": [16], "dataset": "spiral"},
-    "training": {"ranks": 4, "iterations": 40, "global_batch": 32, "eval_every": 2,
-                 "eval_rows": 0, "target_accuracy": 0.6},
-    "runs": [{"name": "baseline"},
-             {"name": "skip", "set": {"techniques": {"skipreduce":
-                 {"skip": 2, "policy": "random", "min_elements": 0, "lr_compensation": true}}}}]})",
-                             "cmp.json")
-      .runs;
+  return test::spiral_pair_runs(0.6);
 }
 
 TEST(CompareView, IntervalsEqualTheCliSummaryForTheSameSeeds) {

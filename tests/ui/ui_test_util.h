@@ -6,6 +6,7 @@
 #include <string>
 
 #include "scenario/run_config.h"
+#include "scenario/scenario.h"
 
 namespace commlab::ui::test {
 
@@ -38,6 +39,23 @@ inline RunConfig spiral_run(const std::string& name, int iterations, int eval_ev
   c.training.eval_every = eval_every;
   c.training.eval_rows = 200;
   return c;
+}
+
+// A two-run scenario, "baseline" and "skip" (SkipReduce s = 2), on the spiral data set: 40
+// iterations, evaluated every 2, to `target` test accuracy; what the seed comparisons run.
+inline std::vector<RunConfig> spiral_pair_runs(double target) {
+  std::vector<RunConfig> runs = parse_scenario_text(R"({"name": "cmp", "seed": 3,
+    "cluster": {"spec": "flat:4,gbps=100"},
+    "workload": {"model": "mlp", "hidden": [16], "dataset": "spiral"},
+    "training": {"ranks": 4, "iterations": 40, "global_batch": 32, "eval_every": 2,
+                 "eval_rows": 0, "target_accuracy": 0.6},
+    "runs": [{"name": "baseline"},
+             {"name": "skip", "set": {"techniques": {"skipreduce":
+                 {"skip": 2, "policy": "random", "min_elements": 0, "lr_compensation": true}}}}]})",
+                                                    "cmp.json")
+                                    .runs;
+  for (RunConfig& r : runs) r.training.target_accuracy = target;
+  return runs;
 }
 
 }  // namespace commlab::ui::test

@@ -38,7 +38,8 @@ AnalyticalBackend network(int ranks, double gbps) {
 double total_flops(const Graph& g) {
   double f = 0;
   for (const RankGraph& rg : g.ranks)
-    for (const Node& n : rg.nodes) f += n.flops;
+    for (const Node& n : rg.nodes)
+      if (n.kind == NodeKind::kCompute) f += n.flops;
   return f;
 }
 

@@ -146,6 +146,34 @@ TEST(ChakraRead, ProcessGroupsFromPyTorchMetadataNodes) {
   EXPECT_EQ(r2.unknown_by_name["METADATA_NODE inputs.values"], 1u);
 }
 
+TEST(ChakraRead, ProcessGroupListsAreReadInOnePass) {
+  // Read through nlohmann's SAX interface (chakra_process_groups.cpp): other keys, nested or not,
+  // are skipped; a rank that is not an integer is named as the JSON tree's reader named it.
+  auto meta = [](const std::string& pgs) {
+    return trace_file(
+        {NodeMsg(1, "## process_group:init ##", kMetadata).inputs("[[" + pgs + "]]")});
+  };
+  const std::string extra =
+      R"([{"pg_desc": {"a": [1, {"b": null}]}, "pg_name": "5", "ranks": [1], "size": 1.5}])";
+  const Graph g = parse({meta(extra), meta(extra)});
+  ASSERT_EQ(g.groups.size(), 1u);
+  EXPECT_EQ(g.groups[0], std::vector<int>({1}));
+  EXPECT_EQ(error_of({meta(R"([{"pg_name": "1", "ranks": [0, "x"]}])"), meta("[]")}),
+            "t.0.et: rank 0, node 1: process group \"1\": rank \"x\" is not in [0, 2)");
+  EXPECT_EQ(error_of({meta(R"([{"pg_name": "1", "ranks": [1.5]}])"), meta("[]")}),
+            "t.0.et: rank 0, node 1: process group \"1\": rank 1.5 is not in [0, 2)");
+  EXPECT_EQ(error_of({meta(R"([{"pg_name": "1", "ranks": [0, 0]}])"), meta("[]")}),
+            "t.0.et: rank 0, node 1: process group \"1\": rank 0 twice");
+  // Not a process-group list: skipped and counted (a number as pg_name, ranks not an array, an
+  // entry that is not an object, invalid JSON).
+  for (const std::string bad : {R"([{"pg_name": 1, "ranks": []}])", R"([{"pg_name": "1"}])",
+                                R"([{"pg_name": "1", "ranks": {}}])", R"([3])", R"([{"pg_name")"}) {
+    TraceReadReport report;
+    parse({meta(bad)}, "", &report);
+    EXPECT_EQ(report.unknown_by_name["METADATA_NODE inputs.values"], 1u) << bad;
+  }
+}
+
 TEST(ChakraRead, SendAndRecv) {
   const std::string r0 = trace_file({NodeMsg(5, "s", kSend)
                                          .attr(attr_i("comm_src", 0))

@@ -192,6 +192,7 @@ bool CompareView::run() {
   Experiment exp;
   exp.name = "compare";
   exp.runs = std::move(runs);
+  running_ = exp.runs;
   job_ = std::make_shared<Job>();
   job_->thread = std::thread(run_job, job_, std::move(exp), seeds());
   run_->setEnabled(false);
@@ -233,6 +234,7 @@ void CompareView::show_result() {
     return;
   }
   summary_ = parse_json_limited(job.outcome.summary_json, "summary.json");
+  compared_ = running_;
   bands_.clear();
   names_.clear();
   const ExperimentOutcome& out = job.outcome;

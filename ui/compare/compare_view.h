@@ -43,6 +43,8 @@ class CompareView : public QWidget, public Exportable {
   bool idle() const;
   // The last comparison's summary.json (null before the first one ends).
   const nlohmann::json& summary() const { return summary_; }
+  // The runs summary() is of, as compared (the Training tab matches its rows to them).
+  const std::vector<RunConfig>& compared_runs() const { return compared_; }
   // Each run's accuracy band, in the order of summary()["runs"].
   const std::vector<std::vector<BandPoint>>& bands() const { return bands_; }
   QTableWidget* table() const { return table_; }
@@ -75,6 +77,7 @@ class CompareView : public QWidget, public Exportable {
   QTimer* poll_timer_;
   std::shared_ptr<Job> job_;
   nlohmann::json summary_;
+  std::vector<RunConfig> running_, compared_;  // the comparison under way, the one shown
   std::vector<std::vector<BandPoint>> bands_;
   std::vector<QString> names_;
 };

@@ -13,7 +13,7 @@ namespace commlab::ui {
 namespace {
 
 constexpr int kIdRole = Qt::UserRole + 1;
-constexpr int kColumns = 8;  // run, scenario, five figures, what differs
+constexpr int kColumns = 10;  // run, scenario, five figures, two over seeds, what differs
 
 QIcon swatch(const QColor& color, bool current) {
   QPixmap pix(14, 14);
@@ -34,7 +34,8 @@ RunsList::RunsList(QWidget* parent) : QWidget(parent) {
   tree_ = new QTreeWidget;
   tree_->setColumnCount(kColumns);
   tree_->setHeaderLabels({"run", "scenario", "accuracy", "ms / iter", "to target", "speedup",
-                          "MB / iter", "differs from the baseline"});
+                          "MB / iter", "to target, seeds", "speedup, seeds",
+                          "differs from the baseline"});
   tree_->headerItem()->setToolTip(2, "Final test accuracy (last evaluation).");
   tree_->headerItem()->setToolTip(3, "Simulated milliseconds per iteration.");
   tree_->headerItem()->setToolTip(
@@ -42,9 +43,18 @@ RunsList::RunsList(QWidget* parent) : QWidget(parent) {
       "Simulated milliseconds to training.target_accuracy (smoothed crossing, as summary.json).");
   tree_->headerItem()->setToolTip(
       5,
-      "Time-to-accuracy speedup over the baseline row (one seed; the Compare tab gives the "
+      "Time-to-accuracy speedup over the baseline row, this seed (the next columns give the "
       "interval over seeds).");
   tree_->headerItem()->setToolTip(6, "Megabytes on the wire per iteration, all ranks.");
+  tree_->headerItem()->setToolTip(
+      7,
+      "Time to target over the seeds of the Compare tab's last comparison of this run: seeds "
+      "that reached it, censored median and 95% order-statistic interval (from 6 seeds), as "
+      "summary.json. \"1 seed\": run a comparison for the interval.");
+  tree_->headerItem()->setToolTip(
+      8,
+      "Speedup over the baseline row, paired by seed (geometric mean, 95% Student-t interval on "
+      "the log ratios, verdict), as commlab-cli run --seeds N reports it.");
   tree_->setRootIsDecorated(false);
   tree_->setUniformRowHeights(true);
   tree_->setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed);
@@ -52,10 +62,12 @@ RunsList::RunsList(QWidget* parent) : QWidget(parent) {
   tree_->header()->setSectionResizeMode(0, QHeaderView::Interactive);
   tree_->setColumnWidth(0, 170);
   tree_->setColumnWidth(1, 110);
-  for (int c = 2; c < kColumns - 1; ++c) tree_->setColumnWidth(c, 78);
+  for (int c = 2; c < 7; ++c) tree_->setColumnWidth(c, 78);
+  tree_->setColumnWidth(7, 150);
+  tree_->setColumnWidth(8, 150);
   tree_->setToolTip(
-      "Every run on the charts: tick to show or hide its curves, double-click a name to rename "
-      "it.");
+      "Every run on the charts: click a row to draw its curves thicker, tick to show or hide "
+      "them, double-click a name to rename it.");
   remove_ = new QPushButton("Remove");
   remove_->setToolTip("Drop the selected run from the charts and the list.");
   clear_ = new QPushButton("Clear all");
@@ -102,6 +114,7 @@ RunsList::RunsList(QWidget* parent) : QWidget(parent) {
   connect(tree_, &QTreeWidget::itemSelectionChanged, this, [this] {
     remove_->setEnabled(selected_id() != 0);
     baseline_->setEnabled(selected_id() != 0);
+    if (!filling_) emit highlight_requested(selected_id());
   });
   remove_->setEnabled(false);
   baseline_->setEnabled(false);
@@ -129,7 +142,8 @@ void RunsList::set_rows(const std::vector<RunRow>& rows) {
     item->setCheckState(0, r.visible ? Qt::Checked : Qt::Unchecked);
     item->setText(1, r.scenario);
     int column = 2;
-    for (const QString* figure : {&r.accuracy, &r.per_iteration, &r.tta, &r.speedup, &r.wire}) {
+    for (const QString* figure : {&r.accuracy, &r.per_iteration, &r.tta, &r.speedup, &r.wire,
+                                  &r.tta_seeds, &r.speedup_seeds}) {
       item->setText(column, *figure);
       item->setTextAlignment(column++, Qt::AlignRight | Qt::AlignVCenter);
     }
@@ -137,6 +151,7 @@ void RunsList::set_rows(const std::vector<RunRow>& rows) {
     QFont font = item->font(5);
     font.setBold(r.baseline);  // the speedups' reference
     item->setFont(5, font);
+    item->setFont(8, font);
     const QString tip = QString("%1%2\nscenario: %3\ndiffers from the baseline: %4")
                             .arg(r.name, r.current ? " (current run)" : "", r.scenario,
                                  r.changes.isEmpty() ? QString("nothing") : r.changes);

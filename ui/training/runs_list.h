@@ -1,8 +1,9 @@
 #pragma once
 // The Training tab's runs list, beside the charts: one row per run (the current one, pinned ones,
 // Run all's), with its chart colour, name, scenario, final accuracy, time per iteration, time to
-// the target accuracy, speedup over the baseline in that time, bytes on the wire, and the settings
-// that differ from the scenario's baseline. The check box shows or hides a run's curves, a double
+// the target accuracy, speedup over the baseline in that time, bytes on the wire, the same time and
+// speedup over seeds with their 95% intervals (after a seeds comparison), and the settings that
+// differ from the scenario's baseline. The check box shows or hides a run's curves, a double
 // click renames it, Remove and Clear all drop runs. The view owns the runs; this widget only shows
 // rows and asks.
 #include <QColor>
@@ -25,6 +26,9 @@ struct RunRow {
   // The table's figures (core/views/run_figures.h), as shown: accuracy, ms per iteration, time to
   // the target, speedup over the baseline row in that time, MB on the wire per iteration.
   QString accuracy, per_iteration, tta, speedup, wire;
+  // Over seeds (seed_figures.h): time to the target and speedup with their 95% intervals, from
+  // the last seeds comparison of the same run; "1 seed" when there is none.
+  QString tta_seeds = "1 seed", speedup_seeds = "1 seed";
   bool baseline = false;  // the row speedups are against (its name is marked)
 };
 
@@ -44,7 +48,8 @@ class RunsList : public QWidget {
   void remove_requested(int id);
   void clear_requested();
   void undo_requested();
-  void baseline_requested(int id);  // "Use as baseline" on the selected row
+  void baseline_requested(int id);   // "Use as baseline" on the selected row
+  void highlight_requested(int id);  // the row the user selected (0: none): its curves stand out
 
  private:
   int selected_id() const;

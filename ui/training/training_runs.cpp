@@ -120,6 +120,19 @@ void TrainingView::rename_run(int id, const QString& name) {
   redraw();
 }
 
+void TrainingView::set_seed_results(const nlohmann::json& summary,
+                                    const std::vector<RunConfig>& compared) {
+  seed_times_ = seed_times_from_summary(summary, compared);
+  update_rows();
+}
+
+void TrainingView::set_highlighted_run(int id) {
+  if (id == highlighted_id_) return;
+  highlighted_id_ = id;
+  dirty_ = true;
+  redraw();
+}
+
 void TrainingView::set_baseline_run(int id) {
   baseline_id_ = id;
   update_rows();
@@ -203,9 +216,20 @@ QStringList TrainingView::drawn_names() {
 void TrainingView::update_rows() {
   std::vector<RunRow> rows;
   std::vector<views::RunFigures> figures;
+  std::vector<const SeedTimes*> seeds;  // null: no comparison of these settings
   auto add = [&](const Run& r, const std::vector<Sample>& samples, bool current) {
-    rows.push_back({r.id, r.name, r.scenario, r.changes, run_color(r.color), r.visible, current});
+    RunRow row;
+    row.id = r.id;
+    row.name = r.name;
+    row.scenario = r.scenario;
+    row.changes = r.changes;
+    row.color = run_color(r.color);
+    row.visible = r.visible;
+    row.current = current;
+    rows.push_back(std::move(row));
     figures.push_back(views::run_figures(samples, r.target, r.tta_window));
+    const auto found = seed_times_.find(r.settings);
+    seeds.push_back(found == seed_times_.end() ? nullptr : &found->second);
   };
   for (const Run& r : kept_) add(r, r.samples, false);
   if (current_.id != 0 && !samples_.samples().empty()) add(current_, samples_.samples(), true);
@@ -228,6 +252,8 @@ void TrainingView::update_rows() {
     const double speedup = views::tta_speedup(figures[base], f);
     row.speedup = speedup < 0 ? "-" : QString::number(speedup, 'f', 2) + "x";
     row.wire = QString::number(f.wire_bytes_per_iteration / 1e6, 'g', 4);
+    row.tta_seeds = tta_over_seeds(seeds[i]);
+    row.speedup_seeds = speedup_over_seeds(seeds[base], seeds[i], i == base);
   }
   runs_list_->set_rows(rows);
   runs_list_->set_undo_available(!removed_.empty());
@@ -241,15 +267,19 @@ void TrainingView::redraw() {
   // (solid): a run keeps its colour when it is kept.
   std::vector<RunSeries> series;
   for (const Run& r : kept_)
-    if (r.visible)
+    if (r.visible) {
       series.push_back({display_name(r).toStdString(), &r.samples, r.ratio, true, r.color});
+      series.back().highlighted = r.id == highlighted_id_;
+    }
   if (current_.visible)
     for (const Ghost& g : ghosts_)
       series.push_back({g.name.toStdString(), &g.samples, -1, false, current_.color, true});
-  if ((!current.empty() && current_.visible) || series.empty())
+  if ((!current.empty() && current_.visible) || series.empty()) {
     series.push_back(
         {(current_.id == 0 ? QString("current") : display_name(current_)).toStdString(), &current,
          current_.ratio, false, current_.color});
+    series.back().highlighted = current_.id != 0 && current_.id == highlighted_id_;
+  }
   charts_->set_runs(std::move(series));
   update_rows();
   update_progress();

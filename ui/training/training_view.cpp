@@ -168,6 +168,7 @@ TrainingView::TrainingView(QWidget* parent) : QWidget(parent) {
   connect(runs_list_, &RunsList::clear_requested, this, &TrainingView::clear_runs);
   connect(runs_list_, &RunsList::undo_requested, this, &TrainingView::undo_remove);
   connect(runs_list_, &RunsList::baseline_requested, this, &TrainingView::set_baseline_run);
+  connect(runs_list_, &RunsList::highlight_requested, this, &TrainingView::set_highlighted_run);
   connect(bridge_, &TrainingBridge::failed, this, &TrainingView::refused);
   connect(bridge_, &TrainingBridge::finished, this, &TrainingView::finished);
   connect(bridge_, &TrainingBridge::first_sample, this, [this] {
@@ -233,6 +234,7 @@ bool TrainingView::start(RunConfig config, int iterations, bool from_run_all) {
   next.changes = changed_settings(loaded_.front(), uncapped).join(", ");
   next.target = config.training.target_accuracy;
   next.tta_window = config.training.tta_window;
+  next.settings = settings_key(uncapped);
   next.scenario = scenario_;
   next.from_run_all = from_run_all;
   // A live restart or a new Run of the current run keeps its colour; the old curve ghosts.
@@ -297,6 +299,7 @@ void TrainingView::refused(const QString& message) {
 void TrainingView::set_runs(const std::vector<RunConfig>& runs, const QString& scenario) {
   runs_ = runs.empty() ? std::vector<RunConfig>{panel_->config()} : runs;
   loaded_ = runs_;
+  seed_times_.clear();  // another scenario's comparison says nothing of these runs
   scenario_ = scenario.isEmpty() ? QString::fromStdString(runs_.front().name) : scenario;
   chosen_ = 0;
   {

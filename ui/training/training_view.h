@@ -15,6 +15,8 @@
 #include <QString>
 #include <QWidget>
 #include <deque>
+#include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <tuple>
 #include <vector>
@@ -23,6 +25,7 @@
 #include "run_charts.h"
 #include "scenario/run_config.h"
 #include "scenario/runner.h"
+#include "seed_figures.h"
 #include "train/sample_store.h"
 #include "train/trainer.h"
 
@@ -103,9 +106,15 @@ class TrainingView : public QWidget, public Exportable {
   void clear_runs();
   // Remove and Clear all can be undone (most recent first): the runs come back as kept curves.
   void undo_remove();
+  // A seeds comparison of `compared` ended (the Compare tab's summary.json): rows with the same
+  // settings show their time to target and speedup over seeds with intervals (seed_figures.h).
+  void set_seed_results(const nlohmann::json& summary, const std::vector<RunConfig>& compared);
   // The run the table's speedups are against (its id; 0: the run named "baseline", else the
   // first).
   void set_baseline_run(int id);
+  // The run whose curves are drawn thicker (the runs table's selected row; 0: none).
+  void set_highlighted_run(int id);
+  int highlighted_run() const { return highlighted_id_; }
   bool can_undo_remove() const;
   // Ids of the runs in the list, kept ones first, the current run last (when it has samples).
   std::vector<int> run_ids() const;
@@ -139,6 +148,7 @@ class TrainingView : public QWidget, public Exportable {
     bool visible = true;
     double target = 0.85;  // training.target_accuracy and tta_window: the table's time to target
     int tta_window = 0;
+    std::string settings;  // settings_key(): matches the run to a seeds comparison
   };
   bool start(RunConfig config, int iterations, bool from_run_all);
   void promote();  // the starting run's first sample came: it becomes the current run
@@ -197,8 +207,10 @@ class TrainingView : public QWidget, public Exportable {
     std::vector<Ghost> ghosts;
   };
   std::vector<Removal> removed_;
-  int baseline_id_ = 0;          // set_baseline_run
-  bool announce_first_ = false;  // emit first_points_drawn after the next redraw
+  int baseline_id_ = 0;                          // set_baseline_run
+  int highlighted_id_ = 0;                       // set_highlighted_run
+  std::map<std::string, SeedTimes> seed_times_;  // set_seed_results, by settings_key
+  bool announce_first_ = false;                  // emit first_points_drawn after the next redraw
   std::vector<RunSummary> summaries_;
   std::vector<RunConfig> runs_;    // the loaded scenario's runs (edits of each kept)
   std::vector<RunConfig> loaded_;  // the same as loaded (names describe edits against these)

@@ -20,6 +20,7 @@
 
 #include "format_util.h"
 #include "gantt_canvas.h"
+#include "routing_text.h"
 #include "train/catalog/catalog.h"
 
 namespace commlab::ui {
@@ -58,6 +59,10 @@ WorkloadView::WorkloadView(QWidget* parent) : QWidget(parent) {
   summary_ = new QLabel;
   summary_->setTextFormat(Qt::RichText);
   summary_->setWordWrap(true);
+  routing_summary_ = new QLabel;
+  routing_summary_->setObjectName("routing_summary");
+  routing_summary_->setTextFormat(Qt::RichText);
+  routing_summary_->setWordWrap(true);
   legend_ = new QLabel(legend_html());
   error_ = new QLabel;
   error_->setStyleSheet("color: #b00020");
@@ -65,6 +70,7 @@ WorkloadView::WorkloadView(QWidget* parent) : QWidget(parent) {
   canvas_ = new GanttCanvas;
   right->addWidget(title_);
   right->addWidget(summary_);
+  right->addWidget(routing_summary_);
   right->addWidget(legend_);
   right->addWidget(canvas_, 1);
   right->addWidget(error_);
@@ -125,6 +131,15 @@ QWidget* WorkloadView::build_controls() {
   form->addRow("Network", gbps_);
   per_server_ = spin("gpus_per_server", 1, 8, 8, "GPUs per server (NVSwitch between them).");
   form->addRow("GPUs/server", per_server_);
+  routing_ = new QComboBox;
+  routing_->setObjectName("routing");
+  routing_->addItem("ECMP (per flow)", "ecmp");
+  routing_->addItem("ideal (spraying)", "ideal");
+  routing_->setToolTip(
+      "How flows take the leaf-spine's equal-cost paths: per-flow ECMP hashes each flow onto one "
+      "(what switches do; flows can collide), ideal spreads every flow over all of them (the "
+      "load-balance bound). The line above the chart gives DP time under both.");
+  form->addRow("Routing", routing_);
   ratio_ = new QDoubleSpinBox;
   ratio_->setObjectName("dp_ratio");
   ratio_->setRange(0.05, 1);
@@ -164,6 +179,7 @@ QWidget* WorkloadView::build_controls() {
     connect(s, &QDoubleSpinBox::valueChanged, this, &WorkloadView::schedule_replay);
   connect(model_, &QComboBox::currentIndexChanged, this, &WorkloadView::schedule_replay);
   connect(placement_, &QComboBox::currentIndexChanged, this, &WorkloadView::schedule_replay);
+  connect(routing_, &QComboBox::currentIndexChanged, this, &WorkloadView::schedule_replay);
   connect(source_, &QComboBox::currentIndexChanged, this, [this] {
     update_source_controls();
     schedule_replay();
@@ -211,6 +227,7 @@ WorkloadSettings WorkloadView::settings() const {
   s.skip = skip_->value();
   s.overlap = overlap_->isChecked();
   s.max_ranks = ranks_->value();
+  s.routing = parse_routing_mode(routing_->currentData().toString().toStdString());
   return s;
 }
 
@@ -221,7 +238,8 @@ void WorkloadView::set_settings(const WorkloadSettings& s) {
         QSignalBlocker(dp_),         QSignalBlocker(tp_),     QSignalBlocker(pp_),
         QSignalBlocker(micro_),      QSignalBlocker(global_), QSignalBlocker(gbps_),
         QSignalBlocker(per_server_), QSignalBlocker(ratio_),  QSignalBlocker(skip_),
-        QSignalBlocker(overlap_),    QSignalBlocker(ranks_),  QSignalBlocker(placement_)};
+        QSignalBlocker(overlap_),    QSignalBlocker(ranks_),  QSignalBlocker(placement_),
+        QSignalBlocker(routing_)};
     source_->setCurrentIndex(source_->findData(int(s.source)));
     const int m = model_->findData(QString::fromStdString(s.model));
     if (m >= 0) model_->setCurrentIndex(m);
@@ -239,6 +257,7 @@ void WorkloadView::set_settings(const WorkloadSettings& s) {
     skip_->setValue(s.skip);
     overlap_->setChecked(s.overlap);
     ranks_->setValue(s.max_ranks);
+    routing_->setCurrentIndex(routing_->findData(QString(routing_mode_name(s.routing))));
   }
   update_source_controls();
   schedule_replay();
@@ -254,6 +273,10 @@ QString WorkloadView::error_text() const {
 
 QString WorkloadView::summary_text() const {
   return summary_->text();
+}
+
+QString WorkloadView::routing_text() const {
+  return routing_summary_->text();
 }
 
 void WorkloadView::schedule_replay() {
@@ -326,6 +349,7 @@ void WorkloadView::show_picture(std::shared_ptr<const WorkloadPicture> pic) {
           .arg(pic->critical_nodes_shown)
           .arg(r.critical_path.size())
           .arg(seconds_text(r.wall_s)));
+  routing_summary_->setText(routing_html(pic->routing, pic->settings.routing));
   canvas_->set_picture(pic);
 }
 

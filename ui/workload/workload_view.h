@@ -38,6 +38,8 @@ class WorkloadView : public QWidget, public Exportable {
   GanttCanvas* canvas() const { return canvas_; }
   QString error_text() const;
   QString summary_text() const;
+  // The routing line: DP time under ECMP and ideal routing, the penalty, the busiest link's load.
+  QString routing_text() const;
   int replays_started() const { return replays_; }
 
   QString export_name() const override { return "workload"; }
@@ -67,11 +69,13 @@ class WorkloadView : public QWidget, public Exportable {
   QSpinBox* per_server_;
   QDoubleSpinBox* ratio_;
   QComboBox* placement_;
+  QComboBox* routing_;
   QSpinBox* skip_;
   QCheckBox* overlap_;
   QSpinBox* ranks_;
   QLabel* title_;
   QLabel* summary_;
+  QLabel* routing_summary_;
   QLabel* legend_;
   QLabel* error_;
   GanttCanvas* canvas_;

@@ -4,10 +4,12 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <stdexcept>
 #include <system_error>
 
 #include "numeric/json_input.h"
+#include "workload/chakra/chakra_process_groups.h"
 #include "workload/chakra_trace.h"
 
 namespace commlab::workload::chakra_files {
@@ -110,6 +112,22 @@ std::string read_regular_file(const std::string& path, uint64_t max_bytes, bool 
   return bytes;
 }
 
+uint64_t count_messages(std::string_view bytes, uint64_t pos) {
+  uint64_t count = 0;
+  while (pos < bytes.size()) {
+    uint64_t len = 0;
+    for (int shift = 0; pos < bytes.size() && shift < 35; shift += 7) {
+      const auto b = static_cast<uint8_t>(bytes[pos++]);
+      len |= uint64_t{b & 0x7Fu} << shift;
+      if (!(b & 0x80)) break;
+    }
+    if (len > bytes.size() - pos) break;
+    pos += len;
+    ++count;
+  }
+  return count;
+}
+
 CommGroups parse_comm_groups(std::string_view text, const std::string& file, int ranks) {
   const nlohmann::json j = parse_json_or_discarded(text, file);
   if (j.is_discarded() || !j.is_object())
@@ -151,28 +169,61 @@ CommGroups parse_comm_groups(std::string_view text, const std::string& file, int
 }
 
 GroupResolver::GroupResolver(std::string file, bool have_file, std::string_view json, int ranks,
-                             std::vector<std::vector<int>>* graph_groups)
-    : file_(std::move(file)), have_file_(have_file), ranks_(ranks), groups_(graph_groups) {
+                             std::vector<std::vector<int>>* graph_groups, uint64_t max_members)
+    : file_(std::move(file)),
+      have_file_(have_file),
+      ranks_(ranks),
+      max_members_(max_members),
+      groups_(graph_groups) {
   if (!have_file_) return;
   CommGroups g = parse_comm_groups(json, file_, ranks);
-  for (size_t i = 0; i < g.keys.size(); ++i) keys_.emplace(g.keys[i], static_cast<int>(i));
+  for (size_t i = 0; i < g.keys.size(); ++i) {
+    keys_.emplace(g.keys[i], static_cast<int>(i));
+    try {
+      add_members(g.groups[i].size());
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(file_ + ": " + e.what());
+    }
+  }
   *groups_ = std::move(g.groups);
 }
 
-int GroupResolver::resolve(const std::string& pg, int rank) {
-  if (pg.empty() || pg == "0") {
-    if (all_ranks_ < 0) {
-      std::vector<int> all(ranks_);
-      for (int r = 0; r < ranks_; ++r) all[r] = r;
-      for (size_t i = 0; i < groups_->size() && all_ranks_ < 0; ++i)
-        if ((*groups_)[i] == all) all_ranks_ = static_cast<int>(i);
-      if (all_ranks_ < 0) {
-        all_ranks_ = static_cast<int>(groups_->size());
-        groups_->push_back(std::move(all));
-      }
-    }
-    return all_ranks_;
+int GroupResolver::all_ranks_group() {
+  if (all_ranks_ >= 0) return all_ranks_;
+  std::vector<int> all(ranks_);
+  for (int r = 0; r < ranks_; ++r) all[r] = r;
+  for (size_t i = 0; i < groups_->size() && all_ranks_ < 0; ++i)
+    if ((*groups_)[i] == all) all_ranks_ = static_cast<int>(i);
+  if (all_ranks_ < 0) {
+    all_ranks_ = static_cast<int>(groups_->size());
+    add_members(all.size());
+    groups_->push_back(std::move(all));
   }
+  return all_ranks_;
+}
+
+void GroupResolver::add_members(uint64_t count) {
+  members_ += count;
+  if (members_ > max_members_)
+    throw std::invalid_argument("the process groups list " + std::to_string(members_) +
+                                " ranks in all, over the cap of " + std::to_string(max_members_) +
+                                " (ChakraReadBudgets::group_members)");
+}
+
+// Each rank resolves its groups once: a scan of a group of every rank by every rank would be
+// quadratic in the rank count (10^12 steps at the 2^20-rank cap), a sorted copy is not.
+bool GroupResolver::has_member(int g, int rank) {
+  if (sorted_.size() <= static_cast<size_t>(g)) sorted_.resize(g + 1);
+  std::vector<int>& sorted = sorted_[g];
+  if (sorted.empty()) {
+    sorted = (*groups_)[g];
+    std::sort(sorted.begin(), sorted.end());
+  }
+  return std::binary_search(sorted.begin(), sorted.end(), rank);
+}
+
+int GroupResolver::resolve(const std::string& pg, int rank) {
+  if (pg.empty() || pg == "0") return all_ranks_group();
   const auto it = keys_.find(pg);
   const int g = it == keys_.end() ? -1 : it->second;
   if (g < 0)
@@ -180,7 +231,7 @@ int GroupResolver::resolve(const std::string& pg, int rank) {
         "pg_name \"" + pg + "\" is not in " +
         (have_file_ ? file_ : "a communicator-group file (there is no " + file_ + ")") +
         " or a process_group:init metadata node");
-  if (std::find((*groups_)[g].begin(), (*groups_)[g].end(), rank) == (*groups_)[g].end())
+  if (g != all_ranks_ && !has_member(g, rank))
     throw std::invalid_argument("collective on pg_name \"" + pg +
                                 "\", which does not contain this rank");
   return g;
@@ -188,36 +239,42 @@ int GroupResolver::resolve(const std::string& pg, int rank) {
 
 bool GroupResolver::define_from_metadata(std::string_view values) {
   if (values.size() < 4) return false;
-  values = values.substr(2, values.size() - 4);
-  const nlohmann::json j = parse_json_or_discarded(values, "process-group metadata");
-  if (j.is_discarded() || !j.is_array()) return false;
-  for (const auto& pg : j) {
-    if (!pg.is_object() || !pg.contains("pg_name") || !pg["pg_name"].is_string() ||
-        !pg.contains("ranks") || !pg["ranks"].is_array())
-      return false;
-  }
-  for (const auto& pg : j) {
-    const std::string key = pg["pg_name"].get<std::string>();
+  std::optional<std::vector<ProcessGroupText>> list =
+      read_process_group_list(values.substr(2, values.size() - 4));
+  if (!list) return false;
+  for (ProcessGroupText& pg : *list) {
+    const std::string& key = pg.name;
     const std::string where = "process group \"" + key + "\": ";
+    // No ranks is every rank: one shared group, however many keys name it (never a copy each).
+    const int g = pg.ranks.empty() ? all_ranks_group() : -1;
     std::vector<int> members;
-    std::vector<bool> seen(ranks_, false);
-    for (const auto& v : pg["ranks"]) {
-      if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() >= ranks_)
-        throw std::invalid_argument(where + "rank " + json_excerpt(v) + " is not in [0, " +
-                                    std::to_string(ranks_) + ")");
-      const int r = static_cast<int>(v.get<int64_t>());
-      if (seen[r]) throw std::invalid_argument(where + "rank " + std::to_string(r) + " twice");
-      seen[r] = true;
-      members.push_back(r);
+    if (g < 0) {
+      if (seen_.size() != static_cast<size_t>(ranks_)) seen_.assign(ranks_, 0);
+      ++seen_stamp_;
+      for (const int64_t v : pg.ranks) {
+        if (v < 0 || v >= ranks_)
+          throw std::invalid_argument(where + "rank " +
+                                      (v == kBadRank ? pg.bad_rank : std::to_string(v)) +
+                                      " is not in [0, " + std::to_string(ranks_) + ")");
+        const int r = static_cast<int>(v);
+        if (seen_[r] == seen_stamp_)
+          throw std::invalid_argument(where + "rank " + std::to_string(r) + " twice");
+        seen_[r] = seen_stamp_;
+        members.push_back(r);
+      }
+      pg.ranks = {};
     }
-    if (members.empty())
-      for (int r = 0; r < ranks_; ++r) members.push_back(r);
     const auto it = keys_.find(key);
     if (it != keys_.end()) {
-      if ((*groups_)[it->second] != members)
+      if (g >= 0 ? (*groups_)[it->second] != (*groups_)[g] : (*groups_)[it->second] != members)
         throw std::invalid_argument(where + "ranks differ from its earlier definition");
       continue;
     }
+    if (g >= 0) {
+      keys_.emplace(key, g);
+      continue;
+    }
+    add_members(members.size());
     keys_.emplace(key, static_cast<int>(groups_->size()));
     groups_->push_back(std::move(members));
   }

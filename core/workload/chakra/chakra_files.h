@@ -23,6 +23,11 @@ void remove_rank_files_from(const std::string& prefix, int first_rank);
 std::string read_regular_file(const std::string& path, uint64_t max_bytes, bool missing_ok = false,
                               bool* found = nullptr);
 
+// The varint32-length-prefixed messages in a rank file from byte `pos` (the reader reserves its
+// arrays with it): a bad or truncated length prefix ends the count, never an error (the reader
+// names it when it gets there).
+uint64_t count_messages(std::string_view bytes, uint64_t pos);
+
 // ASTRA-sim's communicator-group file: {"KEY": [rank, ...], ...}. Groups come back sorted by key
 // (numerically when keys are integers), keys beside them; every rank in [0, ranks), none twice.
 struct CommGroups {
@@ -34,12 +39,14 @@ CommGroups parse_comm_groups(std::string_view json, const std::string& file, int
 // A collective's pg_name -> index in the graph's groups. The file's groups become the graph's
 // groups 0.. in key order; "" and "0" are every rank (ASTRA-sim's default), an equal group reused
 // or one appended when first needed. Throws (the caller adds where) for a key not in the file or
-// a group without the rank.
+// a group without the rank. Equal groups named by many keys are one group where they come from a
+// process-group metadata node's "ranks": [] (every rank), so its memory follows the text read;
+// the ranks listed by all groups together are capped at max_members (throws naming the cap).
 class GroupResolver {
  public:
   GroupResolver() = default;
   GroupResolver(std::string file, bool have_file, std::string_view json, int ranks,
-                std::vector<std::vector<int>>* graph_groups);
+                std::vector<std::vector<int>>* graph_groups, uint64_t max_members);
   int resolve(const std::string& pg_name, int rank);
   // PyTorch's process groups in a "## process_group:init ##" METADATA node, read as ASTRA-sim
   // does: inputs.values minus two characters at each end is a JSON list of {"pg_name": "K",
@@ -49,9 +56,18 @@ class GroupResolver {
   bool define_from_metadata(std::string_view inputs_values);
 
  private:
+  int all_ranks_group();             // the index of the every-rank group, added when first needed
+  void add_members(uint64_t count);  // counts ranks listed against max_members_
+  bool has_member(int g, int rank);  // through a sorted copy of the group, made when first needed
+
   std::string file_;
   bool have_file_ = false;
   int ranks_ = 0;
+  uint64_t max_members_ = 0;
+  uint64_t members_ = 0;
+  std::vector<std::vector<int>> sorted_;  // has_member's copies, by group index
+  std::vector<uint32_t> seen_;            // duplicate-rank marks, stamped per group
+  uint32_t seen_stamp_ = 0;
   std::unordered_map<std::string, int> keys_;  // key -> group index
   std::vector<std::vector<int>>* groups_ = nullptr;
   int all_ranks_ = -1;

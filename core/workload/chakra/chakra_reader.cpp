@@ -39,6 +39,9 @@ struct TraceContext {
   chakra_files::GroupResolver groups;
   Graph* graph = nullptr;
   TraceReadReport* report = nullptr;
+  ChakraReadBudgets budgets;
+  uint64_t forwarded_deps = 0;  // counted against budgets.forwarded_deps
+  uint64_t held_bytes = 0;      // the graph's nodes and dependencies from the ranks read, names
 };
 
 // Kinds an attribute is used by; on any other kind it is counted as ignored.
@@ -64,6 +67,8 @@ class RankParser {
   bool next_message(std::string_view bytes, std::string_view* msg);
   void read_metadata(std::string_view msg);
   void read_node(const pb::Node& n, uint64_t offset);
+  uint64_t estimated_bytes() const;
+  [[noreturn]] void fail_memory(const std::string& where, const std::string& so_far) const;
   void map_attributes(const pb::Node& n, Node* node, const Where& where);
   void read_collective(Node* node, uint64_t comm_size, std::optional<uint64_t> exact_bytes,
                        const std::string* pg_name, const Where& where);
@@ -76,6 +81,8 @@ class RankParser {
   bool any_node_ = false;
   bool gathered_all_gather_ = false;  // written by CommLab before commlab_comm_size (see attrs)
   chakra_place::RawRank raw_;
+  uint64_t file_bytes_ = 0;
+  uint64_t node_count_ = 0;  // messages after the GlobalMetadata (reserved for)
   std::unordered_map<std::string, int> pg_cache_;  // pg_name -> group index
 };
 
@@ -133,6 +140,12 @@ void RankParser::parse(std::string_view bytes, RankGraph* out) {
   std::string_view msg;
   if (!next_message(bytes, &msg)) fail(at_offset(0), "empty file (expected a GlobalMetadata)");
   read_metadata(msg);
+  file_bytes_ = bytes.size();
+  node_count_ = chakra_files::count_messages(bytes, pos_);
+  if (estimated_bytes() > ctx_.budgets.memory_bytes)
+    fail_memory(file_ + ": rank " + std::to_string(rank_), std::to_string(node_count_) + " nodes");
+  raw_.nodes.reserve(node_count_);
+  raw_.links.reserve(node_count_);
   pb::Node n;  // reused: parsing clears it
   uint64_t offset = pos_;
   while (next_message(bytes, &msg)) {
@@ -143,30 +156,42 @@ void RankParser::parse(std::string_view bytes, RankGraph* out) {
   }
   raw_.file = file_;
   raw_.rank = rank_;
-  chakra_place::place_rank(raw_, out);
+  out->deps.reserve(raw_.dep_ids.size());
+  chakra_place::place_rank(raw_, out, &ctx_.forwarded_deps, ctx_.budgets.forwarded_deps);
+  ctx_.held_bytes += out->nodes.size() * sizeof(Node) + out->deps.capacity() * sizeof(uint32_t);
   if (ctx_.report) ctx_.report->nodes += out->nodes.size();
+}
+
+// What reading holds now: the earlier ranks' graph and the names, this rank's file, its nodes
+// (all reserved at the start) and the dependencies read so far (chakra_placement.h).
+uint64_t RankParser::estimated_bytes() const {
+  return ctx_.held_bytes + file_bytes_ + node_count_ * chakra_place::kBytesPerRawNode +
+         raw_.dep_ids.size() * chakra_place::kBytesPerRawDep;
+}
+
+void RankParser::fail_memory(const std::string& where, const std::string& so_far) const {
+  fail(where, "reading needs about " + std::to_string(estimated_bytes()) + " bytes (" + so_far +
+                  "), over the memory budget of " + std::to_string(ctx_.budgets.memory_bytes) +
+                  " bytes (ChakraReadBudgets::memory_bytes)");
 }
 
 void RankParser::read_node(const pb::Node& n, uint64_t offset) {
   const Where where{file_, rank_, n.id()};
   if (raw_.nodes.size() >= UINT32_MAX) fail(where, "more than 2^32 - 1 nodes in one rank");
-  auto [it, fresh] = raw_.index.emplace(n.id(), static_cast<uint32_t>(raw_.nodes.size()));
-  if (!fresh)
-    fail(where, "duplicate node id (first at byte offset " +
-                    std::to_string(raw_.nodes[it->second].offset) + ")");
-  chakra_place::RawNode r;
+  chakra_place::RawLinks r;
+  Node node;
   r.offset = offset;
-  r.node.id = n.id();
+  node.id = n.id();
   r.dep_begin = raw_.dep_ids.size();
   r.data = static_cast<uint32_t>(n.data_deps_size());
   r.ctrl = static_cast<uint32_t>(n.ctrl_deps_size());
   raw_.dep_ids.insert(raw_.dep_ids.end(), n.data_deps().begin(), n.data_deps().end());
   raw_.dep_ids.insert(raw_.dep_ids.end(), n.ctrl_deps().begin(), n.ctrl_deps().end());
   switch (n.type()) {
-    case pb::COMP_NODE: r.node.kind = NodeKind::kCompute; break;
-    case pb::COMM_COLL_NODE: r.node.kind = NodeKind::kCollective; break;
-    case pb::COMM_SEND_NODE: r.node.kind = NodeKind::kSend; break;
-    case pb::COMM_RECV_NODE: r.node.kind = NodeKind::kRecv; break;
+    case pb::COMP_NODE: node.kind = NodeKind::kCompute; break;
+    case pb::COMM_COLL_NODE: node.kind = NodeKind::kCollective; break;
+    case pb::COMM_SEND_NODE: node.kind = NodeKind::kSend; break;
+    case pb::COMM_RECV_NODE: node.kind = NodeKind::kRecv; break;
     case pb::INVALID_NODE:
     case pb::METADATA_NODE:
     case pb::MEM_LOAD_NODE:
@@ -177,8 +202,11 @@ void RankParser::read_node(const pb::Node& n, uint64_t offset) {
     default: fail(where, "unknown node type " + std::to_string(static_cast<int>(n.type())));
   }
   if (!r.skipped) {
-    r.node.name = ctx_.graph->intern(n.name());
-    map_attributes(n, &r.node, where);
+    const size_t names = ctx_.graph->names.size();
+    node.name = ctx_.graph->intern(n.name());
+    // A new name: its string and its index entry (Graph::intern), about 96 bytes beside its text.
+    if (ctx_.graph->names.size() != names) ctx_.held_bytes += 96 + 2 * n.name().size();
+    map_attributes(n, &node, where);
   } else {
     if (ctx_.report) ++ctx_.report->skipped_nodes;
     if (n.type() == pb::METADATA_NODE && !n.inputs().values().empty()) {
@@ -194,7 +222,12 @@ void RankParser::read_node(const pb::Node& n, uint64_t offset) {
       }
     }
   }
-  raw_.nodes.push_back(r);
+  if (estimated_bytes() > ctx_.budgets.memory_bytes)  // dependencies and names grow it
+    fail_memory(where.str(), std::to_string(raw_.nodes.size() + 1) + " of " +
+                                 std::to_string(node_count_) + " nodes, " +
+                                 std::to_string(raw_.dep_ids.size()) + " dependencies read");
+  raw_.nodes.push_back(node);
+  raw_.links.push_back(r);
   last_id_ = n.id();
   any_node_ = true;
 }
@@ -257,8 +290,6 @@ void RankParser::map_attributes(const pb::Node& n, Node* node, const Where& wher
   const bool comm = node->kind != NodeKind::kCompute;
   if (comm && cpu_op) fail(where, "is_cpu_op is true on a communication node");
   node->stream = static_cast<uint8_t>(stream.value_or(comm ? attr::kDefaultCommStream : 0));
-  node->flops = flops.value_or(num_ops ? static_cast<double>(*num_ops) : 0.0);
-  node->mem_bytes = mem_bytes.value_or(tensor_size ? static_cast<double>(*tensor_size) : 0.0);
   if (kind) {
     bool found = false;
     for (int k = 0; k < kCommKinds && !found; ++k)
@@ -271,6 +302,8 @@ void RankParser::map_attributes(const pb::Node& n, Node* node, const Where& wher
            std::string(attr::kCommKind) + " \"" + *kind + "\" (expected TP, DP, PP, EP or other)");
   }
   if (!comm) {
+    node->flops = flops.value_or(num_ops ? static_cast<double>(*num_ops) : 0.0);
+    node->mem_bytes = mem_bytes.value_or(tensor_size ? static_cast<double>(*tensor_size) : 0.0);
     // Exact seconds, else Chakra's microseconds; with no duration but num_ops / tensor_size, the
     // roofline (ASTRA-sim's roofline mode; CPU ops always replay their duration, as there).
     const bool roofline = !cpu_op && n.duration_micros() == 0 && (num_ops || tensor_size);
@@ -351,7 +384,7 @@ Graph parse_with(TraceContext& ctx, int ranks, std::string_view groups_json,
     throw std::invalid_argument(ctx.label + ": " + std::to_string(ranks) + " ranks (at most " +
                                 std::to_string(kChakraMaxRanks) + ")");
   ctx.groups = chakra_files::GroupResolver(ctx.group_file, ctx.have_group_file, groups_json, ranks,
-                                           &graph.groups);
+                                           &graph.groups, ctx.budgets.group_members);
   graph.ranks.resize(ranks);
   std::string storage;
   for (int r = 0; r < ranks; ++r) {
@@ -370,8 +403,9 @@ Graph parse_with(TraceContext& ctx, int ranks, std::string_view groups_json,
 
 Graph parse_chakra_trace(const std::vector<std::string_view>& rank_files,
                          std::string_view comm_groups_json, const std::string& label,
-                         TraceReadReport* report) {
+                         TraceReadReport* report, const ChakraReadBudgets& budgets) {
   TraceContext ctx;
+  ctx.budgets = budgets;
   ctx.label = label;
   ctx.group_file = chakra_comm_group_file(label);
   ctx.have_group_file = !comm_groups_json.empty();
@@ -388,9 +422,10 @@ std::string find_comm_group_file(const std::string& prefix, const std::string& g
 }
 
 Graph read_chakra_trace(const std::string& prefix, TraceReadReport* report,
-                        const std::string& comm_groups_file) {
+                        const std::string& comm_groups_file, const ChakraReadBudgets& budgets) {
   const int ranks = chakra_files::count_rank_files(prefix, kChakraMaxRanks);
   TraceContext ctx;
+  ctx.budgets = budgets;
   ctx.label = prefix;
   ctx.report = report;
   const std::string found = find_comm_group_file(prefix, comm_groups_file);

@@ -117,11 +117,12 @@ void encode_node(const Graph& graph, const RankGraph& g, int rank, const Node& n
   // Exact values, written whenever they differ from what the reader would infer without them.
   if (node.duration_s != -1) add_attr(n, attr::kDuration)->set_double_val(node.duration_s);
   // (A memory-only roofline node says 1 op in num_ops, so its exact 0 FLOPs are written too.)
-  const bool memory_only_roofline = node.kind == NodeKind::kCompute && node.duration_s < 0 &&
-                                    node.flops < 1 && node.mem_bytes > 0;
-  if (node.flops != 0 || memory_only_roofline)
-    add_attr(n, attr::kFlops)->set_double_val(node.flops);
-  if (node.mem_bytes != 0) add_attr(n, attr::kMemBytes)->set_double_val(node.mem_bytes);
+  if (!comm) {  // (a communication node's flops are its bytes: graph.h)
+    const bool memory_only_roofline = node.duration_s < 0 && node.flops < 1 && node.mem_bytes > 0;
+    if (node.flops != 0 || memory_only_roofline)
+      add_attr(n, attr::kFlops)->set_double_val(node.flops);
+    if (node.mem_bytes != 0) add_attr(n, attr::kMemBytes)->set_double_val(node.mem_bytes);
+  }
   if (node.comm != CommKind::kOther)
     add_attr(n, attr::kCommKind)->set_string_val(comm_kind_name(node.comm));
   const unsigned default_stream = comm ? attr::kDefaultCommStream : kComputeStream;

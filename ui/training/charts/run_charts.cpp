@@ -76,7 +76,7 @@ QPen run_pen(const RunSeries& r, int i) {
   // The ghost (the curve before the last change) is a faint grey dotted line: another hue than
   // the current run's, so the two never read as one run.
   if (r.ghost) return QPen(kGhostColor, 1.4, Qt::DotLine);
-  QPen pen(run_color(i), r.dashed ? 1.6 : 2.2);
+  QPen pen(run_color(i), r.highlighted ? 4.0 : r.dashed ? 1.6 : 2.2);
   if (r.dashed) pen.setStyle(Qt::DashLine);
   return pen;
 }
@@ -115,7 +115,8 @@ bool same_lines(QChart* chart, const std::vector<RunSeries>& runs) {
     auto* line = qobject_cast<QLineSeries*>(chart->series()[static_cast<qsizetype>(i)]);
     if (!line || line->name() != QString::fromStdString(runs[i].name) ||
         (line->pen().style() == Qt::DashLine) != runs[i].dashed ||
-        line->pen().color() != run_pen(runs[i], run_color_index(runs, i)).color())
+        line->pen().color() != run_pen(runs[i], run_color_index(runs, i)).color() ||
+        line->pen().widthF() != run_pen(runs[i], run_color_index(runs, i)).widthF())
       return false;
   }
   return true;

@@ -47,6 +47,7 @@ struct RunSeries {
   bool dashed = false;        // pinned runs in the GUI
   int color = -1;             // run_color index; -1: the run's position in the list
   bool ghost = false;         // the GUI's previous curve of a live run: faint, line charts only
+  bool highlighted = false;   // the GUI's selected row in the runs table: a thicker line
 };
 
 // The colour index of runs[i] (its own when set, else its position).

@@ -1,0 +1,74 @@
+#include "seed_figures.h"
+
+#include <cmath>
+#include <limits>
+
+#include "scenario/run/tta_stats.h"
+#include "scenario/schema.h"
+
+namespace commlab::ui {
+
+using nlohmann::json;
+
+namespace {
+
+QString milliseconds(double s) {
+  return std::isfinite(s) ? QString::number(s * 1e3, 'g', 4) : QString("unbounded");
+}
+
+QString pairs_text(int pairs) {
+  return QString(" (%1 pair%2)").arg(pairs).arg(pairs == 1 ? "" : "s");
+}
+
+}  // namespace
+
+std::string settings_key(const RunConfig& config) {
+  RunConfig c = config;
+  c.name.clear();
+  c.seeds = 1;
+  return to_json(c).dump();
+}
+
+std::map<std::string, SeedTimes> seed_times_from_summary(const json& summary,
+                                                         const std::vector<RunConfig>& compared) {
+  std::map<std::string, SeedTimes> out;
+  if (!summary.is_object() || !summary.contains("runs") || !summary["runs"].is_array()) return out;
+  std::map<std::string, std::string> key_of;  // run name -> settings key
+  for (const RunConfig& c : compared) key_of[c.name] = settings_key(c);
+  for (const json& run : summary["runs"]) {
+    const auto key = key_of.find(run.is_object() ? run.value("name", std::string()) : "");
+    if (key == key_of.end()) continue;
+    if (!run.is_object() || !run.contains("time_to_accuracy")) continue;
+    const json& tta = run["time_to_accuracy"];
+    if (!tta.is_object() || !tta.contains("per_seed_s") || !tta["per_seed_s"].is_array()) continue;
+    SeedTimes times;
+    for (const json& v : tta["per_seed_s"])
+      times.tta_s.push_back(v.is_number() ? v.get<double>()
+                                          : std::numeric_limits<double>::quiet_NaN());
+    if (times.seeds() >= 2) out[key->second] = std::move(times);
+  }
+  return out;
+}
+
+QString tta_over_seeds(const SeedTimes* run) {
+  if (!run || run->seeds() < 2) return "1 seed";
+  const CensoredTta ct = censored_tta(run->tta_s);
+  QString text = QString("%1/%2 reached").arg(ct.reached).arg(ct.seeds);
+  if (std::isnan(ct.estimate)) return text + ", median not reached";
+  text += ", median " + milliseconds(ct.estimate) + " ms";
+  if (!ct.has_interval()) return text + ", no interval under 6 seeds";
+  return text + " [" + milliseconds(ct.lo) + ", " + milliseconds(ct.hi) + "]";
+}
+
+QString speedup_over_seeds(const SeedTimes* baseline, const SeedTimes* run, bool is_baseline) {
+  if (is_baseline) return "baseline";
+  if (!baseline || !run || baseline->seeds() < 2 || run->seeds() < 2) return "1 seed";
+  const PairedSpeedup sp = paired_log_speedup(baseline->tta_s, run->tta_s);
+  if (sp.pairs == 0) return "-";
+  QString text = QString::number(sp.estimate, 'f', 2) + "x";
+  if (sp.has_interval())
+    text += " [" + QString::number(sp.lo, 'f', 2) + ", " + QString::number(sp.hi, 'f', 2) + "]";
+  return text + " " + QString::fromStdString(sp.verdict) + pairs_text(sp.pairs);
+}
+
+}  // namespace commlab::ui

@@ -1,0 +1,43 @@
+#pragma once
+// The runs table's figures over seeds (issue 33): per run, its time to the target over N seeds
+// (censored median and order-statistic interval) and its speedup over the baseline row with the
+// 95% paired interval and verdict. The per-seed times come from a seeds comparison's summary.json
+// (the Compare tab's, which is what `commlab-cli run --seeds N` writes: "time_to_accuracy" ->
+// "per_seed_s"); the statistics are the engine's own (scenario/run/tta_stats.h: censored_tta and
+// paired_log_speedup), so against the summary's baseline the cells equal its
+// "speedup_vs_baseline" and "time_to_accuracy" figures, and any other row can be the baseline.
+#include <QString>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "scenario/run_config.h"
+
+namespace commlab::ui {
+
+// One run's times to the target over its seeds, seed order; NaN where a seed did not reach it.
+struct SeedTimes {
+  std::vector<double> tta_s;
+  int seeds() const { return static_cast<int>(tta_s.size()); }
+};
+
+// What identifies a run's settings across the tabs: its configuration as JSON without its name and
+// seed count (a renamed or differently named run with the same settings trains the same seeds).
+std::string settings_key(const RunConfig& config);
+
+// Settings key -> the run's seeds' times, from a comparison's summary.json ("runs", matched to
+// `compared` by name). Runs with one seed or without a time to accuracy (catalog runs) are left
+// out; null values are NaN (not reached).
+std::map<std::string, SeedTimes> seed_times_from_summary(const nlohmann::json& summary,
+                                                         const std::vector<RunConfig>& compared);
+
+// "k/N reached, median X ms [lo, hi]" (the interval's upper end "unbounded" when a non-reaching
+// seed bounds it; "no interval under 6 seeds" for N < 6); "1 seed" when `run` is null.
+QString tta_over_seeds(const SeedTimes* run);
+
+// "1.23x [1.05, 1.44] faster (3 pairs)"; "baseline" for the baseline row itself; "1 seed" when
+// either run has no seeds; "-" when no seed pair reached the target.
+QString speedup_over_seeds(const SeedTimes* baseline, const SeedTimes* run, bool is_baseline);
+
+}  // namespace commlab::ui
