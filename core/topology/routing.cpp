@@ -279,18 +279,55 @@ int Router::next_hops(const Target& t, int v, int remaining, int* candidates) co
   return count;
 }
 
+uint32_t& Router::next_hop_slot(int dst, int v, bool first) const {
+  const size_t n = topo_.nodes().size();
+  if (n <= kFlatCacheNodes) {
+    if (next_hop_flat_.empty()) next_hop_flat_.assign(2 * n * n, 0);
+    return next_hop_flat_[(static_cast<size_t>(dst) * 2 + first) * n + v];
+  }
+  return next_hop_index_[static_cast<uint64_t>(dst) << 33 | static_cast<uint64_t>(first) << 32 |
+                         static_cast<uint32_t>(v)];
+}
+
+size_t Router::walk_step(std::optional<Target>& t, int src_rank, int dst_rank, int v,
+                         int remaining) const {
+  const int dst = topo_.gpus()[dst_rank];
+  const bool first = remaining < 0;
+  // A walk usually stands dist(v, dst) hops from dst, but an entry link into dst's box counts
+  // hops inside the box only: an entry made for another `remaining` is recomputed, not trusted.
+  if (const uint32_t slot = next_hop_slot(dst, v, first);
+      slot > 0 && (first || next_hop_pool_[slot - 1] == remaining))
+    return slot - 1;
+  if (first) remaining = route_length(src_rank, dst_rank, v, dst);
+  if (!t) t = target(dst);
+  int candidates[kMaxNextHops];
+  const int count = next_hops(*t, v, remaining, candidates);
+  if (next_hop_pool_.size() + count + 2 > kMaxCachedHopInts) {
+    std::fill(next_hop_flat_.begin(), next_hop_flat_.end(), 0);
+    next_hop_index_.clear();
+    next_hop_pool_.clear();
+  }
+  const size_t at = next_hop_pool_.size();
+  next_hop_pool_.push_back(remaining);
+  next_hop_pool_.push_back(count);
+  next_hop_pool_.insert(next_hop_pool_.end(), candidates, candidates + count);
+  next_hop_slot(dst, v, first) = static_cast<uint32_t>(at + 1);
+  return at;
+}
+
 void Router::append_path(int src_rank, int dst_rank, uint64_t flow_id,
                          std::vector<int>& out) const {
   const int src = topo_.gpus().at(src_rank);
   const int dst = topo_.gpus().at(dst_rank);
   if (src == dst) return;
   std::lock_guard lock(mutex_);
-  int remaining = route_length(src_rank, dst_rank, src, dst);
-  const Target t = target(dst);
-  int v = src;
-  int candidates[kMaxNextHops];
+  std::optional<Target> t;  // built on the first cache miss only
+  int v = src, remaining = -1;
   while (v != dst) {
-    const int count = next_hops(t, v, remaining, candidates);
+    const size_t at = walk_step(t, src_rank, dst_rank, v, remaining);
+    remaining = next_hop_pool_[at];
+    const int count = next_hop_pool_[at + 1];
+    const int* candidates = next_hop_pool_.data() + at + 2;
     int pick = candidates[count == 1 ? 0 : mix64(flow_id * 0x9e3779b97f4a7c15ull + v) % count];
     out.push_back(pick);
     v = topo_.links()[pick].to;

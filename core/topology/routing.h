@@ -15,7 +15,9 @@
 #include <atomic>
 #include <cstdint>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -73,6 +75,16 @@ class Router {
   // Writes the links out of v that start a shortest path to t (`remaining` hops from v); returns
   // how many (at most kMaxNextHops). Throws std::logic_error when there are none.
   int next_hops(const Target& t, int v, int remaining, int* candidates) const;
+  // One step of a walk toward GPU dst_rank standing at v, `remaining` hops from it (-1 at the
+  // walk's source: the route length). Returns the offset in next_hop_pool_ of [remaining, count,
+  // candidate links...], valid until the next call. The candidates and their order do not
+  // depend on the flow, and a walk meets the same (node, destination) pairs again and again
+  // (millions of tiny flows on a small cluster), so they are cached; `t` is built on a miss.
+  size_t walk_step(std::optional<Target>& t, int src_rank, int dst_rank, int v,
+                   int remaining) const;
+  // The cache slot of (destination node, node, whether the node is the walk's source): offset
+  // in next_hop_pool_ plus one, 0 when empty.
+  uint32_t& next_hop_slot(int dst, int v, bool first) const;
   // dist() from rank src to rank dst, throwing std::invalid_argument when unreachable.
   int route_length(int src_rank, int dst_rank, int src, int dst) const;
   int dist(int v, int d) const;
@@ -103,6 +115,14 @@ class Router {
   mutable std::vector<std::vector<Entry>> entries_;       // [destination node]
   mutable std::vector<std::vector<std::pair<int, int>>> entry_links_;
   mutable std::vector<char> entries_done_;
+  // The next-hop cache (walk_step): slots in a flat [dst][first][v] table on clusters of at most
+  // kFlatCacheNodes nodes (2 MB), else in a hash map; entries in the pool. All of it is cleared
+  // when the pool reaches kMaxCachedHopInts (16 MB), so memory stays bounded on any cluster.
+  static constexpr size_t kFlatCacheNodes = 512;
+  static constexpr size_t kMaxCachedHopInts = size_t{1} << 22;
+  mutable std::vector<uint32_t> next_hop_flat_;
+  mutable std::unordered_map<uint64_t, uint32_t> next_hop_index_;
+  mutable std::vector<int> next_hop_pool_;
 };
 
 }  // namespace commlab
