@@ -335,23 +335,14 @@ void Router::append_path(int src_rank, int dst_rank, uint64_t flow_id,
   }
 }
 
-void Router::append_spread(int src_rank, int dst_rank, std::vector<int>& links,
-                           std::vector<double>& fractions) const {
-  const int src = topo_.gpus().at(src_rank);
-  const int dst = topo_.gpus().at(dst_rank);
-  if (src == dst) return;
-  std::lock_guard lock(mutex_);
+Router::PathDag Router::path_dag(int src_rank, int dst_rank, int src, int dst) const {
   const int length = route_length(src_rank, dst_rank, src, dst);
   const Target t = target(dst);
-  // The equal-cost paths form a DAG in layers of equal distance to dst. Forward: paths from src
-  // to each node; every edge of the DAG is recorded once, layer by layer.
-  struct Edge {
-    int from, link, to;  // DAG node indices and the topology link
-  };
+  // Forward: paths from src to each node; every edge of the DAG is recorded once, layer by layer.
+  PathDag dag;
   std::vector<int> node_of{src};  // DAG index -> topology node
   std::unordered_map<int, int> index{{src, 0}};
-  std::vector<double> from_src{1.0};
-  std::vector<Edge> edges;
+  dag.from_src.assign(1, 1.0);
   std::vector<int> layer{0}, next;
   int candidates[kMaxNextHops];
   for (int remaining = length; remaining > 0; --remaining) {
@@ -363,24 +354,48 @@ void Router::append_spread(int src_rank, int dst_rank, std::vector<int>& links,
         auto [it, fresh] = index.emplace(w, static_cast<int>(node_of.size()));
         if (fresh) {
           node_of.push_back(w);
-          from_src.push_back(0.0);
+          dag.from_src.push_back(0.0);
           next.push_back(it->second);
         }
-        from_src[it->second] += from_src[a];
-        edges.push_back({a, candidates[k], it->second});
+        dag.from_src[it->second] += dag.from_src[a];
+        dag.edges.push_back({a, candidates[k], it->second});
       }
     }
     layer.swap(next);
   }
   // Backward: paths from each node to dst, visiting edges latest layer first.
-  std::vector<double> to_dst(node_of.size(), 0.0);
-  to_dst[index.at(dst)] = 1.0;
-  for (auto e = edges.rbegin(); e != edges.rend(); ++e) to_dst[e->from] += to_dst[e->to];
-  const double paths = to_dst[0];
-  for (const Edge& e : edges) {
+  dag.to_dst.assign(node_of.size(), 0.0);
+  dag.to_dst[index.at(dst)] = 1.0;
+  for (auto e = dag.edges.rbegin(); e != dag.edges.rend(); ++e)
+    dag.to_dst[e->from] += dag.to_dst[e->to];
+  return dag;
+}
+
+void Router::append_spread(int src_rank, int dst_rank, std::vector<int>& links,
+                           std::vector<double>& fractions) const {
+  const int src = topo_.gpus().at(src_rank);
+  const int dst = topo_.gpus().at(dst_rank);
+  if (src == dst) return;
+  std::lock_guard lock(mutex_);
+  const PathDag dag = path_dag(src_rank, dst_rank, src, dst);
+  const double paths = dag.to_dst[0];
+  for (const PathDag::Edge& e : dag.edges) {
     links.push_back(e.link);
-    fractions.push_back(from_src[e.from] * to_dst[e.to] / paths);
+    fractions.push_back(dag.from_src[e.from] * dag.to_dst[e.to] / paths);
   }
+}
+
+uint32_t Router::equal_cost_paths(int src_rank, int dst_rank) const {
+  const int src = topo_.gpus().at(src_rank);
+  const int dst = topo_.gpus().at(dst_rank);
+  if (src == dst) return 1;
+  std::lock_guard lock(mutex_);
+  const uint64_t key = static_cast<uint64_t>(src_rank) << 32 | static_cast<uint32_t>(dst_rank);
+  if (auto it = path_counts_.find(key); it != path_counts_.end()) return it->second;
+  const double paths = path_dag(src_rank, dst_rank, src, dst).to_dst[0];
+  if (path_counts_.size() >= kMaxCachedPathCounts) path_counts_.clear();
+  const double cap = static_cast<double>(UINT32_MAX);
+  return path_counts_[key] = static_cast<uint32_t>(std::min(paths, cap));
 }
 
 }  // namespace commlab

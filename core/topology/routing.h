@@ -46,6 +46,9 @@ class Router {
   // links leaving src sum to 1. Appends to both vectors (nothing when src == dst). Thread-safe.
   void append_spread(int src_rank, int dst_rank, std::vector<int>& links,
                      std::vector<double>& fractions) const;
+  // How many distinct shortest paths lead from src_rank to dst_rank (1 when src == dst), capped
+  // at 2^32 - 1: the paths path() can return for some flow id. Cached per pair. Thread-safe.
+  uint32_t equal_cost_paths(int src_rank, int dst_rank) const;
   // True once a path or spread routed so far had two or more equal-cost next hops somewhere:
   // without that, per-flow ECMP and ideal routing time every flow the same.
   bool had_choice() const { return had_choice_.load(std::memory_order_relaxed); }
@@ -69,6 +72,16 @@ class Router {
   };
   static constexpr int kMaxNextHops = 512;
 
+  // The equal-cost paths from src to dst as a DAG in layers of equal distance to dst: every
+  // edge once, with the paths from src to each DAG node and from each DAG node to dst.
+  struct PathDag {
+    struct Edge {
+      int from, link, to;  // DAG node indices and the topology link
+    };
+    std::vector<Edge> edges;
+    std::vector<double> from_src, to_dst;  // to_dst[0]: all the paths (DAG node 0 is src)
+  };
+
   // All helpers below expect mutex_ held; they fill the caches on first use.
   Target target(int dst_node) const;
   int switch_to_target(const Target& t, int w_local) const;
@@ -85,6 +98,7 @@ class Router {
   // The cache slot of (destination node, node, whether the node is the walk's source): offset
   // in next_hop_pool_ plus one, 0 when empty.
   uint32_t& next_hop_slot(int dst, int v, bool first) const;
+  PathDag path_dag(int src_rank, int dst_rank, int src, int dst) const;
   // dist() from rank src to rank dst, throwing std::invalid_argument when unreachable.
   int route_length(int src_rank, int dst_rank, int src, int dst) const;
   int dist(int v, int d) const;
@@ -123,6 +137,9 @@ class Router {
   mutable std::vector<uint32_t> next_hop_flat_;
   mutable std::unordered_map<uint64_t, uint32_t> next_hop_index_;
   mutable std::vector<int> next_hop_pool_;
+  // equal_cost_paths() per (src rank, dst rank); cleared at kMaxCachedPathCounts entries.
+  static constexpr size_t kMaxCachedPathCounts = size_t{1} << 20;
+  mutable std::unordered_map<uint64_t, uint32_t> path_counts_;
 };
 
 }  // namespace commlab

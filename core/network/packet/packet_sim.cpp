@@ -374,7 +374,11 @@ void PacketSim::set_paths(FlowState& f) {
   f.rev_hops = static_cast<uint32_t>(f.rev.size());
   f.npaths = 1;
   f.next_path = 0;
-  for (uint32_t key = 1; f.npaths < config_.paths && key < 4 * config_.paths; ++key) {
+  // Once every equal-cost path is found no key can add one: stop there (64 paths asked on a
+  // k=4 fat tree's 4 tried all 256 keys for every flow, most of a tiny-flow run's time).
+  const uint32_t wanted =
+      config_.paths > 1 ? std::min(config_.paths, router_.equal_cost_paths(f.src, f.dst)) : 1;
+  for (uint32_t key = 1; f.npaths < wanted && key < 4 * config_.paths; ++key) {
     const uint64_t id = hash_combine(f.ecmp_id, key);
     const size_t candidate = f.fwd.size();
     router_.append_path(f.src, f.dst, id, f.fwd);
