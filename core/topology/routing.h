@@ -130,10 +130,11 @@ class Router {
   mutable std::vector<std::vector<std::pair<int, int>>> entry_links_;
   mutable std::vector<char> entries_done_;
   // The next-hop cache (walk_step): slots in a flat [dst][first][v] table on clusters of at most
-  // kFlatCacheNodes nodes (2 MB), else in a hash map; entries in the pool. All of it is cleared
-  // when the pool reaches kMaxCachedHopInts (16 MB), so memory stays bounded on any cluster.
-  static constexpr size_t kFlatCacheNodes = 512;
-  static constexpr size_t kMaxCachedHopInts = size_t{1} << 22;
+  // kFlatCacheNodes nodes (32 MB; a k=16 fat tree's 1,344 take 14 MB), else in a hash map;
+  // entries in the pool, cleared when it reaches kMaxCachedHopInts (32 MB: a k=16 all-to-all's
+  // ~5 M fit), so memory stays bounded on any cluster.
+  static constexpr size_t kFlatCacheNodes = 2048;
+  static constexpr size_t kMaxCachedHopInts = size_t{1} << 23;
   mutable std::vector<uint32_t> next_hop_flat_;
   mutable std::unordered_map<uint64_t, uint32_t> next_hop_index_;
   mutable std::vector<int> next_hop_pool_;
