@@ -279,18 +279,55 @@ int Router::next_hops(const Target& t, int v, int remaining, int* candidates) co
   return count;
 }
 
+uint32_t& Router::next_hop_slot(int dst, int v, bool first) const {
+  const size_t n = topo_.nodes().size();
+  if (n <= kFlatCacheNodes) {
+    if (next_hop_flat_.empty()) next_hop_flat_.assign(2 * n * n, 0);
+    return next_hop_flat_[(static_cast<size_t>(dst) * 2 + first) * n + v];
+  }
+  return next_hop_index_[static_cast<uint64_t>(dst) << 33 | static_cast<uint64_t>(first) << 32 |
+                         static_cast<uint32_t>(v)];
+}
+
+size_t Router::walk_step(std::optional<Target>& t, int src_rank, int dst_rank, int v,
+                         int remaining) const {
+  const int dst = topo_.gpus()[dst_rank];
+  const bool first = remaining < 0;
+  // A walk usually stands dist(v, dst) hops from dst, but an entry link into dst's box counts
+  // hops inside the box only: an entry made for another `remaining` is recomputed, not trusted.
+  if (const uint32_t slot = next_hop_slot(dst, v, first);
+      slot > 0 && (first || next_hop_pool_[slot - 1] == remaining))
+    return slot - 1;
+  if (first) remaining = route_length(src_rank, dst_rank, v, dst);
+  if (!t) t = target(dst);
+  int candidates[kMaxNextHops];
+  const int count = next_hops(*t, v, remaining, candidates);
+  if (next_hop_pool_.size() + count + 2 > kMaxCachedHopInts) {
+    std::fill(next_hop_flat_.begin(), next_hop_flat_.end(), 0);
+    next_hop_index_.clear();
+    next_hop_pool_.clear();
+  }
+  const size_t at = next_hop_pool_.size();
+  next_hop_pool_.push_back(remaining);
+  next_hop_pool_.push_back(count);
+  next_hop_pool_.insert(next_hop_pool_.end(), candidates, candidates + count);
+  next_hop_slot(dst, v, first) = static_cast<uint32_t>(at + 1);
+  return at;
+}
+
 void Router::append_path(int src_rank, int dst_rank, uint64_t flow_id,
                          std::vector<int>& out) const {
   const int src = topo_.gpus().at(src_rank);
   const int dst = topo_.gpus().at(dst_rank);
   if (src == dst) return;
   std::lock_guard lock(mutex_);
-  int remaining = route_length(src_rank, dst_rank, src, dst);
-  const Target t = target(dst);
-  int v = src;
-  int candidates[kMaxNextHops];
+  std::optional<Target> t;  // built on the first cache miss only
+  int v = src, remaining = -1;
   while (v != dst) {
-    const int count = next_hops(t, v, remaining, candidates);
+    const size_t at = walk_step(t, src_rank, dst_rank, v, remaining);
+    remaining = next_hop_pool_[at];
+    const int count = next_hop_pool_[at + 1];
+    const int* candidates = next_hop_pool_.data() + at + 2;
     int pick = candidates[count == 1 ? 0 : mix64(flow_id * 0x9e3779b97f4a7c15ull + v) % count];
     out.push_back(pick);
     v = topo_.links()[pick].to;
@@ -298,23 +335,14 @@ void Router::append_path(int src_rank, int dst_rank, uint64_t flow_id,
   }
 }
 
-void Router::append_spread(int src_rank, int dst_rank, std::vector<int>& links,
-                           std::vector<double>& fractions) const {
-  const int src = topo_.gpus().at(src_rank);
-  const int dst = topo_.gpus().at(dst_rank);
-  if (src == dst) return;
-  std::lock_guard lock(mutex_);
+Router::PathDag Router::path_dag(int src_rank, int dst_rank, int src, int dst) const {
   const int length = route_length(src_rank, dst_rank, src, dst);
   const Target t = target(dst);
-  // The equal-cost paths form a DAG in layers of equal distance to dst. Forward: paths from src
-  // to each node; every edge of the DAG is recorded once, layer by layer.
-  struct Edge {
-    int from, link, to;  // DAG node indices and the topology link
-  };
+  // Forward: paths from src to each node; every edge of the DAG is recorded once, layer by layer.
+  PathDag dag;
   std::vector<int> node_of{src};  // DAG index -> topology node
   std::unordered_map<int, int> index{{src, 0}};
-  std::vector<double> from_src{1.0};
-  std::vector<Edge> edges;
+  dag.from_src.assign(1, 1.0);
   std::vector<int> layer{0}, next;
   int candidates[kMaxNextHops];
   for (int remaining = length; remaining > 0; --remaining) {
@@ -326,24 +354,48 @@ void Router::append_spread(int src_rank, int dst_rank, std::vector<int>& links,
         auto [it, fresh] = index.emplace(w, static_cast<int>(node_of.size()));
         if (fresh) {
           node_of.push_back(w);
-          from_src.push_back(0.0);
+          dag.from_src.push_back(0.0);
           next.push_back(it->second);
         }
-        from_src[it->second] += from_src[a];
-        edges.push_back({a, candidates[k], it->second});
+        dag.from_src[it->second] += dag.from_src[a];
+        dag.edges.push_back({a, candidates[k], it->second});
       }
     }
     layer.swap(next);
   }
   // Backward: paths from each node to dst, visiting edges latest layer first.
-  std::vector<double> to_dst(node_of.size(), 0.0);
-  to_dst[index.at(dst)] = 1.0;
-  for (auto e = edges.rbegin(); e != edges.rend(); ++e) to_dst[e->from] += to_dst[e->to];
-  const double paths = to_dst[0];
-  for (const Edge& e : edges) {
+  dag.to_dst.assign(node_of.size(), 0.0);
+  dag.to_dst[index.at(dst)] = 1.0;
+  for (auto e = dag.edges.rbegin(); e != dag.edges.rend(); ++e)
+    dag.to_dst[e->from] += dag.to_dst[e->to];
+  return dag;
+}
+
+void Router::append_spread(int src_rank, int dst_rank, std::vector<int>& links,
+                           std::vector<double>& fractions) const {
+  const int src = topo_.gpus().at(src_rank);
+  const int dst = topo_.gpus().at(dst_rank);
+  if (src == dst) return;
+  std::lock_guard lock(mutex_);
+  const PathDag dag = path_dag(src_rank, dst_rank, src, dst);
+  const double paths = dag.to_dst[0];
+  for (const PathDag::Edge& e : dag.edges) {
     links.push_back(e.link);
-    fractions.push_back(from_src[e.from] * to_dst[e.to] / paths);
+    fractions.push_back(dag.from_src[e.from] * dag.to_dst[e.to] / paths);
   }
+}
+
+uint32_t Router::equal_cost_paths(int src_rank, int dst_rank) const {
+  const int src = topo_.gpus().at(src_rank);
+  const int dst = topo_.gpus().at(dst_rank);
+  if (src == dst) return 1;
+  std::lock_guard lock(mutex_);
+  const uint64_t key = static_cast<uint64_t>(src_rank) << 32 | static_cast<uint32_t>(dst_rank);
+  if (auto it = path_counts_.find(key); it != path_counts_.end()) return it->second;
+  const double paths = path_dag(src_rank, dst_rank, src, dst).to_dst[0];
+  if (path_counts_.size() >= kMaxCachedPathCounts) path_counts_.clear();
+  const double cap = static_cast<double>(UINT32_MAX);
+  return path_counts_[key] = static_cast<uint32_t>(std::min(paths, cap));
 }
 
 }  // namespace commlab

@@ -15,7 +15,9 @@
 #include <atomic>
 #include <cstdint>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -44,6 +46,9 @@ class Router {
   // links leaving src sum to 1. Appends to both vectors (nothing when src == dst). Thread-safe.
   void append_spread(int src_rank, int dst_rank, std::vector<int>& links,
                      std::vector<double>& fractions) const;
+  // How many distinct shortest paths lead from src_rank to dst_rank (1 when src == dst), capped
+  // at 2^32 - 1: the paths path() can return for some flow id. Cached per pair. Thread-safe.
+  uint32_t equal_cost_paths(int src_rank, int dst_rank) const;
   // True once a path or spread routed so far had two or more equal-cost next hops somewhere:
   // without that, per-flow ECMP and ideal routing time every flow the same.
   bool had_choice() const { return had_choice_.load(std::memory_order_relaxed); }
@@ -67,12 +72,33 @@ class Router {
   };
   static constexpr int kMaxNextHops = 512;
 
+  // The equal-cost paths from src to dst as a DAG in layers of equal distance to dst: every
+  // edge once, with the paths from src to each DAG node and from each DAG node to dst.
+  struct PathDag {
+    struct Edge {
+      int from, link, to;  // DAG node indices and the topology link
+    };
+    std::vector<Edge> edges;
+    std::vector<double> from_src, to_dst;  // to_dst[0]: all the paths (DAG node 0 is src)
+  };
+
   // All helpers below expect mutex_ held; they fill the caches on first use.
   Target target(int dst_node) const;
   int switch_to_target(const Target& t, int w_local) const;
   // Writes the links out of v that start a shortest path to t (`remaining` hops from v); returns
   // how many (at most kMaxNextHops). Throws std::logic_error when there are none.
   int next_hops(const Target& t, int v, int remaining, int* candidates) const;
+  // One step of a walk toward GPU dst_rank standing at v, `remaining` hops from it (-1 at the
+  // walk's source: the route length). Returns the offset in next_hop_pool_ of [remaining, count,
+  // candidate links...], valid until the next call. The candidates and their order do not
+  // depend on the flow, and a walk meets the same (node, destination) pairs again and again
+  // (millions of tiny flows on a small cluster), so they are cached; `t` is built on a miss.
+  size_t walk_step(std::optional<Target>& t, int src_rank, int dst_rank, int v,
+                   int remaining) const;
+  // The cache slot of (destination node, node, whether the node is the walk's source): offset
+  // in next_hop_pool_ plus one, 0 when empty.
+  uint32_t& next_hop_slot(int dst, int v, bool first) const;
+  PathDag path_dag(int src_rank, int dst_rank, int src, int dst) const;
   // dist() from rank src to rank dst, throwing std::invalid_argument when unreachable.
   int route_length(int src_rank, int dst_rank, int src, int dst) const;
   int dist(int v, int d) const;
@@ -103,6 +129,18 @@ class Router {
   mutable std::vector<std::vector<Entry>> entries_;       // [destination node]
   mutable std::vector<std::vector<std::pair<int, int>>> entry_links_;
   mutable std::vector<char> entries_done_;
+  // The next-hop cache (walk_step): slots in a flat [dst][first][v] table on clusters of at most
+  // kFlatCacheNodes nodes (32 MB; a k=16 fat tree's 1,344 take 14 MB), else in a hash map;
+  // entries in the pool, cleared when it reaches kMaxCachedHopInts (32 MB: a k=16 all-to-all's
+  // ~5 M fit), so memory stays bounded on any cluster.
+  static constexpr size_t kFlatCacheNodes = 2048;
+  static constexpr size_t kMaxCachedHopInts = size_t{1} << 23;
+  mutable std::vector<uint32_t> next_hop_flat_;
+  mutable std::unordered_map<uint64_t, uint32_t> next_hop_index_;
+  mutable std::vector<int> next_hop_pool_;
+  // equal_cost_paths() per (src rank, dst rank); cleared at kMaxCachedPathCounts entries.
+  static constexpr size_t kMaxCachedPathCounts = size_t{1} << 20;
+  mutable std::unordered_map<uint64_t, uint32_t> path_counts_;
 };
 
 }  // namespace commlab

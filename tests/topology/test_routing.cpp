@@ -51,6 +51,39 @@ TEST(Routing, EcmpIsDeterministicAndSpreads) {
   EXPECT_GE(cores.size(), 14u);
 }
 
+// The walk caches each (destination, node) step's next hops (issue 31): a router that has routed
+// every pair before (cache warm) must pick exactly the path a fresh router picks.
+TEST(Routing, CachedWalkPicksTheFreshRoutersPath) {
+  for (const char* spec : {"rail:servers=4,gpus_per_server=8", "fattree:k=4"}) {
+    Topology t = cluster_from_spec(spec);
+    Router warm(t);
+    for (int round = 0; round < 2; ++round)
+      for (int s = 0; s < t.ranks(); ++s)
+        for (int d = 0; d < t.ranks(); ++d)
+          for (uint64_t id = 0; id < 3; ++id) warm.path(s, d, id * 977 + round);
+    for (int s = 0; s < t.ranks(); s += 3)
+      for (int d = 0; d < t.ranks(); ++d) {
+        const uint64_t id = static_cast<uint64_t>(s) * 131 + d;
+        EXPECT_EQ(warm.path(s, d, id), Router(t).path(s, d, id)) << spec << " " << s << "->" << d;
+      }
+  }
+}
+
+// k=4 fat tree: one path under the same edge switch, k/2 = 2 through the pod's aggregation
+// switches, (k/2)^2 = 4 through the core; hashing many flow ids finds exactly that many.
+TEST(Routing, EqualCostPathsCountsTheFatTreesPaths) {
+  Topology t = make_fat_tree({.k = 4});
+  Router router(t);
+  for (int s = 0; s < t.ranks(); ++s)
+    for (int d = 0; d < t.ranks(); ++d) {
+      const uint32_t expected = s == d ? 1 : s / 2 == d / 2 ? 1 : s / 4 == d / 4 ? 2 : 4;
+      EXPECT_EQ(router.equal_cost_paths(s, d), expected) << s << "->" << d;
+      std::set<std::vector<int>> seen;
+      for (uint64_t id = 0; id < 64; ++id) seen.insert(router.path(s, d, id));
+      EXPECT_EQ(seen.size(), expected) << s << "->" << d;
+    }
+}
+
 TEST(Routing, BoxesAreNotTransitAndLocalTrafficStaysInside) {
   Topology t = cluster_from_spec("rail:servers=4,gpus_per_server=8");
   Router router(t);

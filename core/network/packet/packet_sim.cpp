@@ -364,25 +364,33 @@ void PacketSim::on_arrive(uint32_t port_id) {
 }
 
 void PacketSim::set_paths(FlowState& f) {
-  // Distinct equal-cost paths from a few ECMP keys; the first is the flow's own ECMP path.
-  std::vector<int> fwd = router_.path(f.src, f.dst, f.ecmp_id);
-  std::vector<int> rev = router_.path(f.dst, f.src, f.ecmp_id);
-  f.fwd.assign(fwd.begin(), fwd.end());
-  f.rev.assign(rev.begin(), rev.end());
-  f.fwd_hops = static_cast<uint32_t>(fwd.size());
-  f.rev_hops = static_cast<uint32_t>(rev.size());
+  // Distinct equal-cost paths from a few ECMP keys; the first is the flow's own ECMP path. They
+  // are appended in place: the flow's vectors keep their capacity when its slot is reused.
+  f.fwd.clear();
+  f.rev.clear();
+  router_.append_path(f.src, f.dst, f.ecmp_id, f.fwd);
+  router_.append_path(f.dst, f.src, f.ecmp_id, f.rev);
+  f.fwd_hops = static_cast<uint32_t>(f.fwd.size());
+  f.rev_hops = static_cast<uint32_t>(f.rev.size());
   f.npaths = 1;
   f.next_path = 0;
-  for (uint32_t key = 1; f.npaths < config_.paths && key < 4 * config_.paths; ++key) {
+  // Once every equal-cost path is found no key can add one: stop there (64 paths asked on a
+  // k=4 fat tree's 4 tried all 256 keys for every flow, most of a tiny-flow run's time).
+  const uint32_t wanted =
+      config_.paths > 1 ? std::min(config_.paths, router_.equal_cost_paths(f.src, f.dst)) : 1;
+  for (uint32_t key = 1; f.npaths < wanted && key < 4 * config_.paths; ++key) {
     const uint64_t id = hash_combine(f.ecmp_id, key);
-    fwd = router_.path(f.src, f.dst, id);
+    const size_t candidate = f.fwd.size();
+    router_.append_path(f.src, f.dst, id, f.fwd);
+    const auto fresh = f.fwd.begin() + static_cast<std::ptrdiff_t>(candidate);
     bool seen = false;
     for (uint32_t q = 0; q < f.npaths && !seen; ++q)
-      seen = std::equal(fwd.begin(), fwd.end(), f.fwd.begin() + q * f.fwd_hops);
-    if (seen) continue;
-    rev = router_.path(f.dst, f.src, id);
-    f.fwd.insert(f.fwd.end(), fwd.begin(), fwd.end());
-    f.rev.insert(f.rev.end(), rev.begin(), rev.end());
+      seen = std::equal(fresh, f.fwd.end(), f.fwd.begin() + q * f.fwd_hops);
+    if (seen) {
+      f.fwd.resize(candidate);
+      continue;
+    }
+    router_.append_path(f.dst, f.src, id, f.rev);
     ++f.npaths;
   }
 }
