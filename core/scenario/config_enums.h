@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "network/packet_config.h"
+#include "train/data/sampler.h"
+#include "train/optimizer.h"
 
 namespace commlab {
 
@@ -25,6 +27,9 @@ enum class ClusterBackend { kAnalytical, kPacket };
 
 // packet.admission and packet.transport are network's Admission and Transport; the scenario
 // spells Admission::kTailDrop "droptail" (network's own name is "tail-drop").
+
+// training.sharding, training.optimizer and training.decay are train's ShardingMode, OptimizerKind
+// and DecayKind, spelled as train spells them.
 
 // One spelling of an enum value, as a scenario writes it.
 template <class E>
@@ -47,6 +52,12 @@ template <>
 std::span<const EnumSpelling<Admission>> enum_spellings<Admission>();
 template <>
 std::span<const EnumSpelling<Transport>> enum_spellings<Transport>();
+template <>
+std::span<const EnumSpelling<ShardingMode>> enum_spellings<ShardingMode>();
+template <>
+std::span<const EnumSpelling<OptimizerKind>> enum_spellings<OptimizerKind>();
+template <>
+std::span<const EnumSpelling<DecayKind>> enum_spellings<DecayKind>();
 
 // The value spelled `text`, or nothing.
 template <class E>

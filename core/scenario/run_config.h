@@ -59,10 +59,10 @@ struct TrainingConfig {
   int iterations = 300;
   int global_batch = 256;
   int eval_every = 50;
-  int eval_rows = 2000;             // 0: whole test set; else a seeded random subset
-  std::string sharding = "random";  // random | shard | non-iid (train/data/sampler.h)
-  double sharding_alpha = 0.5;      // non-iid: Dirichlet concentration per class over the ranks
-  std::string optimizer = "sgd";    // sgd | adamw
+  int eval_rows = 2000;                           // 0: whole test set; else a seeded random subset
+  ShardingMode sharding = ShardingMode::kRandom;  // train/data/sampler.h
+  double sharding_alpha = 0.5;  // non-iid: Dirichlet concentration per class over the ranks
+  OptimizerKind optimizer = OptimizerKind::kSgd;
   double lr = 0.05;
   // Non-empty: the run is first trained at each of these learning rates over tune_seeds seeds
   // (seed + 1000 onwards) and reported at the best (scenario/run/lr_tuning.h).
@@ -71,8 +71,8 @@ struct TrainingConfig {
   double momentum = 0.9;
   double weight_decay = 0;
   int warmup = 0;
-  std::string decay = "constant";  // constant | cosine | step
-  double target_accuracy = 0.85;   // for time-to-accuracy
+  DecayKind decay = DecayKind::kConstant;
+  double target_accuracy = 0.85;  // for time-to-accuracy
   // The crossing's smoothing window in iterations; 0: kTtaSmoothingWindow evaluations
   // (scenario/run/tta_stats.h).
   int tta_window = 0;
