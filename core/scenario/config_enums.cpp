@@ -72,4 +72,12 @@ std::span<const EnumSpelling<DecayKind>> enum_spellings<DecayKind>() {
   return table(kRows);
 }
 
+template <>
+std::span<const EnumSpelling<SkipPolicy>> enum_spellings<SkipPolicy>() {
+  static constexpr EnumSpelling<SkipPolicy> kRows[] = {{SkipPolicy::kNaive, "naive"},
+                                                       {SkipPolicy::kRandom, "random"},
+                                                       {SkipPolicy::kSelective, "selective"}};
+  return table(kRows);
+}
+
 }  // namespace commlab

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "collective/skip.h"
 #include "network/packet_config.h"
 #include "train/data/sampler.h"
 #include "train/optimizer.h"
@@ -30,6 +31,8 @@ enum class ClusterBackend { kAnalytical, kPacket };
 
 // training.sharding, training.optimizer and training.decay are train's ShardingMode, OptimizerKind
 // and DecayKind, spelled as train spells them.
+
+// techniques.skipreduce.policy is collective's SkipPolicy, spelled as collective spells it.
 
 // One spelling of an enum value, as a scenario writes it.
 template <class E>
@@ -58,6 +61,8 @@ template <>
 std::span<const EnumSpelling<OptimizerKind>> enum_spellings<OptimizerKind>();
 template <>
 std::span<const EnumSpelling<DecayKind>> enum_spellings<DecayKind>();
+template <>
+std::span<const EnumSpelling<SkipPolicy>> enum_spellings<SkipPolicy>();
 
 // The value spelled `text`, or nothing.
 template <class E>

@@ -85,9 +85,9 @@ struct CollectiveConfig {
 };
 
 struct SkipConfigSpec {
-  int skip = 0;                   // s; or use ratio
-  double ratio = 0;               // s = round(ratio * ranks) when skip is 0
-  std::string policy = "random";  // naive | random | selective
+  int skip = 0;                             // s; or use ratio
+  double ratio = 0;                         // s = round(ratio * ranks) when skip is 0
+  SkipPolicy policy = SkipPolicy::kRandom;  // collective/skip.h
   bool unbiased = false;
   // Learning rate x N / (N - s) (ring): the paper's skipped chunks sum N - s contributions and are
   // divided by N, a learning-rate cut of (N - s) / N; this undoes it on the optimizer side.

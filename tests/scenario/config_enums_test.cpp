@@ -39,6 +39,7 @@ TEST(ConfigEnums, EveryTableIsABijection) {
   expect_bijective_table<ShardingMode>();
   expect_bijective_table<OptimizerKind>();
   expect_bijective_table<DecayKind>();
+  expect_bijective_table<SkipPolicy>();
 }
 
 // The training words are train's own names: the trainer gets the value the scenario parsed.
@@ -49,6 +50,12 @@ TEST(ConfigEnums, TrainingWordsAreTrainValues) {
     EXPECT_EQ(parse_optimizer(row.name), row.value) << row.name;
   for (const EnumSpelling<DecayKind>& row : enum_spellings<DecayKind>())
     EXPECT_EQ(parse_decay(row.name), row.value) << row.name;
+}
+
+// SkipReduce's policy words are collective's own names for the same values.
+TEST(ConfigEnums, SkipPolicyWordsAreCollectiveValues) {
+  for (const EnumSpelling<SkipPolicy>& row : enum_spellings<SkipPolicy>())
+    EXPECT_EQ(parse_skip_policy(row.name), row.value) << row.name;
 }
 
 // The alias is resolved once, here: the scenario's "droptail" is network's tail-drop admission,
@@ -96,6 +103,7 @@ TEST(ConfigEnums, FieldChoicesAreTheEnumSpellings) {
   EXPECT_EQ(find_field("training.sharding")->choices, enum_names<ShardingMode>());
   EXPECT_EQ(find_field("training.optimizer")->choices, enum_names<OptimizerKind>());
   EXPECT_EQ(find_field("training.decay")->choices, enum_names<DecayKind>());
+  EXPECT_EQ(find_field("techniques.skipreduce.policy")->choices, enum_names<SkipPolicy>());
   // The documented order, which docs/scenario.md and the GUI's combo boxes show.
   EXPECT_EQ(enum_names<WorkloadKind>(), (std::vector<std::string>{"train", "catalog", "trace"}));
 }
@@ -116,6 +124,7 @@ TEST(ConfigEnums, UnknownWordNamesTheAcceptedSpellings) {
   expect_unknown_word_message("training.sharding", "iid");
   expect_unknown_word_message("training.optimizer", "lion");
   expect_unknown_word_message("training.decay", "linear");
+  expect_unknown_word_message("techniques.skipreduce.policy", "greedy");
   // Pinned: the words and order docs/scenario.md lists (a near miss is not accepted).
   EXPECT_EQ(*check_field_value(*find_field("training.sharding"), json("noniid")),
             "expected one of random, shard, non-iid, got \"noniid\"");

@@ -81,7 +81,7 @@ TEST(Scenario, SetOverridesWinOverRunsAndParseValues) {
   EXPECT_EQ(c.workload.hidden, (std::vector<int>{32, 16}));
   EXPECT_EQ(c.seed, 42u);
   EXPECT_TRUE(c.techniques.skipreduce.unbiased);
-  EXPECT_EQ(c.techniques.skipreduce.policy, "naive");
+  EXPECT_EQ(c.techniques.skipreduce.policy, SkipPolicy::kNaive);
 }
 
 TEST(Scenario, SetProblemsAreReported) {

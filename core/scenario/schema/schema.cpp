@@ -352,7 +352,7 @@ std::vector<Field> make_table() {
       num_field("techniques.skipreduce.ratio", ACC(techniques.skipreduce.ratio), 0, 1,
                 "SkipReduce: skip = round(ratio * ranks) when skip is 0."),
       enum_field("techniques.skipreduce.policy", ACC(techniques.skipreduce.policy),
-                 {"naive", "random", "selective"}, "Which steps SkipReduce skips."),
+                 "Which steps SkipReduce skips."),
       bool_field("techniques.skipreduce.unbiased", ACC(techniques.skipreduce.unbiased),
                  "Rescale the partial sums so the reduced gradient stays unbiased."),
       bool_field("techniques.skipreduce.lr_compensation",
