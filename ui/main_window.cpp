@@ -241,7 +241,7 @@ void MainWindow::follow() {
                        ? c.techniques.skipreduce.skip
                        : static_cast<int>(std::lround(c.techniques.skipreduce.ratio * s.ranks));
   s.skip = s.algorithm == "ring" ? std::min(skip, s.ranks - 1) : 0;
-  s.policy = c.techniques.skipreduce.policy;
+  s.policy = enum_name(c.techniques.skipreduce.policy);
   s.trim_rate = c.techniques.trimming.enabled ? c.techniques.trimming.rate : 0;
   if (!(s == teaching_->settings())) teaching_->set_settings(s);
 }

@@ -49,4 +49,35 @@ std::span<const EnumSpelling<Transport>> enum_spellings<Transport>() {
   return table(kRows);
 }
 
+template <>
+std::span<const EnumSpelling<ShardingMode>> enum_spellings<ShardingMode>() {
+  static constexpr EnumSpelling<ShardingMode> kRows[] = {{ShardingMode::kRandom, "random"},
+                                                         {ShardingMode::kShard, "shard"},
+                                                         {ShardingMode::kNonIid, "non-iid"}};
+  return table(kRows);
+}
+
+template <>
+std::span<const EnumSpelling<OptimizerKind>> enum_spellings<OptimizerKind>() {
+  static constexpr EnumSpelling<OptimizerKind> kRows[] = {{OptimizerKind::kSgd, "sgd"},
+                                                          {OptimizerKind::kAdamW, "adamw"}};
+  return table(kRows);
+}
+
+template <>
+std::span<const EnumSpelling<DecayKind>> enum_spellings<DecayKind>() {
+  static constexpr EnumSpelling<DecayKind> kRows[] = {{DecayKind::kConstant, "constant"},
+                                                      {DecayKind::kCosine, "cosine"},
+                                                      {DecayKind::kStep, "step"}};
+  return table(kRows);
+}
+
+template <>
+std::span<const EnumSpelling<SkipPolicy>> enum_spellings<SkipPolicy>() {
+  static constexpr EnumSpelling<SkipPolicy> kRows[] = {{SkipPolicy::kNaive, "naive"},
+                                                       {SkipPolicy::kRandom, "random"},
+                                                       {SkipPolicy::kSelective, "selective"}};
+  return table(kRows);
+}
+
 }  // namespace commlab

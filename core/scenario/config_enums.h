@@ -12,7 +12,10 @@
 #include <string_view>
 #include <vector>
 
+#include "collective/skip.h"
 #include "network/packet_config.h"
+#include "train/data/sampler.h"
+#include "train/optimizer.h"
 
 namespace commlab {
 
@@ -25,6 +28,11 @@ enum class ClusterBackend { kAnalytical, kPacket };
 
 // packet.admission and packet.transport are network's Admission and Transport; the scenario
 // spells Admission::kTailDrop "droptail" (network's own name is "tail-drop").
+
+// training.sharding, training.optimizer and training.decay are train's ShardingMode, OptimizerKind
+// and DecayKind, spelled as train spells them.
+
+// techniques.skipreduce.policy is collective's SkipPolicy, spelled as collective spells it.
 
 // One spelling of an enum value, as a scenario writes it.
 template <class E>
@@ -47,6 +55,14 @@ template <>
 std::span<const EnumSpelling<Admission>> enum_spellings<Admission>();
 template <>
 std::span<const EnumSpelling<Transport>> enum_spellings<Transport>();
+template <>
+std::span<const EnumSpelling<ShardingMode>> enum_spellings<ShardingMode>();
+template <>
+std::span<const EnumSpelling<OptimizerKind>> enum_spellings<OptimizerKind>();
+template <>
+std::span<const EnumSpelling<DecayKind>> enum_spellings<DecayKind>();
+template <>
+std::span<const EnumSpelling<SkipPolicy>> enum_spellings<SkipPolicy>();
 
 // The value spelled `text`, or nothing.
 template <class E>

@@ -65,10 +65,10 @@ struct TrainingConfig {
   int eval_every_far = 0;
   double eval_fine_margin = 0.1;
   double eval_fine_until = 0;
-  int eval_rows = 2000;             // 0: whole test set; else a seeded random subset
-  std::string sharding = "random";  // random | shard | non-iid (train/data/sampler.h)
-  double sharding_alpha = 0.5;      // non-iid: Dirichlet concentration per class over the ranks
-  std::string optimizer = "sgd";    // sgd | adamw
+  int eval_rows = 2000;                           // 0: whole test set; else a seeded random subset
+  ShardingMode sharding = ShardingMode::kRandom;  // train/data/sampler.h
+  double sharding_alpha = 0.5;  // non-iid: Dirichlet concentration per class over the ranks
+  OptimizerKind optimizer = OptimizerKind::kSgd;
   double lr = 0.05;
   // Non-empty: the run is first trained at each of these learning rates over tune_seeds seeds
   // (seed + 1000 onwards) and reported at the best (scenario/run/lr_tuning.h).
@@ -77,8 +77,8 @@ struct TrainingConfig {
   double momentum = 0.9;
   double weight_decay = 0;
   int warmup = 0;
-  std::string decay = "constant";  // constant | cosine | step
-  double target_accuracy = 0.85;   // for time-to-accuracy
+  DecayKind decay = DecayKind::kConstant;
+  double target_accuracy = 0.85;  // for time-to-accuracy
   // The crossing's smoothing window in iterations; 0: kTtaSmoothingWindow evaluations
   // (scenario/run/tta_stats.h).
   int tta_window = 0;
@@ -91,9 +91,9 @@ struct CollectiveConfig {
 };
 
 struct SkipConfigSpec {
-  int skip = 0;                   // s; or use ratio
-  double ratio = 0;               // s = round(ratio * ranks) when skip is 0
-  std::string policy = "random";  // naive | random | selective
+  int skip = 0;                             // s; or use ratio
+  double ratio = 0;                         // s = round(ratio * ranks) when skip is 0
+  SkipPolicy policy = SkipPolicy::kRandom;  // collective/skip.h
   bool unbiased = false;
   // Learning rate x N / (N - s) (ring): the paper's skipped chunks sum N - s contributions and are
   // divided by N, a learning-rate cut of (N - s) / N; this undoes it on the optimizer side.

@@ -191,15 +191,15 @@ TrainerConfig trainer_config(const RunConfig& c) {
       c.training.eval_fine_until > 0 ? c.training.eval_fine_until : c.training.target_accuracy;
   tc.eval_window = c.training.tta_window;
   tc.eval_rows = c.training.eval_rows;
-  tc.sharding.mode = parse_sharding_mode(c.training.sharding);
+  tc.sharding.mode = c.training.sharding;
   tc.sharding.alpha = c.training.sharding_alpha;
   tc.seed = c.seed;
-  tc.optimizer.kind = parse_optimizer(c.training.optimizer);
+  tc.optimizer.kind = c.training.optimizer;
   tc.optimizer.lr = c.training.lr * skipreduce_lr_factor(c);
   tc.optimizer.momentum = c.training.momentum;
   tc.optimizer.weight_decay = c.training.weight_decay;
   tc.schedule.warmup_iterations = c.training.warmup;
-  tc.schedule.decay = parse_decay(c.training.decay);
+  tc.schedule.decay = c.training.decay;
   tc.schedule.total_iterations = c.training.iterations;
   tc.schedule.step_every = std::max(1, c.training.iterations / 3);
   tc.compute.gpu = gpu_preset(c.cluster.gpu);

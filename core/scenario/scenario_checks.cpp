@@ -98,13 +98,13 @@ long long training_rows(const RunConfig& c) {
 std::vector<std::pair<const char*, std::string>> sharding_problems(const RunConfig& c) {
   std::vector<std::pair<const char*, std::string>> out;
   const auto& t = c.training;
-  if (t.sharding == "non-iid" && c.workload.dataset.rfind("text:", 0) == 0)
+  if (t.sharding == ShardingMode::kNonIid && c.workload.dataset.rfind("text:", 0) == 0)
     out.emplace_back("training.sharding",
                      "non-iid splits classes over the ranks and needs a classification data set, "
                      "not text");
   const long long rows = training_rows(c);
-  if (t.sharding == "shard" && t.ranks > 0 && rows >= 0 && t.global_batch % t.ranks == 0 &&
-      rows / t.ranks < t.global_batch / t.ranks)
+  if (t.sharding == ShardingMode::kShard && t.ranks > 0 && rows >= 0 &&
+      t.global_batch % t.ranks == 0 && rows / t.ranks < t.global_batch / t.ranks)
     out.emplace_back("training.sharding", "shard: " + str(rows) + " training rows over " +
                                               str(t.ranks) + " ranks leave " + str(rows / t.ranks) +
                                               " per rank, less than one micro-batch of " +

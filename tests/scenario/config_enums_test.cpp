@@ -36,6 +36,26 @@ TEST(ConfigEnums, EveryTableIsABijection) {
   expect_bijective_table<ClusterBackend>();
   expect_bijective_table<Admission>();
   expect_bijective_table<Transport>();
+  expect_bijective_table<ShardingMode>();
+  expect_bijective_table<OptimizerKind>();
+  expect_bijective_table<DecayKind>();
+  expect_bijective_table<SkipPolicy>();
+}
+
+// The training words are train's own names: the trainer gets the value the scenario parsed.
+TEST(ConfigEnums, TrainingWordsAreTrainValues) {
+  for (const EnumSpelling<ShardingMode>& row : enum_spellings<ShardingMode>())
+    EXPECT_EQ(parse_sharding_mode(row.name), row.value) << row.name;
+  for (const EnumSpelling<OptimizerKind>& row : enum_spellings<OptimizerKind>())
+    EXPECT_EQ(parse_optimizer(row.name), row.value) << row.name;
+  for (const EnumSpelling<DecayKind>& row : enum_spellings<DecayKind>())
+    EXPECT_EQ(parse_decay(row.name), row.value) << row.name;
+}
+
+// SkipReduce's policy words are collective's own names for the same values.
+TEST(ConfigEnums, SkipPolicyWordsAreCollectiveValues) {
+  for (const EnumSpelling<SkipPolicy>& row : enum_spellings<SkipPolicy>())
+    EXPECT_EQ(parse_skip_policy(row.name), row.value) << row.name;
 }
 
 // The alias is resolved once, here: the scenario's "droptail" is network's tail-drop admission,
@@ -80,8 +100,34 @@ TEST(ConfigEnums, FieldChoicesAreTheEnumSpellings) {
   EXPECT_EQ(find_field("cluster.backend")->choices, enum_names<ClusterBackend>());
   EXPECT_EQ(find_field("packet.admission")->choices, enum_names<Admission>());
   EXPECT_EQ(find_field("packet.transport")->choices, enum_names<Transport>());
+  EXPECT_EQ(find_field("training.sharding")->choices, enum_names<ShardingMode>());
+  EXPECT_EQ(find_field("training.optimizer")->choices, enum_names<OptimizerKind>());
+  EXPECT_EQ(find_field("training.decay")->choices, enum_names<DecayKind>());
+  EXPECT_EQ(find_field("techniques.skipreduce.policy")->choices, enum_names<SkipPolicy>());
   // The documented order, which docs/scenario.md and the GUI's combo boxes show.
   EXPECT_EQ(enum_names<WorkloadKind>(), (std::vector<std::string>{"train", "catalog", "trace"}));
+}
+
+// An unknown word is refused before it reaches the enum: the message is "expected one of " and
+// the table's spellings joined by ", " (the same words in the same order), then the bad word.
+void expect_unknown_word_message(const std::string& path, const std::string& word) {
+  const Field* field = find_field(path);
+  ASSERT_NE(field, nullptr) << path;
+  std::string list;
+  for (const std::string& choice : field->choices) list += (list.empty() ? "" : ", ") + choice;
+  const std::optional<std::string> problem = check_field_value(*field, json(word));
+  ASSERT_TRUE(problem.has_value()) << path;
+  EXPECT_EQ(*problem, "expected one of " + list + ", got \"" + word + "\"") << path;
+}
+
+TEST(ConfigEnums, UnknownWordNamesTheAcceptedSpellings) {
+  expect_unknown_word_message("training.sharding", "iid");
+  expect_unknown_word_message("training.optimizer", "lion");
+  expect_unknown_word_message("training.decay", "linear");
+  expect_unknown_word_message("techniques.skipreduce.policy", "greedy");
+  // Pinned: the words and order docs/scenario.md lists (a near miss is not accepted).
+  EXPECT_EQ(*check_field_value(*find_field("training.sharding"), json("noniid")),
+            "expected one of random, shard, non-iid, got \"noniid\"");
 }
 
 TEST(ConfigEnums, ScenarioWordsBecomeEnumValues) {

@@ -56,7 +56,8 @@ TEST(Scenario, SweepsFormAGridOverEveryRunLastEntryFastest) {
   EXPECT_EQ(exp.runs[11].name, "b/techniques.skipreduce.skip=4,training.optimizer=adamw");
   for (size_t i = 0; i < 12; ++i) {
     EXPECT_EQ(exp.runs[i].techniques.skipreduce.skip, int((i / 2) % 3) * 2) << i;
-    EXPECT_EQ(exp.runs[i].training.optimizer, i % 2 ? "adamw" : "sgd") << i;
+    EXPECT_EQ(exp.runs[i].training.optimizer, i % 2 ? OptimizerKind::kAdamW : OptimizerKind::kSgd)
+        << i;
     EXPECT_EQ(exp.runs[i].training.iterations, i < 6 ? 300 : 7) << i;
   }
 }
@@ -80,7 +81,7 @@ TEST(Scenario, SetOverridesWinOverRunsAndParseValues) {
   EXPECT_EQ(c.workload.hidden, (std::vector<int>{32, 16}));
   EXPECT_EQ(c.seed, 42u);
   EXPECT_TRUE(c.techniques.skipreduce.unbiased);
-  EXPECT_EQ(c.techniques.skipreduce.policy, "naive");
+  EXPECT_EQ(c.techniques.skipreduce.policy, SkipPolicy::kNaive);
 }
 
 TEST(Scenario, SetProblemsAreReported) {

@@ -27,7 +27,7 @@ CollectiveReducer::CollectiveReducer(const RunConfig& config, NetworkBackend& ba
     : config_(config), backend_(backend) {
   const TechniquesConfig& t = config.techniques;
   skip_.skip = skipreduce_skip(config);
-  skip_.policy = parse_skip_policy(t.skipreduce.policy);
+  skip_.policy = t.skipreduce.policy;
   skip_.seed = config.seed;
   skip_.unbiased = t.skipreduce.unbiased;
   skip_.protected_buckets = t.skipreduce.protected_buckets;

@@ -315,7 +315,7 @@ std::vector<Field> make_table() {
       int_field("training.eval_rows", ACC(training.eval_rows), 0, kBig,
                 "Test rows per evaluation: a random sample of the test set drawn once from the "
                 "seed, the same at every evaluation (0: the whole test set)."),
-      enum_field("training.sharding", ACC(training.sharding), {"random", "shard", "non-iid"},
+      enum_field("training.sharding", ACC(training.sharding),
                  "Rows each rank trains on: random slices of a global shuffle per iteration; "
                  "shard: disjoint per-epoch shards (DistributedSampler); non-iid: fixed "
                  "label-skewed shards (Dirichlet over the ranks per class)."),
@@ -323,7 +323,7 @@ std::vector<Field> make_table() {
                 "non-iid: Dirichlet concentration (0.1: each rank mostly one or two classes; "
                 "100: near iid).",
                 true),
-      enum_field("training.optimizer", ACC(training.optimizer), {"sgd", "adamw"}, "Optimizer."),
+      enum_field("training.optimizer", ACC(training.optimizer), "Optimizer."),
       num_field("training.lr", ACC(training.lr), 0, 100, "Peak learning rate.", true),
       positive_list(list_field("training.lr_grid", ACC(training.lr_grid), FieldType::kNumberList, 0,
                                100, 16,
@@ -337,8 +337,7 @@ std::vector<Field> make_table() {
       num_field("training.weight_decay", ACC(training.weight_decay), 0, 10, "Weight decay."),
       int_field("training.warmup", ACC(training.warmup), 0, kBig,
                 "Iterations of linear learning-rate warm-up."),
-      enum_field("training.decay", ACC(training.decay), {"constant", "cosine", "step"},
-                 "Learning-rate schedule after warm-up."),
+      enum_field("training.decay", ACC(training.decay), "Learning-rate schedule after warm-up."),
       num_field("training.target_accuracy", ACC(training.target_accuracy), 0, 1,
                 "Test accuracy that defines time-to-accuracy."),
       int_field("training.tta_window", ACC(training.tta_window), 0, kBig,
@@ -363,7 +362,7 @@ std::vector<Field> make_table() {
       num_field("techniques.skipreduce.ratio", ACC(techniques.skipreduce.ratio), 0, 1,
                 "SkipReduce: skip = round(ratio * ranks) when skip is 0."),
       enum_field("techniques.skipreduce.policy", ACC(techniques.skipreduce.policy),
-                 {"naive", "random", "selective"}, "Which steps SkipReduce skips."),
+                 "Which steps SkipReduce skips."),
       bool_field("techniques.skipreduce.unbiased", ACC(techniques.skipreduce.unbiased),
                  "Rescale the partial sums so the reduced gradient stays unbiased."),
       bool_field("techniques.skipreduce.lr_compensation",

@@ -327,7 +327,7 @@ RunConfig TrainingPanel::config() const {
   c.techniques.codec = codec_->currentText().toStdString();
   c.techniques.skipreduce.skip = skip_->value();
   c.techniques.skipreduce.ratio = skip_ratio_->value();
-  c.techniques.skipreduce.policy = policy_->currentText().toStdString();
+  c.techniques.skipreduce.policy = combo_value(policy_, c.techniques.skipreduce.policy);
   c.techniques.skipreduce.protected_buckets.clear();
   for (const QString& b : split_list(protected_->text()))
     c.techniques.skipreduce.protected_buckets.push_back(b.toStdString());
@@ -403,7 +403,7 @@ void TrainingPanel::show_config(const RunConfig& c) {
   set_text(codec_, c.techniques.codec);
   skip_->setValue(c.techniques.skipreduce.skip);
   skip_ratio_->setValue(c.techniques.skipreduce.ratio);
-  set_text(policy_, c.techniques.skipreduce.policy);
+  set_text(policy_, enum_name(c.techniques.skipreduce.policy));
   QStringList prot;
   for (const std::string& b : c.techniques.skipreduce.protected_buckets)
     prot << QString::fromStdString(b);
