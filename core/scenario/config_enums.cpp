@@ -80,4 +80,19 @@ std::span<const EnumSpelling<SkipPolicy>> enum_spellings<SkipPolicy>() {
   return table(kRows);
 }
 
+template <>
+std::span<const EnumSpelling<trim::TrimEncoding>> enum_spellings<trim::TrimEncoding>() {
+  using trim::TrimEncoding;
+  static constexpr EnumSpelling<TrimEncoding> kRows[] = {
+      {TrimEncoding::kSq, "sq"}, {TrimEncoding::kDrive, "drive"}, {TrimEncoding::kEden, "eden"}};
+  return table(kRows);
+}
+
+template <>
+std::span<const EnumSpelling<TrimMode>> enum_spellings<TrimMode>() {
+  static constexpr EnumSpelling<TrimMode> kRows[] = {{TrimMode::kBernoulli, "bernoulli"},
+                                                     {TrimMode::kQueue, "queue"}};
+  return table(kRows);
+}
+
 }  // namespace commlab

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "codec/lossy/trim_format.h"
 #include "collective/skip.h"
 #include "network/packet_config.h"
 #include "train/data/sampler.h"
@@ -25,6 +26,9 @@ enum class ExecutionMode { kSimulated, kMpi };
 enum class WorkloadKind { kTrain, kCatalog, kTrace };
 // cluster.backend: the network timing backend.
 enum class ClusterBackend { kAnalytical, kPacket };
+// techniques.trimming.mode: who decides which packets are trimmed (Bernoulli draws at the given
+// rate, or the packet backend's full queues).
+enum class TrimMode { kBernoulli, kQueue };
 
 // packet.admission and packet.transport are network's Admission and Transport; the scenario
 // spells Admission::kTailDrop "droptail" (network's own name is "tail-drop").
@@ -32,7 +36,8 @@ enum class ClusterBackend { kAnalytical, kPacket };
 // training.sharding, training.optimizer and training.decay are train's ShardingMode, OptimizerKind
 // and DecayKind, spelled as train spells them.
 
-// techniques.skipreduce.policy is collective's SkipPolicy, spelled as collective spells it.
+// techniques.skipreduce.policy is collective's SkipPolicy, spelled as collective spells it;
+// techniques.trimming.encoding is the trim codec's TrimEncoding, spelled as trim_format spells it.
 
 // One spelling of an enum value, as a scenario writes it.
 template <class E>
@@ -63,6 +68,10 @@ template <>
 std::span<const EnumSpelling<DecayKind>> enum_spellings<DecayKind>();
 template <>
 std::span<const EnumSpelling<SkipPolicy>> enum_spellings<SkipPolicy>();
+template <>
+std::span<const EnumSpelling<trim::TrimEncoding>> enum_spellings<trim::TrimEncoding>();
+template <>
+std::span<const EnumSpelling<TrimMode>> enum_spellings<TrimMode>();
 
 // The value spelled `text`, or nothing.
 template <class E>

@@ -104,10 +104,10 @@ struct SkipConfigSpec {
 
 struct TrimConfigSpec {
   bool enabled = false;
-  std::string encoding = "eden";  // sq | drive | eden
+  trim::TrimEncoding encoding = trim::TrimEncoding::kEden;
   int head_bits = 1;
-  double rate = 0;                 // Bernoulli mode: fraction of packets trimmed
-  std::string mode = "bernoulli";  // bernoulli | queue (the packet backend decides)
+  double rate = 0;                       // Bernoulli mode: fraction of packets trimmed
+  TrimMode mode = TrimMode::kBernoulli;  // queue: the packet backend decides
   // Multi-level heads: head bits a trimmed packet keeps, decreasing, each 1..head_bits; empty:
   // the single level head_bits (docs/scenario.md, "Multi-level trimming").
   std::vector<int> levels;

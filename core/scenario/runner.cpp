@@ -159,7 +159,8 @@ void check_execution(const RunConfig& config, const exec::MpiRuntime* mpi, bool 
   if (real && config.workload.kind != WorkloadKind::kTrain)
     throw std::invalid_argument("execution: mpi trains real replicas; workload.kind " +
                                 enum_name(config.workload.kind) + " has none (use simulated)");
-  if (real && config.techniques.trimming.enabled && config.techniques.trimming.mode == "queue")
+  if (real && config.techniques.trimming.enabled &&
+      config.techniques.trimming.mode == TrimMode::kQueue)
     throw std::invalid_argument(
         "execution: mpi cuts trimmed packets with Bernoulli draws; techniques.trimming.mode "
         "queue needs the packet backend's queues (use bernoulli, or execution simulated)");

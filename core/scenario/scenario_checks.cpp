@@ -27,7 +27,7 @@ std::string str(long long v) {
 // The trim codec of a run's full packet (packet.mtu of payload), as collective_reducer builds it.
 trim::TrimConfig trim_config_of(const RunConfig& c) {
   trim::TrimConfig tc;
-  tc.encoding = trim::parse_encoding(c.techniques.trimming.encoding);
+  tc.encoding = c.techniques.trimming.encoding;
   tc.head_bits = c.techniques.trimming.head_bits;
   tc.payload_bytes = c.packet.mtu;
   tc.wire = parse_dtype(c.collective.wire);
@@ -341,17 +341,20 @@ std::vector<std::pair<std::string, std::string>> check_run(const RunConfig& c,
                                          str(c.collective.ranks_per_node) + ")");
 
   const auto& trim = tech.trimming;
-  if (trim.enabled && trim.mode == "queue" && c.cluster.backend != ClusterBackend::kPacket)
+  if (trim.enabled && trim.mode == TrimMode::kQueue && c.cluster.backend != ClusterBackend::kPacket)
     add("techniques.trimming.mode",
         "queue trimming needs cluster.backend packet (the analytical backend has no queues), got " +
             enum_name(c.cluster.backend));
-  if (trim.enabled && trim.mode == "queue" && c.packet.admission != Admission::kTrim)
+  if (trim.enabled && trim.mode == TrimMode::kQueue && c.packet.admission != Admission::kTrim)
     add("techniques.trimming.mode",
         "queue trimming needs packet.admission trim, got " + enum_name(c.packet.admission));
-  int max_bits = trim.encoding == "sq" ? 8 : trim.encoding == "eden" ? 4 : 1;
+  int max_bits = trim.encoding == trim::TrimEncoding::kSq     ? 8
+                 : trim.encoding == trim::TrimEncoding::kEden ? 4
+                                                              : 1;
   if (trim.head_bits > max_bits)
-    add("techniques.trimming.head_bits", "encoding " + trim.encoding + " supports 1 to " +
-                                             str(max_bits) + " bits, got " + str(trim.head_bits));
+    add("techniques.trimming.head_bits", "encoding " + enum_name(trim.encoding) +
+                                             " supports 1 to " + str(max_bits) + " bits, got " +
+                                             str(trim.head_bits));
   if (c.packet.trim_bytes > c.packet.mtu)
     add("packet.trim_bytes",
         "must be at most packet.mtu (" + str(c.packet.mtu) + "), got " + str(c.packet.trim_bytes));
@@ -369,7 +372,8 @@ std::vector<std::pair<std::string, std::string>> check_run(const RunConfig& c,
     add("techniques.trimming.levels",
         "multi-level trimming runs in the simulated execution only, got execution " +
             enum_name(c.execution));
-  if (trim.enabled && !trim.levels.empty() && trim.mode == "queue" && c.packet.trim_bytes != 0)
+  if (trim.enabled && !trim.levels.empty() && trim.mode == TrimMode::kQueue &&
+      c.packet.trim_bytes != 0)
     add("packet.trim_bytes",
         "the levels set the kept sizes; set 0 (auto) with "
         "techniques.trimming.levels, got " +
@@ -386,8 +390,8 @@ std::vector<std::pair<std::string, std::string>> check_run(const RunConfig& c,
     const trim::PacketLayout l = trim::packet_layout(tc.encoding, tc.head_bits, tc.wire, n);
     add("packet.trim_bytes",
         str(c.packet.trim_bytes) + " B cuts into the " + str(trim.head_bits) + "-bit " +
-            trim.encoding + " head: a full packet of " + str(static_cast<long long>(n)) + " " +
-            c.collective.wire + " coordinates keeps its head in " + str(head) + " B (" +
+            enum_name(trim.encoding) + " head: a full packet of " + str(static_cast<long long>(n)) +
+            " " + c.collective.wire + " coordinates keeps its head in " + str(head) + " B (" +
             str(PacketConfig{}.header_bytes) + " B packet header + " +
             str(static_cast<long long>(l.header)) + " B trim header + " + str(trim.head_bits) +
             " x " + str(static_cast<long long>(l.plane)) + " B head plane" +
@@ -412,7 +416,7 @@ uint32_t head_trim_bytes(const RunConfig& c) {
 std::vector<uint32_t> trim_level_bytes(const RunConfig& c) {
   const TrimConfigSpec& t = c.techniques.trimming;
   std::vector<uint32_t> out;
-  if (!t.enabled || t.mode != "queue" || t.levels.empty()) return out;
+  if (!t.enabled || t.mode != TrimMode::kQueue || t.levels.empty()) return out;
   try {
     const trim::TrimConfig tc = trim_config_of(c);
     trim::validate(tc);

@@ -40,6 +40,8 @@ TEST(ConfigEnums, EveryTableIsABijection) {
   expect_bijective_table<OptimizerKind>();
   expect_bijective_table<DecayKind>();
   expect_bijective_table<SkipPolicy>();
+  expect_bijective_table<trim::TrimEncoding>();
+  expect_bijective_table<TrimMode>();
 }
 
 // The training words are train's own names: the trainer gets the value the scenario parsed.
@@ -56,6 +58,14 @@ TEST(ConfigEnums, TrainingWordsAreTrainValues) {
 TEST(ConfigEnums, SkipPolicyWordsAreCollectiveValues) {
   for (const EnumSpelling<SkipPolicy>& row : enum_spellings<SkipPolicy>())
     EXPECT_EQ(parse_skip_policy(row.name), row.value) << row.name;
+}
+
+// The trimming encoding words are the trim codec's own names (what its packets' headers carry).
+TEST(ConfigEnums, TrimEncodingWordsAreTrimValues) {
+  for (const EnumSpelling<trim::TrimEncoding>& row : enum_spellings<trim::TrimEncoding>()) {
+    EXPECT_EQ(trim::parse_encoding(row.name), row.value) << row.name;
+    EXPECT_EQ(trim::encoding_name(row.value), row.name);
+  }
 }
 
 // The alias is resolved once, here: the scenario's "droptail" is network's tail-drop admission,
@@ -104,6 +114,8 @@ TEST(ConfigEnums, FieldChoicesAreTheEnumSpellings) {
   EXPECT_EQ(find_field("training.optimizer")->choices, enum_names<OptimizerKind>());
   EXPECT_EQ(find_field("training.decay")->choices, enum_names<DecayKind>());
   EXPECT_EQ(find_field("techniques.skipreduce.policy")->choices, enum_names<SkipPolicy>());
+  EXPECT_EQ(find_field("techniques.trimming.encoding")->choices, enum_names<trim::TrimEncoding>());
+  EXPECT_EQ(find_field("techniques.trimming.mode")->choices, enum_names<TrimMode>());
   // The documented order, which docs/scenario.md and the GUI's combo boxes show.
   EXPECT_EQ(enum_names<WorkloadKind>(), (std::vector<std::string>{"train", "catalog", "trace"}));
 }
@@ -125,6 +137,8 @@ TEST(ConfigEnums, UnknownWordNamesTheAcceptedSpellings) {
   expect_unknown_word_message("training.optimizer", "lion");
   expect_unknown_word_message("training.decay", "linear");
   expect_unknown_word_message("techniques.skipreduce.policy", "greedy");
+  expect_unknown_word_message("techniques.trimming.encoding", "qsgd");
+  expect_unknown_word_message("techniques.trimming.mode", "always");
   // Pinned: the words and order docs/scenario.md lists (a near miss is not accepted).
   EXPECT_EQ(*check_field_value(*find_field("training.sharding"), json("noniid")),
             "expected one of random, shard, non-iid, got \"noniid\"");

@@ -184,8 +184,8 @@ RunConfig trimmed(const std::string& encoding, int bits, const std::string& wire
   c.packet.mtu = mtu;
   c.collective.wire = wire;
   c.techniques.trimming.enabled = true;
-  c.techniques.trimming.mode = "queue";
-  c.techniques.trimming.encoding = encoding;
+  c.techniques.trimming.mode = TrimMode::kQueue;
+  c.techniques.trimming.encoding = *parse_enum<trim::TrimEncoding>(encoding);
   c.techniques.trimming.head_bits = bits;
   return c;
 }
@@ -235,7 +235,7 @@ TEST(TrimBytes, AValueThatCutsIntoTheHeadIsRefused) {
   // Bernoulli trimming on the analytical backend never uses trim_bytes: no complaint.
   c.packet.trim_bytes = 128;
   c.cluster.backend = ClusterBackend::kAnalytical;
-  c.techniques.trimming.mode = "bernoulli";
+  c.techniques.trimming.mode = TrimMode::kBernoulli;
   for (const std::string& p : check_run_config(c))
     EXPECT_NE(p.rfind("packet.trim_bytes:", 0), 0u) << p;
 }

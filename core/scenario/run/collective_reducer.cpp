@@ -48,12 +48,12 @@ CollectiveReducer::CollectiveReducer(const RunConfig& config, NetworkBackend& ba
           "techniques.codec: trimming carries its own encoding; set codec "
           "to none when techniques.trimming.enabled is true");
     trim::TrimConfig tc;
-    tc.encoding = trim::parse_encoding(t.trimming.encoding);
+    tc.encoding = t.trimming.encoding;
     tc.head_bits = t.trimming.head_bits;
     tc.payload_bytes = config.packet.mtu;
     tc.wire = wire;
     tc.seed = config.seed;
-    const bool bernoulli = t.trimming.mode == "bernoulli";
+    const bool bernoulli = t.trimming.mode == TrimMode::kBernoulli;
     auto codec = std::make_unique<TrimWire>(tc, bernoulli ? t.trimming.rate : 0.0, config.seed,
                                             t.trimming.levels);
     trim_ = codec.get();
@@ -93,7 +93,7 @@ Plan CollectiveReducer::plan_for(int iteration, const BucketInfo& bucket, int ra
 
 double CollectiveReducer::trim_rate() const {
   const TrimConfigSpec& t = config_.techniques.trimming;
-  return trim_ && t.mode == "bernoulli" ? t.rate : 0.0;
+  return trim_ && t.mode == TrimMode::kBernoulli ? t.rate : 0.0;
 }
 
 ReduceReport CollectiveReducer::reduce(int iteration, const BucketInfo& bucket,
@@ -117,7 +117,7 @@ ReduceReport CollectiveReducer::reduce(int iteration, const BucketInfo& bucket,
   options.backend = &backend_;
   options.codec = codec_.get();
   options.reduce_bandwidth_Bps = config_.cluster.reduce_gbps * 1e9;
-  options.want_fates = trim_ != nullptr && config_.techniques.trimming.mode == "queue";
+  options.want_fates = trim_ != nullptr && config_.techniques.trimming.mode == TrimMode::kQueue;
   options.iteration = static_cast<uint64_t>(iteration);
   options.bucket = bucket.index;
   CollectiveReport rep = execute_plan(plan, grads, options);

@@ -332,8 +332,8 @@ RunConfig TrainingPanel::config() const {
   for (const QString& b : split_list(protected_->text()))
     c.techniques.skipreduce.protected_buckets.push_back(b.toStdString());
   c.techniques.trimming.enabled = trim_->isChecked();
-  c.techniques.trimming.encoding = trim_encoding_->currentText().toStdString();
-  c.techniques.trimming.mode = trim_mode_->currentText().toStdString();
+  c.techniques.trimming.encoding = combo_value(trim_encoding_, c.techniques.trimming.encoding);
+  c.techniques.trimming.mode = combo_value(trim_mode_, c.techniques.trimming.mode);
   c.techniques.trimming.rate = trim_rate_->value();
   return c;
 }
@@ -409,8 +409,8 @@ void TrainingPanel::show_config(const RunConfig& c) {
     prot << QString::fromStdString(b);
   protected_->setText(prot.join(","));
   trim_->setChecked(c.techniques.trimming.enabled);
-  set_text(trim_encoding_, c.techniques.trimming.encoding);
-  set_text(trim_mode_, c.techniques.trimming.mode);
+  set_text(trim_encoding_, enum_name(c.techniques.trimming.encoding));
+  set_text(trim_mode_, enum_name(c.techniques.trimming.mode));
   trim_rate_->setValue(c.techniques.trimming.rate);
 }
 
