@@ -40,8 +40,11 @@ struct WorkloadConfig {
   int dp = 0, tp = 1, pp = 1;         // catalog parallelism; dp 0: ranks / (tp * pp)
   std::string tensor_source = "gaussian";  // where catalog (and trace) codec ratios are measured
   // Catalog graphs (workload/catalog_graph.h) and traces (kind = trace).
-  std::string engine = "graph";     // graph: replay per-rank graphs; sum: the closed form
-  std::string trace;                // DIR/PREFIX of a Chakra trace (kind = trace)
+  std::string engine = "graph";  // graph: replay per-rank graphs; sum: the closed form
+  std::string trace;             // DIR/PREFIX of a Chakra trace (kind = trace)
+  // kind = trace: the communicator-group file; "": PREFIX.comm_groups.json, else PREFIX.json
+  // (workload/chakra_trace.h find_comm_group_file).
+  std::string comm_groups;
   int ep = 1;                       // expert parallelism (MoE catalog models)
   int seq = 0;                      // sequence length; 0: the model's
   int micro_batch = 1;              // sequences per micro-batch

@@ -205,6 +205,9 @@ std::vector<std::pair<std::string, std::string>> check_run(const RunConfig& c,
   if (train && c.workload.dataset.rfind("text:", 0) == 0 && c.workload.model != "transformer")
     add("workload.dataset",
         "a text data set needs workload.model transformer, got " + c.workload.model);
+  if (!c.workload.comm_groups.empty() && c.workload.kind != WorkloadKind::kTrace)
+    add("workload.comm_groups",
+        "a communicator-group file belongs to kind trace, got kind " + enum_name(c.workload.kind));
   if (!train) {
     const auto& w = c.workload;
     long long tp_pp = static_cast<long long>(w.tp) * w.pp;
@@ -215,6 +218,9 @@ std::vector<std::pair<std::string, std::string>> check_run(const RunConfig& c,
     if (trace && !w.trace.empty() && !std::filesystem::is_regular_file(w.trace + ".0.et", ec))
       add("workload.trace", "no trace file '" + w.trace.substr(0, 200) +
                                 ".0.et' (expected a Chakra trace PREFIX.0.et, PREFIX.1.et, ...)");
+    if (trace && !w.comm_groups.empty() && !std::filesystem::is_regular_file(w.comm_groups, ec))
+      add("workload.comm_groups", "no file '" + w.comm_groups.substr(0, 200) +
+                                      "' (expected a communicator-group JSON file)");
     if (trace && w.engine != "graph")
       add("workload.engine", "a trace is replayed by the graph engine, got " + w.engine);
     if (!trace && w.engine == "sum" &&

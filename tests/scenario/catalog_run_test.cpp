@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 
 #include "network/analytical.h"
 #include "scenario/runner.h"
@@ -179,6 +180,27 @@ TEST(CatalogRun, ATraceRunReplaysItsFiles) {
   session.run();
   ASSERT_EQ(session.samples().size(), 2u);
   EXPECT_DOUBLE_EQ(session.samples()[1].sim_time_s, 2 * direct);
+  // The group file under another name (ASTRA-sim's --comm-group-configuration), named by
+  // workload.comm_groups: the same replay; PREFIX.comm_groups.json, now garbage, is not read.
+  const std::string groups = (dir / "groups.json").string();
+  std::filesystem::rename(dir / "llama.comm_groups.json", groups);
+  std::ofstream(dir / "llama.comm_groups.json") << "{nope";
+  c.workload.comm_groups = groups;
+  ASSERT_TRUE(check_run_config(c).empty()) << check_run_config(c).front();
+  RunSession elsewhere(c);
+  elsewhere.run();
+  EXPECT_DOUBLE_EQ(elsewhere.samples()[1].sim_time_s, 2 * direct);
+  // A group file that does not exist, or one given to a kind that reads no trace, names the field.
+  c.workload.comm_groups = (dir / "none.json").string();
+  ASSERT_FALSE(check_run_config(c).empty());
+  EXPECT_EQ(check_run_config(c).front().rfind("workload.comm_groups: no file", 0), 0u)
+      << check_run_config(c).front();
+  RunConfig trained;  // kind train
+  trained.workload.comm_groups = groups;
+  ASSERT_FALSE(check_run_config(trained).empty());
+  EXPECT_EQ(check_run_config(trained).front().rfind("workload.comm_groups: ", 0), 0u)
+      << check_run_config(trained).front();
+  c.workload.comm_groups.clear();
   // A missing trace names the field.
   c.workload.trace = (dir / "nope").string();
   try {

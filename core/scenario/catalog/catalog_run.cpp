@@ -77,7 +77,7 @@ CatalogRun::CatalogRun(const RunConfig& c) {
   workload::Graph g;
   if (trace) {
     try {
-      g = workload::read_chakra_trace(w.trace);
+      g = workload::read_chakra_trace(w.trace, nullptr, w.comm_groups);
     } catch (const std::invalid_argument& e) {
       throw std::invalid_argument(std::string("workload.trace: ") + e.what());
     }

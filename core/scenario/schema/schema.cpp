@@ -275,6 +275,9 @@ std::vector<Field> make_table() {
                  "all-to-alls); sum is the closed form with every message exposed."),
       str_field("workload.trace", ACC(workload.trace), 4096,
                 "Chakra trace DIR/PREFIX (files PREFIX.RANK.et) for kind trace."),
+      str_field("workload.comm_groups", ACC(workload.comm_groups), 4096,
+                "Kind trace: the communicator-group file (ASTRA-sim's "
+                "--comm-group-configuration; \"\": PREFIX.comm_groups.json, else PREFIX.json)."),
       int_field("workload.ep", ACC(workload.ep), 1, 1024,
                 "Catalog expert parallelism (MoE models such as mixtral-8x7b; divides dp)."),
       int_field("workload.seq", ACC(workload.seq), 0, 1 << 20,
