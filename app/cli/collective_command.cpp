@@ -9,6 +9,7 @@
 
 #include "cli/command.h"
 #include "cli/util/collective_options.h"
+#include "cli/util/experiment_files_util.h"
 #include "cli/util/network_util.h"
 #include "collective/algorithms.h"
 #include "collective/codec_wire.h"
@@ -74,8 +75,7 @@ double verify_tolerance(const CollectiveOptions& o, int ranks) {
 namespace {
 
 int run(const CollectiveOptions& o) {
-  if (o.exec == "mpi") return run_collective_mpi(o);
-  if (o.exec != "sim") throw InvalidInput("--exec: expected sim or mpi, got '" + o.exec + "'");
+  if (parse_exec_flag(o.exec) == ExecutionMode::kMpi) return run_collective_mpi(o);
   auto [min_bytes, max_bytes] = parse_size_range(o.sizes);
   std::unique_ptr<NetworkBackend> backend = make_backend(o.net, o.ranks);
   apply_routing(*backend, o.routing);
@@ -269,8 +269,10 @@ const RegisterCommand reg{Command{
                      "a stateless codec on every transfer (codec names: commlab-cli codec); the "
                      "values are cast to --wire first")
           ->capture_default_str();
-      app.add_option("--exec", o->exec,
-                     "sim (simulated cluster) or mpi (one real process per rank, under mpirun)")
+      app.add_option(
+             "--exec", o->exec,
+             "simulated (or sim: the simulated cluster) or mpi (one real process per rank, under "
+             "mpirun), as run --exec")
           ->capture_default_str();
       app.add_option("--warmup", o->warmup, "--exec mpi: untimed iterations per size")
           ->check(kNonNegative)

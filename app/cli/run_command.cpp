@@ -297,7 +297,7 @@ const RegisterCommand reg{Command{
                      "runs executed at once, at most 256 (default: --threads; results never "
                      "depend on it)");
       app.add_option("--exec", o->exec,
-                     "simulated or mpi: how every run executes (overrides the scenario's "
+                     "simulated (or sim) or mpi: how every run executes (overrides the scenario's "
                      "execution); mpi needs mpirun -np <training.ranks>");
       app.add_flag("--tune-lr", o->tune_lr,
                    "first train every training run at lr x {1/2, 1, 2} over training.tune_seeds "

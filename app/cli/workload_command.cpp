@@ -275,14 +275,13 @@ int run(const Options& o) {
       o.ratio > 0 || o.codec != "none" ? codec_seconds_per_byte(placement) : 0.0;
   const Timing base = time({}, routing), with = time(techniques, routing);
   // The baseline under the other routing mode: what per-flow ECMP collisions cost
-  // (docs/workload.md, "Routing"). Only the analytical backend has both modes.
-  const RoutingMode other_mode =
-      routing == RoutingMode::kEcmp ? RoutingMode::kIdeal : RoutingMode::kEcmp;
+  // (docs/workload.md, "Routing"). Only the analytical backend has both modes (had_ecmp_choices).
   std::optional<Timing> other;
-  if (o.net.backend == "analytical" && base.ecmp_choices) other = time({}, other_mode);
-  const double ecmp_dp = other_mode == RoutingMode::kEcmp && other ? other->w.dp_s : base.w.dp_s;
-  const double ideal_dp = other_mode == RoutingMode::kIdeal && other ? other->w.dp_s : base.w.dp_s;
-  const double ecmp_penalty = ideal_dp > 0 ? ecmp_dp / ideal_dp : 0.0;
+  const RoutingComparison routes =
+      compare_routing(routing, {base.w.dp_s, base.tiers, base.ecmp_choices}, [&](RoutingMode mode) {
+        other = time({}, mode);
+        return RoutedTiming{other->w.dp_s, other->tiers, other->ecmp_choices};
+      });
   const double saving = 1.0 - with.w.iteration_s / base.w.iteration_s;
   // Nothing timed at all (no compute timing, no communication): no iteration time to report.
   const bool timed = !(coverage.none_timed() && base.w.iteration_s == 0);
@@ -301,15 +300,16 @@ int run(const Options& o) {
                           {"time_saving", saving},
                           {"routing", o.routing},
                           {"ecmp_choices", base.ecmp_choices}};
-    const TierImbalance load = most_imbalanced_tier(base.tiers);
-    if (!load.tier.empty()) doc["link_load"] = to_json(base.tiers, load.tier);
+    const std::string& tier = routes.load.tier;  // the most imbalanced tier
+    if (!tier.empty()) doc["link_load"] = to_json(base.tiers, tier);
     if (other) {
-      doc["routing_comparison"] = {{"routing", routing_mode_name(other_mode)},
-                                   {"baseline", to_json(*other)},
-                                   {"ecmp_penalty_dp", ideal_dp > 0 ? nlohmann::json(ecmp_penalty)
-                                                                    : nlohmann::json(nullptr)}};
-      if (!load.tier.empty())  // the same tier, for comparison
-        doc["routing_comparison"]["link_load"] = to_json(other->tiers, load.tier);
+      doc["routing_comparison"] = {
+          {"routing", routing_mode_name(routes.other)},
+          {"baseline", to_json(*other)},
+          {"ecmp_penalty_dp", routes.ecmp_penalty_dp > 0 ? nlohmann::json(routes.ecmp_penalty_dp)
+                                                         : nlohmann::json(nullptr)}};
+      if (!tier.empty())  // the same tier, for comparison
+        doc["routing_comparison"]["link_load"] = to_json(other->tiers, tier);
     }
     if (graph_engine) {
       doc["p2p"] = o.p2p;
@@ -360,7 +360,7 @@ int run(const Options& o) {
                 static_cast<unsigned long long>(base.collectives),
                 static_cast<unsigned long long>(base.p2p), base.wall_s);
   if (other)
-    print_routing_line(o.routing, base, *other, ecmp_penalty);
+    print_routing_line(o.routing, base, *other, routes.ecmp_penalty_dp);
   else if (o.net.backend == "analytical")
     std::printf("routing %s: every flow has a single shortest path (ecmp and ideal agree)\n",
                 o.routing.c_str());

@@ -77,27 +77,11 @@ Topology workload_cluster(const WorkloadSettings& s, int ranks) {
 
 namespace {
 
-// The penalty as `commlab-cli workload` computes it: the same replay under the other routing mode
-// when some flow had a choice of paths, DP time from timing_of, link loads from tier_loads.
-RoutingComparison compare_routing(const Graph& graph, const WorkloadSettings& s,
-                                  const AnalyticalBackend& backend,
-                                  const workload::ScheduleResult& result) {
-  RoutingComparison c;
-  c.dp_s = timing_of(result).dp_s;
-  c.load = most_imbalanced_tier(tier_loads(backend.topology(), backend.link_bytes()));
-  c.ecmp_choices = backend.router().had_choice();
-  c.other = s.routing == RoutingMode::kEcmp ? RoutingMode::kIdeal : RoutingMode::kEcmp;
-  if (!c.ecmp_choices) return c;
-  AnalyticalBackend other(backend.topology());
-  other.set_routing(c.other);
-  other.set_link_accounting(true);
-  c.other_dp_s = timing_of(workload::schedule(graph, other, replay_options(s, {}))).dp_s;
-  c.other_load = find_tier(tier_loads(other.topology(), other.link_bytes()), c.load.tier);
-  const bool ecmp_first = s.routing == RoutingMode::kEcmp;
-  const double ecmp_dp = ecmp_first ? c.dp_s : c.other_dp_s;
-  const double ideal_dp = ecmp_first ? c.other_dp_s : c.dp_s;
-  c.ecmp_penalty_dp = ideal_dp > 0 ? ecmp_dp / ideal_dp : 0.0;
-  return c;
+// The penalty as `commlab-cli workload` computes it (compare_routing): DP time from timing_of,
+// link loads from tier_loads, the other mode replayed only when some flow had a choice of paths.
+RoutedTiming routed(const AnalyticalBackend& backend, const workload::ScheduleResult& result) {
+  return {timing_of(result).dp_s, tier_loads(backend.topology(), backend.link_bytes()),
+          backend.router().had_choice()};
 }
 
 }  // namespace
@@ -111,7 +95,12 @@ WorkloadPicture replay_graph(std::shared_ptr<const Graph> graph, const WorkloadS
   backend.set_routing(s.routing);
   backend.set_link_accounting(true);
   pic.result = workload::schedule(*graph, backend, replay_options(s, ranks));
-  pic.routing = compare_routing(*graph, s, backend, pic.result);
+  pic.routing = compare_routing(s.routing, routed(backend, pic.result), [&](RoutingMode mode) {
+    AnalyticalBackend other(backend.topology());
+    other.set_routing(mode);
+    other.set_link_accounting(true);
+    return routed(other, workload::schedule(*graph, other, replay_options(s, {})));
+  });
   const workload::ScheduleResult& r = pic.result;
 
   std::set<std::pair<int, uint32_t>> critical;

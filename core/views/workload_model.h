@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "network/analytical.h"
+#include "scenario/catalog/workload_timing.h"
 #include "topology/routing.h"
 #include "topology/topology.h"
 #include "workload/graph.h"
@@ -62,21 +63,6 @@ struct GanttLane {
   std::vector<GanttBar> bars;
 };
 
-// The leaf-spine ECMP penalty of this replay (docs/workload.md, "Routing: the leaf-spine ECMP
-// penalty"), the figures `commlab-cli workload` writes as routing_comparison: the exposed DP time
-// (timing_of) under the settings' routing and under the other mode, replayed again only when some
-// flow had equal-cost paths, and the busiest link of the most imbalanced tier against the tier's
-// mean under both.
-struct RoutingComparison {
-  bool ecmp_choices = false;  // some flow had several equal-cost paths (else the modes agree)
-  RoutingMode other = RoutingMode::kIdeal;
-  double dp_s = 0;
-  double other_dp_s = 0;       // ecmp_choices only
-  double ecmp_penalty_dp = 0;  // ECMP DP / ideal DP; 0 without a comparison or ideal DP of 0
-  TierImbalance load;          // most_imbalanced_tier under the settings' routing
-  TierImbalance other_load;    // the same tier under the other mode (ecmp_choices only)
-};
-
 struct WorkloadPicture {
   WorkloadSettings settings;
   std::string title;  // "Llama-3 8B, dp 2 x tp 2 x pp 4 = 16 GPUs, 100 Gb/s"
@@ -84,6 +70,7 @@ struct WorkloadPicture {
   workload::ScheduleResult result;
   std::vector<GanttLane> lanes;
   uint64_t critical_nodes_shown = 0;  // critical-path nodes that fall on a drawn lane
+  // The leaf-spine ECMP penalty of this replay (compare_routing, as `commlab-cli workload`).
   RoutingComparison routing;
 };
 

@@ -60,5 +60,33 @@ TEST(HostileFlags, AClusterFileThatNamesItselfIsAnErrorNotACrash) {
   }
 }
 
+// `--exec` takes the scenario's words in every command (issue 34): collective once took only
+// sim, run only simulated. Both spell the same execution, and anything else is refused by name.
+TEST(HostileFlags, ExecTakesTheScenarioWordsInEveryCommand) {
+  const std::string collective = "collective --ranks 4 --sizes 64K:64K --json --exec ";
+  const auto sim = run_cli(collective + "sim");
+  const auto simulated = run_cli(collective + "simulated");
+  ASSERT_EQ(sim.code, 0) << sim.err;
+  EXPECT_EQ(simulated.code, 0) << simulated.err;
+  EXPECT_EQ(simulated.out, sim.out);  // the same simulated collective, byte for byte
+  for (const std::string& cmd : {collective + "gpu", "run " + std::string(COMMLAB_SOURCE_DIR) +
+                                                         "/samples/quickstart.json --exec gpu"}) {
+    const auto bad = run_cli(cmd);
+    EXPECT_EQ(bad.code, 2) << cmd;
+    EXPECT_NE(bad.err.find("--exec: expected simulated (or sim) or mpi, got 'gpu'"),
+              std::string::npos)
+        << bad.err;
+  }
+  // --exec overrides a run's execution after the scenario was checked: the checks run again, so
+  // proxy timing (simulated only) is refused under mpi by its field, before any process starts.
+  const auto proxy = run_cli("run " + std::string(COMMLAB_SOURCE_DIR) +
+                             "/samples/skipreduce_vgg19.json --exec mpi --quiet");
+  EXPECT_EQ(proxy.code, 2);
+  EXPECT_NE(proxy.err.find("--exec mpi: run 'baseline': workload.time_as: proxy timing runs in "
+                           "the simulated execution only"),
+            std::string::npos)
+      << proxy.err;
+}
+
 }  // namespace
 }  // namespace commlab

@@ -51,7 +51,7 @@ TEST(WorkloadRouting, PenaltyEqualsTheCliJson) {
   ASSERT_TRUE(view.error_text().isEmpty()) << view.error_text().toStdString();
   const nlohmann::json cli = cli_workload(s, "ecmp");
   ASSERT_TRUE(cli["ecmp_choices"].get<bool>()) << cli.dump(2);
-  const views::RoutingComparison& r = view.picture()->routing;
+  const RoutingComparison& r = view.picture()->routing;
   ASSERT_TRUE(r.ecmp_choices);
   // ecmp_penalty_dp = DP(ecmp) / DP(ideal), both replays the CLI's.
   const double penalty = cli["routing_comparison"]["ecmp_penalty_dp"].get<double>();

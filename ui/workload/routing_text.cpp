@@ -16,7 +16,7 @@ QString times(double ratio) {
 
 }  // namespace
 
-QString routing_html(const views::RoutingComparison& c, RoutingMode routing) {
+QString routing_html(const RoutingComparison& c, RoutingMode routing) {
   const QString mode = mode_name(routing);
   if (!c.ecmp_choices)
     return QString(

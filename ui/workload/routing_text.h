@@ -10,6 +10,6 @@
 namespace commlab::ui {
 
 // Rich text for the picture's RoutingComparison under `routing` (the settings' mode).
-QString routing_html(const views::RoutingComparison& c, RoutingMode routing);
+QString routing_html(const RoutingComparison& c, RoutingMode routing);
 
 }  // namespace commlab::ui

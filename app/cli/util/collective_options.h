@@ -33,7 +33,7 @@ struct CollectiveOptions {
   int channels = 0;   // NCCL mode: channels (0: the tuner's choice)
   bool time_only = false;
   bool json = false;
-  std::string exec = "sim";  // sim or mpi
+  std::string exec = "simulated";  // simulated (or sim) or mpi: parse_exec_flag
   int warmup = 5;
   int iters = 20;
   double timeout_s = 60;

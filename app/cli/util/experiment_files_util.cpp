@@ -37,6 +37,13 @@ std::string write_charts(const std::vector<RunResult>& results, const std::strin
 
 }  // namespace
 
+ExecutionMode parse_exec_flag(const std::string& value) {
+  if (value == "sim") return ExecutionMode::kSimulated;
+  const std::optional<ExecutionMode> mode = parse_enum<ExecutionMode>(value);
+  if (!mode) throw InvalidInput("--exec: expected simulated (or sim) or mpi, got '" + value + "'");
+  return *mode;
+}
+
 void apply_run_overrides(Experiment& exp, int64_t seed, int seeds, const std::string& exec) {
   if (seed >= 0) {
     // Recorded in scenario.json too, so a rerun from the results folder uses the same seed.
@@ -50,10 +57,15 @@ void apply_run_overrides(Experiment& exp, int64_t seed, int seeds, const std::st
         }
   }
   if (!exec.empty()) {
-    const std::optional<ExecutionMode> mode = parse_enum<ExecutionMode>(exec);
-    if (!mode) throw InvalidInput("--exec: expected mpi or simulated, got '" + exec + "'");
-    for (RunConfig& r : exp.runs) r.execution = *mode;
-    exp.resolved["execution"] = exec;
+    const ExecutionMode mode = parse_exec_flag(exec);
+    for (RunConfig& r : exp.runs) {
+      r.execution = mode;
+      // What the scenario's checks refuse under this execution is refused under --exec too (a
+      // run with proxy timing or multi-level trimming under mpi, say).
+      if (const std::vector<std::string> problems = check_run_config(r); !problems.empty())
+        throw InvalidInput("--exec " + exec + ": run '" + r.name + "': " + problems.front());
+    }
+    exp.resolved["execution"] = enum_name(mode);  // the scenario's word, also for "sim"
     for (nlohmann::json& r : exp.resolved["runs"]) r.erase("execution");
   }
   if (seeds > 0) {

@@ -15,6 +15,10 @@ namespace commlab::cli {
 // The largest seed a scenario file can hold exactly (2^53, the schema's bound).
 inline constexpr int64_t kMaxSeed = int64_t{1} << 53;
 
+// The value of `--exec` (run and collective): the scenario's `execution` words (simulated, mpi),
+// or sim, the word `collective --exec` took first (../shared/CLI.md). InvalidInput otherwise.
+ExecutionMode parse_exec_flag(const std::string& value);
+
 void apply_run_overrides(Experiment& exp, int64_t seed, int seeds, const std::string& exec);
 
 // Writes DIR/summary.json, joins DIR/series.csv from the parts the runner streamed into DIR,

@@ -174,4 +174,22 @@ WorkloadTiming timing_of(const workload::ScheduleResult& r) {
   return t;
 }
 
+RoutingComparison compare_routing(RoutingMode routing, const RoutedTiming& first,
+                                  const std::function<RoutedTiming(RoutingMode)>& time_under) {
+  RoutingComparison c;
+  c.dp_s = first.dp_s;
+  c.load = most_imbalanced_tier(first.tiers);
+  c.ecmp_choices = first.ecmp_choices;
+  c.other = routing == RoutingMode::kEcmp ? RoutingMode::kIdeal : RoutingMode::kEcmp;
+  if (!c.ecmp_choices) return c;
+  const RoutedTiming other = time_under(c.other);
+  c.other_dp_s = other.dp_s;
+  c.other_load = find_tier(other.tiers, c.load.tier);
+  const bool ecmp_first = routing == RoutingMode::kEcmp;
+  const double ecmp_dp = ecmp_first ? c.dp_s : c.other_dp_s;
+  const double ideal_dp = ecmp_first ? c.other_dp_s : c.dp_s;
+  c.ecmp_penalty_dp = ideal_dp > 0 ? ecmp_dp / ideal_dp : 0.0;
+  return c;
+}
+
 }  // namespace commlab

@@ -3,10 +3,13 @@
 // parallelism sends (train/catalog/catalog.h) is timed as a collective on the cluster's network,
 // with all groups of one kind running concurrently so they share links as they would. Ranks are
 // laid out tp-innermost (a TP group sits in one server, on NVLink), then pp, then dp.
+#include <functional>
 #include <string>
 #include <vector>
 
+#include "network/analytical.h"
 #include "network/backend.h"
+#include "topology/routing.h"
 #include "train/catalog/catalog.h"
 #include "train/catalog/compute_model.h"
 #include "workload/scheduler.h"
@@ -59,5 +62,29 @@ workload::SchedulerOptions graph_options(const ComputeModel& compute,
 // A replay in WorkloadTiming's terms: compute and exposed TP/DP/PP/EP/other time on the critical
 // path, its idle gaps; no messages.
 WorkloadTiming timing_of(const workload::ScheduleResult& r);
+
+// The leaf-spine ECMP penalty (docs/workload.md, "Routing: the leaf-spine ECMP penalty"), as
+// `commlab-cli workload` writes it (routing_comparison) and the Workload page shows it. One
+// baseline timing under a routing mode, with what that routing did to the links:
+struct RoutedTiming {
+  double dp_s = 0;                   // exposed DP time (timing_of or time_workload)
+  std::vector<TierImbalance> tiers;  // link bytes per tier (analytical backend; else empty)
+  bool ecmp_choices = false;         // some flow had several equal-cost paths
+};
+// The exposed DP time under the settings' routing and under the other mode, and the busiest link
+// of the most imbalanced tier against the tier's mean under both.
+struct RoutingComparison {
+  bool ecmp_choices = false;  // the other mode was timed (else every flow had one path: they agree)
+  RoutingMode other = RoutingMode::kIdeal;
+  double dp_s = 0;
+  double other_dp_s = 0;       // ecmp_choices only
+  double ecmp_penalty_dp = 0;  // ECMP DP / ideal DP; 0 without a comparison or with ideal DP of 0
+  TierImbalance load;          // most_imbalanced_tier under the settings' routing
+  TierImbalance other_load;    // the same tier under the other mode (ecmp_choices only)
+};
+// `time_under(mode)` times the same baseline under the other mode; it is called only when
+// `first` (timed under `routing`) had a choice of paths, since otherwise the modes agree.
+RoutingComparison compare_routing(RoutingMode routing, const RoutedTiming& first,
+                                  const std::function<RoutedTiming(RoutingMode)>& time_under);
 
 }  // namespace commlab
