@@ -93,7 +93,7 @@ int run(const CollectiveOptions& o) {
   for (uint64_t bytes = min_bytes; bytes <= max_bytes && bytes > 0; bytes *= 2) {
     PlanRequest probe{op, ranks, std::max<uint64_t>(bytes / sizeof(float), 1), o.time_only};
     probe.ranks_per_node = std::max(o.ranks_per_node, 1);
-    if (estimated_transfers(find_algorithm(plan_algo).name, probe) > kMaxPlanTransfers) {
+    if (find_algorithm(plan_algo).transfers(probe) > kMaxPlanTransfers) {
       try {
         build_plan(plan_algo, probe);  // throws with the message
       } catch (const std::invalid_argument& e) {

@@ -1,63 +1,125 @@
 #include "collective/algorithms.h"
 
 #include <algorithm>
+#include <bit>
+#include <iterator>
 #include <stdexcept>
 
 namespace commlab {
 
+namespace {
+
+constexpr CollectiveOp kAllOps[] = {CollectiveOp::kAllReduce, CollectiveOp::kReduceScatter,
+                                    CollectiveOp::kAllGather, CollectiveOp::kBroadcast};
+
+uint64_t ranks_of(const PlanRequest& r) {
+  return static_cast<uint64_t>(r.ranks);
+}
+uint64_t ceil_log2(uint64_t n) {
+  uint64_t log_n = 1;
+  while ((1ull << log_n) < n) ++log_n;
+  return log_n;
+}
+int floor_log2(int ranks) {
+  return std::bit_width(static_cast<unsigned>(std::max(ranks, 1))) - 1;
+}
+
+uint64_t ring_transfers(const PlanRequest& r) {
+  const uint64_t n = ranks_of(r);
+  return r.time_only && r.count % n == 0 ? 2 * n : 2 * n * n;
+}
+uint64_t logarithmic_transfers(const PlanRequest& r) {  // tree, hd, nccl-tree
+  return 2 * ranks_of(r) * (ceil_log2(ranks_of(r)) + 2);
+}
+uint64_t hierarchical_transfers(const PlanRequest& r) {
+  const uint64_t n = ranks_of(r), g = static_cast<uint64_t>(std::max(r.ranks_per_node, 1));
+  return 2 * n * (g + n / g);
+}
+uint64_t direct_transfers(const PlanRequest& r) {
+  return ranks_of(r) * ranks_of(r);
+}
+
+SkipLimit ring_skip(int ranks) {
+  return {std::max(ranks - 1, 0), "steps (N-1)"};
+}
+SkipLimit tree_skip(int ranks) {
+  return {floor_log2(ranks), "reduce levels (its depth)"};
+}
+SkipLimit hd_skip(int ranks) {
+  return {floor_log2(ranks), "halving rounds (log2 N)"};
+}
+
+}  // namespace
+
+bool Algorithm::supports(CollectiveOp op) const {
+  return std::find(ops.begin(), ops.end(), op) != ops.end();
+}
+
 const std::vector<Algorithm>& algorithms() {
+  const std::vector<CollectiveOp> all(std::begin(kAllOps), std::end(kAllOps));
+  const std::vector<CollectiveOp> reducing_and_gather(all.begin(), all.begin() + 3);
   static const std::vector<Algorithm> table = {
       {"ring", "ring reduce-scatter + all-gather, bandwidth-optimal; SkipReduce applies here",
-       &build_ring},
+       &build_ring, all, &ring_transfers, &ring_skip},
       {"tree", "double binary tree (NCCL): each tree reduces and broadcasts half the data",
-       &build_tree},
-      {"hd", "recursive halving-doubling (Rabenseifner), 2 log2 N steps", &build_halving_doubling},
+       &build_tree, all, &logarithmic_transfers, &tree_skip},
+      {"hd", "recursive halving-doubling (Rabenseifner), 2 log2 N steps", &build_halving_doubling,
+       all, &logarithmic_transfers, &hd_skip},
       {"hier", "hierarchical: intra-node reduce-scatter, inter-node ring, intra-node all-gather",
-       &build_hierarchical},
+       &build_hierarchical, reducing_and_gather, &hierarchical_transfers},
       {"direct", "one-shot: every rank sends its data straight to every other (small messages)",
-       &build_direct},
+       &build_direct, all, &direct_transfers},
       {"nccl-tree",
        "NCCL's tree: a chain inside each node, a double binary tree over the nodes (all-reduce)",
-       &build_nccl_tree},
+       &build_nccl_tree,
+       {CollectiveOp::kAllReduce},
+       &logarithmic_transfers},
   };
   return table;
 }
 
+const Algorithm* lookup_algorithm(const std::string& name) {
+  for (const Algorithm& a : algorithms())
+    if (a.name == name) return &a;
+  return nullptr;
+}
+
 const Algorithm& find_algorithm(const std::string& name) {
+  if (const Algorithm* a = lookup_algorithm(name)) return *a;
   std::string known;
-  for (const Algorithm& a : algorithms()) {
-    if (a.name == name) return a;
-    known += (known.empty() ? "" : ", ") + a.name;
-  }
+  for (const Algorithm& a : algorithms()) known += (known.empty() ? "" : ", ") + a.name;
   throw std::invalid_argument("unknown algorithm '" + name + "' (expected " + known + ")");
 }
 
-// Upper bound of the transfers a plan materialises (time-only rings of equal chunks fold to 2n).
-uint64_t estimated_transfers(const std::string& algorithm, const PlanRequest& r) {
-  const uint64_t n = static_cast<uint64_t>(r.ranks);
-  uint64_t log_n = 1;
-  while ((1ull << log_n) < n) ++log_n;
-  if (algorithm == "direct") return n * n;
-  if (algorithm == "ring") return r.time_only && r.count % n == 0 ? 2 * n : 2 * n * n;
-  if (algorithm == "hier") {
-    const uint64_t g = static_cast<uint64_t>(std::max(r.ranks_per_node, 1));
-    return 2 * n * (g + n / g);
-  }
-  return 2 * n * (log_n + 2);  // tree, hd
+std::string skipping_algorithms_text() {
+  std::vector<std::string> names;
+  for (const Algorithm& a : algorithms())
+    if (a.skips()) names.push_back(a.name);
+  std::string text;
+  for (size_t i = 0; i < names.size(); ++i)
+    text += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+  return text;
 }
 
 Plan build_plan(const std::string& algorithm, const PlanRequest& request) {
   if (request.ranks < 1) throw std::invalid_argument("a collective needs at least one rank");
   const Algorithm& a = find_algorithm(algorithm);
-  if (estimated_transfers(a.name, request) > kMaxPlanTransfers)
+  if (!a.supports(request.op)) {
+    std::string ops;
+    for (size_t i = 0; i < a.ops.size(); ++i)
+      ops += std::string(i == 0 ? "" : i + 1 == a.ops.size() ? " and " : ", ") + op_name(a.ops[i]);
+    throw std::invalid_argument("algorithm '" + a.name + "' implements " + ops + ", not " +
+                                op_name(request.op));
+  }
+  if (const uint64_t transfers = a.transfers(request); transfers > kMaxPlanTransfers)
     throw std::invalid_argument(
         "algorithm '" + a.name + "' on " + std::to_string(request.ranks) + " ranks needs about " +
-        std::to_string(estimated_transfers(a.name, request)) + " transfers, over the limit of " +
+        std::to_string(transfers) + " transfers, over the limit of " +
         std::to_string(kMaxPlanTransfers) +
         " (fewer ranks; for ring, a size divisible by the ranks with --time-only folds the plan)");
-  if (request.skip.skip > 0 && (a.name == "hier" || a.name == "direct" || a.name == "nccl-tree"))
-    throw std::invalid_argument("SkipReduce skips steps of ring, tree or hd; algorithm '" + a.name +
-                                "' has none to skip");
+  if (request.skip.skip > 0 && !a.skips())
+    throw std::invalid_argument("SkipReduce skips steps of " + skipping_algorithms_text() +
+                                "; algorithm '" + a.name + "' has none to skip");
   if (request.skip.skip > 0 && request.op == CollectiveOp::kBroadcast)
     throw std::invalid_argument("SkipReduce does not apply to broadcast");
   Plan plan = a.build(request);

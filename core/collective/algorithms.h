@@ -22,19 +22,42 @@ struct PlanRequest {
   PipelineConfig pipeline;     // ring slicing in the time plane
 };
 
+// What SkipReduce may skip in an algorithm's plan over N ranks (docs/collectives.md): ring at most
+// N-1 reduce-scatter steps, tree its depth floor(log2 N) of reduce levels, hd its floor(log2 N)
+// halving rounds; beyond that a plan would clamp the value and report a collective that did not
+// run.
+struct SkipLimit {
+  int max = 0;
+  const char* what = "";  // what is skipped and why that many: "steps (N-1)"
+};
+
+// One algorithm, described once: everything that used to be an if-chain on its name.
 struct Algorithm {
   std::string name;
   std::string description;
   Plan (*build)(const PlanRequest&);
+  std::vector<CollectiveOp> ops;  // the ops build() implements
+  // Upper bound of the transfers build() materialises (time-only rings of equal chunks fold).
+  uint64_t (*transfers)(const PlanRequest&);
+  // SkipReduce's limit on `ranks` ranks; nullptr: the plan has no steps to skip.
+  SkipLimit (*skip_limit)(int ranks) = nullptr;
+
+  bool supports(CollectiveOp op) const;
+  bool skips() const { return skip_limit != nullptr; }
 };
 
 const std::vector<Algorithm>& algorithms();
 // Plans are materialised; beyond this many transfers build_plan refuses instead of exhausting
 // memory (a 200,000-rank direct all-reduce would need 4e10).
 inline constexpr uint64_t kMaxPlanTransfers = 50'000'000;
-uint64_t estimated_transfers(const std::string& algorithm, const PlanRequest& request);
 // Throws std::invalid_argument listing the known names.
 const Algorithm& find_algorithm(const std::string& name);
+// nullptr for an unknown name.
+const Algorithm* lookup_algorithm(const std::string& name);
+// The algorithms SkipReduce applies to, as a list for messages: "ring, tree or hd".
+std::string skipping_algorithms_text();
+// Refuses (std::invalid_argument) an unknown name, an op the algorithm does not implement, a skip
+// on an algorithm without steps to skip or on broadcast, and a plan over kMaxPlanTransfers.
 Plan build_plan(const std::string& algorithm, const PlanRequest& request);
 
 // Building blocks shared by ring and hierarchical: the steps of a ring over `group` (ranks in ring

@@ -9,6 +9,7 @@
 
 #include "codec/codec.h"
 #include "codec/lossy/trim_format.h"
+#include "collective/algorithms.h"
 #include "network/packet_config.h"
 #include "scenario/scenario.h"
 #include "scenario/scenario_internal.h"
@@ -116,15 +117,12 @@ std::vector<std::pair<const char*, std::string>> sharding_problems(const RunConf
 }  // namespace
 
 std::string skip_limit_problem(const std::string& algorithm, int ranks, long long skip) {
-  const int log2 = std::bit_width(static_cast<unsigned>(std::max(ranks, 1))) - 1;
-  const std::string on = algorithm + " on " + str(ranks) + " ranks skips at most ";
-  if (algorithm == "ring" && skip > std::max(ranks - 1, 0))
-    return on + str(std::max(ranks - 1, 0)) + " steps (N-1), got " + str(skip);
-  if (algorithm == "tree" && skip > log2)
-    return on + str(log2) + " reduce levels (its depth), got " + str(skip);
-  if (algorithm == "hd" && skip > log2)
-    return on + str(log2) + " halving rounds (log2 N), got " + str(skip);
-  return "";
+  const Algorithm* a = lookup_algorithm(algorithm);
+  if (a == nullptr || !a->skips()) return "";
+  const SkipLimit limit = a->skip_limit(ranks);
+  if (skip <= limit.max) return "";
+  return algorithm + " on " + str(ranks) + " ranks skips at most " + str(limit.max) + " " +
+         limit.what + ", got " + str(skip);
 }
 
 ClusterInfo ClusterCache::lookup(const std::string& spec) {
@@ -276,8 +274,9 @@ std::vector<std::pair<std::string, std::string>> check_run(const RunConfig& c,
   // docs/collectives.md: the paper skips ring reduce-scatter steps; tree and halving-doubling
   // have analogues (deepest reduce levels, last halving rounds); hier and direct have none.
   const std::string& algo = c.collective.algorithm;
-  if (skipping && algo != "ring" && algo != "tree" && algo != "hd")
-    add(skip_path, "SkipReduce needs collective.algorithm ring, tree or hd, got " + algo);
+  if (const Algorithm* a = lookup_algorithm(algo); skipping && a != nullptr && !a->skips())
+    add(skip_path,
+        "SkipReduce needs collective.algorithm " + skipping_algorithms_text() + ", got " + algo);
   // The skip a ratio gives is checked too: round(ratio * N) is N at ratio 1. A catalog model skips
   // steps of its data-parallel ring (scenario/catalog/catalog_run.cpp), of dp ranks.
   const long long tp_pp = static_cast<long long>(c.workload.tp) * c.workload.pp;

@@ -284,5 +284,54 @@ TEST(Collectives, ResultsAreBitIdenticalForOneAndTwoThreads) {
   }
 }
 
+// Each algorithm's descriptor (issue 34) is what build_plan and the scenario checks consult instead
+// of if-chains on its name, so it must tell the truth about the plans build() makes.
+TEST(AlgorithmDescriptors, OpsTransferBoundsAndSkipLimitsMatchThePlans) {
+  const CollectiveOp all_ops[] = {CollectiveOp::kAllReduce, CollectiveOp::kReduceScatter,
+                                  CollectiveOp::kAllGather, CollectiveOp::kBroadcast};
+  for (const Algorithm& a : algorithms())
+    for (CollectiveOp op : all_ops)
+      for (int ranks : {4, 8, 12}) {
+        PlanRequest r{op, ranks, 1000};
+        r.ranks_per_node = 4;
+        SCOPED_TRACE(a.name + " " + op_name(op) + " on " + std::to_string(ranks));
+        if (!a.supports(op)) {  // refused by name before build() runs
+          EXPECT_THROW(build_plan(a.name, r), std::invalid_argument);
+          continue;
+        }
+        const Plan plan = build_plan(a.name, r);
+        uint64_t transfers = 0;
+        for (const PlanStep& step : plan.steps) transfers += step.transfers.size() * step.repeat;
+        // transfers() is the upper bound build_plan refuses plans by (kMaxPlanTransfers).
+        EXPECT_LE(transfers, a.transfers(r));
+        if (!a.skips()) continue;
+        // skip_limit(N).max steps build a plan (beyond it the plans would clamp, so the scenario
+        // checks and the flags refuse more: skip_limit_problem).
+        const int max = a.skip_limit(ranks).max;
+        r.skip.skip = max;
+        if (op != CollectiveOp::kBroadcast) EXPECT_NO_THROW(build_plan(a.name, r));
+      }
+  // ring skips at most N-1 = 7 steps on 8 ranks, tree and hd floor(log2 8) = 3.
+  EXPECT_EQ(find_algorithm("ring").skip_limit(8).max, 7);
+  EXPECT_EQ(find_algorithm("tree").skip_limit(8).max, 3);
+  EXPECT_EQ(find_algorithm("hd").skip_limit(12).max, 3);
+  EXPECT_EQ(skipping_algorithms_text(), "ring, tree or hd");
+  PlanRequest skip{CollectiveOp::kAllReduce, 8, 1000};
+  skip.skip.skip = 1;
+  skip.ranks_per_node = 4;
+  for (const char* none : {"hier", "direct", "nccl-tree"}) {
+    EXPECT_FALSE(find_algorithm(none).skips()) << none;
+    EXPECT_THROW(build_plan(none, skip), std::invalid_argument) << none;
+  }
+  try {
+    build_plan("hier", PlanRequest{CollectiveOp::kBroadcast, 8, 1000});
+    ADD_FAILURE() << "hier has no broadcast";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(),
+                 "algorithm 'hier' implements allreduce, reducescatter and allgather, not "
+                 "broadcast");
+  }
+}
+
 }  // namespace
 }  // namespace commlab

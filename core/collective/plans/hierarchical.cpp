@@ -17,9 +17,6 @@
 namespace commlab {
 
 Plan build_hierarchical(const PlanRequest& req) {
-  if (req.op == CollectiveOp::kBroadcast)
-    throw std::invalid_argument(
-        "algorithm 'hier' implements allreduce, reducescatter and allgather, not broadcast");
   const int n = req.ranks;
   const int g = req.ranks_per_node;
   if (g < 1 || n % g != 0)

@@ -12,8 +12,6 @@
 namespace commlab {
 
 Plan build_nccl_tree(const PlanRequest& req) {
-  if (req.op != CollectiveOp::kAllReduce)
-    throw std::invalid_argument("nccl-tree runs all-reduce only (as NCCL's tree)");
   const int n = req.ranks;
   const int g = std::max(1, std::min(req.ranks_per_node, n));
   if (n % g != 0)

@@ -35,10 +35,9 @@ CollectiveReducer::CollectiveReducer(const RunConfig& config, NetworkBackend& ba
   // The paper skips ring reduce-scatter steps; tree and halving-doubling have the analogues of
   // docs/collectives.md (deepest reduce levels, last halving rounds). The others have none.
   const std::string& algo = config.collective.algorithm;
-  if (skip_.skip > 0 && algo != "ring" && algo != "tree" && algo != "hd")
-    throw std::invalid_argument(
-        "techniques.skipreduce: SkipReduce needs collective.algorithm ring, tree or hd, got '" +
-        algo + "'");
+  if (skip_.skip > 0 && !find_algorithm(algo).skips())
+    throw std::invalid_argument("techniques.skipreduce: SkipReduce needs collective.algorithm " +
+                                skipping_algorithms_text() + ", got '" + algo + "'");
   const DType wire = parse_dtype(config.collective.wire);
   wire_ = wire;
   wire_element_bytes_ = static_cast<double>(dtype_size(wire));
