@@ -47,9 +47,7 @@ std::unique_ptr<NetworkBackend> make_run_backend(const RunConfig& c) {
   pc.sample_interval_s = kNetworkSampleInterval_s;  // for Sample::network (charts)
   auto backend = std::make_unique<PacketBackend>(std::move(topo), pc);
   if (c.packet.background != "none") {
-    TrafficSpec spec = parse_pattern(c.packet.background);
-    spec.load = c.packet.background_load;
-    backend->add_background(spec);
+    backend->add_background(background_traffic(c.packet));
   }
   return backend;
 }

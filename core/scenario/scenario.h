@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "network/traffic_patterns.h"
 #include "scenario/run_config.h"
 
 namespace commlab {
@@ -59,6 +60,13 @@ uint32_t head_trim_bytes(const RunConfig& config);
 // trimming is on, else kDefaultTrimBytes (the packet backend's SAI default, a 64 B header).
 inline constexpr uint32_t kDefaultTrimBytes = 128;
 uint32_t effective_trim_bytes(const RunConfig& config);
+
+// The background traffic of packet.background at packet.background_load (network/
+// traffic_patterns.h): perm, incast:K, alltoall or onoff, the on-off senders' load being
+// background_load too (an "onoff:LOAD" would say it twice and is refused). Throws
+// std::invalid_argument for a pattern the packet backend cannot run; the scenario checks call it,
+// so a bad pattern is refused by validate, not minutes into a run.
+TrafficSpec background_traffic(const PacketConfigSpec& packet);
 // Queue-mode multi-level trimming: the wire size of each techniques.trimming.levels entry, packet
 // header included (the 64 B header + trim header + levels[i] head planes of a full packet); what
 // the switch cuts a packet to at each level (PacketConfig::trim_level_bytes). Empty when trimming

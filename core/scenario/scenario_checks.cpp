@@ -116,6 +116,19 @@ std::vector<std::pair<const char*, std::string>> sharding_problems(const RunConf
 
 }  // namespace
 
+TrafficSpec background_traffic(const PacketConfigSpec& packet) {
+  const bool onoff = packet.background == "onoff";
+  if (packet.background.rfind("onoff:", 0) == 0)
+    throw std::invalid_argument("'" + packet.background +
+                                "': write onoff; its load is packet.background_load");
+  TrafficSpec spec = parse_pattern(onoff ? "onoff:1" : packet.background);
+  if (onoff && !(packet.background_load > 0))
+    throw std::invalid_argument("onoff needs packet.background_load above 0, got " +
+                                limit_text(packet.background_load));
+  spec.load = packet.background_load;
+  return spec;
+}
+
 std::string skip_limit_problem(const std::string& algorithm, int ranks, long long skip) {
   const Algorithm* a = lookup_algorithm(algorithm);
   if (a == nullptr || !a->skips()) return "";
@@ -358,6 +371,11 @@ std::vector<std::pair<std::string, std::string>> check_run(const RunConfig& c,
     add("techniques.trimming.head_bits", "encoding " + enum_name(trim.encoding) +
                                              " supports 1 to " + str(max_bits) + " bits, got " +
                                              str(trim.head_bits));
+  if (c.packet.background != "none") try {
+      (void)background_traffic(c.packet);
+    } catch (const std::invalid_argument& e) {
+      add("packet.background", e.what());
+    }
   if (c.packet.trim_bytes > c.packet.mtu)
     add("packet.trim_bytes",
         "must be at most packet.mtu (" + str(c.packet.mtu) + "), got " + str(c.packet.trim_bytes));

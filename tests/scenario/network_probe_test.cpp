@@ -7,11 +7,13 @@
 namespace commlab {
 namespace {
 
-RunConfig tiny_run(const std::string& backend) {
+RunConfig tiny_run(const std::string& backend, const std::string& background = "incast:4",
+                   const std::string& load = "0.8") {
   const std::string text = R"({"name": "probe", "seed": 3,
     "cluster": {"spec": "fattree:k=4,gbps=100", "backend": ")" +
                            backend + R"("},
-    "packet": {"queue_packets": 8, "background": "incast:4", "background_load": 0.8},
+    "packet": {"queue_packets": 8, "background": ")" +
+                           background + R"(", "background_load": )" + load + R"(},
     "workload": {"model": "mlp", "hidden": [16], "dataset": "spiral"},
     "training": {"ranks": 16, "iterations": 3, "global_batch": 64, "eval_every": 0, "eval_rows": 0}})";
   return parse_scenario_text(text, "probe.json").runs.at(0);
@@ -47,6 +49,28 @@ TEST(NetworkProbe, PacketBackendReportsEveryIntervalOnceInTimeOrder) {
 TEST(NetworkProbe, AnalyticalBackendHasNoQueuesToReport) {
   RunSession session(tiny_run("analytical"));
   EXPECT_TRUE(session.step().network.empty());
+}
+
+// "onoff" is what the schema, the docs and the Training panel offer: it once passed validation and
+// failed when the run began ("LOAD must be a number"). Its load is packet.background_load.
+TEST(NetworkProbe, OnOffBackgroundRunsAtTheScenariosLoad) {
+  // 30% of line rate: an open-loop source above what the ring leaves free backs up without bound
+  // (at 80% the packet backend's memory budget stops it, as it should).
+  const RunConfig c = tiny_run("packet", "onoff", "0.3");
+  EXPECT_TRUE(check_run_config(c).empty());
+  const TrafficSpec spec = background_traffic(c.packet);
+  EXPECT_EQ(spec.pattern, Pattern::kOnOff);
+  EXPECT_EQ(spec.load, 0.3);
+  RunSession session(c);
+  double busiest = 0;
+  for (const NetworkPoint& p : session.step().network)
+    busiest = std::max(busiest, p.max_utilisation);
+  EXPECT_GT(busiest, 0.0);  // the on-off senders put bytes on some port
+  RunConfig idle = c;
+  idle.packet.background_load = 0;  // an on-off source at load 0 sends nothing: refused by name
+  const std::vector<std::string> problems = check_run_config(idle);
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_EQ(problems[0], "packet.background: onoff needs packet.background_load above 0, got 0");
 }
 
 }  // namespace

@@ -244,7 +244,9 @@ std::vector<Field> make_table() {
                  "or lossless RoCE (PFC pauses, ECN marking, DCQCN rate control; "
                  "docs/packet-backend.md)."),
       str_field("packet.background", ACC(packet.background), 64,
-                "Background traffic: none, incast:K, perm, alltoall or onoff.", background_check()),
+                "Background traffic: none, incast:K, perm, alltoall or onoff (1 MiB flows started "
+                "as a Poisson process per sender at packet.background_load).",
+                background_check()),
       num_field("packet.background_load", ACC(packet.background_load), 0, 1,
                 "Fraction of line rate the background senders offer."),
       // workload
