@@ -5,11 +5,15 @@
 // speedup over seeds with their 95% intervals (after a seeds comparison), and the settings that
 // differ from the scenario's baseline. The check box shows or hides a run's curves, a double
 // click renames it, Remove and Clear all drop runs. The view owns the runs; this widget only shows
-// rows and asks.
+// rows and asks. Every column fits beside the settings at 1280x800 without scrolling sideways:
+// short headers (their tooltips say what they hold), compact cells over seeds (full text in the
+// tooltip), and the settings that differ elided in the last column that takes the remaining room.
 #include <QColor>
 #include <QString>
 #include <QWidget>
 #include <vector>
+
+#include "seed_figures.h"
 
 class QPushButton;
 class QTreeWidget;
@@ -27,8 +31,10 @@ struct RunRow {
   // the target, speedup over the baseline row in that time, MB on the wire per iteration.
   QString accuracy, per_iteration, tta, speedup, wire;
   // Over seeds (seed_figures.h): time to the target and speedup with their 95% intervals, from
-  // the last seeds comparison of the same run; "1 seed" when there is none.
-  QString tta_seeds = "1 seed", speedup_seeds = "1 seed";
+  // the last seeds comparison of the same run; "1 seed" when there is none. The cell shows the
+  // compact text, its tooltip the full one.
+  SeedCell tta_seeds = tta_over_seeds(nullptr),
+           speedup_seeds = speedup_over_seeds(nullptr, nullptr, false);
   bool baseline = false;  // the row speedups are against (its name is marked)
 };
 
@@ -53,6 +59,7 @@ class RunsList : public QWidget {
 
  private:
   int selected_id() const;
+  void fit_columns();  // the figures at their contents' width, the last column the rest
 
   QTreeWidget* tree_;
   QPushButton* remove_;
