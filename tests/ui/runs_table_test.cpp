@@ -9,6 +9,7 @@
 #include <QLineSeries>
 #include <QPushButton>
 #include <QScrollBar>
+#include <QSpinBox>
 #include <QTreeWidget>
 #include <cmath>
 #include <nlohmann/json.hpp>
@@ -239,6 +240,49 @@ TEST(RunsTable, EveryColumnIsReadableAt1280x800WithoutScrollingSideways) {
   list->set_rows(rows);
   EXPECT_FALSE(list->tree()->isColumnHidden(1));
   EXPECT_EQ(list->tree()->horizontalScrollBar()->maximum(), 0);
+}
+
+// Issue 33: the seeds comparison starts from the Training tab itself. Run seeds with 2 seeds runs
+// the Compare tab's comparison (the experiment runner, as commlab-cli run --seeds 2) over the
+// scenario's runs, and when it ends the seed columns show its figures: each row's cells are the
+// ones seed_figures computes from that comparison's summary.json.
+TEST(RunsTable, RunSeedsOnTheTrainingTabRunsTheComparisonIntoTheSeedColumns) {
+  test::app();
+  MainWindow window;
+  TrainingView* view = window.training_view();
+  std::vector<RunConfig> runs = spiral_runs();
+  for (RunConfig& r : runs) r.training.iterations = 20;  // small: 2 seeds x 2 runs x 20
+  view->set_runs(runs, "cmp");
+  view->run_all();
+  ASSERT_TRUE(test::wait_for([&] { return view->idle() && view->summaries().size() == 2; }));
+  RunsList* list = view->runs_list();
+  auto* seeds = list->findChild<QSpinBox*>("seeds");
+  auto* run_seeds = list->findChild<QPushButton*>("run_seeds");
+  ASSERT_NE(seeds, nullptr);
+  ASSERT_NE(run_seeds, nullptr);
+  seeds->setValue(2);
+  run_seeds->click();
+  EXPECT_FALSE(window.compare_view()->idle()) << "no comparison started";
+  EXPECT_EQ(window.compare_view()->seeds(), 2);
+  EXPECT_FALSE(run_seeds->isEnabled()) << "a second comparison could start meanwhile";
+  ASSERT_TRUE(test::wait_for([&] { return window.compare_view()->idle(); }, 60000));
+  EXPECT_TRUE(run_seeds->isEnabled());
+  const nlohmann::json& summary = window.compare_view()->summary();
+  ASSERT_EQ(summary["runs"].size(), 2u);
+  EXPECT_EQ(summary["runs"][0]["seeds"]["n"], 2);
+  const auto times = seed_times_from_summary(summary, window.compare_view()->compared_runs());
+  ASSERT_EQ(times.size(), 2u);
+  const SeedTimes& base = times.at(settings_key(runs[0]));
+  const SeedTimes& skip = times.at(settings_key(runs[1]));
+  EXPECT_EQ(base.seeds(), 2);
+  QTreeWidget* tree = list->tree();
+  ASSERT_EQ(tree->topLevelItemCount(), 2);
+  EXPECT_EQ(tree->topLevelItem(0)->text(7), tta_over_seeds(&base).shown);
+  EXPECT_EQ(tree->topLevelItem(1)->text(7), tta_over_seeds(&skip).shown);
+  EXPECT_EQ(tree->topLevelItem(1)->text(8), speedup_over_seeds(&base, &skip, false).shown);
+  EXPECT_NE(tree->topLevelItem(1)->text(7), "1 seed");
+  EXPECT_TRUE(tree->topLevelItem(1)->text(7).contains("/2"))
+      << tree->topLevelItem(1)->text(7).toStdString();
 }
 
 }  // namespace

@@ -2,9 +2,11 @@
 
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QLabel>
 #include <QPainter>
 #include <QPixmap>
 #include <QPushButton>
+#include <QSpinBox>
 #include <QTreeWidget>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -79,6 +81,23 @@ RunsList::RunsList(QWidget* parent) : QWidget(parent) {
   baseline_ = new QPushButton("Use as baseline");
   baseline_->setObjectName("use_as_baseline");
   baseline_->setToolTip("Compare every run's time to target with the selected run's (speedup).");
+  seeds_ = new QSpinBox;
+  seeds_->setObjectName("seeds");
+  seeds_->setRange(2, 50);  // the Compare tab's range
+  seeds_->setValue(5);
+  seeds_->setToolTip(
+      "How many seeds Run seeds trains each run of the scenario over (seed, seed+1, ...; paired "
+      "by seed). The intervals of time to target need 6.");
+  run_seeds_ = new QPushButton("Run seeds");
+  run_seeds_->setObjectName("run_seeds");
+  run_seeds_->setToolTip(
+      "Train the scenario's runs (with your edits) over the seeds, as commlab-cli run --seeds N: "
+      "the seed columns show each row's time to target and speedup with 95% intervals, the "
+      "Compare tab the mean curves with their bands.");
+  seeds_status_ = new QLabel;
+  seeds_status_->setObjectName("seeds_status");
+  seeds_status_->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
+  seeds_status_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);  // never widens
   // The buttons in a row under the table: beside it they took ~120 px of the table's width.
   auto* buttons = new QHBoxLayout;
   buttons->addWidget(baseline_);
@@ -86,6 +105,10 @@ RunsList::RunsList(QWidget* parent) : QWidget(parent) {
   buttons->addWidget(clear_);
   buttons->addWidget(undo_);
   buttons->addStretch(1);
+  buttons->addWidget(seeds_status_, 2);
+  buttons->addWidget(new QLabel("Seeds"));
+  buttons->addWidget(seeds_);
+  buttons->addWidget(run_seeds_);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(tree_, 1);
@@ -108,6 +131,7 @@ RunsList::RunsList(QWidget* parent) : QWidget(parent) {
   });
   connect(clear_, &QPushButton::clicked, this, &RunsList::clear_requested);
   connect(undo_, &QPushButton::clicked, this, &RunsList::undo_requested);
+  connect(run_seeds_, &QPushButton::clicked, this, [this] { emit seeds_requested(seeds()); });
   connect(baseline_, &QPushButton::clicked, this, [this] {
     const int id = selected_id();
     if (id != 0) emit baseline_requested(id);
@@ -180,6 +204,17 @@ void RunsList::fit_columns() {
   // kScenarioWidth, elided.
   for (int c = 0; c + 1 < kColumns; ++c) tree_->resizeColumnToContents(c);
   tree_->setColumnWidth(1, std::min(tree_->columnWidth(1), kScenarioWidth));
+}
+
+void RunsList::set_seeds_running(bool running, const QString& status) {
+  run_seeds_->setEnabled(!running);
+  seeds_->setEnabled(!running);
+  seeds_status_->setText(status);
+  seeds_status_->setToolTip(status);
+}
+
+int RunsList::seeds() const {
+  return seeds_->value();
 }
 
 void RunsList::set_undo_available(bool available) {

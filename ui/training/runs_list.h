@@ -4,10 +4,12 @@
 // the target accuracy, speedup over the baseline in that time, bytes on the wire, the same time and
 // speedup over seeds with their 95% intervals (after a seeds comparison), and the settings that
 // differ from the scenario's baseline. The check box shows or hides a run's curves, a double
-// click renames it, Remove and Clear all drop runs. The view owns the runs; this widget only shows
-// rows and asks. Every column fits beside the settings at 1280x800 without scrolling sideways:
-// short headers (their tooltips say what they hold), compact cells over seeds (full text in the
-// tooltip), and the settings that differ elided in the last column that takes the remaining room.
+// click renames it, Remove and Clear all drop runs. Run seeds asks for the runs over N seeds (the
+// Compare tab's comparison, whose results fill the seed columns). The view owns the runs; this
+// widget only shows rows and asks. Every column fits beside the settings at 1280x800 without
+// scrolling sideways: short headers (their tooltips say what they hold), compact cells over seeds
+// (full text in the tooltip), and the settings that differ elided in the last column that takes the
+// remaining room.
 #include <QColor>
 #include <QString>
 #include <QWidget>
@@ -15,7 +17,9 @@
 
 #include "seed_figures.h"
 
+class QLabel;
 class QPushButton;
+class QSpinBox;
 class QTreeWidget;
 class QTreeWidgetItem;
 
@@ -47,6 +51,10 @@ class RunsList : public QWidget {
   // Enables "Undo remove" (the view keeps what Remove and Clear all took).
   void set_undo_available(bool available);
   QTreeWidget* tree() const { return tree_; }
+  // A seeds comparison runs (Run seeds waits, `status` is its progress) or ended (`status` is its
+  // outcome).
+  void set_seeds_running(bool running, const QString& status);
+  int seeds() const;
 
  signals:
   void visibility_changed(int id, bool visible);
@@ -56,6 +64,7 @@ class RunsList : public QWidget {
   void undo_requested();
   void baseline_requested(int id);   // "Use as baseline" on the selected row
   void highlight_requested(int id);  // the row the user selected (0: none): its curves stand out
+  void seeds_requested(int seeds);   // Run seeds: the scenario's runs over this many seeds
 
  private:
   int selected_id() const;
@@ -66,6 +75,9 @@ class RunsList : public QWidget {
   QPushButton* clear_;
   QPushButton* undo_;
   QPushButton* baseline_;
+  QSpinBox* seeds_;
+  QPushButton* run_seeds_;
+  QLabel* seeds_status_;
   bool filling_ = false;
 };
 
