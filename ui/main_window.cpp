@@ -71,8 +71,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     training_->set_seed_results(compare_->summary(), compare_->compared_runs());
     table->set_seeds_running(false, compare_->status_text());
   });
-  connect(compare_, &CompareView::progress, table,
-          [table](const QString& status) { table->set_seeds_running(true, status); });
+  connect(compare_, &CompareView::progress, table, [this, table](const QString& status) {
+    table->set_seeds_running(true, status, compare_->seeds());
+  });
   connect(table, &RunsList::seeds_requested, compare_, [this, table](int seeds) {
     compare_->set_seeds(seeds);
     if (!compare_->run()) table->set_seeds_running(!compare_->idle(), compare_->status_text());

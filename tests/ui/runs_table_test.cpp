@@ -283,6 +283,14 @@ TEST(RunsTable, RunSeedsOnTheTrainingTabRunsTheComparisonIntoTheSeedColumns) {
   EXPECT_NE(tree->topLevelItem(1)->text(7), "1 seed");
   EXPECT_TRUE(tree->topLevelItem(1)->text(7).contains("/2"))
       << tree->topLevelItem(1)->text(7).toStdString();
+  // A comparison the Compare tab starts with its own count shows that count here.
+  window.compare_view()->set_seeds(3);
+  ASSERT_TRUE(window.compare_view()->run());
+  EXPECT_EQ(seeds->value(), 3);
+  EXPECT_FALSE(run_seeds->isEnabled());
+  window.compare_view()->cancel();
+  ASSERT_TRUE(test::wait_for([&] { return window.compare_view()->idle(); }, 60000));
+  EXPECT_TRUE(run_seeds->isEnabled());
 }
 
 }  // namespace

@@ -206,7 +206,8 @@ void RunsList::fit_columns() {
   tree_->setColumnWidth(1, std::min(tree_->columnWidth(1), kScenarioWidth));
 }
 
-void RunsList::set_seeds_running(bool running, const QString& status) {
+void RunsList::set_seeds_running(bool running, const QString& status, int seeds) {
+  if (seeds > 0) seeds_->setValue(seeds);
   run_seeds_->setEnabled(!running);
   seeds_->setEnabled(!running);
   seeds_status_->setText(status);

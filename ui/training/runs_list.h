@@ -52,8 +52,9 @@ class RunsList : public QWidget {
   void set_undo_available(bool available);
   QTreeWidget* tree() const { return tree_; }
   // A seeds comparison runs (Run seeds waits, `status` is its progress) or ended (`status` is its
-  // outcome).
-  void set_seeds_running(bool running, const QString& status);
+  // outcome); `seeds` > 0: its seed count, shown in the Seeds box (the Compare tab may have
+  // started it with its own count).
+  void set_seeds_running(bool running, const QString& status, int seeds = 0);
   int seeds() const;
 
  signals:
