@@ -18,6 +18,7 @@
 #include "chart_export.h"
 #include "compare_view.h"
 #include "help_browser.h"
+#include "runs_list.h"
 #include "scenario_files.h"
 #include "teaching_view.h"
 #include "topology_view.h"
@@ -63,8 +64,20 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
                        "The Training tab's runs over several seeds: mean curves with 95% bands, "
                        "time to target and speedup against the baseline with paired intervals.");
   // The Training tab's runs table shows the same intervals for the rows with the same settings.
-  connect(compare_, &CompareView::finished, training_,
-          [this] { training_->set_seed_results(compare_->summary(), compare_->compared_runs()); });
+  // Its Run seeds starts this comparison (the same runner, the Compare tab shows it too), and its
+  // seeds row follows every comparison, whichever tab started it.
+  RunsList* table = training_->runs_list();
+  connect(compare_, &CompareView::finished, training_, [this, table] {
+    training_->set_seed_results(compare_->summary(), compare_->compared_runs());
+    table->set_seeds_running(false, compare_->status_text());
+  });
+  connect(compare_, &CompareView::progress, table, [this, table](const QString& status) {
+    table->set_seeds_running(true, status, compare_->seeds());
+  });
+  connect(table, &RunsList::seeds_requested, compare_, [this, table](int seeds) {
+    compare_->set_seeds(seeds);
+    if (!compare_->run()) table->set_seeds_running(!compare_->idle(), compare_->status_text());
+  });
   tabs_->setTabToolTip(tabs_->addTab(new WorkloadView, "Workload"),
                        "A catalog workload or Chakra trace as a timeline per rank and stream.");
   setCentralWidget(tabs_);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -143,7 +144,9 @@ std::shared_ptr<const Graph> build_graph(const WorkloadSettings& s, std::string*
       throw std::invalid_argument("trace: choose a Chakra trace (PREFIX.0.et, PREFIX.1.et, ...)");
     Graph g = workload::read_chakra_trace(s.trace_prefix);
     if (g.name.empty()) g.name = s.trace_prefix;
-    *title = "trace " + s.trace_prefix;
+    // The trace's name, not where it lies: the prefix's last component ("1f1b" of
+    // /tmp/x/1f1b.RANK.et); the Trace field shows the whole path.
+    *title = "trace " + std::filesystem::path(s.trace_prefix).filename().string();
     return std::make_shared<const Graph>(std::move(g));
   }
   const TransformerSpec& spec = find_workload(s.model);

@@ -4,16 +4,25 @@
 #include <gtest/gtest.h>
 
 #include <QChart>
+#include <QDir>
+#include <QHeaderView>
 #include <QLineSeries>
 #include <QPushButton>
+#include <QScrollBar>
+#include <QSpinBox>
 #include <QTreeWidget>
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "compare_view.h"
+#include "main_window.h"
 #include "run_chart_pages.h"
+#include "run_charts.h"
+#include "run_naming.h"
 #include "runs_list.h"
 #include "scenario/run/experiment_runner.h"
 #include "scenario/scenario.h"
+#include "scenario_files.h"
 #include "training_view.h"
 #include "ui_test_util.h"
 
@@ -118,18 +127,29 @@ TEST(RunsTable, SeedColumnsEqualTheCliSummary) {
                               .arg(sp["ci95"][1].get<double>(), 0, 'f', 2)
                               .arg(QString::fromStdString(sp["verdict"].get<std::string>()))
                               .arg(sp["pairs"].get<int>());
-  EXPECT_EQ(tree->topLevelItem(1)->text(8).toStdString(), speedup.toStdString());
+  // The cell shows it without the pairs (compact, so the table fits at 1280x800); its tooltip
+  // has the whole sentence.
+  EXPECT_EQ(tree->topLevelItem(1)->text(8).toStdString(),
+            speedup.section(" (", 0, 0).toStdString());
+  EXPECT_TRUE(tree->topLevelItem(1)->toolTip(8).startsWith(speedup + "\n"))
+      << tree->topLevelItem(1)->toolTip(8).toStdString();
   EXPECT_EQ(tree->topLevelItem(0)->text(8), "baseline");
   // Time to target: the censored median and [x_(1), x_(6)] (N = 6: j = 1, coverage 1 - 2/64).
   for (int i = 0; i < 2; ++i) {
     const nlohmann::json& tta = cli["runs"][i]["time_to_accuracy"];
     ASSERT_TRUE(tta["ci95_s"].is_array()) << tta.dump();
-    const QString cell =
+    const QString full =
         QString("%1/%2 reached, median %3 ms [%4, %5]")
             .arg(tta["reached"].get<int>())
             .arg(tta["seeds"].get<int>())
             .arg(ms(tta["estimate_s"]), ms(tta["ci95_s"][0]), ms(tta["ci95_s"][1]));
-    EXPECT_EQ(tree->topLevelItem(i)->text(7).toStdString(), cell.toStdString()) << i;
+    const QString shown =
+        QString("%1/%2: %3 [%4, %5]")
+            .arg(tta["reached"].get<int>())
+            .arg(tta["seeds"].get<int>())
+            .arg(ms(tta["estimate_s"]), ms(tta["ci95_s"][0]), ms(tta["ci95_s"][1]));
+    EXPECT_EQ(tree->topLevelItem(i)->text(7).toStdString(), shown.toStdString()) << i;
+    EXPECT_TRUE(tree->topLevelItem(i)->toolTip(7).startsWith(full + "\n")) << i;
   }
   // The other row as the baseline: the paired ratio inverts, 1 / estimate with [1/hi, 1/lo].
   tree->topLevelItem(1)->setSelected(true);
@@ -138,6 +158,139 @@ TEST(RunsTable, SeedColumnsEqualTheCliSummary) {
   const QString inverse = tree->topLevelItem(0)->text(8);
   EXPECT_NEAR(inverse.section('x', 0, 0).toDouble(), 1 / sp["estimate"].get<double>(), 0.006)
       << inverse.toStdString();
+}
+
+// Issue 33: at 1280x800 (and 1600x1000) every column of the runs table is readable beside the
+// settings without scrolling sideways. The rows are a realistic table: the runs of the sample
+// with the most (and longest-named) runs, what differs from its baseline, the widest figures
+// ("not reached"), and both seed columns filled from a 6-seed comparison with a seed that missed
+// the target (an "unbounded" interval end). Readable: every column but the last is at least as
+// wide as its widest cell and its header (nothing elided); the last one (the settings that differ)
+// takes the room left, elided, its full text in the tooltip.
+void expect_every_column_readable(MainWindow& window, const QSize& size) {
+  window.resize(size);
+  QApplication::processEvents();
+  QTreeWidget* tree = window.training_view()->runs_list()->tree();
+  SCOPED_TRACE(QString("%1x%2").arg(size.width()).arg(size.height()).toStdString());
+  ASSERT_TRUE(tree->isVisible());
+  EXPECT_EQ(tree->horizontalScrollBar()->maximum(), 0)
+      << "the table scrolls sideways: viewport " << tree->viewport()->width();
+  int used = 0;
+  for (int c = 0; c + 1 < tree->columnCount(); ++c) {
+    if (tree->isColumnHidden(c)) continue;
+    // At least the widest text in it (cells and header), which the view would otherwise elide.
+    int needed = tree->header()->fontMetrics().horizontalAdvance(tree->headerItem()->text(c));
+    for (int i = 0; i < tree->topLevelItemCount(); ++i)
+      needed =
+          std::max(needed, tree->fontMetrics().horizontalAdvance(tree->topLevelItem(i)->text(c)));
+    EXPECT_GE(tree->columnWidth(c), needed) << "column " << c << " is elided";
+    used += tree->columnWidth(c);
+  }
+  const int last = tree->columnCount() - 1;
+  EXPECT_GE(tree->columnWidth(last), 80) << "no room left for what differs";
+  EXPECT_LE(used + tree->columnWidth(last), tree->viewport()->width());
+}
+
+TEST(RunsTable, EveryColumnIsReadableAt1280x800WithoutScrollingSideways) {
+  test::app();
+  MainWindow window;
+  const QString file = QDir(samples_dir()).filePath("baselines_equal_bytes.json");
+  ASSERT_TRUE(window.open_scenario(file).isEmpty()) << file.toStdString();
+  window.show();
+  ASSERT_TRUE(window.select_tab("Training"));
+  const std::vector<RunConfig> runs = window.training_view()->runs();
+  ASSERT_GE(runs.size(), 8u);
+  // Six seeds each; the last run's third seed missed the target.
+  std::vector<SeedTimes> times(runs.size());
+  for (size_t i = 0; i < runs.size(); ++i)
+    for (int k = 0; k < 6; ++k)
+      times[i].tta_s.push_back(i + 1 == runs.size() && k == 2 ? NAN : 0.9876 + 0.0111 * (i + k));
+  std::vector<RunRow> rows;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    RunRow r;
+    r.id = static_cast<int>(i) + 1;
+    r.name = QString::fromStdString(runs[i].name);
+    r.scenario = "baselines_equal_bytes";
+    r.changes = changed_settings(runs.front(), runs[i]).join(", ");
+    r.color = run_color(static_cast<int>(i));
+    r.accuracy = "0.8765";
+    r.per_iteration = "123.4";
+    r.tta = i % 2 ? "not reached" : "12345";
+    r.speedup = i % 2 ? "-" : "12.34x";
+    r.wire = "1234.5";
+    r.tta_seeds = tta_over_seeds(&times[i]);
+    r.speedup_seeds = speedup_over_seeds(&times[0], &times[i], i == 0);
+    r.baseline = i == 0;
+    rows.push_back(r);
+  }
+  ASSERT_TRUE(rows.back().tta_seeds.full.contains("unbounded"));
+  ASSERT_FALSE(rows[3].changes.isEmpty());
+  RunsList* list = window.training_view()->runs_list();
+  list->set_rows(rows);
+  expect_every_column_readable(window, QSize(1280, 800));
+  // One scenario for every row: its column says nothing and is hidden (the window title and each
+  // row's tooltip name it); with a second scenario it is back (and elided when it must be).
+  EXPECT_TRUE(list->tree()->isColumnHidden(1));
+  EXPECT_TRUE(list->tree()->topLevelItem(0)->toolTip(0).contains("baselines_equal_bytes"));
+  // What the last column cuts is in its tooltip.
+  EXPECT_TRUE(list->tree()->topLevelItem(3)->toolTip(9).contains(rows[3].changes));
+  EXPECT_TRUE(list->tree()->topLevelItem(7)->toolTip(7).startsWith(rows[7].tta_seeds.full));
+  expect_every_column_readable(window, QSize(1600, 1000));
+  rows[2].scenario = "quickstart";
+  list->set_rows(rows);
+  EXPECT_FALSE(list->tree()->isColumnHidden(1));
+  EXPECT_EQ(list->tree()->horizontalScrollBar()->maximum(), 0);
+}
+
+// Issue 33: the seeds comparison starts from the Training tab itself. Run seeds with 2 seeds runs
+// the Compare tab's comparison (the experiment runner, as commlab-cli run --seeds 2) over the
+// scenario's runs, and when it ends the seed columns show its figures: each row's cells are the
+// ones seed_figures computes from that comparison's summary.json.
+TEST(RunsTable, RunSeedsOnTheTrainingTabRunsTheComparisonIntoTheSeedColumns) {
+  test::app();
+  MainWindow window;
+  TrainingView* view = window.training_view();
+  std::vector<RunConfig> runs = spiral_runs();
+  for (RunConfig& r : runs) r.training.iterations = 20;  // small: 2 seeds x 2 runs x 20
+  view->set_runs(runs, "cmp");
+  view->run_all();
+  ASSERT_TRUE(test::wait_for([&] { return view->idle() && view->summaries().size() == 2; }));
+  RunsList* list = view->runs_list();
+  auto* seeds = list->findChild<QSpinBox*>("seeds");
+  auto* run_seeds = list->findChild<QPushButton*>("run_seeds");
+  ASSERT_NE(seeds, nullptr);
+  ASSERT_NE(run_seeds, nullptr);
+  seeds->setValue(2);
+  run_seeds->click();
+  EXPECT_FALSE(window.compare_view()->idle()) << "no comparison started";
+  EXPECT_EQ(window.compare_view()->seeds(), 2);
+  EXPECT_FALSE(run_seeds->isEnabled()) << "a second comparison could start meanwhile";
+  ASSERT_TRUE(test::wait_for([&] { return window.compare_view()->idle(); }, 60000));
+  EXPECT_TRUE(run_seeds->isEnabled());
+  const nlohmann::json& summary = window.compare_view()->summary();
+  ASSERT_EQ(summary["runs"].size(), 2u);
+  EXPECT_EQ(summary["runs"][0]["seeds"]["n"], 2);
+  const auto times = seed_times_from_summary(summary, window.compare_view()->compared_runs());
+  ASSERT_EQ(times.size(), 2u);
+  const SeedTimes& base = times.at(settings_key(runs[0]));
+  const SeedTimes& skip = times.at(settings_key(runs[1]));
+  EXPECT_EQ(base.seeds(), 2);
+  QTreeWidget* tree = list->tree();
+  ASSERT_EQ(tree->topLevelItemCount(), 2);
+  EXPECT_EQ(tree->topLevelItem(0)->text(7), tta_over_seeds(&base).shown);
+  EXPECT_EQ(tree->topLevelItem(1)->text(7), tta_over_seeds(&skip).shown);
+  EXPECT_EQ(tree->topLevelItem(1)->text(8), speedup_over_seeds(&base, &skip, false).shown);
+  EXPECT_NE(tree->topLevelItem(1)->text(7), "1 seed");
+  EXPECT_TRUE(tree->topLevelItem(1)->text(7).contains("/2"))
+      << tree->topLevelItem(1)->text(7).toStdString();
+  // A comparison the Compare tab starts with its own count shows that count here.
+  window.compare_view()->set_seeds(3);
+  ASSERT_TRUE(window.compare_view()->run());
+  EXPECT_EQ(seeds->value(), 3);
+  EXPECT_FALSE(run_seeds->isEnabled());
+  window.compare_view()->cancel();
+  ASSERT_TRUE(test::wait_for([&] { return window.compare_view()->idle(); }, 60000));
+  EXPECT_TRUE(run_seeds->isEnabled());
 }
 
 }  // namespace

@@ -20,6 +20,7 @@
 #include "cluster_editor.h"
 #include "main_window.h"
 #include "run_chart_pages.h"
+#include "scenario/config_enums.h"
 #include "scenario/schema.h"
 #include "scenario_files.h"
 #include "topology/presets.h"
@@ -113,6 +114,60 @@ TEST(ScenarioPanel, EveryControlExplainsItselfInATooltip) {
     EXPECT_FALSE(w->toolTip().isEmpty()) << w->metaObject()->className();
   }
   EXPECT_GE(controls, 30);
+}
+
+// Issue 34: the panel's combo boxes list the scenario's own spellings (config_enums.h for the typed
+// enums, the field table's choices for the string enums), in the docs' order, so the GUI cannot
+// offer a word validation refuses or miss one it accepts (the transport combo once lacked "roce",
+// the wire combo listed bf16 before fp32).
+template <class E>
+QStringList enum_items() {
+  QStringList out;
+  for (const std::string& name : enum_names<E>()) out << QString::fromStdString(name);
+  return out;
+}
+
+QStringList combo_items(const TrainingPanel& panel, const std::string& path) {
+  auto* box = qobject_cast<QComboBox*>(panel.control(path));
+  if (!box) return {"(no combo box for " + QString::fromStdString(path) + ")"};
+  QStringList out;
+  for (int i = 0; i < box->count(); ++i) out << box->itemText(i);
+  return out;
+}
+
+TEST(ScenarioPanel, EveryEnumComboListsTheScenariosSpellings) {
+  app();
+  TrainingPanel panel;
+  EXPECT_EQ(combo_items(panel, "techniques.skipreduce.policy"), enum_items<SkipPolicy>());
+  EXPECT_EQ(combo_items(panel, "techniques.trimming.encoding"), enum_items<trim::TrimEncoding>());
+  EXPECT_EQ(combo_items(panel, "techniques.trimming.mode"), enum_items<TrimMode>());
+  EXPECT_EQ(combo_items(panel, "packet.transport"), enum_items<Transport>());
+  EXPECT_EQ(combo_items(panel, "cluster.backend"), enum_items<ClusterBackend>());
+  EXPECT_EQ(combo_items(panel, "workload.kind"), enum_items<WorkloadKind>());
+  EXPECT_EQ(combo_items(panel, "training.optimizer"), enum_items<OptimizerKind>());
+  EXPECT_EQ(combo_items(panel, "training.decay"), enum_items<DecayKind>());
+  EXPECT_EQ(combo_items(panel, "training.sharding"), enum_items<ShardingMode>());
+  // Every enum field with a combo box: exactly the field table's choices, in its order.
+  int combos = 0;
+  for (const Field& f : scenario_fields()) {
+    if (f.type != FieldType::kEnum || !qobject_cast<QComboBox*>(panel.control(f.path))) continue;
+    ++combos;
+    QStringList choices;
+    for (const std::string& c : f.choices) choices << QString::fromStdString(c);
+    EXPECT_EQ(combo_items(panel, f.path), choices) << f.path;
+  }
+  EXPECT_GE(combos, 12);  // the nine above, algorithm, wire and model
+  // A value chosen in each combo is what the configuration holds (the spelling parses back).
+  auto* decay = qobject_cast<QComboBox*>(panel.control("training.decay"));
+  decay->setCurrentText("cosine");
+  EXPECT_EQ(panel.config().training.decay, DecayKind::kCosine);
+  auto* transport = qobject_cast<QComboBox*>(panel.control("packet.transport"));
+  transport->setCurrentText("roce");
+  EXPECT_EQ(panel.config().packet.transport, Transport::kRoce);
+  RunConfig adamw = panel.config();
+  adamw.training.optimizer = OptimizerKind::kAdamW;
+  panel.set_config(adamw);
+  EXPECT_EQ(qobject_cast<QComboBox*>(panel.control("training.optimizer"))->currentText(), "adamw");
 }
 
 TEST(ScenarioPanel, CustomClusterWritesASpecThePresetsBuild) {

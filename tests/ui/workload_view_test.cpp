@@ -18,8 +18,8 @@
 
 #include "gantt_canvas.h"
 #include "ui_test_util.h"
-#include "workload/chakra_trace.h"
 #include "views/workload_model.h"
+#include "workload/chakra_trace.h"
 
 namespace commlab::ui {
 namespace {
@@ -320,6 +320,9 @@ TEST(WorkloadView, MoreBandwidthOrACodecReplaysToAShorterIteration) {
   ASSERT_TRUE(wait_for(current));
   ASSERT_TRUE(view.error_text().isEmpty()) << view.error_text().toStdString();
   const double slow = view.picture()->result.iteration_s;
+  // The title names the trace (the prefix's file name), not the directory it was read from.
+  EXPECT_EQ(view.picture()->title.rfind("trace pipe, ", 0), 0u) << view.picture()->title;
+  EXPECT_EQ(view.picture()->title.find(dir.path().toStdString()), std::string::npos);
 
   // The bandwidth control: 10 -> 400 Gb/s. DP all-reduce time ~ bytes / bandwidth shrinks 40x.
   auto* gbps = view.findChild<QDoubleSpinBox*>("gbps");

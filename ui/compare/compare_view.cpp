@@ -198,6 +198,7 @@ bool CompareView::run() {
   run_->setEnabled(false);
   cancel_->setEnabled(true);
   status_->setText("Starting...");
+  emit progress(status_->text());
   poll_timer_->start();
   return true;
 }
@@ -216,6 +217,7 @@ void CompareView::poll() {
                          .arg(total)
                          .arg(seeds())
                          .arg(job_->cancel.load() ? " (cancelling)" : ""));
+    emit progress(status_->text());
     return;
   }
   poll_timer_->stop();

@@ -56,7 +56,8 @@ class CompareView : public QWidget, public Exportable {
   CsvTable export_data() const override;
 
  signals:
-  void finished();  // a comparison ended (done, cancelled or failed)
+  void finished();                       // a comparison ended (done, cancelled or failed)
+  void progress(const QString& status);  // a comparison runs: its status line (~10 per second)
 
  public:
   struct Job;  // the worker's shared state (compare_view.cpp)

@@ -2,18 +2,22 @@
 
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QLabel>
 #include <QPainter>
 #include <QPixmap>
 #include <QPushButton>
+#include <QSpinBox>
 #include <QTreeWidget>
 #include <QVBoxLayout>
+#include <algorithm>
 
 namespace commlab::ui {
 
 namespace {
 
 constexpr int kIdRole = Qt::UserRole + 1;
-constexpr int kColumns = 10;  // run, scenario, five figures, two over seeds, what differs
+constexpr int kColumns = 10;         // run, scenario, five figures, two over seeds, what differs
+constexpr int kScenarioWidth = 110;  // the scenario column, when shown (several scenarios)
 
 QIcon swatch(const QColor& color, bool current) {
   QPixmap pix(14, 14);
@@ -33,38 +37,36 @@ QIcon swatch(const QColor& color, bool current) {
 RunsList::RunsList(QWidget* parent) : QWidget(parent) {
   tree_ = new QTreeWidget;
   tree_->setColumnCount(kColumns);
-  tree_->setHeaderLabels({"run", "scenario", "accuracy", "ms / iter", "to target", "speedup",
-                          "MB / iter", "to target, seeds", "speedup, seeds",
-                          "differs from the baseline"});
-  tree_->headerItem()->setToolTip(2, "Final test accuracy (last evaluation).");
-  tree_->headerItem()->setToolTip(3, "Simulated milliseconds per iteration.");
-  tree_->headerItem()->setToolTip(
-      4,
-      "Simulated milliseconds to training.target_accuracy (smoothed crossing, as summary.json).");
-  tree_->headerItem()->setToolTip(
-      5,
-      "Time-to-accuracy speedup over the baseline row, this seed (the next columns give the "
-      "interval over seeds).");
-  tree_->headerItem()->setToolTip(6, "Megabytes on the wire per iteration, all ranks.");
-  tree_->headerItem()->setToolTip(
-      7,
-      "Time to target over the seeds of the Compare tab's last comparison of this run: seeds "
-      "that reached it, censored median and 95% order-statistic interval (from 6 seeds), as "
-      "summary.json. \"1 seed\": run a comparison for the interval.");
-  tree_->headerItem()->setToolTip(
-      8,
+  // Short headers, so that the table fits beside the settings at 1280x800; the tooltips say
+  // what each column holds.
+  tree_->setHeaderLabels({"run", "scenario", "accuracy", "ms/iter", "TTA ms", "speedup", "MB/iter",
+                          "TTA ms, seeds", "speedup, seeds", "differs from the baseline"});
+  const char* const tips[kColumns] = {
+      "The run's name (double-click to rename it); its swatch is its colour on the charts.",
+      "The scenario file the run came from.",
+      "Final test accuracy (last evaluation).",
+      "Simulated milliseconds per iteration.",
+      "Time to accuracy: simulated milliseconds to training.target_accuracy (smoothed crossing, "
+      "as summary.json).",
+      "Time-to-accuracy speedup over the baseline row, this seed (the seeds columns give the "
+      "interval over seeds).",
+      "Megabytes on the wire per iteration, all ranks.",
+      "Time to target over the seeds of the last seeds comparison of this run (Run seeds, or the "
+      "Compare tab): seeds that reached it, censored median in ms and 95% order-statistic "
+      "interval (from 6 seeds; \"no CI\" below), as summary.json. \"1 seed\": run seeds for "
+      "the interval. The cell's tooltip has the full text.",
       "Speedup over the baseline row, paired by seed (geometric mean, 95% Student-t interval on "
-      "the log ratios, verdict), as commlab-cli run --seeds N reports it.");
+      "the log ratios, verdict), as commlab-cli run --seeds N reports it; the number of pairs is "
+      "in the cell's tooltip.",
+      "The settings of this run that differ from the scenario's baseline (the whole list is in "
+      "the cell's tooltip)."};
+  for (int c = 0; c < kColumns; ++c) tree_->headerItem()->setToolTip(c, tips[c]);
   tree_->setRootIsDecorated(false);
   tree_->setUniformRowHeights(true);
+  tree_->setTextElideMode(Qt::ElideRight);
   tree_->setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed);
   tree_->header()->setStretchLastSection(true);
-  tree_->header()->setSectionResizeMode(0, QHeaderView::Interactive);
-  tree_->setColumnWidth(0, 170);
-  tree_->setColumnWidth(1, 110);
-  for (int c = 2; c < 7; ++c) tree_->setColumnWidth(c, 78);
-  tree_->setColumnWidth(7, 150);
-  tree_->setColumnWidth(8, 150);
+  tree_->header()->setMinimumSectionSize(40);
   tree_->setToolTip(
       "Every run on the charts: click a row to draw its curves thicker, tick to show or hide "
       "them, double-click a name to rename it.");
@@ -79,13 +81,35 @@ RunsList::RunsList(QWidget* parent) : QWidget(parent) {
   baseline_ = new QPushButton("Use as baseline");
   baseline_->setObjectName("use_as_baseline");
   baseline_->setToolTip("Compare every run's time to target with the selected run's (speedup).");
-  auto* buttons = new QVBoxLayout;
+  seeds_ = new QSpinBox;
+  seeds_->setObjectName("seeds");
+  seeds_->setRange(2, 50);  // the Compare tab's range
+  seeds_->setValue(5);
+  seeds_->setToolTip(
+      "How many seeds Run seeds trains each run of the scenario over (seed, seed+1, ...; paired "
+      "by seed). The intervals of time to target need 6.");
+  run_seeds_ = new QPushButton("Run seeds");
+  run_seeds_->setObjectName("run_seeds");
+  run_seeds_->setToolTip(
+      "Train the scenario's runs (with your edits) over the seeds, as commlab-cli run --seeds N: "
+      "the seed columns show each row's time to target and speedup with 95% intervals, the "
+      "Compare tab the mean curves with their bands.");
+  seeds_status_ = new QLabel;
+  seeds_status_->setObjectName("seeds_status");
+  seeds_status_->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
+  seeds_status_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);  // never widens
+  // The buttons in a row under the table: beside it they took ~120 px of the table's width.
+  auto* buttons = new QHBoxLayout;
   buttons->addWidget(baseline_);
   buttons->addWidget(remove_);
   buttons->addWidget(clear_);
   buttons->addWidget(undo_);
   buttons->addStretch(1);
-  auto* layout = new QHBoxLayout(this);
+  buttons->addWidget(seeds_status_, 2);
+  buttons->addWidget(new QLabel("Seeds"));
+  buttons->addWidget(seeds_);
+  buttons->addWidget(run_seeds_);
+  auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(tree_, 1);
   layout->addLayout(buttons);
@@ -107,6 +131,7 @@ RunsList::RunsList(QWidget* parent) : QWidget(parent) {
   });
   connect(clear_, &QPushButton::clicked, this, &RunsList::clear_requested);
   connect(undo_, &QPushButton::clicked, this, &RunsList::undo_requested);
+  connect(run_seeds_, &QPushButton::clicked, this, [this] { emit seeds_requested(seeds()); });
   connect(baseline_, &QPushButton::clicked, this, [this] {
     const int id = selected_id();
     if (id != 0) emit baseline_requested(id);
@@ -143,7 +168,7 @@ void RunsList::set_rows(const std::vector<RunRow>& rows) {
     item->setText(1, r.scenario);
     int column = 2;
     for (const QString* figure : {&r.accuracy, &r.per_iteration, &r.tta, &r.speedup, &r.wire,
-                                  &r.tta_seeds, &r.speedup_seeds}) {
+                                  &r.tta_seeds.shown, &r.speedup_seeds.shown}) {
       item->setText(column, *figure);
       item->setTextAlignment(column++, Qt::AlignRight | Qt::AlignVCenter);
     }
@@ -156,16 +181,41 @@ void RunsList::set_rows(const std::vector<RunRow>& rows) {
                             .arg(r.name, r.current ? " (current run)" : "", r.scenario,
                                  r.changes.isEmpty() ? QString("nothing") : r.changes);
     for (int c = 0; c < kColumns; ++c) item->setToolTip(c, tip);
+    item->setToolTip(7, r.tta_seeds.full + "\n\n" + tip);
+    item->setToolTip(8, r.speedup_seeds.full + "\n\n" + tip);
     if (!same && r.id == selected) item->setSelected(true);
   }
-  // The table is the charts' legend: run and scenario names are never elided (the table scrolls
-  // sideways instead).
-  tree_->resizeColumnToContents(0);
-  tree_->resizeColumnToContents(1);
+  // The scenario column only when the rows come from more than one scenario.
+  bool one_scenario = true;
+  for (const RunRow& r : rows) one_scenario = one_scenario && r.scenario == rows.front().scenario;
+  tree_->setColumnHidden(1, one_scenario);
+  fit_columns();
   filling_ = false;
   clear_->setEnabled(!rows.empty());
   remove_->setEnabled(selected_id() != 0);
   baseline_->setEnabled(selected_id() != 0);
+}
+
+void RunsList::fit_columns() {
+  // The table is the charts' legend: run and scenario names are never elided, nor any figure;
+  // only the last column (the settings that differ) is elided, with the full list in its
+  // tooltip, and takes what room is left.
+  // The scenario (a file name, also in each row's tooltip) is the one exception: at most
+  // kScenarioWidth, elided.
+  for (int c = 0; c + 1 < kColumns; ++c) tree_->resizeColumnToContents(c);
+  tree_->setColumnWidth(1, std::min(tree_->columnWidth(1), kScenarioWidth));
+}
+
+void RunsList::set_seeds_running(bool running, const QString& status, int seeds) {
+  if (seeds > 0) seeds_->setValue(seeds);
+  run_seeds_->setEnabled(!running);
+  seeds_->setEnabled(!running);
+  seeds_status_->setText(status);
+  seeds_status_->setToolTip(status);
+}
+
+int RunsList::seeds() const {
+  return seeds_->value();
 }
 
 void RunsList::set_undo_available(bool available) {

@@ -4,14 +4,22 @@
 // the target accuracy, speedup over the baseline in that time, bytes on the wire, the same time and
 // speedup over seeds with their 95% intervals (after a seeds comparison), and the settings that
 // differ from the scenario's baseline. The check box shows or hides a run's curves, a double
-// click renames it, Remove and Clear all drop runs. The view owns the runs; this widget only shows
-// rows and asks.
+// click renames it, Remove and Clear all drop runs. Run seeds asks for the runs over N seeds (the
+// Compare tab's comparison, whose results fill the seed columns). The view owns the runs; this
+// widget only shows rows and asks. Every column fits beside the settings at 1280x800 without
+// scrolling sideways: short headers (their tooltips say what they hold), compact cells over seeds
+// (full text in the tooltip), and the settings that differ elided in the last column that takes the
+// remaining room.
 #include <QColor>
 #include <QString>
 #include <QWidget>
 #include <vector>
 
+#include "seed_figures.h"
+
+class QLabel;
 class QPushButton;
+class QSpinBox;
 class QTreeWidget;
 class QTreeWidgetItem;
 
@@ -27,8 +35,10 @@ struct RunRow {
   // the target, speedup over the baseline row in that time, MB on the wire per iteration.
   QString accuracy, per_iteration, tta, speedup, wire;
   // Over seeds (seed_figures.h): time to the target and speedup with their 95% intervals, from
-  // the last seeds comparison of the same run; "1 seed" when there is none.
-  QString tta_seeds = "1 seed", speedup_seeds = "1 seed";
+  // the last seeds comparison of the same run; "1 seed" when there is none. The cell shows the
+  // compact text, its tooltip the full one.
+  SeedCell tta_seeds = tta_over_seeds(nullptr),
+           speedup_seeds = speedup_over_seeds(nullptr, nullptr, false);
   bool baseline = false;  // the row speedups are against (its name is marked)
 };
 
@@ -41,6 +51,11 @@ class RunsList : public QWidget {
   // Enables "Undo remove" (the view keeps what Remove and Clear all took).
   void set_undo_available(bool available);
   QTreeWidget* tree() const { return tree_; }
+  // A seeds comparison runs (Run seeds waits, `status` is its progress) or ended (`status` is its
+  // outcome); `seeds` > 0: its seed count, shown in the Seeds box (the Compare tab may have
+  // started it with its own count).
+  void set_seeds_running(bool running, const QString& status, int seeds = 0);
+  int seeds() const;
 
  signals:
   void visibility_changed(int id, bool visible);
@@ -50,15 +65,20 @@ class RunsList : public QWidget {
   void undo_requested();
   void baseline_requested(int id);   // "Use as baseline" on the selected row
   void highlight_requested(int id);  // the row the user selected (0: none): its curves stand out
+  void seeds_requested(int seeds);   // Run seeds: the scenario's runs over this many seeds
 
  private:
   int selected_id() const;
+  void fit_columns();  // the figures at their contents' width, the last column the rest
 
   QTreeWidget* tree_;
   QPushButton* remove_;
   QPushButton* clear_;
   QPushButton* undo_;
   QPushButton* baseline_;
+  QSpinBox* seeds_;
+  QPushButton* run_seeds_;
+  QLabel* seeds_status_;
   bool filling_ = false;
 };
 

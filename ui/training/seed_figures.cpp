@@ -50,25 +50,34 @@ std::map<std::string, SeedTimes> seed_times_from_summary(const json& summary,
   return out;
 }
 
-QString tta_over_seeds(const SeedTimes* run) {
-  if (!run || run->seeds() < 2) return "1 seed";
+SeedCell tta_over_seeds(const SeedTimes* run) {
+  if (!run || run->seeds() < 2)
+    return {"1 seed", "1 seed: run the runs over seeds for the interval."};
   const CensoredTta ct = censored_tta(run->tta_s);
-  QString text = QString("%1/%2 reached").arg(ct.reached).arg(ct.seeds);
-  if (std::isnan(ct.estimate)) return text + ", median not reached";
-  text += ", median " + milliseconds(ct.estimate) + " ms";
-  if (!ct.has_interval()) return text + ", no interval under 6 seeds";
-  return text + " [" + milliseconds(ct.lo) + ", " + milliseconds(ct.hi) + "]";
+  const QString reached = QString("%1/%2").arg(ct.reached).arg(ct.seeds);
+  QString full = reached + " reached";
+  if (std::isnan(ct.estimate)) return {reached + ": not reached", full + ", median not reached"};
+  const QString median = milliseconds(ct.estimate);
+  full += ", median " + median + " ms";
+  if (!ct.has_interval())
+    return {reached + ": " + median + ", no CI", full + ", no interval under 6 seeds"};
+  const QString ci = " [" + milliseconds(ct.lo) + ", " + milliseconds(ct.hi) + "]";
+  // Shown, an unbounded end is "inf" (the tooltip says "unbounded").
+  const QString shown_hi = std::isfinite(ct.hi) ? milliseconds(ct.hi) : QString("inf");
+  return {reached + ": " + median + " [" + milliseconds(ct.lo) + ", " + shown_hi + "]", full + ci};
 }
 
-QString speedup_over_seeds(const SeedTimes* baseline, const SeedTimes* run, bool is_baseline) {
-  if (is_baseline) return "baseline";
-  if (!baseline || !run || baseline->seeds() < 2 || run->seeds() < 2) return "1 seed";
+SeedCell speedup_over_seeds(const SeedTimes* baseline, const SeedTimes* run, bool is_baseline) {
+  if (is_baseline) return {"baseline", "baseline: the other rows' speedups are against this run."};
+  if (!baseline || !run || baseline->seeds() < 2 || run->seeds() < 2)
+    return {"1 seed", "1 seed: run the runs over seeds for the interval."};
   const PairedSpeedup sp = paired_log_speedup(baseline->tta_s, run->tta_s);
-  if (sp.pairs == 0) return "-";
+  if (sp.pairs == 0) return {"-", "-: no seed pair reached the target."};
   QString text = QString::number(sp.estimate, 'f', 2) + "x";
   if (sp.has_interval())
     text += " [" + QString::number(sp.lo, 'f', 2) + ", " + QString::number(sp.hi, 'f', 2) + "]";
-  return text + " " + QString::fromStdString(sp.verdict) + pairs_text(sp.pairs);
+  text += " " + QString::fromStdString(sp.verdict);
+  return {text, text + pairs_text(sp.pairs)};
 }
 
 }  // namespace commlab::ui

@@ -32,12 +32,20 @@ std::string settings_key(const RunConfig& config);
 std::map<std::string, SeedTimes> seed_times_from_summary(const nlohmann::json& summary,
                                                          const std::vector<RunConfig>& compared);
 
+// A cell over seeds: what the runs table shows (compact, so every column fits at 1280x800) and the
+// full sentence of its tooltip.
+struct SeedCell {
+  QString shown, full;
+};
+
 // "k/N reached, median X ms [lo, hi]" (the interval's upper end "unbounded" when a non-reaching
 // seed bounds it; "no interval under 6 seeds" for N < 6); "1 seed" when `run` is null.
-QString tta_over_seeds(const SeedTimes* run);
+// Shown: "k/N: X [lo, hi]" (ms; an unbounded hi is "inf"), "k/N: X, no CI" or "k/N: not
+// reached".
+SeedCell tta_over_seeds(const SeedTimes* run);
 
 // "1.23x [1.05, 1.44] faster (3 pairs)"; "baseline" for the baseline row itself; "1 seed" when
-// either run has no seeds; "-" when no seed pair reached the target.
-QString speedup_over_seeds(const SeedTimes* baseline, const SeedTimes* run, bool is_baseline);
+// either run has no seeds; "-" when no seed pair reached the target. Shown without the pairs.
+SeedCell speedup_over_seeds(const SeedTimes* baseline, const SeedTimes* run, bool is_baseline);
 
 }  // namespace commlab::ui

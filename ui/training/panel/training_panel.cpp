@@ -10,6 +10,7 @@
 #include <QLineEdit>
 #include <QSpinBox>
 #include <QVBoxLayout>
+#include <stdexcept>
 
 #include "cluster_editor.h"
 #include "cluster_sync.h"
@@ -34,6 +35,17 @@ template <class E>
 QComboBox* enum_combo() {
   QStringList items;
   for (const std::string& name : enum_names<E>()) items << QString::fromStdString(name);
+  return combo(items);
+}
+
+// A combo box of a string field's fixed choices in the scenario's field table (schema.h), e.g.
+// collective.algorithm: the words validation accepts, in the docs' order.
+QComboBox* field_combo(const std::string& path) {
+  const Field* field = find_field(path);
+  if (!field || field->type != FieldType::kEnum)
+    throw std::logic_error("no enum field " + path + " in the scenario's field table");
+  QStringList items;
+  for (const std::string& name : field->choices) items << QString::fromStdString(name);
   return combo(items);
 }
 
@@ -132,10 +144,10 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
 }
 
 void TrainingPanel::build_communication(QFormLayout* f) {
-  algorithm_ = combo({"ring", "tree", "hd", "hier", "direct"});
+  algorithm_ = field_combo("collective.algorithm");
   f->addRow("Algorithm",
             add("collective.algorithm", algorithm_, "All-reduce algorithm for the gradients."));
-  wire_ = combo({"bf16", "fp32"});
+  wire_ = field_combo("collective.wire");
   f->addRow("Wire type", add("collective.wire", wire_,
                              "Number format of gradients on the wire when no codec is set."));
   QStringList codecs{"none"};
@@ -152,7 +164,7 @@ void TrainingPanel::build_skipreduce(QFormLayout* f) {
   skip_ratio_ = dspin(0, 1, 0.05, 3);
   f->addRow("or ratio", add("techniques.skipreduce.ratio", skip_ratio_,
                             "Fraction of steps to skip, s = round(ratio x ranks), when s is 0."));
-  policy_ = combo({"random", "naive", "selective"});
+  policy_ = enum_combo<SkipPolicy>();
   f->addRow("Policy", add("techniques.skipreduce.policy", policy_,
                           "Which ranks SkipReduce drops: rotating, fixed, or large buckets only."));
   protected_ = new QLineEdit;
@@ -165,10 +177,10 @@ void TrainingPanel::build_trimming(QFormLayout* f) {
   f->addRow("Trimming",
             add("techniques.trimming.enabled", trim_,
                 "Send gradients as trimmable packets whose tails the network may cut."));
-  trim_encoding_ = combo({"eden", "drive", "sq"});
+  trim_encoding_ = enum_combo<trim::TrimEncoding>();
   f->addRow("Encoding", add("techniques.trimming.encoding", trim_encoding_,
                             "Quantizer of the packet heads that survive trimming."));
-  trim_mode_ = combo({"bernoulli", "queue"});
+  trim_mode_ = enum_combo<TrimMode>();
   f->addRow("Mode", add("techniques.trimming.mode", trim_mode_,
                         "Who trims: a coin per packet (bernoulli) or full switch queues "
                         "(queue, packet backend)."));
@@ -187,7 +199,7 @@ void TrainingPanel::build_cluster(QFormLayout* f) {
   f->addRow("Backend",
             add("cluster.backend", backend_,
                 "Network model: analytical (flow-level, fast) or packet (queues, trims)."));
-  transport_ = combo({"ndp", "reliable", "accept-trimmed"});
+  transport_ = enum_combo<Transport>();
   f->addRow("Transport", add("packet.transport", transport_,
                              "Packet backend: how hosts treat trimmed packets (retransmit the "
                              "payload, NDP pull, or accept the head)."));
@@ -220,7 +232,7 @@ void TrainingPanel::build_workload(QFormLayout* f) {
   f->addRow("Pipeline stages", add("workload.pp", pp_,
                                    "Catalog: pipeline-parallel stages; data-parallel degree is "
                                    "ranks / (tp x pp)."));
-  model_ = combo({"mlp", "cnn", "transformer"});
+  model_ = field_combo("workload.model");
   f->addRow("Model", add("workload.model", model_, "The model every rank trains a replica of."));
   hidden_ = new QLineEdit;
   f->addRow("Hidden layers",
@@ -241,6 +253,15 @@ void TrainingPanel::build_workload(QFormLayout* f) {
                                   "Test accuracy every this many iterations (0: at the end)."));
   lr_ = dspin(0, 10, 0.01, 4);
   f->addRow("Learning rate", add("training.lr", lr_, "Optimizer learning rate."));
+  optimizer_ = enum_combo<OptimizerKind>();
+  f->addRow("Optimizer", add("training.optimizer", optimizer_,
+                             "The optimizer every rank steps with: SGD with momentum, or AdamW."));
+  decay_ = enum_combo<DecayKind>();
+  f->addRow("LR decay", add("training.decay", decay_, "Learning-rate schedule after the warm-up."));
+  sharding_ = enum_combo<ShardingMode>();
+  f->addRow("Sharding", add("training.sharding", sharding_,
+                            "How the training rows are dealt to the ranks: random draws, fixed "
+                            "shards, or non-iid label skew."));
   seed_ = spin(0, 1 << 30, 1);
   f->addRow("Seed", add("seed", seed_, "Seed of every random choice; same seed, same numbers."));
 }
@@ -321,6 +342,9 @@ RunConfig TrainingPanel::config() const {
   c.training.global_batch = batch_->value();
   c.training.eval_every = eval_every_->value();
   c.training.lr = lr_->value();
+  c.training.optimizer = combo_value(optimizer_, c.training.optimizer);
+  c.training.decay = combo_value(decay_, c.training.decay);
+  c.training.sharding = combo_value(sharding_, c.training.sharding);
   c.seed = static_cast<uint64_t>(seed_->value());
   c.collective.algorithm = algorithm_->currentText().toStdString();
   c.collective.wire = wire_->currentText().toStdString();
@@ -397,6 +421,9 @@ void TrainingPanel::show_config(const RunConfig& c) {
   batch_->setValue(c.training.global_batch);
   eval_every_->setValue(c.training.eval_every);
   lr_->setValue(c.training.lr);
+  set_text(optimizer_, enum_name(c.training.optimizer));
+  set_text(decay_, enum_name(c.training.decay));
+  set_text(sharding_, enum_name(c.training.sharding));
   seed_->setValue(static_cast<int>(c.seed));
   set_text(algorithm_, c.collective.algorithm);
   set_text(wire_, c.collective.wire);

@@ -85,6 +85,9 @@ class TrainingPanel : public QWidget {
   QSpinBox* batch_;
   QSpinBox* eval_every_;
   QDoubleSpinBox* lr_;
+  QComboBox* optimizer_;
+  QComboBox* decay_;
+  QComboBox* sharding_;
   QSpinBox* seed_;
   QComboBox* algorithm_;
   QComboBox* wire_;
