@@ -4,12 +4,16 @@
 
 #include <gtest/gtest.h>
 
+#include <QChart>
 #include <QImage>
+#include <QLineSeries>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <set>
 #include <sstream>
 
+#include "run_charts.h"
 #include "scenario/runner.h"
 #include "ui_test_util.h"
 
@@ -84,6 +88,29 @@ TEST(ChartFiles, WritesPngAndSvgOfEveryChartWithDataWithoutAnApplication) {
   EXPECT_EQ(error, "");
   EXPECT_FALSE(fs::exists(solo / "skipreduce.png"));
   EXPECT_TRUE(fs::exists(solo / "loss_iteration.svg"));
+}
+
+// A run evaluated only at its last iteration has one accuracy point, which a line does not draw:
+// it is drawn as a marker. A run evaluated every 3 iterations draws its line without markers.
+TEST(ChartFiles, AccuracyOfOneEvaluationIsDrawnAsAPoint) {
+  ASSERT_TRUE(charts_available());
+  auto samples_of_run = [](int eval_every) {
+    RunConfig c = ui::test::spiral_run("r", 9, eval_every);
+    RunSession session(c);
+    while (!session.done()) session.step();
+    return session.samples();
+  };
+  const std::vector<Sample> last_only = samples_of_run(100), every_third = samples_of_run(3);
+  const std::vector<ui::RunSeries> runs{{"last-only", &last_only}, {"every-third", &every_third}};
+  std::unique_ptr<QChart> chart(ui::build_run_chart(ui::RunChart::kAccuracyIteration, runs));
+  ASSERT_EQ(chart->series().size(), 2);
+  auto* one = qobject_cast<QLineSeries*>(chart->series()[0]);
+  auto* many = qobject_cast<QLineSeries*>(chart->series()[1]);
+  ASSERT_TRUE(one && many);
+  EXPECT_EQ(one->count(), 1);  // iteration 9, the last, is always evaluated
+  EXPECT_TRUE(one->pointsVisible());
+  EXPECT_EQ(many->count(), 3);  // iterations 3, 6 and 9
+  EXPECT_FALSE(many->pointsVisible());
 }
 
 TEST(ChartFiles, AnUnwritableDirectoryIsReported) {

@@ -168,13 +168,19 @@ QChart* line_chart(const LineSpec& spec, const std::vector<RunSeries>& runs, Val
       y_lo = std::min(y_lo, v);
       y_hi = std::max(y_hi, v);
     }
+    // A line of one point draws nothing (a run evaluated only at its last iteration): its points
+    // are drawn as markers until there are enough to see the line.
+    const bool markers = points.size() < 3;
     if (refresh) {
-      static_cast<QLineSeries*>(chart->series()[static_cast<qsizetype>(i)])->replace(points);
+      auto* line = static_cast<QLineSeries*>(chart->series()[static_cast<qsizetype>(i)]);
+      line->replace(points);
+      line->setPointsVisible(markers);
       continue;
     }
     auto* line = new QLineSeries;
     line->setName(QString::fromStdString(runs[i].name));
     line->replace(points);
+    line->setPointsVisible(markers);
     chart->addSeries(line);
     line->attachAxis(x);
     line->attachAxis(y_axis);
