@@ -147,7 +147,7 @@ void emit_trace(const RunSession& session, const std::string& dir) {
   std::string file = config.name;
   for (char& ch : file)
     if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '-' && ch != '_') ch = '_';
-  const int wire = config.collective.wire == "fp32" ? 4 : 2;
+  const int wire = static_cast<int>(dtype_size(config.collective.wire));
   workload::write_chakra_trace(workload::trainer_graph(*session.trainer(), wire, config.name), dir,
                                file);
 }

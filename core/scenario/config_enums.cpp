@@ -95,4 +95,24 @@ std::span<const EnumSpelling<TrimMode>> enum_spellings<TrimMode>() {
   return table(kRows);
 }
 
+template <>
+std::span<const EnumSpelling<WorkloadEngine>> enum_spellings<WorkloadEngine>() {
+  static constexpr EnumSpelling<WorkloadEngine> kRows[] = {{WorkloadEngine::kGraph, "graph"},
+                                                           {WorkloadEngine::kSum, "sum"}};
+  return table(kRows);
+}
+
+template <>
+std::span<const EnumSpelling<DType>> enum_spellings<DType>() {
+  static constexpr EnumSpelling<DType> kRows[] = {{DType::kFp32, "fp32"}, {DType::kBf16, "bf16"}};
+  return table(kRows);
+}
+
+template <>
+std::span<const EnumSpelling<CodecPlacement>> enum_spellings<CodecPlacement>() {
+  static constexpr EnumSpelling<CodecPlacement> kRows[] = {
+      {CodecPlacement::kGpu, "gpu"}, {CodecPlacement::kCpu, "cpu"}, {CodecPlacement::kNic, "nic"}};
+  return table(kRows);
+}
+
 }  // namespace commlab

@@ -12,7 +12,9 @@
 #include <string_view>
 #include <vector>
 
+#include "codec/codec.h"
 #include "codec/lossy/trim_format.h"
+#include "collective/codec_wire.h"
 #include "collective/skip.h"
 #include "network/packet_config.h"
 #include "train/data/sampler.h"
@@ -26,6 +28,9 @@ enum class ExecutionMode { kSimulated, kMpi };
 enum class WorkloadKind { kTrain, kCatalog, kTrace };
 // cluster.backend: the network timing backend.
 enum class ClusterBackend { kAnalytical, kPacket };
+// workload.engine: how a catalog workload is timed (graph: per-rank graphs replayed; sum: the
+// closed form with every message exposed).
+enum class WorkloadEngine { kGraph, kSum };
 // techniques.trimming.mode: who decides which packets are trimmed (Bernoulli draws at the given
 // rate, or the packet backend's full queues).
 enum class TrimMode { kBernoulli, kQueue };
@@ -35,6 +40,10 @@ enum class TrimMode { kBernoulli, kQueue };
 
 // training.sharding, training.optimizer and training.decay are train's ShardingMode, OptimizerKind
 // and DecayKind, spelled as train spells them.
+
+// collective.wire and workload.grad_dtype are codec's DType, spelled fp32 and bf16 (fp16 is not
+// a wire format of either); techniques.codec_placement is collective's CodecPlacement (gpu, cpu,
+// nic), the placement the time plane charges (codec_wire.h).
 
 // techniques.skipreduce.policy is collective's SkipPolicy, spelled as collective spells it;
 // techniques.trimming.encoding is the trim codec's TrimEncoding, spelled as trim_format spells it.
@@ -72,6 +81,12 @@ template <>
 std::span<const EnumSpelling<trim::TrimEncoding>> enum_spellings<trim::TrimEncoding>();
 template <>
 std::span<const EnumSpelling<TrimMode>> enum_spellings<TrimMode>();
+template <>
+std::span<const EnumSpelling<WorkloadEngine>> enum_spellings<WorkloadEngine>();
+template <>
+std::span<const EnumSpelling<DType>> enum_spellings<DType>();
+template <>
+std::span<const EnumSpelling<CodecPlacement>> enum_spellings<CodecPlacement>();
 
 // The value spelled `text`, or nothing.
 template <class E>

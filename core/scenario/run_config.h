@@ -40,15 +40,15 @@ struct WorkloadConfig {
   int dp = 0, tp = 1, pp = 1;         // catalog parallelism; dp 0: ranks / (tp * pp)
   std::string tensor_source = "gaussian";  // where catalog (and trace) codec ratios are measured
   // Catalog graphs (workload/catalog_graph.h) and traces (kind = trace).
-  std::string engine = "graph";  // graph: replay per-rank graphs; sum: the closed form
-  std::string trace;             // DIR/PREFIX of a Chakra trace (kind = trace)
+  WorkloadEngine engine = WorkloadEngine::kGraph;  // replay per-rank graphs, or the closed form
+  std::string trace;                               // DIR/PREFIX of a Chakra trace (kind = trace)
   // kind = trace: the communicator-group file; "": PREFIX.comm_groups.json, else PREFIX.json
   // (workload/chakra_trace.h find_comm_group_file).
   std::string comm_groups;
   int ep = 1;                       // expert parallelism (MoE catalog models)
   int seq = 0;                      // sequence length; 0: the model's
   int micro_batch = 1;              // sequences per micro-batch
-  std::string grad_dtype = "bf16";  // bf16 | fp32 gradients on the wire
+  DType grad_dtype = DType::kBf16;  // catalog gradients on the wire (bf16 or fp32)
   double bucket_mb = 25;            // DP gradient bucket size
   // Trained runs: time every iteration as this catalog model (scenario/run/proxy_timer.h); "": the
   // trained model's own time.
@@ -89,7 +89,7 @@ struct TrainingConfig {
 
 struct CollectiveConfig {
   std::string algorithm = "ring";  // ring | tree | hd | hier | direct
-  std::string wire = "bf16";       // fp32 | bf16 (when no codec is set)
+  DType wire = DType::kBf16;       // fp32 or bf16 (when no codec is set)
   int ranks_per_node = 0;          // hier; 0: from the cluster
 };
 
@@ -131,7 +131,7 @@ struct PowerSgdConfigSpec {
 struct TechniquesConfig {
   std::string codec =
       "none";  // none or a codec name from codec/codec.h (netzip-paper, commlab, ...)
-  std::string codec_placement = "nic";  // gpu | cpu | nic (time model)
+  CodecPlacement codec_placement = CodecPlacement::kNic;  // where codec time is charged
   SkipConfigSpec skipreduce;
   TrimConfigSpec trimming;
   TopKConfigSpec topk;

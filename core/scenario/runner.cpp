@@ -63,7 +63,7 @@ class ScenarioCollective final : public exec::BucketCollective {
     if (t.powersgd.enabled) compression_.kind = exec::CompressionSpec::Kind::kPowerSgd;
     compression_.topk_fraction = t.topk.fraction;
     compression_.powersgd_rank = t.powersgd.rank;
-    compression_.wire = parse_dtype(c.collective.wire);
+    compression_.wire = c.collective.wire;
     compression_.seed = c.seed;
   }
   Plan plan(int iteration, const BucketInfo& bucket) override {

@@ -31,7 +31,7 @@ trim::TrimConfig trim_config_of(const RunConfig& c) {
   tc.encoding = c.techniques.trimming.encoding;
   tc.head_bits = c.techniques.trimming.head_bits;
   tc.payload_bytes = c.packet.mtu;
-  tc.wire = parse_dtype(c.collective.wire);
+  tc.wire = c.collective.wire;
   return tc;
 }
 
@@ -232,10 +232,10 @@ std::vector<std::pair<std::string, std::string>> check_run(const RunConfig& c,
     if (trace && !w.comm_groups.empty() && !std::filesystem::is_regular_file(w.comm_groups, ec))
       add("workload.comm_groups", "no file '" + w.comm_groups.substr(0, 200) +
                                       "' (expected a communicator-group JSON file)");
-    if (trace && w.engine != "graph")
-      add("workload.engine", "a trace is replayed by the graph engine, got " + w.engine);
-    if (!trace && w.engine == "sum" &&
-        (w.ep > 1 || w.grad_dtype != "bf16" || !w.overlap || !w.distributed_optimizer ||
+    if (trace && w.engine != WorkloadEngine::kGraph)
+      add("workload.engine", "a trace is replayed by the graph engine, got " + enum_name(w.engine));
+    if (!trace && w.engine == WorkloadEngine::kSum &&
+        (w.ep > 1 || w.grad_dtype != DType::kBf16 || !w.overlap || !w.distributed_optimizer ||
          w.micro_batch > 1 || w.seq > 0))
       add("workload.engine",
           "ep, seq, micro_batch, grad_dtype, overlap and distributed_optimizer need engine graph");
@@ -412,8 +412,8 @@ std::vector<std::pair<std::string, std::string>> check_run(const RunConfig& c,
     add("packet.trim_bytes",
         str(c.packet.trim_bytes) + " B cuts into the " + str(trim.head_bits) + "-bit " +
             enum_name(trim.encoding) + " head: a full packet of " + str(static_cast<long long>(n)) +
-            " " + c.collective.wire + " coordinates keeps its head in " + str(head) + " B (" +
-            str(PacketConfig{}.header_bytes) + " B packet header + " +
+            " " + enum_name(c.collective.wire) + " coordinates keeps its head in " + str(head) +
+            " B (" + str(PacketConfig{}.header_bytes) + " B packet header + " +
             str(static_cast<long long>(l.header)) + " B trim header + " + str(trim.head_bits) +
             " x " + str(static_cast<long long>(l.plane)) + " B head plane" +
             (trim.head_bits > 1 ? "s" : "") + "); set 0 (auto) or at least " + str(head));

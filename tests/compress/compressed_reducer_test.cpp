@@ -25,7 +25,7 @@ struct Rig {
   AnalyticalBackend backend{cluster_from_spec("flat:4,gbps=100,alpha_us=5")};
   explicit Rig(const std::string& wire) {
     config.training.ranks = kRanks;
-    config.collective.wire = wire;
+    config.collective.wire = *parse_enum<DType>(wire);
   }
 };
 

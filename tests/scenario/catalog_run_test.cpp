@@ -30,7 +30,8 @@ RunConfig gpt3_on_64() {
   c.workload.kind = WorkloadKind::kCatalog;
   c.workload.catalog = "gpt3-175b";
   c.workload.tp = 4;
-  c.workload.engine = "sum";  // the closed form; TheGraphEngine... below replays graphs
+  c.workload.engine =
+      WorkloadEngine::kSum;  // the closed form; TheGraphEngine... below replays graphs
   return c;
 }
 
@@ -94,7 +95,7 @@ TEST(CatalogRun, CodecPlacementChargesTheComputedCodecSeconds) {
   nic.techniques.codec = "commlab";
   nic.workload.tensor_source = "gaussian";
   RunConfig gpu = nic;
-  gpu.techniques.codec_placement = "gpu";
+  gpu.techniques.codec_placement = CodecPlacement::kGpu;
   const Sample sn = RunSession(nic).step(), sg = RunSession(gpu).step();
   // Encode + decode on a GPU at 100 GB/s (codec_wire.h): 2 / 1e11 s per payload byte, on every
   // message of the iteration (closed form: all exposed). The NIC codes at line rate: 0.
@@ -110,7 +111,7 @@ TEST(CatalogRun, CodecPlacementChargesTheComputedCodecSeconds) {
   EXPECT_DOUBLE_EQ(sg.comm_time_s, sn.comm_time_s) << "the network time does not change";
 
   // The graph engine splits its exposed time: compute + comm + codec is still the iteration.
-  gpu.workload.engine = "graph";
+  gpu.workload.engine = WorkloadEngine::kGraph;
   const Sample gg = RunSession(gpu).step();
   EXPECT_GT(gg.codec_time_s, 0.0);
   EXPECT_NEAR(gg.compute_time_s + gg.comm_time_s + gg.codec_time_s, gg.sim_time_s,
@@ -130,7 +131,7 @@ TEST(CatalogRun, TheGraphEngineReplaysTheCatalogGraph) {
   // engine graph (the default): the run's iteration is the scheduler's replay of the catalog
   // graph with the run's techniques; compute + exposed communication (+ idle) = iteration.
   RunConfig c = gpt3_on_64();
-  c.workload.engine = "graph";
+  c.workload.engine = WorkloadEngine::kGraph;
   ASSERT_TRUE(check_run_config(c).empty());
   workload::CatalogGraphOptions o;
   o.parallel.tp = 4;

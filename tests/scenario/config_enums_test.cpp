@@ -42,6 +42,9 @@ TEST(ConfigEnums, EveryTableIsABijection) {
   expect_bijective_table<SkipPolicy>();
   expect_bijective_table<trim::TrimEncoding>();
   expect_bijective_table<TrimMode>();
+  expect_bijective_table<WorkloadEngine>();
+  expect_bijective_table<DType>();
+  expect_bijective_table<CodecPlacement>();
 }
 
 // The training words are train's own names: the trainer gets the value the scenario parsed.
@@ -116,6 +119,12 @@ TEST(ConfigEnums, FieldChoicesAreTheEnumSpellings) {
   EXPECT_EQ(find_field("techniques.skipreduce.policy")->choices, enum_names<SkipPolicy>());
   EXPECT_EQ(find_field("techniques.trimming.encoding")->choices, enum_names<trim::TrimEncoding>());
   EXPECT_EQ(find_field("techniques.trimming.mode")->choices, enum_names<TrimMode>());
+  EXPECT_EQ(find_field("workload.engine")->choices, enum_names<WorkloadEngine>());
+  EXPECT_EQ(find_field("workload.grad_dtype")->choices, enum_names<DType>());
+  EXPECT_EQ(find_field("collective.wire")->choices, enum_names<DType>());
+  EXPECT_EQ(find_field("techniques.codec_placement")->choices, enum_names<CodecPlacement>());
+  // fp16 is a DType of the codecs but no wire format a scenario may name.
+  EXPECT_EQ(enum_names<DType>(), (std::vector<std::string>{"fp32", "bf16"}));
   // The documented order, which docs/scenario.md and the GUI's combo boxes show.
   EXPECT_EQ(enum_names<WorkloadKind>(), (std::vector<std::string>{"train", "catalog", "trace"}));
 }
@@ -152,6 +161,15 @@ TEST(ConfigEnums, ScenarioWordsBecomeEnumValues) {
   EXPECT_EQ(c.execution, ExecutionMode::kMpi);
   EXPECT_EQ(c.workload.kind, WorkloadKind::kTrace);
   EXPECT_EQ(c.cluster.backend, ClusterBackend::kPacket);
+  // The dtype and placement words are the codecs' and the time plane's values, parsed once here.
+  apply_json(json::parse(R"({"collective": {"wire": "fp32"}, "techniques": {"codec_placement":
+                             "cpu"}, "workload": {"engine": "sum", "grad_dtype": "fp32"}})"),
+             c);
+  EXPECT_EQ(c.collective.wire, DType::kFp32);
+  EXPECT_EQ(c.techniques.codec_placement, CodecPlacement::kCpu);
+  EXPECT_EQ(c.workload.engine, WorkloadEngine::kSum);
+  EXPECT_EQ(c.workload.grad_dtype, DType::kFp32);
+  EXPECT_EQ(dtype_size(c.workload.grad_dtype), 4u);
 }
 
 }  // namespace

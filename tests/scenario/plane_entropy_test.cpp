@@ -60,7 +60,7 @@ TEST(PlaneEntropy, TrainingSamplesCarryEachBucketsPlanes) {
   RunConfig c;
   c.training.iterations = 2;
   c.training.ranks = 2;
-  c.collective.wire = "bf16";
+  c.collective.wire = DType::kBf16;
   c.workload.max_train = 1024;
   RunSession session(c);
   const Sample& s = session.step();

@@ -182,7 +182,7 @@ RunConfig trimmed(const std::string& encoding, int bits, const std::string& wire
   c.cluster.backend = ClusterBackend::kPacket;
   c.packet.admission = Admission::kTrim;
   c.packet.mtu = mtu;
-  c.collective.wire = wire;
+  c.collective.wire = *parse_enum<DType>(wire);
   c.techniques.trimming.enabled = true;
   c.techniques.trimming.mode = TrimMode::kQueue;
   c.techniques.trimming.encoding = *parse_enum<trim::TrimEncoding>(encoding);

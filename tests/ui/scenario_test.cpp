@@ -239,7 +239,7 @@ RunConfig technique_config() {
   c.training.global_batch = 64;
   c.training.eval_every = 3;
   c.training.eval_rows = 100;
-  c.collective.wire = "fp32";
+  c.collective.wire = DType::kFp32;
   c.techniques.skipreduce.skip = 1;
   c.techniques.skipreduce.min_elements = 0;
   c.techniques.trimming.enabled = true;

@@ -49,7 +49,7 @@ CatalogRun::CatalogRun(const RunConfig& c) {
         c.collective.algorithm + "'");
   const WorkloadConfig& w = c.workload;
   const bool trace = w.kind == WorkloadKind::kTrace;
-  const bool graph = trace || w.engine == "graph";
+  const bool graph = trace || w.engine == WorkloadEngine::kGraph;
   TransformerSpec spec;
   if (!trace) {
     spec = find_workload(w.catalog);
@@ -85,7 +85,7 @@ CatalogRun::CatalogRun(const RunConfig& c) {
     workload::CatalogGraphOptions o;
     o.parallel = p;
     o.ep = w.ep;
-    o.grad_bytes = w.grad_dtype == "fp32" ? 4 : 2;
+    o.grad_bytes = static_cast<int>(dtype_size(w.grad_dtype));
     o.bucket_bytes = static_cast<uint64_t>(w.bucket_mb * (1 << 20));
     o.overlap = w.overlap;
     o.distributed_optimizer = w.distributed_optimizer;
@@ -112,7 +112,7 @@ CatalogRun::CatalogRun(const RunConfig& c) {
                                 " must be below the data-parallel degree " + std::to_string(dp));
   // Where the codec runs decides what encoding and decoding cost (codec_wire.h's PlacementModel).
   PlacementModel placement;
-  placement.placement = parse_placement(t.codec_placement);
+  placement.placement = t.codec_placement;
   const double codec_s_per_byte = t.codec == "none" ? 0.0 : codec_seconds_per_byte(placement);
   if (!graph) {
     WorkloadTechniques tech{ratio_, ratio_, skip_};

@@ -38,7 +38,7 @@ CollectiveReducer::CollectiveReducer(const RunConfig& config, NetworkBackend& ba
   if (skip_.skip > 0 && !find_algorithm(algo).skips())
     throw std::invalid_argument("techniques.skipreduce: SkipReduce needs collective.algorithm " +
                                 skipping_algorithms_text() + ", got '" + algo + "'");
-  const DType wire = parse_dtype(config.collective.wire);
+  const DType wire = config.collective.wire;
   wire_ = wire;
   wire_element_bytes_ = static_cast<double>(dtype_size(wire));
   if (t.trimming.enabled) {
@@ -59,7 +59,7 @@ CollectiveReducer::CollectiveReducer(const RunConfig& config, NetworkBackend& ba
     codec_ = std::move(codec);
   } else if (t.codec != "none") {
     PlacementModel placement;
-    placement.placement = parse_placement(t.codec_placement);
+    placement.placement = t.codec_placement;
     codec_ = std::make_unique<CodecWire>(t.codec, wire, placement);
   } else if (wire == DType::kBf16) {
     codec_ = std::make_unique<Bf16Wire>();

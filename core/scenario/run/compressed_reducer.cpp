@@ -38,12 +38,7 @@ CompressedReducer::CompressedReducer(const RunConfig& config, NetworkBackend& ba
     throw std::invalid_argument(std::string(path) +
                                 ": the compression baselines replace the all-reduce; turn "
                                 "techniques.skipreduce, trimming and codec off");
-  wire_ = parse_dtype(config.collective.wire);
-  if (wire_ != DType::kBf16 && wire_ != DType::kFp32)
-    throw std::invalid_argument(
-        "collective.wire: the compression baselines send fp32 or bf16, "
-        "got " +
-        config.collective.wire);
+  wire_ = config.collective.wire;  // fp32 or bf16: the scenario's spellings of DType
   // Fail here, not at the first bucket: an invalid fraction or rank names its field.
   if (t.topk.enabled && !(t.topk.fraction > 0 && t.topk.fraction <= 1))
     throw std::invalid_argument("techniques.topk.fraction: expected a number in (0, 1]");
@@ -55,9 +50,9 @@ CompressedReducer::CompressedReducer(const RunConfig& config, NetworkBackend& ba
 
 std::string CompressedReducer::name() const {
   const TechniquesConfig& t = config_.techniques;
-  if (t.topk.enabled) return "topk-ef/" + config_.collective.wire;
+  if (t.topk.enabled) return "topk-ef/" + enum_name(config_.collective.wire);
   return "powersgd-r" + std::to_string(t.powersgd.rank) + "/" + config_.collective.algorithm + "/" +
-         config_.collective.wire;
+         enum_name(config_.collective.wire);
 }
 
 void CompressedReducer::run_plan(const Plan& plan, std::vector<std::span<float>> buffers,

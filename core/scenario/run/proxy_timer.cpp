@@ -67,7 +67,7 @@ ProxyTimer::ProxyTimer(const RunConfig& config, NetworkBackend& backend,
     c.bucket = buckets_.layer_bucket[l];
     layers_.push_back(c);
   }
-  wire_element_bytes_ = static_cast<double>(dtype_size(parse_dtype(config.collective.wire)));
+  wire_element_bytes_ = static_cast<double>(dtype_size(config.collective.wire));
 }
 
 StepTiming ProxyTimer::time_iteration(int iteration, double ratio, double codec_s_per_byte) const {

@@ -347,7 +347,7 @@ RunConfig TrainingPanel::config() const {
   c.training.sharding = combo_value(sharding_, c.training.sharding);
   c.seed = static_cast<uint64_t>(seed_->value());
   c.collective.algorithm = algorithm_->currentText().toStdString();
-  c.collective.wire = wire_->currentText().toStdString();
+  c.collective.wire = combo_value(wire_, c.collective.wire);
   c.techniques.codec = codec_->currentText().toStdString();
   c.techniques.skipreduce.skip = skip_->value();
   c.techniques.skipreduce.ratio = skip_ratio_->value();
@@ -426,7 +426,7 @@ void TrainingPanel::show_config(const RunConfig& c) {
   set_text(sharding_, enum_name(c.training.sharding));
   seed_->setValue(static_cast<int>(c.seed));
   set_text(algorithm_, c.collective.algorithm);
-  set_text(wire_, c.collective.wire);
+  set_text(wire_, enum_name(c.collective.wire));
   set_text(codec_, c.techniques.codec);
   skip_->setValue(c.techniques.skipreduce.skip);
   skip_ratio_->setValue(c.techniques.skipreduce.ratio);
