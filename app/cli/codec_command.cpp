@@ -1,9 +1,11 @@
 // commlab-cli codec: compresses the same bytes with each codec and reports ratio, loss and speed
 // (contract: ../shared/CLI.md). --verify fails on any lossless codec that does not round-trip.
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <span>
 #include <sstream>
 
 #include "cli/command.h"
@@ -45,7 +47,15 @@ std::vector<std::string> codec_list(const std::string& spec) {
   return names;
 }
 
-constexpr uint64_t kMaxCodecInputBytes = 1ull << 30;  // per tensor (4x that in the buffers)
+// Generated values are made in memory at once: --count stays within 1 GiB of them.
+constexpr uint64_t kMaxCodecInputBytes = 1ull << 30;
+// Tensors are measured in blocks of this size, each coded on its own (issue 31: a 1 GiB input
+// held the tensor, the decoded copy, the frame and a float copy, 3.1 GB), so memory is a few
+// blocks whatever the input size; a tensor within one block gives the numbers it always gave.
+constexpr uint64_t kCodecBlockBytes = 32ull << 20;
+// Work budget: input bytes x codecs measured, checked before any value is read (issue 31: a 1 GiB
+// input with --codecs all ran for many minutes). 4 GiB is 256 MiB with all 16 codecs.
+constexpr uint64_t kMaxCodecWorkBytes = 4ull << 30;
 
 // One buffer the codecs are measured on: a tensor of a file (read when its turn comes, so only one
 // is in memory at a time) or the generated values.
@@ -113,13 +123,31 @@ std::vector<Source> sources(const Options& o, DType dtype, std::vector<nlohmann:
   return out;
 }
 
-std::vector<std::byte> source_bytes(Source& s) {
-  if (s.format == "generated") return std::move(s.generated);
+// Bytes [offset, offset + bytes) of a tensor: a view of the generated values, or read from the
+// file into `buffer`.
+std::span<const std::byte> source_block(const Source& s, uint64_t offset, uint64_t bytes,
+                                        std::vector<std::byte>& buffer) {
+  if (s.format == "generated") return std::span(s.generated).subspan(offset, bytes);
+  TensorEntry block = s.tensor;
+  block.offset += offset;
+  block.bytes = bytes;
   try {
-    return read_tensor_bytes(TensorFile{s.file, s.format, {}, {}}, s.tensor, kMaxCodecInputBytes);
+    buffer = read_tensor_bytes(TensorFile{s.file, s.format, {}, {}}, block, kCodecBlockBytes);
   } catch (const std::invalid_argument& e) {
     throw InvalidInput(std::string("--input ") + e.what());
   }
+  return buffer;
+}
+
+// Refuses, before any value is read or coded, inputs whose bytes x codecs exceed the work budget.
+void check_work_budget(uint64_t bytes, size_t codecs, const Options& o) {
+  const uint64_t work = bytes > kMaxCodecWorkBytes ? kMaxCodecWorkBytes + 1 : bytes * codecs;
+  if (work <= kMaxCodecWorkBytes) return;
+  throw InvalidInput(std::string(o.input.empty() ? "--count" : "--input") + ": " +
+                     std::to_string(bytes) + " bytes x " + std::to_string(codecs) +
+                     " codecs is over the work cap of " + std::to_string(kMaxCodecWorkBytes) +
+                     " bytes x codecs (4 GiB); lower it with --codecs (fewer codecs) or " +
+                     (o.input.empty() ? "a smaller --count" : "a smaller --input"));
 }
 
 void print_table_head() {
@@ -173,12 +201,38 @@ DType checked_raw_dtype(const Options& o) {
     throw InvalidInput(std::string("--dtype: ") + e.what());
   }
   if (o.input.empty() && o.count == 0) throw InvalidInput("--count: expected a positive integer");
-  // Generated values have the --input cap: --count 10^11 ended in std::bad_alloc (exit 1).
+  // Generated values are made at once: --count 10^11 ended in std::bad_alloc (exit 1).
   if (o.count > kMaxCodecInputBytes / dtype_size(dtype))
     throw InvalidInput("--count: expected at most " +
                        std::to_string(kMaxCodecInputBytes / dtype_size(dtype)) + " " + o.dtype +
-                       " values (1 GiB, as --input), got " + std::to_string(o.count));
+                       " values (1 GiB generated in memory), got " + std::to_string(o.count));
   return dtype;
+}
+
+struct BlockMeasures {
+  std::vector<Measured> codecs;  // per codec in --codecs order, summed over the blocks
+  EntropyBounds entropy;         // byte-weighted over the blocks (each has its own tables)
+};
+
+// Measures every codec on one tensor block by block; a codec that fails on a block is not run on
+// the later ones (the tensor's measurement is a failure already).
+BlockMeasures measure_blocks(const std::vector<std::string>& names, const Source& s, DType dtype) {
+  BlockMeasures out{std::vector<Measured>(names.size()), {}};
+  std::vector<EntropyBounds> parts;
+  std::vector<std::byte> buffer;
+  for (uint64_t offset = 0; offset == 0 || offset < s.tensor.bytes; offset += kCodecBlockBytes) {
+    const uint64_t bytes = std::min(kCodecBlockBytes, s.tensor.bytes - offset);
+    const std::span<const std::byte> in = source_block(s, offset, bytes, buffer);
+    for (size_t c = 0; c < names.size(); ++c) {
+      if (offset == 0)
+        out.codecs[c] = measure_codec(names[c], in, dtype);
+      else if (out.codecs[c].ok)
+        out.codecs[c].add(measure_codec(names[c], in, dtype));
+    }
+    parts.push_back(entropy_bounds(in, dtype));
+  }
+  out.entropy = combined_bounds(parts);
+  return out;
 }
 
 // Reads one tensor, measures every codec on it, prints its table (text) and adds it to the
@@ -186,8 +240,7 @@ DType checked_raw_dtype(const Options& o) {
 nlohmann::json measure_source(const Options& o, const std::vector<std::string>& names, Source& s,
                               bool single, Totals& total) {
   const DType dtype = parse_dtype(s.tensor.dtype);
-  const std::vector<std::byte> in = source_bytes(s);
-  const size_t count = in.size() / dtype_size(dtype);
+  const size_t count = s.tensor.bytes / dtype_size(dtype);
   total.count += count;
   if (s.tensor.dtype != total.dtype) total.dtype = "mixed";
   if (!o.json) {
@@ -199,9 +252,10 @@ nlohmann::json measure_source(const Options& o, const std::vector<std::string>& 
                   shape_text(s.tensor.shape).c_str());
     print_table_head();
   }
+  const BlockMeasures blocks = measure_blocks(names, s, dtype);
   nlohmann::json rows = nlohmann::json::array();
   for (size_t c = 0; c < names.size(); ++c) {
-    const Measured m = measure_codec(names[c], in, dtype);
+    const Measured& m = blocks.codecs[c];
     total.codecs[c].add(m);
     if (m.ok && m.lossless && !m.err.bit_exact) {
       total.verified = false;
@@ -211,7 +265,7 @@ nlohmann::json measure_source(const Options& o, const std::vector<std::string>& 
     if (!o.json) print_row(names[c], m);
     if (m.ok) rows.push_back(measured_json(names[c], m));
   }
-  total.entropy.push_back(entropy_bounds(in, dtype));
+  total.entropy.push_back(blocks.entropy);
   nlohmann::json t = tensor_json(s, count);
   t["codecs"] = rows;
   t["entropy"] = entropy_json(total.entropy.back());
@@ -222,7 +276,12 @@ int run(const Options& o) {
   const DType raw_dtype = checked_raw_dtype(o);
   const std::vector<std::string> names = codec_list(o.codecs);
   std::vector<nlohmann::json> file_rows;
+  if (o.input.empty())  // before the values are generated
+    check_work_budget(uint64_t(o.count) * dtype_size(raw_dtype), names.size(), o);
   std::vector<Source> inputs = sources(o, raw_dtype, file_rows);
+  uint64_t input_bytes = 0;
+  for (const Source& s : inputs) input_bytes += s.tensor.bytes;
+  check_work_budget(input_bytes, names.size(), o);
   const bool single = inputs.size() == 1;
   Totals total{std::vector<Measured>(names.size()), {}, 0, inputs[0].tensor.dtype};
   for (Measured& m : total.codecs) m.ok = m.lossless = true;

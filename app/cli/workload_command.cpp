@@ -183,6 +183,24 @@ void print_routing_line(const std::string& routing, const Timing& base, const Ti
     std::printf("\n");
 }
 
+// Flags whose limits come from a trace (its rank count: the number of PREFIX.K.et files) say so,
+// with the flag, the value and the limit (issue 31).
+void check_trace_limits(const Options& o, int ranks) {
+  const std::string source = "the trace's " + std::to_string(ranks) + " ranks (" + o.trace +
+                             ".0.et to ." + std::to_string(ranks - 1) + ".et)";
+  // The ring a trace's collectives run on spans at most every rank: a larger skip was accepted.
+  if (!skip_limit_problem("ring", ranks, o.skip).empty())
+    throw InvalidInput("--skip " + std::to_string(o.skip) + ": expected at most " +
+                       std::to_string(std::max(ranks - 1, 0)) + ", the N-1 steps of a ring over " +
+                       source);
+  if (o.net.cluster.empty()) return;
+  const int gpus = make_backend(o.net, ranks)->topology().ranks();
+  if (gpus < ranks)
+    throw InvalidInput("--cluster " + o.net.cluster + ": " + std::to_string(gpus) +
+                       " GPUs, expected at least " + std::to_string(ranks) + ", one for each of " +
+                       source);
+}
+
 int run(const Options& o) {
   const bool graph_engine = o.engine == "graph";
   if (!graph_engine && o.engine != "sum") throw InvalidInput("--engine: expected graph or sum");
@@ -208,10 +226,7 @@ int run(const Options& o) {
     workload::TraceReadReport report;
     graph = workload::read_chakra_trace(o.trace, &report, o.comm_groups);
     const std::string groups = workload::find_comm_group_file(o.trace, o.comm_groups);
-    // The ring a trace's collectives run on spans at most every rank: a larger skip was accepted.
-    if (std::string bad = skip_limit_problem("ring", graph.rank_count(), o.skip); !bad.empty())
-      throw InvalidInput("--skip " + std::to_string(o.skip) + ": the trace's " +
-                         std::to_string(graph.rank_count()) + "-rank ring: " + bad);
+    check_trace_limits(o, graph.rank_count());
     what = "trace " + o.trace + " (" + std::to_string(graph.rank_count()) + " ranks, " +
            std::to_string(report.nodes) + " nodes" +
            (groups.empty() ? "" : ", groups from " + groups) + ")";

@@ -43,6 +43,8 @@ struct ChakraReadBudgets {
   // Ranks listed by the communicator groups together (the group file and process-group metadata
   // nodes; every-rank groups named by many keys count once).
   uint64_t group_members = uint64_t{1} << 26;
+  // Groups in the communicator-group file (each costs its key, its list and an index entry).
+  uint64_t comm_groups = uint64_t{1} << 20;
 };
 
 struct TraceReadReport {

@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <array>
+#include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -79,6 +82,83 @@ TEST(CodecTensorInput, LyingHeadersAreOneLineNamingFileAndOffset) {
   EXPECT_EQ(o.err, "commlab-cli: --input " + bad +
                        ": offset 0: header length 65800 reaches beyond the file (412 bytes)\n");
   std::filesystem::remove_all(dir);
+}
+
+// A file of `bytes` bytes: pseudo-random BF16 values (xorshift) or a sparse file of zeros.
+std::filesystem::path temp_file(const std::string& name, uint64_t bytes, bool sparse) {
+  const auto path = std::filesystem::path(::testing::TempDir()) /
+                    (name + "_" + std::to_string(getpid()) + ".bf16");
+  if (sparse) {
+    std::ofstream(path, std::ios::binary).flush();
+    std::filesystem::resize_file(path, bytes);
+    return path;
+  }
+  std::ofstream f(path, std::ios::binary);
+  std::vector<uint16_t> chunk(1 << 20);
+  uint32_t x = 2463534242u;
+  for (uint64_t done = 0; done < bytes; done += 2 * chunk.size()) {
+    for (uint16_t& v : chunk) {
+      x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+      v = static_cast<uint16_t>(0x3c00 | (x & 0x03ff));  // finite values in [1, 2)
+    }
+    f.write(reinterpret_cast<const char*>(chunk.data()),
+            static_cast<std::streamsize>(std::min<uint64_t>(bytes - done, 2 * chunk.size())));
+  }
+  return path;
+}
+
+// issue 31: the 1 GiB per-tensor cap bounded the file, not the work: --codecs all on 1 GiB ran for
+// many minutes. bytes x codecs = 2^30 x 16 > the 4 GiB budget: refused before any value is read.
+TEST(CodecTensorInput, WorkOverTheBudgetIsRefusedBeforeAnyValueIsRead) {
+  const auto file = temp_file("codec_budget", 1ull << 30, /*sparse=*/true);
+  const auto start = std::chrono::steady_clock::now();
+  const auto o = run_cli("codec --input " + file.string() + " --codecs all");
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(o.code, 2) << o.err;
+  EXPECT_EQ(o.err,
+            "commlab-cli: --input: 1073741824 bytes x 16 codecs is over the work cap of 4294967296 "
+            "bytes x codecs (4 GiB); lower it with --codecs (fewer codecs) or a smaller --input\n");
+  EXPECT_LT(seconds, 5.0);
+  // Generated values: the same budget, checked before they are generated.
+  const auto g = run_cli("codec --count 536870912 --codecs all");
+  EXPECT_EQ(g.code, 2);
+  EXPECT_NE(g.err.find("--count: 1073741824 bytes x 16 codecs is over the work cap"),
+            std::string::npos)
+      << g.err;
+  std::filesystem::remove(file);
+}
+
+// issue 31: memory follows a block (32 MiB), not the tensor. 160 MiB held whole took the input,
+// the decoded copy, the frame and a float copy (~5 x 160 MiB); under a 600 MB address-space limit
+// it only runs block by block. raw codes each block with its own frame header, so the ratio is
+// (160 MiB + 5 h) / 160 MiB with h the header size that a one-block input shows as
+// (2 MiB + h) / 2 MiB.
+TEST(CodecTensorInput, MemoryIsBoundedByTheBlockNotTheTensor) {
+  const uint64_t big = 160ull << 20, small = 2ull << 20;
+  const auto file = temp_file("codec_blocks", big, false);
+  const auto one = temp_file("codec_one_block", small, false);
+  const std::string cli = std::string(COMMLAB_BINARY_DIR) + "/app/commlab-cli";
+  const std::string cmd = "ulimit -v 600000; exec " + cli + " codec --input " + file.string() +
+                          " --codecs raw,lz4 --json 2>&1";
+  std::string out;
+  FILE* pipe = popen(("sh -c '" + cmd + "'").c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::array<char, 4096> buf{};
+  while (size_t n = fread(buf.data(), 1, buf.size(), pipe)) out.append(buf.data(), n);
+  ASSERT_EQ(pclose(pipe), 0) << out;
+  const auto doc = nlohmann::json::parse(out);
+  EXPECT_EQ(doc["count"], big / 2);
+  const auto s = run_cli("codec --input " + one.string() + " --codecs raw --json");
+  ASSERT_EQ(s.code, 0) << s.err;
+  const double h = (nlohmann::json::parse(s.out)["codecs"][0]["ratio"].get<double>() - 1.0) *
+                   static_cast<double>(small);
+  EXPECT_GT(h, 0.0);
+  EXPECT_NEAR(doc["codecs"][0]["ratio"].get<double>(), 1.0 + 5.0 * h / static_cast<double>(big),
+              1e-12);
+  for (const auto& c : doc["codecs"]) EXPECT_TRUE(c["lossless"].get<bool>()) << c["name"];
+  std::filesystem::remove(file);
+  std::filesystem::remove(one);
 }
 
 }  // namespace

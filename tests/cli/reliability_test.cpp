@@ -166,7 +166,11 @@ TEST(Reliability, BadFlagsNameTheFlagTheValueAndTheExpectation) {
       {"collective --ranks-per-node -3 --sizes 1K:1K", "--ranks-per-node: Value -3 not in range 1"},
       {"workload --trace ''", "--trace: expected a path, got an empty value"},
       {"workload --trace " + trace + " --cluster flat:4 --skip 1000",
-       "--skip 1000: the trace's 4-rank ring"},
+       "--skip 1000: expected at most 3, the N-1 steps of a ring over the trace's 4 ranks (" +
+           trace + ".0.et to .3.et)"},
+      {"workload --trace " + trace + " --cluster flat:2",
+       "--cluster flat:2: 2 GPUs, expected at least 4, one for each of the trace's 4 ranks (" +
+           trace + ".0.et to .3.et)"},
       {"codec --input " + (dir / "empty.bin").string(), "is empty (expected bf16 values)"},
       // 2 n^2 = 8e8 ring transfers over the 5e7 cap; auto said "algorithm 'ring'" unexplained.
       {"collective --algo auto --ranks 20000 --time-only --sizes 1K:1K",

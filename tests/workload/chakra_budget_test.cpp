@@ -76,6 +76,59 @@ TEST(ChakraBudget, GroupMembersOverTheBudgetNameTheBudget) {
   EXPECT_EQ(parse({meta, meta}, budgets).groups.size(), 2u);
 }
 
+// issue 31: the communicator-group file was parsed into a JSON tree (~27x its size) with no cap on
+// its groups; now it is read through SAX and its groups and listed ranks are capped as they come.
+std::string group_file_error(const std::string& groups, const ChakraReadBudgets& budgets) {
+  const std::vector<std::string> files(2, trace_file({}));
+  std::vector<std::string_view> views(files.begin(), files.end());
+  try {
+    parse_chakra_trace(views, groups, "t", nullptr, budgets);
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(ChakraBudget, CommGroupFileGroupsAndRanksOverTheirCapsNameFileCapAndValue) {
+  const std::string three = R"({"1": [0], "2": [1], "3": [0, 1]})";  // 3 groups, 4 ranks listed
+  ChakraReadBudgets budgets;
+  budgets.comm_groups = 2;
+  EXPECT_EQ(group_file_error(three, budgets),
+            "t.comm_groups.json: at least 3 groups, over the cap of 2 "
+            "(ChakraReadBudgets::comm_groups)");
+  budgets.comm_groups = 3;
+  budgets.group_members = 3;
+  EXPECT_EQ(group_file_error(three, budgets),
+            "t.comm_groups.json: the groups list at least 4 ranks in all, over the cap of 3 "
+            "(ChakraReadBudgets::group_members)");
+  budgets.group_members = 4;
+  EXPECT_EQ(group_file_error(three, budgets), "(no error)");
+  // A key twice was silently the last list (a JSON object keeps one value per key).
+  EXPECT_EQ(group_file_error(R"({"1": [0], "1": [1]})", {}),
+            "t.comm_groups.json: group \"1\": listed twice (a key must name one group)");
+  // Bad values stay one line naming the group and what is expected.
+  EXPECT_EQ(group_file_error(R"({"1": [0, [1]]})", {}),
+            "t.comm_groups.json: group \"1\": rank an array is not in [0, 2) (the trace has 2 "
+            "rank files)");
+  EXPECT_EQ(group_file_error(R"({"1": []})", {}),
+            "t.comm_groups.json: group \"1\": expected a non-empty list of ranks");
+  EXPECT_EQ(group_file_error(R"([1])", {}),
+            "t.comm_groups.json: not a communicator-group file (expected a JSON object "
+            "{\"1\": [0, 1, ...], ...})");
+}
+
+TEST(ChakraBudget, CommGroupFileKeysAreOrderedNumericallyThenByName) {
+  const std::vector<std::string> files(2, trace_file({}));
+  std::vector<std::string_view> views(files.begin(), files.end());
+  const Graph g =
+      parse_chakra_trace(views, R"({"b": [1], "10": [0, 1], "2": [1, 0], "a": [0]})", "t");
+  ASSERT_EQ(g.groups.size(), 4u);
+  EXPECT_EQ(g.groups[0], (std::vector<int>{1, 0}));  // "2"
+  EXPECT_EQ(g.groups[1], (std::vector<int>{0, 1}));  // "10"
+  EXPECT_EQ(g.groups[2], (std::vector<int>{0}));     // "a"
+  EXPECT_EQ(g.groups[3], (std::vector<int>{1}));     // "b"
+}
+
 // One rank: `fan` compute nodes, a METADATA node depending on all of them, `kept` compute nodes
 // depending on the METADATA node (issue 31: fan 65,535 and kept 20,000 in 1.2 MB).
 std::string fan_in_through_skipped(int fan, int kept) {

@@ -128,55 +128,38 @@ uint64_t count_messages(std::string_view bytes, uint64_t pos) {
   return count;
 }
 
-CommGroups parse_comm_groups(std::string_view text, const std::string& file, int ranks) {
-  const nlohmann::json j = parse_json_or_discarded(text, file);
-  if (j.is_discarded() || !j.is_object())
-    throw std::invalid_argument(file +
-                                ": not a communicator-group file (expected a JSON object "
-                                "{\"1\": [0, 1, ...], ...})");
-  std::vector<std::pair<std::string, std::vector<int>>> entries;
-  for (const auto& [key, value] : j.items()) {
-    const std::string where = file + ": group \"" + key + "\": ";
-    if (!value.is_array() || value.empty())
-      throw std::invalid_argument(where + "expected a non-empty list of ranks");
-    std::vector<int> members;
-    std::vector<bool> seen(ranks, false);
-    for (const auto& v : value) {
-      if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() >= ranks)
-        throw std::invalid_argument(where + "rank " + json_excerpt(v) + " is not in [0, " +
-                                    std::to_string(ranks) + ") (the trace has " +
-                                    std::to_string(ranks) + " rank files)");
-      const int r = static_cast<int>(v.get<int64_t>());
-      if (seen[r]) throw std::invalid_argument(where + "rank " + std::to_string(r) + " twice");
-      seen[r] = true;
-      members.push_back(r);
-    }
-    entries.emplace_back(key, std::move(members));
-  }
+CommGroups parse_comm_groups(std::string_view text, const std::string& file, int ranks,
+                             uint64_t max_groups, uint64_t max_members) {
+  auto entries = read_comm_group_entries(text, file, ranks, max_groups, max_members);
   // Integer keys in numeric order (a written trace's group i is key i + 1), then the rest.
-  auto numeric = [](const std::string& k) { return is_digits(k) ? std::stoll(k) : -1LL; };
-  std::stable_sort(entries.begin(), entries.end(), [&](const auto& a, const auto& b) {
-    const long long x = numeric(a.first), y = numeric(b.first);
+  std::vector<long long> numeric(entries.size());
+  for (size_t i = 0; i < entries.size(); ++i)
+    numeric[i] = is_digits(entries[i].first) ? std::stoll(entries[i].first) : -1LL;
+  std::vector<size_t> order(entries.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    const long long x = numeric[a], y = numeric[b];
     if ((x < 0) != (y < 0)) return x >= 0;
-    return x >= 0 ? x < y : a.first < b.first;
+    return x >= 0 ? x < y : entries[a].first < entries[b].first;
   });
   CommGroups out;
-  for (auto& [key, members] : entries) {
-    out.keys.push_back(key);
-    out.groups.push_back(std::move(members));
+  for (size_t i : order) {
+    out.keys.push_back(std::move(entries[i].first));
+    out.groups.push_back(std::move(entries[i].second));
   }
   return out;
 }
 
 GroupResolver::GroupResolver(std::string file, bool have_file, std::string_view json, int ranks,
-                             std::vector<std::vector<int>>* graph_groups, uint64_t max_members)
+                             std::vector<std::vector<int>>* graph_groups, uint64_t max_members,
+                             uint64_t max_groups)
     : file_(std::move(file)),
       have_file_(have_file),
       ranks_(ranks),
       max_members_(max_members),
       groups_(graph_groups) {
   if (!have_file_) return;
-  CommGroups g = parse_comm_groups(json, file_, ranks);
+  CommGroups g = parse_comm_groups(json, file_, ranks, max_groups, max_members);
   for (size_t i = 0; i < g.keys.size(); ++i) {
     keys_.emplace(g.keys[i], static_cast<int>(i));
     try {

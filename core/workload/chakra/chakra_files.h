@@ -29,12 +29,15 @@ std::string read_regular_file(const std::string& path, uint64_t max_bytes, bool 
 uint64_t count_messages(std::string_view bytes, uint64_t pos);
 
 // ASTRA-sim's communicator-group file: {"KEY": [rank, ...], ...}. Groups come back sorted by key
-// (numerically when keys are integers), keys beside them; every rank in [0, ranks), none twice.
+// (numerically when keys are integers), keys beside them; every rank in [0, ranks), none twice,
+// no key twice. Read through nlohmann's SAX interface (never a JSON tree); more than max_groups
+// groups or max_members ranks listed in all throws naming the file, the cap and the value.
 struct CommGroups {
   std::vector<std::string> keys;
   std::vector<std::vector<int>> groups;
 };
-CommGroups parse_comm_groups(std::string_view json, const std::string& file, int ranks);
+CommGroups parse_comm_groups(std::string_view json, const std::string& file, int ranks,
+                             uint64_t max_groups, uint64_t max_members);
 
 // A collective's pg_name -> index in the graph's groups. The file's groups become the graph's
 // groups 0.. in key order; "" and "0" are every rank (ASTRA-sim's default), an equal group reused
@@ -46,7 +49,8 @@ class GroupResolver {
  public:
   GroupResolver() = default;
   GroupResolver(std::string file, bool have_file, std::string_view json, int ranks,
-                std::vector<std::vector<int>>* graph_groups, uint64_t max_members);
+                std::vector<std::vector<int>>* graph_groups, uint64_t max_members,
+                uint64_t max_groups);
   int resolve(const std::string& pg_name, int rank);
   // PyTorch's process groups in a "## process_group:init ##" METADATA node, read as ASTRA-sim
   // does: inputs.values minus two characters at each end is a JSON list of {"pg_name": "K",

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace commlab::workload::chakra_files {
@@ -21,5 +22,13 @@ inline constexpr int64_t kBadRank = INT64_MIN;
 // an array of ranks, anything but an array of objects, invalid JSON). Nesting deeper than
 // kMaxJsonDepth throws std::invalid_argument, as parse_json_or_discarded does.
 std::optional<std::vector<ProcessGroupText>> read_process_group_list(std::string_view text);
+
+// A communicator-group file's {"KEY": [rank, ...], ...} in file order, read the same way (keys and
+// ranks only): throws std::invalid_argument naming the file for invalid JSON, a group that is not
+// a non-empty list of distinct ranks in [0, ranks), a key twice, more than max_groups groups or
+// more than max_members ranks listed in all (the caps named in the message).
+std::vector<std::pair<std::string, std::vector<int>>> read_comm_group_entries(
+    std::string_view text, const std::string& file, int ranks, uint64_t max_groups,
+    uint64_t max_members);
 
 }  // namespace commlab::workload::chakra_files

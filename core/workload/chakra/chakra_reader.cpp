@@ -384,7 +384,8 @@ Graph parse_with(TraceContext& ctx, int ranks, std::string_view groups_json,
     throw std::invalid_argument(ctx.label + ": " + std::to_string(ranks) + " ranks (at most " +
                                 std::to_string(kChakraMaxRanks) + ")");
   ctx.groups = chakra_files::GroupResolver(ctx.group_file, ctx.have_group_file, groups_json, ranks,
-                                           &graph.groups, ctx.budgets.group_members);
+                                           &graph.groups, ctx.budgets.group_members,
+                                           ctx.budgets.comm_groups);
   graph.ranks.resize(ranks);
   std::string storage;
   for (int r = 0; r < ranks; ++r) {
