@@ -111,13 +111,9 @@ class PacketSim {
     uint32_t fwd_hops = 0, rev_hops = 0, npaths = 1, next_path = 0;
     SimTime start = 0;
     bool done = false, timer_armed = false, want_fates = false, recycled = false;
-    // Packets, pending pull tokens and timers that name this slot; recycled when done and 0. A
-    // flow's retransmit timer stops counting when it completes (complete): its event, still in
-    // the heap, is recognised as stale by its time (on_timer) instead of holding the slot and
-    // the flow's state for up to an RTO after the last packet (issue 31).
+    // Packets, pending pull tokens and timers that name this slot; recycled when done and 0.
     uint32_t live = 0;
-    SimTime timer_at = 0;  // when the armed timer's event fires
-    uint64_t heap = 0;     // bytes its vectors hold (account_heap), in PacketSim::flow_heap_bytes_
+    uint64_t heap = 0;  // bytes its vectors hold (account_heap), in PacketSim::flow_heap_bytes_
     // sender
     uint32_t next_new = 0, snd_una = 0, inflight = 0, window = 0;
     std::vector<uint64_t> slots;  // per seq in [snd_una, next_new): last send time | flags
@@ -187,7 +183,6 @@ class PacketSim {
   void set_paths(FlowState& f);
   void accept(uint32_t flow, uint32_t seq, uint32_t kept);
   void complete(uint32_t flow);
-  void release_flow_state(uint32_t flow);
   void queue_pull(int host, uint32_t flow, int64_t acked_seq);
   void on_pull_tick(uint32_t host);
   void on_timer(uint32_t flow);

@@ -311,23 +311,6 @@ void PacketSim::complete(uint32_t flow) {
   } else if (f.owner != std::numeric_limits<int>::min()) {
     on_flow_done_background(flow);
   }
-  release_flow_state(flow);
-}
-
-// A completed flow keeps only what its packets still in the network need (its paths and
-// counters): the sender's and receiver's records go now, and its timer no longer holds the slot.
-void PacketSim::release_flow_state(uint32_t flow) {
-  FlowState& f = flows_[flow];
-  std::vector<uint64_t>().swap(f.slots);
-  std::vector<uint8_t>().swap(f.rstate);
-  std::vector<PacketFate>().swap(f.fates);
-  f.rtx = RingBuffer<uint32_t>();
-  account_heap(f);
-  if (f.timer_armed) {
-    f.timer_armed = false;  // its event is stale now: on_timer ignores it
-    --f.live;
-  }
-  maybe_recycle(flow);
 }
 
 void PacketSim::queue_pull(int host, uint32_t flow, int64_t acked_seq) {
@@ -376,18 +359,18 @@ void PacketSim::on_pull_tick(uint32_t host) {
 
 void PacketSim::arm_timer(FlowState& f, uint32_t flow, SimTime at) {
   f.timer_armed = true;
-  f.timer_at = at;
   ++f.live;
   schedule(at, EventKind::kTimer, flow);
 }
 
 void PacketSim::on_timer(uint32_t flow) {
   FlowState& f = flows_[flow];
-  // A completed flow's timer (release_flow_state), possibly of an earlier flow in this slot: the
-  // slot's own timer, if any, fires later (armed at or after that flow's completion, + RTO).
-  if (!f.timer_armed || f.timer_at != now_) return;
   f.timer_armed = false;
   --f.live;
+  if (f.done) {
+    maybe_recycle(flow);
+    return;
+  }
   const SimTime rto = static_cast<SimTime>(config_.rto_s * 1e12);
   // Retransmit only when the receiver has also gone quiet: NDP acknowledgements ride on paced
   // PULLs, which can wait longer than the RTO behind a busy receiver without anything being lost.
