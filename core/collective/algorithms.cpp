@@ -57,7 +57,8 @@ bool Algorithm::supports(CollectiveOp op) const {
 
 const std::vector<Algorithm>& algorithms() {
   const std::vector<CollectiveOp> all(std::begin(kAllOps), std::end(kAllOps));
-  const std::vector<CollectiveOp> reducing_and_gather(all.begin(), all.begin() + 3);
+  const std::vector<CollectiveOp> reducing_and_gather = {
+      CollectiveOp::kAllReduce, CollectiveOp::kReduceScatter, CollectiveOp::kAllGather};
   static const std::vector<Algorithm> table = {
       {"ring", "ring reduce-scatter + all-gather, bandwidth-optimal; SkipReduce applies here",
        &build_ring, all, &ring_transfers, &ring_skip},

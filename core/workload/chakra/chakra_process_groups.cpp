@@ -13,20 +13,32 @@ namespace {
 
 using json = nlohmann::json;
 
+// The scalar events both readers handle alike: an integer that fits int64 is a candidate rank
+// (Derived::rank), anything else is a value where a rank was expected (Derived::scalar, its text).
+template <class Derived>
+class RankScalars : public nlohmann::json_sax<json> {
+ public:
+  bool null() override { return self().scalar("null"); }
+  bool boolean(bool v) override { return self().scalar(v ? "true" : "false"); }
+  bool number_integer(number_integer_t v) override { return self().rank(v, std::to_string(v)); }
+  bool number_unsigned(number_unsigned_t v) override {
+    return v > static_cast<uint64_t>(INT64_MAX) ? self().scalar(std::to_string(v))
+                                                : self().rank(static_cast<int64_t>(v), "");
+  }
+  bool number_float(number_float_t, const string_t& text) override { return self().scalar(text); }
+
+ private:
+  Derived& self() { return static_cast<Derived&>(*this); }
+};
+
 // Depth 1 is the list, 2 an entry, 3 its ranks; `skip` counts the levels of a value under a key
 // other than pg_name and ranks. Returning false stops the parse: not a process-group list.
-class ListReader : public nlohmann::json_sax<json> {
+class ListReader : public RankScalars<ListReader> {
+  friend class RankScalars<ListReader>;
+
  public:
   std::vector<ProcessGroupText> groups;
 
-  bool null() override { return scalar("null"); }
-  bool boolean(bool v) override { return scalar(v ? "true" : "false"); }
-  bool number_integer(number_integer_t v) override { return rank(v, std::to_string(v)); }
-  bool number_unsigned(number_unsigned_t v) override {
-    return v > static_cast<uint64_t>(INT64_MAX) ? scalar(std::to_string(v))
-                                                : rank(static_cast<int64_t>(v), "");
-  }
-  bool number_float(number_float_t, const string_t& text) override { return scalar(text); }
   bool string(string_t& v) override {
     if (skip_ == 0 && depth_ == 2 && key_ == Key::kName && !has_name_) {
       groups.back().name = v;
@@ -109,7 +121,9 @@ class ListReader : public nlohmann::json_sax<json> {
 // Only keys and ranks are kept (4 bytes a rank), never the JSON tree (~27x the text; issue 31);
 // the group count and the ranks listed are capped as they are read. Bad values throw at once;
 // returning false (not an object, invalid JSON) stops the parse.
-class GroupFileReader : public nlohmann::json_sax<json> {
+class GroupFileReader : public RankScalars<GroupFileReader> {
+  friend class RankScalars<GroupFileReader>;
+
  public:
   GroupFileReader(const std::string& file, int ranks, uint64_t max_groups, uint64_t max_members)
       : file_(file),
@@ -120,14 +134,6 @@ class GroupFileReader : public nlohmann::json_sax<json> {
 
   std::vector<std::pair<std::string, std::vector<int>>> entries;
 
-  bool null() override { return scalar("null"); }
-  bool boolean(bool v) override { return scalar(v ? "true" : "false"); }
-  bool number_integer(number_integer_t v) override { return rank(v, std::to_string(v)); }
-  bool number_unsigned(number_unsigned_t v) override {
-    return v > static_cast<uint64_t>(INT64_MAX) ? scalar(std::to_string(v))
-                                                : rank(static_cast<int64_t>(v), "");
-  }
-  bool number_float(number_float_t, const string_t& text) override { return scalar(text); }
   bool string(string_t& v) override { return scalar(json_excerpt(json(v))); }
   bool binary(binary_t&) override { return false; }
   bool start_object(std::size_t) override {
