@@ -17,11 +17,6 @@ using nlohmann::json;
 
 const std::vector<std::string> kTopOnly = {"$schema", "name", "description", "runs", "sweep"};
 
-std::string show(const json& v) {
-  std::string s = v.dump(-1, ' ', false, json::error_handler_t::replace);
-  return s.size() > 40 ? s.substr(0, 37) + "..." : s;
-}
-
 class Problems {
  public:
   explicit Problems(std::string file) : file_(std::move(file)) {}
@@ -89,7 +84,7 @@ void check_settings(const json& obj, const std::string& prefix, const std::strin
       if (value.is_object())
         check_settings(value, path + ".", label, false, problems);
       else
-        problems.add(label + path, "expected an object, got " + show(value));
+        problems.add(label + path, "expected an object, got " + value_as_written(value));
       continue;
     }
     if (top) names.insert(names.end(), kTopOnly.begin() + 1, kTopOnly.end());
@@ -107,7 +102,7 @@ void check_settings(const json& obj, const std::string& prefix, const std::strin
 constexpr size_t kMaxFolderName = 200;
 
 std::optional<std::string> check_name(const json& v, size_t max_len) {
-  if (!v.is_string()) return "expected a string, got " + show(v);
+  if (!v.is_string()) return "expected a string, got " + value_as_written(v);
   const auto& s = v.get_ref<const std::string&>();
   if (s.empty()) return std::string("must not be empty");
   if (s.size() > max_len)
@@ -123,9 +118,11 @@ std::optional<std::string> check_name(const json& v, size_t max_len) {
 // with the ".incomplete" of its staging folder.
 std::optional<std::string> check_folder_name(const std::string& s) {
   if (s.find('/') != std::string::npos || s.find('\\') != std::string::npos)
-    return "is the results folder results/NAME: must not contain '/' or '\\', got " + show(s);
+    return "is the results folder results/NAME: must not contain '/' or '\\', got " +
+           value_as_written(s);
   if (s[0] == '.')
-    return "is the results folder results/NAME: must not start with '.', got " + show(s);
+    return "is the results folder results/NAME: must not start with '.', got " +
+           value_as_written(s);
   if (s.size() > kMaxFolderName)
     return "is the results folder results/NAME: at most " + std::to_string(kMaxFolderName) +
            " bytes, got " + std::to_string(s.size());
@@ -146,7 +143,7 @@ std::vector<Run> read_runs(const json& doc, const std::string& default_name, Pro
   if (!doc.contains("runs")) return {Run{default_name}};
   const json& runs = doc["runs"];
   if (!runs.is_array() || runs.empty()) {
-    problems.add("runs", "expected a non-empty list of runs, got " + show(runs));
+    problems.add("runs", "expected a non-empty list of runs, got " + value_as_written(runs));
     return {};
   }
   if (runs.size() > kMaxRuns) {
@@ -160,7 +157,7 @@ std::vector<Run> read_runs(const json& doc, const std::string& default_name, Pro
     const std::string at = "runs[" + std::to_string(i) + "]";
     const json& r = runs[i];
     if (!r.is_object()) {
-      problems.add(at, "expected an object with name and set, got " + show(r));
+      problems.add(at, "expected an object with name and set, got " + value_as_written(r));
       continue;
     }
     Run run;
@@ -177,7 +174,7 @@ std::vector<Run> read_runs(const json& doc, const std::string& default_name, Pro
           check_settings(value, "", at + ".set.", false, problems);
           run.set = value;
         } else {
-          problems.add(at + ".set", "expected an object, got " + show(value));
+          problems.add(at + ".set", "expected an object, got " + value_as_written(value));
         }
       } else {
         problems.add(at + "." + key, unknown(did_you_mean(key, {"name", "set"})));
@@ -194,15 +191,15 @@ std::vector<SweepDim> read_sweep(const json& doc, Problems& problems) {
   if (!doc.contains("sweep")) return out;
   const json& sweep = doc["sweep"];
   if (!sweep.is_array() || sweep.size() > 16) {
-    problems.add("sweep",
-                 "expected a list of at most 16 {path, values} entries, got " + show(sweep));
+    problems.add("sweep", "expected a list of at most 16 {path, values} entries, got " +
+                              value_as_written(sweep));
     return out;
   }
   for (size_t i = 0; i < sweep.size(); ++i) {
     const std::string at = "sweep[" + std::to_string(i) + "]";
     const json& s = sweep[i];
     if (!s.is_object() || !s.contains("path") || !s.contains("values")) {
-      problems.add(at, "expected an object with path and values, got " + show(s));
+      problems.add(at, "expected an object with path and values, got " + value_as_written(s));
       continue;
     }
     for (const auto& [key, value] : s.items())
@@ -211,7 +208,7 @@ std::vector<SweepDim> read_sweep(const json& doc, Problems& problems) {
     SweepDim dim;
     const Field* field = nullptr;
     if (!s["path"].is_string()) {
-      problems.add(at + ".path", "expected a field path, got " + show(s["path"]));
+      problems.add(at + ".path", "expected a field path, got " + value_as_written(s["path"]));
     } else if (!(field = find_field(dim.path = s["path"].get<std::string>()))) {
       problems.add(at + ".path",
                    "unknown field '" + dim.path.substr(0, 100) + "'" +
@@ -225,7 +222,7 @@ std::vector<SweepDim> read_sweep(const json& doc, Problems& problems) {
     const json& values = s["values"];
     if (!values.is_array() || values.empty() || values.size() > kMaxRuns) {
       problems.add(at + ".values", "expected a list of 1 to " + std::to_string(kMaxRuns) +
-                                       " values, got " + show(values));
+                                       " values, got " + value_as_written(values));
       continue;
     }
     for (size_t j = 0; j < values.size() && field; ++j)
@@ -333,7 +330,7 @@ Experiment parse_scenario(const json& doc, const std::string& file,
   if (doc.contains("description")) {
     const json& d = doc["description"];
     if (!d.is_string())
-      problems.add("description", "expected a string, got " + show(d));
+      problems.add("description", "expected a string, got " + value_as_written(d));
     else if (d.get_ref<const std::string&>().size() > kMaxStringLength)
       problems.add("description",
                    "string too long (" + std::to_string(d.get_ref<const std::string&>().size()) +

@@ -21,9 +21,9 @@ struct Field {
   std::vector<std::string> choices;  // kEnum: the allowed values
   // kInt, kNumber, kIntList / kNumberList elements: the range (min exclusive when min_exclusive)
   double min = 0, max = 0;
-  bool min_exclusive = false;        // kNumber, kNumberList: value must be > min
-  size_t max_items = 0;              // lists: most elements; strings: most characters
-  std::string description;           // one sentence, for the docs
+  bool min_exclusive = false;  // kNumber, kNumberList: value must be > min
+  size_t max_items = 0;        // lists: most elements; strings: most characters
+  std::string description;     // one sentence, for the docs
   // Extra check of a well-typed value (e.g. a codec name); returns an error message or nothing.
   std::function<std::optional<std::string>(const nlohmann::json&)> check;
   std::function<void(RunConfig&, const nlohmann::json&)> set;  // value already validated
@@ -39,10 +39,14 @@ const Field* find_field(const std::string& path);
 // first problem (e.g. "expected a positive integer, got -4") or nothing.
 std::optional<std::string> check_field_value(const Field& field, const nlohmann::json& value);
 
-// The closest of `candidates` to `word` when close enough to be a plausible typo, else "".
 // A limit or value as messages and docs print it: integers without a fraction, else 6 digits.
 std::string limit_text(double v);
 
+// A value as the user wrote it, for a message: compact JSON cut to 40 characters ("..." when
+// cut), so a hostile 1 MiB string never floods the terminal.
+std::string value_as_written(const nlohmann::json& v);
+
+// The closest of `candidates` to `word` when close enough to be a plausible typo, else "".
 std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates);
 
 // JSON pointer of a dotted path ("a.b.c" -> /a/b/c).

@@ -5,27 +5,22 @@
 #include <stdexcept>
 
 #include "topology/gpu_presets.h"
+#include "topology/params.h"
 
 namespace commlab {
 
 namespace {
-std::string num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.10g", v);
-  return buf;
-}
-
 [[noreturn]] void bad(const std::string& builder, const std::string& key,
                       const std::string& expected, const std::string& got) {
   throw std::invalid_argument(builder + ": " + key + ": expected " + expected + ", got " + got);
 }
 
 void require_positive(const std::string& builder, const std::string& key, double v) {
-  if (!(v > 0) || !std::isfinite(v)) bad(builder, key, "a positive number", num(v));
+  if (!(v > 0) || !std::isfinite(v)) bad(builder, key, "a positive number", param_text(v));
 }
 
 void require_non_negative(const std::string& builder, const std::string& key, double v) {
-  if (!(v >= 0) || !std::isfinite(v)) bad(builder, key, "a number >= 0", num(v));
+  if (!(v >= 0) || !std::isfinite(v)) bad(builder, key, "a number >= 0", param_text(v));
 }
 
 const GpuPreset& preset_for(const std::string& builder, const std::string& name) {
@@ -78,7 +73,7 @@ LeafPlan plan_leaf(const std::string& builder, const LeafSpineParams& p) {
     bad(builder, "oversub",
         "a ratio leaving at least one up and one down port on a radix-" + std::to_string(p.radix) +
             " leaf",
-        num(o));
+        param_text(o));
   return plan;
 }
 
@@ -99,10 +94,11 @@ void add_spines(Topology& t, const std::vector<int>& leaves, int spines, double 
 std::string leaf_spine_spec(const char* name, const LeafSpineParams& p) {
   return std::string(name) + ":servers=" + std::to_string(p.servers) +
          ",gpus_per_server=" + std::to_string(p.gpus_per_server) + ",gpu=" + p.gpu +
-         ",gbps=" + num(p.nic_gbps) + ",radix=" + std::to_string(p.radix) +
-         ",oversub=" + num(p.oversubscription) + ",hop_us=" + num(p.hop_latency_us) +
-         ",local_us=" + num(p.local_latency_us) + ",buffer=" + std::to_string(p.buffer_bytes) +
-         (p.nvlink_GBps > 0 ? ",nvlink=" + num(p.nvlink_GBps) : std::string());
+         ",gbps=" + param_text(p.nic_gbps) + ",radix=" + std::to_string(p.radix) +
+         ",oversub=" + param_text(p.oversubscription) + ",hop_us=" + param_text(p.hop_latency_us) +
+         ",local_us=" + param_text(p.local_latency_us) +
+         ",buffer=" + std::to_string(p.buffer_bytes) +
+         (p.nvlink_GBps > 0 ? ",nvlink=" + param_text(p.nvlink_GBps) : std::string());
 }
 
 // The NVLink rate of a server's GPUs: the spec's when given, else the GPU type's.
@@ -141,8 +137,8 @@ Topology make_fat_tree(const FatTreeParams& p) {
     for (int a = 0; a < half; ++a)
       for (int c = 0; c < half; ++c)
         t.add_duplex(agg[pod * half + a], core[a * half + c], bw, lat, p.buffer_bytes);
-  t.set_spec("fattree:k=" + std::to_string(k) + ",gbps=" + num(p.link_gbps) +
-             ",hop_us=" + num(p.hop_latency_us) + ",buffer=" + std::to_string(p.buffer_bytes));
+  t.set_spec("fattree:k=" + std::to_string(k) + ",gbps=" + param_text(p.link_gbps) + ",hop_us=" +
+             param_text(p.hop_latency_us) + ",buffer=" + std::to_string(p.buffer_bytes));
   return t;
 }
 
@@ -172,9 +168,9 @@ Topology make_node(const NodeParams& p) {
     }
   }
   t.set_gpu_model(std::string(gpu.name));
-  t.set_spec("node:gpus=" + std::to_string(p.gpus) + ",gpu=" + std::string(gpu.name) +
-             ",fabric=" + (pcie ? "pcie" : "nvswitch") + ",local_us=" + num(p.local_latency_us) +
-             (p.nvlink_GBps > 0 ? ",nvlink=" + num(p.nvlink_GBps) : std::string()));
+  t.set_spec("node:gpus=" + std::to_string(p.gpus) + ",gpu=" + std::string(gpu.name) + ",fabric=" +
+             (pcie ? "pcie" : "nvswitch") + ",local_us=" + param_text(p.local_latency_us) +
+             (p.nvlink_GBps > 0 ? ",nvlink=" + param_text(p.nvlink_GBps) : std::string()));
   return t;
 }
 
@@ -265,8 +261,8 @@ Topology make_torus(const TorusParams& p) {
     stride *= n;
   }
   t.set_gpu_model(std::string(gpu.name));
-  t.set_spec("torus:dims=" + dims_text + ",gbps=" + num(p.link_gbps) +
-             ",hop_us=" + num(p.hop_latency_us) + ",gpu=" + std::string(gpu.name));
+  t.set_spec("torus:dims=" + dims_text + ",gbps=" + param_text(p.link_gbps) +
+             ",hop_us=" + param_text(p.hop_latency_us) + ",gpu=" + std::string(gpu.name));
   return t;
 }
 

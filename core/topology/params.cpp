@@ -4,9 +4,16 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <stdexcept>
 
 namespace commlab {
+
+std::string param_text(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.10g", v);
+  return buf;
+}
 
 namespace {
 std::string lower(std::string_view s) {

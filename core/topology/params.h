@@ -9,6 +9,9 @@
 
 namespace commlab {
 
+// A number as it is written back into a spec ("%.10g": "100", "0.5", "1e-06").
+std::string param_text(double v);
+
 class Params {
  public:
   // `where` starts every message, e.g. "cluster 'fattree:k=3': " or "cluster.params.".

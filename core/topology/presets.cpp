@@ -4,18 +4,13 @@
 #include <stdexcept>
 
 #include "topology/builders.h"
+#include "topology/params.h"
 #include "topology/topology_json.h"
 
 namespace commlab {
 
 namespace {
 const std::vector<std::string_view> kGpus{"a100", "h100", "h200", "b200"};
-
-std::string num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.10g", v);
-  return buf;
-}
 
 LeafSpineParams read_leaf_spine(Params& p) {
   LeafSpineParams l;
@@ -45,7 +40,7 @@ Topology pod(Params& p, const char* gpu, const char* name) {
   p.finish();
   Topology t = make_rail_optimized(l);
   t.set_spec(std::string(name) + ":nodes=" + std::to_string(l.servers) +
-             ",hop_us=" + num(l.hop_latency_us));
+             ",hop_us=" + param_text(l.hop_latency_us));
   return t;
 }
 }  // namespace
@@ -69,8 +64,8 @@ Topology build_cluster(std::string_view builder, Params& p) {
     double alpha_us = p.get_double("alpha_us", 2.0, 0, true);
     p.finish();
     Topology t = make_flat(ranks, gbps_to_Bps(gbps), alpha_us * 1e-6);
-    t.set_spec("flat:ranks=" + std::to_string(ranks) + ",gbps=" + num(gbps) +
-               ",alpha_us=" + num(alpha_us));
+    t.set_spec("flat:ranks=" + std::to_string(ranks) + ",gbps=" + param_text(gbps) +
+               ",alpha_us=" + param_text(alpha_us));
     return t;
   }
   if (b == "node") {
@@ -125,7 +120,7 @@ Topology build_cluster(std::string_view builder, Params& p) {
     l.nic_gbps = std::stod(p.get_choice("gbps", "100", {"100", "200", "400"}));
     p.finish();
     Topology t = make_leaf_spine(l);
-    t.set_spec("netzip-512:gbps=" + num(l.nic_gbps));
+    t.set_spec("netzip-512:gbps=" + param_text(l.nic_gbps));
     return t;
   }
   std::string names;

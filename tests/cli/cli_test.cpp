@@ -9,8 +9,11 @@
 #include <string>
 
 #include "../support/cli_runner.h"
+#include "../support/files.h"
 
 namespace {
+
+using commlab::testing::read_file;
 
 using Output = commlab::testing::CliOutput;
 
@@ -81,11 +84,6 @@ TEST(Cli, GoldenScenarioSummaryMatchesTheCommittedFile) {
             deterministic_summary(src + "/tests/data/golden/tiny.summary.json"));
 }
 
-std::string slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
-}
-
 // --reproducible writes wall_time_s as null, so the files must be byte for byte the same whether
 // the 5 runs execute one after another on 1 thread or two at a time on 2 threads (issue #10).
 TEST(Cli, RunFilesAreBitIdenticalWhateverThreadsAndJobs) {
@@ -94,9 +92,9 @@ TEST(Cli, RunFilesAreBitIdenticalWhateverThreadsAndJobs) {
   const std::string base = "run " + src + "/tests/data/golden/tiny.json --quiet --reproducible ";
   ASSERT_EQ(run_cli(base + "--threads 1 --jobs 1 --out " + a).code, 0);
   ASSERT_EQ(run_cli(base + "--threads 2 --jobs 2 --out " + b).code, 0);
-  const std::string summary = slurp(a + "/summary.json"), series = slurp(a + "/series.csv");
-  EXPECT_EQ(summary, slurp(b + "/summary.json"));
-  EXPECT_EQ(series, slurp(b + "/series.csv"));
+  const std::string summary = read_file(a + "/summary.json"), series = read_file(a + "/series.csv");
+  EXPECT_EQ(summary, read_file(b + "/summary.json"));
+  EXPECT_EQ(series, read_file(b + "/series.csv"));
   EXPECT_NE(summary.find("\"wall_time_s\": null"), std::string::npos);
   // 5 runs x 30 iterations + the header.
   EXPECT_EQ(lines(series), 151);

@@ -17,9 +17,12 @@
 #include <vector>
 
 #include "../support/cli_runner.h"
+#include "../support/files.h"
 
 namespace commlab {
 namespace {
+
+using commlab::testing::read_file;
 
 namespace fs = std::filesystem;
 using testing::run_cli;
@@ -78,11 +81,6 @@ TEST(Reliability, DeepJsonIsAOneLineErrorEverywhere) {
       << set.err.substr(0, 300);
 }
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
 const char* kTinyRun = R"({"name": "q", "seed": 1, "cluster": {"spec": "flat:2"},
   "workload": {"model": "mlp", "hidden": [8], "dataset": "spiral"},
   "training": {"ranks": 2, "iterations": 2, "global_batch": 16, "eval_every": 1, "eval_rows": 0},
@@ -98,10 +96,10 @@ TEST(Reliability, ResultsRecordWhatRanAndRefuseWhatCannot) {
   const auto run =
       run_cli("run " + scn + " --seed 5 --no-charts --quiet --out " + (dir / "o").string());
   ASSERT_EQ(run.code, 0) << run.err;
-  const std::string recorded = slurp(dir / "o" / "scenario.json");
+  const std::string recorded = read_file(dir / "o" / "scenario.json");
   EXPECT_NE(recorded.find("\"seed\": 5"), std::string::npos) << recorded;
   EXPECT_EQ(recorded.find("\"seed\": 3"), std::string::npos) << recorded;
-  EXPECT_NE(slurp(dir / "o" / "series.csv").find("\n\"a\"\"b\",1,"), std::string::npos);
+  EXPECT_NE(read_file(dir / "o" / "series.csv").find("\n\"a\"\"b\",1,"), std::string::npos);
   for (const char* seed : {"-1", "9007199254740993"}) {
     const auto bad =
         run_cli("run " + scn + " --no-charts --out " + (dir / "x").string() + " --seed " + seed);
@@ -148,7 +146,7 @@ TEST(Reliability, ASecondRunIntoALiveFolderIsRefused) {
   EXPECT_NE(second.err.find("is being written by commlab-cli pid "), std::string::npos)
       << second.err;
   EXPECT_TRUE(fs::exists(dir / "D" / "summary.json"));
-  EXPECT_NE(slurp(dir / "D" / "summary.json").find("\"iterations\": 1500"), std::string::npos);
+  EXPECT_NE(read_file(dir / "D" / "summary.json").find("\"iterations\": 1500"), std::string::npos);
 }
 
 // Unclear errors: each names the flag, the value and what is expected, on one line, exit 2.
@@ -209,7 +207,7 @@ TEST(Reliability, GuiFlagsAreCheckedNotIgnored) {
     const std::string out = ::testing::TempDir() + "/gui_err.txt";
     const int status = std::system((gui + args + " >/dev/null 2>" + out).c_str());
     EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 2) << args;
-    EXPECT_NE(slurp(out).find(expected), std::string::npos) << args << ": " << slurp(out);
+    EXPECT_NE(read_file(out).find(expected), std::string::npos) << args << ": " << read_file(out);
   }
 }
 #endif

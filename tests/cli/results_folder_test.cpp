@@ -17,19 +17,17 @@
 #include <vector>
 
 #include "../support/cli_runner.h"
+#include "../support/files.h"
 
 namespace commlab {
 namespace {
+
+using commlab::testing::read_file;
 
 namespace fs = std::filesystem;
 using testing::run_cli;
 
 const std::string kTiny = std::string(COMMLAB_SOURCE_DIR) + "/tests/data/golden/tiny.json";
-
-std::string slurp(const fs::path& path) {
-  std::ifstream f(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
-}
 
 // A fresh DIR holding a finished run of the golden scenario plus a file no run writes.
 fs::path old_results(const std::string& name) {
@@ -73,54 +71,54 @@ int wait_exit(pid_t pid, bool* signalled) {
 
 TEST(ResultsFolder, RunOverAnOldFolderKeepsItAsPrevAndLeavesNoStaleFile) {
   const fs::path dir = old_results("overwrite");
-  const std::string old_summary = slurp(dir / "summary.json");
+  const std::string old_summary = read_file(dir / "summary.json");
   const auto o = run_cli("run " + kTiny + " --out " + dir.string() +
                          " --quiet --no-charts --set training.iterations=3");
   ASSERT_EQ(o.code, 0) << o.err;
   EXPECT_FALSE(fs::exists(dir / "stale.txt"));
   EXPECT_FALSE(fs::exists(dir / "INCOMPLETE"));
-  EXPECT_NE(slurp(dir / "summary.json").find("\"iterations\": 3"), std::string::npos);
-  EXPECT_EQ(slurp(dir.string() + ".prev/summary.json"), old_summary);
+  EXPECT_NE(read_file(dir / "summary.json").find("\"iterations\": 3"), std::string::npos);
+  EXPECT_EQ(read_file(dir.string() + ".prev/summary.json"), old_summary);
   EXPECT_TRUE(fs::exists(dir.string() + ".prev/stale.txt"));
   EXPECT_FALSE(fs::exists(dir.string() + ".incomplete"));
 }
 
 TEST(ResultsFolder, SigkillMidRunLeavesTheOldFolderUntouched) {
   const fs::path dir = old_results("sigkill");
-  const std::string old_summary = slurp(dir / "summary.json");
+  const std::string old_summary = read_file(dir / "summary.json");
   const pid_t pid = start_long_run(dir);
   kill(pid, SIGKILL);
   bool signalled = false;
   EXPECT_EQ(wait_exit(pid, &signalled), SIGKILL);
   EXPECT_TRUE(signalled);
-  EXPECT_EQ(slurp(dir / "summary.json"), old_summary);
+  EXPECT_EQ(read_file(dir / "summary.json"), old_summary);
   EXPECT_TRUE(fs::exists(dir / "stale.txt"));
   EXPECT_FALSE(fs::exists(dir.string() + ".prev"));
   // What the killed run wrote is aside, and says it is not a result.
-  EXPECT_NE(slurp(dir.string() + ".incomplete/INCOMPLETE").find("is writing this folder"),
+  EXPECT_NE(read_file(dir.string() + ".incomplete/INCOMPLETE").find("is writing this folder"),
             std::string::npos);
   // The next run to DIR clears it.
   const auto o = run_cli("run " + kTiny + " --out " + dir.string() + " --quiet --no-charts");
   ASSERT_EQ(o.code, 0) << o.err;
   EXPECT_FALSE(fs::exists(dir.string() + ".incomplete"));
-  EXPECT_EQ(slurp(dir.string() + ".prev/summary.json"), old_summary);
+  EXPECT_EQ(read_file(dir.string() + ".prev/summary.json"), old_summary);
 }
 
 TEST(ResultsFolder, SigtermMidRunCommitsWhatFinishedMarkedIncomplete) {
   const fs::path dir = old_results("sigterm");
-  const std::string old_summary = slurp(dir / "summary.json");
+  const std::string old_summary = read_file(dir / "summary.json");
   const pid_t pid = start_long_run(dir);
   kill(pid, SIGTERM);
   bool signalled = true;
   EXPECT_EQ(wait_exit(pid, &signalled), 1);  // the run failed: stopped
   EXPECT_FALSE(signalled);
   // DIR is wholly the new, stopped run; the old one is DIR.prev.
-  EXPECT_EQ(slurp(dir / "INCOMPLETE"), "stopped by SIGTERM: 0 of 5 runs complete\n");
+  EXPECT_EQ(read_file(dir / "INCOMPLETE"), "stopped by SIGTERM: 0 of 5 runs complete\n");
   EXPECT_FALSE(fs::exists(dir / "stale.txt"));
-  const nlohmann::json summary = nlohmann::json::parse(slurp(dir / "summary.json"));
+  const nlohmann::json summary = nlohmann::json::parse(read_file(dir / "summary.json"));
   ASSERT_EQ(summary["runs"].size(), 1u);  // one run at a time: the first was under way
   EXPECT_EQ(summary["runs"][0]["complete"], false);
-  EXPECT_EQ(slurp(dir.string() + ".prev/summary.json"), old_summary);
+  EXPECT_EQ(read_file(dir.string() + ".prev/summary.json"), old_summary);
   EXPECT_TRUE(fs::exists(dir.string() + ".prev/stale.txt"));
   EXPECT_FALSE(fs::exists(dir.string() + ".incomplete"));
 }
@@ -129,14 +127,14 @@ TEST(ResultsFolder, AFailedWriteLeavesTheOldFolderUntouched) {
   // COMMLAB_FAIL_WRITE=NAME makes writing DIR/NAME fail with ENOSPC (scenario/run/results_io.h).
   for (const char* file : {"summary.json", "series.csv", "scenario.json"}) {
     const fs::path dir = old_results(std::string("enospc_") + file);
-    const std::string old_summary = slurp(dir / "summary.json");
+    const std::string old_summary = read_file(dir / "summary.json");
     setenv("COMMLAB_FAIL_WRITE", file, 1);
     const auto o = run_cli("run " + kTiny + " --out " + dir.string() + " --quiet --no-charts");
     unsetenv("COMMLAB_FAIL_WRITE");
     EXPECT_EQ(o.code, 1) << file;
     EXPECT_EQ(o.err, "commlab-cli: failed: cannot write " + dir.string() + ".incomplete/" + file +
                          ": No space left on device\n");
-    EXPECT_EQ(slurp(dir / "summary.json"), old_summary) << file;
+    EXPECT_EQ(read_file(dir / "summary.json"), old_summary) << file;
     EXPECT_TRUE(fs::exists(dir / "stale.txt")) << file;
     EXPECT_FALSE(fs::exists(dir.string() + ".incomplete")) << file;
     EXPECT_FALSE(fs::exists(dir.string() + ".prev")) << file;
@@ -155,7 +153,7 @@ TEST(ResultsFolder, NamesThatLeaveResultsAreRefusedByValidateAndRun) {
       {R"("a\\b")", R"(must not contain '/' or '\', got "a\\b")"},
   };
   for (const auto& c : cases) {
-    std::string text = slurp(kTiny);
+    std::string text = read_file(kTiny);
     text.replace(text.find("\"golden_tiny\""), 13, c.json_name);
     const fs::path file = dir / "s.json";
     std::ofstream(file) << text;

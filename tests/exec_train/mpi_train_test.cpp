@@ -13,7 +13,11 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "../support/files.h"
+
 namespace {
+
+using commlab::testing::read_file;
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -46,11 +50,6 @@ std::string cli() {
   return "timeout 60 " + std::string(COMMLAB_CLI);
 }
 
-std::string read_text(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(f), {}};
-}
-
 fs::path scratch(const std::string& name) {
   fs::path dir = fs::path(COMMLAB_BINARY_DIR) / "tests/exec_train" / name;
   fs::remove_all(dir);
@@ -79,9 +78,9 @@ void run_both_and_compare(const fs::path& dir, std::string scenario, size_t runs
   ASSERT_EQ(mpi.code, 0) << mpi.output;
   // Every sample (losses, accuracies, grad norms, divergence between the replicas, wire bytes):
   // the same bytes, so rank r's replica followed the simulated rank r's exactly.
-  EXPECT_EQ(read_text(dir / "sim/series.csv"), read_text(dir / "real/series.csv"));
-  const json s = json::parse(read_text(dir / "sim/summary.json"));
-  real = json::parse(read_text(dir / "real/summary.json"));
+  EXPECT_EQ(read_file(dir / "sim/series.csv"), read_file(dir / "real/series.csv"));
+  const json s = json::parse(read_file(dir / "sim/summary.json"));
+  real = json::parse(read_file(dir / "real/summary.json"));
   ASSERT_EQ(real["runs"].size(), runs);
   json r = real;
   for (json& run : r["runs"]) {
@@ -174,7 +173,7 @@ void run_measured(const fs::path& dir, const std::string& scenario, int iteratio
                        " --exec mpi --quiet --no-charts --set training.iterations=" +
                        std::to_string(iterations) + " --out " + (dir / "out").string());
   ASSERT_EQ(real.code, 0) << real.output;
-  summary = json::parse(read_text(dir / "out/summary.json"));
+  summary = json::parse(read_file(dir / "out/summary.json"));
 }
 
 TEST(MpiTraining, SummaryRecordsTheMeasuredSplit) {
@@ -245,8 +244,8 @@ TEST(MpiBatch, SweepSplitOverTwoProcessesEqualsTheSerialRun) {
   EXPECT_NE(spread.output.find("6 runs on 2 processes: 3 here, 3 gathered"), std::string::npos)
       << spread.output;
   for (const char* f : {"summary.json", "series.csv", "scenario.json", "VERSION"})
-    EXPECT_EQ(read_text(dir / "serial" / f), read_text(dir / "spread" / f)) << f;
-  EXPECT_EQ(json::parse(read_text(dir / "spread/summary.json"))["runs"].size(), 6u);
+    EXPECT_EQ(read_file(dir / "serial" / f), read_file(dir / "spread" / f)) << f;
+  EXPECT_EQ(json::parse(read_file(dir / "spread/summary.json"))["runs"].size(), 6u);
 }
 
 }  // namespace

@@ -7,10 +7,13 @@
 #include <fstream>
 #include <sstream>
 
+#include "../support/files.h"
 #include "scenario/scenario.h"
 
 namespace commlab {
 namespace {
+
+using commlab::testing::read_file;
 
 namespace fs = std::filesystem;
 
@@ -20,13 +23,6 @@ std::vector<std::string> read_lines(const fs::path& path) {
   for (std::string line; std::getline(in, line);)
     if (!line.empty()) lines.push_back(line);
   return lines;
-}
-
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
 }
 
 TEST(BadScenarios, EachGivesExactlyItsExpectedLines) {
@@ -44,7 +40,7 @@ TEST(BadScenarios, EachGivesExactlyItsExpectedLines) {
     std::vector<std::string> got;
     try {
       // The label is the file name, so the expected lines do not depend on the checkout path.
-      parse_scenario_text(read_text(json), json.filename().string(), sets);
+      parse_scenario_text(read_file(json), json.filename().string(), sets);
     } catch (const ScenarioError& e) {
       got = e.problems;
     }

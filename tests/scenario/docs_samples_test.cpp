@@ -5,25 +5,21 @@
 #include <fstream>
 #include <sstream>
 
+#include "../support/files.h"
 #include "scenario/scenario.h"
 #include "scenario/schema.h"
 
 namespace commlab {
 namespace {
 
+using commlab::testing::read_file;
+
 namespace fs = std::filesystem;
 const fs::path kRoot = COMMLAB_SOURCE_DIR;
 const char* kRegenerate = "regenerate with: commlab-cli validate --write-docs docs";
 
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 TEST(ScenarioDocs, ReferenceSectionMatchesTheTable) {
-  const std::string doc = read_text(kRoot / "docs/scenario.md");
+  const std::string doc = read_file(kRoot / "docs/scenario.md");
   ASSERT_FALSE(doc.empty());
   // Not EXPECT_EQ: printing two copies of the whole document would bury the one-line hint.
   EXPECT_TRUE(splice_generated_docs(doc, scenario_fields_markdown()) == doc) << kRegenerate;
@@ -32,7 +28,7 @@ TEST(ScenarioDocs, ReferenceSectionMatchesTheTable) {
 }
 
 TEST(ScenarioDocs, JsonSchemaMatchesTheTable) {
-  const std::string committed = read_text(kRoot / "docs/scenario.schema.json");
+  const std::string committed = read_file(kRoot / "docs/scenario.schema.json");
   EXPECT_TRUE(committed == scenario_json_schema().dump(2) + "\n") << kRegenerate;
 }
 

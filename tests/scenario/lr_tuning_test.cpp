@@ -9,12 +9,11 @@
 #include <limits>
 
 #include "scenario/run/experiment_runner.h"
+#include "scenario/run/seed_stats.h"
 #include "scenario/scenario.h"
 
 namespace commlab {
 namespace {
-
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 TEST(LrTuning, TrialTakesTheCensoredMedianAndMeanAccuracy) {
   // Seeds 0.3, not reached, 0.1 s: sorted 0.1, 0.3, +inf; the median (N = 3) is 0.3.

@@ -8,10 +8,11 @@
 #include <cmath>
 #include <limits>
 
+#include "scenario/run/seed_stats.h"
+
 namespace commlab {
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // Baseline times = ratio * arm times, so the per-seed speedups are exactly the ratios.

@@ -15,7 +15,7 @@ int count_kind(const Topology& t, NodeKind kind) {
   return n;
 }
 
-std::string error_of(auto&& fn) {
+std::string thrown_by(auto&& fn) {
   try {
     fn();
   } catch (const std::invalid_argument& e) {
@@ -54,11 +54,11 @@ TEST(FatTree, TiersRanksAndLinkParameters) {
 }
 
 TEST(FatTree, RejectsNonsense) {
-  EXPECT_EQ(error_of([] { make_fat_tree({.k = 3}); }),
+  EXPECT_EQ(thrown_by([] { make_fat_tree({.k = 3}); }),
             "fattree: k: expected an even integer in [2, 64], got 3");
-  EXPECT_EQ(error_of([] { make_fat_tree({.k = 4, .link_gbps = 0}); }),
+  EXPECT_EQ(thrown_by([] { make_fat_tree({.k = 4, .link_gbps = 0}); }),
             "fattree: gbps: expected a positive number, got 0");
-  EXPECT_EQ(error_of([] { make_fat_tree({.k = 4, .hop_latency_us = -1}); }),
+  EXPECT_EQ(thrown_by([] { make_fat_tree({.k = 4, .hop_latency_us = -1}); }),
             "fattree: hop_us: expected a number >= 0, got -1");
 }
 
@@ -73,7 +73,7 @@ TEST(Node, NvSwitchAndPcieTrees) {
   // 4 PCIe switches (two GPUs each) + 1 root complex
   EXPECT_EQ(count_kind(pcie, NodeKind::kPcieSwitch), 5);
   EXPECT_NO_THROW(pcie.check());
-  EXPECT_EQ(error_of([] { make_node({.gpus = 8, .gpu = "v100"}); }),
+  EXPECT_EQ(thrown_by([] { make_node({.gpus = 8, .gpu = "v100"}); }),
             "node: gpu: unknown GPU 'v100' (expected one of a100, h100, h200, b200)");
 }
 
@@ -94,12 +94,12 @@ TEST(LeafSpine, OversubscriptionSetsPortsAndSpines) {
 
 TEST(LeafSpine, RadixTooSmallIsReported) {
   // radix 8, non-blocking: 4 server ports per leaf -> 64 leaves > 8 spine ports
-  EXPECT_EQ(error_of([] { make_leaf_spine({.servers = 256, .gpus_per_server = 1, .radix = 8}); }),
+  EXPECT_EQ(thrown_by([] { make_leaf_spine({.servers = 256, .gpus_per_server = 1, .radix = 8}); }),
             "leafspine: radix too small: 64 leaves need spines with >= 64 ports but radix is 8 "
             "(raise radix, lower servers, or use a fat-tree)");
-  EXPECT_EQ(error_of([] { make_leaf_spine({.servers = 2, .gpus_per_server = 8, .radix = 8}); }),
+  EXPECT_EQ(thrown_by([] { make_leaf_spine({.servers = 2, .gpus_per_server = 8, .radix = 8}); }),
             "leafspine: radix too small: a leaf has 4 server ports but a server has 8 NICs");
-  EXPECT_EQ(error_of([] { make_leaf_spine({.servers = 2, .oversubscription = 0}); }),
+  EXPECT_EQ(thrown_by([] { make_leaf_spine({.servers = 2, .oversubscription = 0}); }),
             "leafspine: oversub: expected a positive number, got 0");
 }
 
@@ -124,7 +124,7 @@ TEST(Torus, EveryGpuHasTwoNeighboursPerDimension) {
   Topology small = make_torus({.dims = {2, 3}});
   // dimension of 2: one neighbour; dimension of 3: two
   for (int g : small.gpus()) EXPECT_EQ(small.out_links(g).size(), 3u);
-  EXPECT_EQ(error_of([] { make_torus({.dims = {8}}); }),
+  EXPECT_EQ(thrown_by([] { make_torus({.dims = {8}}); }),
             "torus: dims: expected 2 or 3 dimensions like 8x8 or 4x4x4, got 1 dims");
 }
 

@@ -13,12 +13,15 @@
 #include <set>
 #include <sstream>
 
+#include "../support/files.h"
 #include "run_charts.h"
 #include "scenario/runner.h"
 #include "ui_test_util.h"
 
 namespace commlab {
 namespace {
+
+using commlab::testing::read_file;
 
 namespace fs = std::filesystem;
 
@@ -32,13 +35,6 @@ ChartRun run_of(const std::string& name, int skip) {
   RunSession session(c);
   while (!session.done()) session.step();
   return ChartRun{name, session.samples(), session.summary()};
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 TEST(ChartFiles, WritesPngAndSvgOfEveryChartWithDataWithoutAnApplication) {
@@ -61,7 +57,7 @@ TEST(ChartFiles, WritesPngAndSvgOfEveryChartWithDataWithoutAnApplication) {
     }
     QImage png(QString::fromStdString((dir / (std::string(stem) + ".png")).string()));
     EXPECT_EQ(png.width(), 1800) << stem;  // 900 px at 2x
-    const std::string svg = slurp(dir / (std::string(stem) + ".svg"));
+    const std::string svg = read_file(dir / (std::string(stem) + ".svg"));
     EXPECT_NE(svg.find("<svg"), std::string::npos) << stem;
     // Every chart names both runs: legends of line charts, categories of bar charts.
     if (std::string(stem) != "time_split") {
@@ -70,7 +66,7 @@ TEST(ChartFiles, WritesPngAndSvgOfEveryChartWithDataWithoutAnApplication) {
     }
   }
   // The time split names its parts.
-  EXPECT_NE(slurp(dir / "time_split.svg").find("exposed communication"), std::string::npos);
+  EXPECT_NE(read_file(dir / "time_split.svg").find("exposed communication"), std::string::npos);
   // No trimming in these runs: no trimming charts.
   EXPECT_FALSE(fs::exists(dir / "trimmed_packets.png"));
   // (NMSE is there: SkipReduce alone leaves an error in the reduced gradient.)

@@ -22,10 +22,6 @@ namespace {
 using test::app;
 using test::wait_for;
 
-RunConfig small_config(int iterations) {
-  return test::spiral_run("baseline", iterations, 5);
-}
-
 QDoubleSpinBox* lr_box(TrainingView& view) {
   return qobject_cast<QDoubleSpinBox*>(view.panel()->control("training.lr"));
 }
@@ -34,7 +30,7 @@ TEST(LiveMode, AChangeRestartsTheRunWithTheOldCurveAsAGhost) {
   app();
   TrainingView view;
   ASSERT_TRUE(view.live());  // on by default
-  view.set_runs({small_config(30)}, "live");
+  view.set_runs({test::small_run(30)}, "live");
   ASSERT_TRUE(view.run());
   ASSERT_TRUE(wait_for([&] { return view.idle(); }));
   ASSERT_EQ(view.samples().size(), 30u);
@@ -71,7 +67,7 @@ TEST(LiveMode, AChangeRestartsTheRunWithTheOldCurveAsAGhost) {
 TEST(LiveMode, EveryReplacedCurveStaysUntilClearedAndUndoBringsThemBack) {
   app();
   TrainingView view;
-  view.set_runs({small_config(10)}, "live");
+  view.set_runs({test::small_run(10)}, "live");
   ASSERT_TRUE(view.run());
   ASSERT_TRUE(wait_for([&] { return view.idle(); }));
   for (double lr : {0.08, 0.12}) {  // two live changes, each run to its end
@@ -93,7 +89,7 @@ TEST(LiveMode, EveryReplacedCurveStaysUntilClearedAndUndoBringsThemBack) {
 TEST(LiveMode, ManyQuickChangesEndInOneRunOfTheLastSettings) {
   app();
   TrainingView view;
-  view.set_runs({small_config(20)}, "live");
+  view.set_runs({test::small_run(20)}, "live");
   for (double lr : {0.06, 0.07, 0.08, 0.09}) lr_box(view)->setValue(lr);
   ASSERT_TRUE(wait_for([&] { return view.idle(); }));
   // The throttle always applies the last change: the run that finished used lr 0.09.
@@ -105,17 +101,17 @@ TEST(LiveMode, ManyQuickChangesEndInOneRunOfTheLastSettings) {
 }
 
 TEST(LiveMode, HeavySettingsWaitForRunAndSayWhy) {
-  RunConfig c = small_config(5);
+  RunConfig c = test::small_run(5);
   c.workload.kind = WorkloadKind::kCatalog;
   EXPECT_NE(live_blocker(c), "");
-  c = small_config(5);
+  c = test::small_run(5);
   c.cluster.backend = ClusterBackend::kPacket;
   c.packet.background = "incast:4";
   EXPECT_NE(live_blocker(c), "");
-  EXPECT_EQ(live_blocker(small_config(5)), "");
+  EXPECT_EQ(live_blocker(test::small_run(5)), "");
   app();
   TrainingView view;
-  RunConfig heavy = small_config(5);
+  RunConfig heavy = test::small_run(5);
   heavy.cluster.backend = ClusterBackend::kPacket;
   heavy.packet.background = "incast:4";
   view.set_runs({heavy});
@@ -125,7 +121,7 @@ TEST(LiveMode, HeavySettingsWaitForRunAndSayWhy) {
 }
 
 TEST(RunNames, SayWhatDiffersFromTheBaseline) {
-  const RunConfig base = small_config(10);
+  const RunConfig base = test::small_run(10);
   RunConfig c = base;
   c.training.lr = 0.08;
   c.techniques.skipreduce.skip = 2;
@@ -153,10 +149,10 @@ struct TwoRuns : ::testing::Test, AppFirst {
   TrainingView view;
   void SetUp() override {
     view.set_live(false);
-    RunConfig skip = small_config(8);
+    RunConfig skip = test::small_run(8);
     skip.name = "skip-1";
     skip.techniques.skipreduce.skip = 1;
-    view.set_runs({small_config(8), skip}, "two");
+    view.set_runs({test::small_run(8), skip}, "two");
     ASSERT_TRUE(view.run_all());
     ASSERT_TRUE(wait_for([&] { return view.idle(); }));
   }
@@ -179,7 +175,7 @@ TEST_F(TwoRuns, ARefusedRunKeepsEveryResult) {
   ASSERT_EQ(before.size(), 3);
   // fattree:k=3 (odd k) is refused by the engine's checks on the worker; a batch of 66 on 4
   // ranks too. Neither run starts, and every curve stays.
-  RunConfig bad = small_config(8);
+  RunConfig bad = test::small_run(8);
   bad.cluster.spec = "fattree:k=3";
   view.panel()->set_config(bad);
   view.run();
@@ -187,7 +183,7 @@ TEST_F(TwoRuns, ARefusedRunKeepsEveryResult) {
   EXPECT_FALSE(view.panel()->problems_text().isEmpty());
   EXPECT_EQ(view.drawn_names(), before);
   EXPECT_EQ(view.samples().size(), 8u);
-  bad = small_config(8);
+  bad = test::small_run(8);
   bad.training.global_batch = 66;
   view.panel()->set_config(bad);
   view.run();
@@ -222,7 +218,7 @@ TEST_F(TwoRuns, TheRunsListHidesRenamesRemovesAndClears) {
 }
 
 TEST_F(TwoRuns, RunsOfAnotherScenarioAreLabelledAndStay) {
-  view.set_runs({small_config(4)}, "other");
+  view.set_runs({test::small_run(4)}, "other");
   ASSERT_TRUE(view.run());
   ASSERT_TRUE(wait_for([&] { return view.idle(); }));
   // Two "baseline"s, told apart by the scenario they ran in.
@@ -233,9 +229,9 @@ TEST(Progress, RunAllCountsEveryRunsIterations) {
   app();
   TrainingView view;
   view.set_live(false);
-  RunConfig second = small_config(6);
+  RunConfig second = test::small_run(6);
   second.name = "second";
-  view.set_runs({small_config(4), second});
+  view.set_runs({test::small_run(4), second});
   ASSERT_TRUE(view.run_all());
   // 4 + 6 iterations in the batch.
   EXPECT_TRUE(wait_for([&] { return view.progress_text().contains("/10 iterations"); }))

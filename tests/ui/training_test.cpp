@@ -15,22 +15,18 @@ namespace {
 using test::app;
 using test::wait_for;
 
-RunConfig small_config(int iterations) {
-  return test::spiral_run("baseline", iterations, 5);
-}
-
 TEST(TrainingView, AFewIterationsFillTheChartsWithTheEnginesNumbers) {
   app();
   TrainingView view;
   view.show();
-  view.panel()->set_config(small_config(12));
+  view.panel()->set_config(test::small_run(12));
   ASSERT_TRUE(view.run());
   ASSERT_TRUE(wait_for([&] { return view.idle(); }));
   ASSERT_EQ(view.samples().size(), 12u);
   EXPECT_EQ(view.drawn_points(), 12);
   // The same configuration and seed through RunSession directly (what commlab-cli run does)
   // gives bit-identical numbers: the GUI adds no randomness of its own.
-  RunSession session(small_config(12));
+  RunSession session(test::small_run(12));
   while (!session.done()) session.step();
   for (size_t i = 0; i < 12; ++i) {
     EXPECT_EQ(view.samples()[i].train_loss, session.samples()[i].train_loss) << i;
@@ -47,7 +43,7 @@ TEST(TrainingView, ALiveRunMovesPointsInTheSameChartsAndNewRunsGetNewOnes) {
   app();
   TrainingView view;
   view.show();
-  view.panel()->set_config(small_config(100000));
+  view.panel()->set_config(test::small_run(100000));
   view.step();  // starts paused, one iteration at a time
   ASSERT_TRUE(wait_for([&] { return view.drawn_points() == 1; }));
   QChart* loss = view.charts()->chart(RunChart::kLossIteration);
@@ -60,7 +56,7 @@ TEST(TrainingView, ALiveRunMovesPointsInTheSameChartsAndNewRunsGetNewOnes) {
   // Pinning changes the runs drawn: new charts, whose legend names both runs.
   view.pin();
   view.reset();
-  view.panel()->set_config(small_config(3));
+  view.panel()->set_config(test::small_run(3));
   ASSERT_TRUE(view.run());
   ASSERT_TRUE(wait_for([&] { return view.idle(); }));
   QChart* after = view.charts()->chart(RunChart::kLossIteration);
@@ -72,7 +68,7 @@ TEST(TrainingView, ALiveRunMovesPointsInTheSameChartsAndNewRunsGetNewOnes) {
 TEST(TrainingView, AnInvalidValueIsMarkedInPlaceAndTheEditKept) {
   app();
   TrainingView view;
-  RunConfig c = small_config(5);
+  RunConfig c = test::small_run(5);
   c.training.global_batch = 66;  // not divisible by 4 ranks
   view.panel()->set_config(c);
   // A cross-field check: it runs on the engine's worker (it may build a large cluster), so the
@@ -96,7 +92,7 @@ TEST(TrainingView, AnInvalidValueIsMarkedInPlaceAndTheEditKept) {
 TEST(TrainingBridge, PauseStopsBetweenIterationsAndResetDropsTheRun) {
   app();
   TrainingBridge bridge;
-  bridge.start(small_config(100000));
+  bridge.start(test::small_run(100000));
   ASSERT_TRUE(wait_for([&] { return bridge.completed() >= 2; }));
   bridge.pause();
   // At most the iteration in flight finishes after pause().
@@ -121,7 +117,7 @@ TEST(TrainingBridge, ARejectedConfigurationIsReported) {
   TrainingBridge bridge;
   QString message;
   QObject::connect(&bridge, &TrainingBridge::failed, [&](const QString& m) { message = m; });
-  RunConfig c = small_config(5);
+  RunConfig c = test::small_run(5);
   c.collective.algorithm = "no-such-algorithm";
   bridge.start(c);
   ASSERT_TRUE(wait_for([&] { return !message.isEmpty(); }));

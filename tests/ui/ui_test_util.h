@@ -41,6 +41,11 @@ inline RunConfig spiral_run(const std::string& name, int iterations, int eval_ev
   return c;
 }
 
+// The spiral run named "baseline", evaluated every 5 iterations.
+inline RunConfig small_run(int iterations) {
+  return spiral_run("baseline", iterations, 5);
+}
+
 // A two-run scenario, "baseline" and "skip" (SkipReduce s = 2), on the spiral data set: 40
 // iterations, evaluated every 2, to `target` test accuracy; what the seed comparisons run.
 inline std::vector<RunConfig> spiral_pair_runs(double target) {

@@ -5,17 +5,12 @@
 #include <limits>
 #include <numeric>
 
+#include "scenario/run/seed_stats.h"
 #include "scenario/run/tta_stats.h"
 
 namespace commlab {
 
 namespace {
-
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-nlohmann::json number_or_null(double v) {
-  return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr);
-}
 
 // "0.05", "0.1", "0.025": as short as the value allows, so run names stay readable.
 std::string lr_text(double lr) {

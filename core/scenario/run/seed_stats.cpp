@@ -13,13 +13,11 @@ namespace {
 
 using nlohmann::json;
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+}  // namespace
 
 json number_or_null(double v) {
   return std::isfinite(v) ? json(v) : json(nullptr);
 }
-
-}  // namespace
 
 double t_quantile_975(int df) {
   // t_{0.975, df} for df = 1..30 (standard tables, 6 decimals).

@@ -15,6 +15,12 @@
 
 namespace commlab {
 
+// "No value" in these statistics: a seed that never reached the target, an interval of fewer than
+// two pairs. JSON writes it as null (number_or_null).
+inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+nlohmann::json number_or_null(double v);
+
 // The two-sided 95% quantile of Student's t with `df` degrees of freedom, t_{0.975, df}
 // (df >= 1; NaN below). Tabulated to df = 30, then the Cornish-Fisher expansion in 1/df.
 double t_quantile_975(int df);

@@ -10,7 +10,6 @@ namespace commlab {
 
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 bool reached_time(double v) {

@@ -11,13 +11,6 @@ namespace {
 
 using nlohmann::json;
 
-// A value as the user wrote it, shortened so a hostile 1 MiB string never floods the terminal.
-std::string show(const json& v) {
-  std::string s = v.dump(-1, ' ', false, json::error_handler_t::replace);
-  if (s.size() > 40) s = s.substr(0, 37) + "...";
-  return s;
-}
-
 bool integral(const json& v) {
   if (v.is_number_integer()) return true;
   if (!v.is_number_float()) return false;
@@ -26,29 +19,29 @@ bool integral(const json& v) {
 }
 
 std::optional<std::string> check_int(const Field& f, const json& v, double min, double max) {
-  if (!integral(v)) return "expected an integer, got " + show(v);
+  if (!integral(v)) return "expected an integer, got " + value_as_written(v);
   // Compare as double: every bound is exact in a double and a larger value is out of range anyway.
   double d = v.is_number_unsigned() ? static_cast<double>(v.get<uint64_t>()) : v.get<double>();
   if (d >= min && d <= max) return std::nullopt;
-  if (d < min && min == 1) return "expected a positive integer, got " + show(v);
-  if (d < min && min == 0) return "expected a non-negative integer, got " + show(v);
+  if (d < min && min == 1) return "expected a positive integer, got " + value_as_written(v);
+  if (d < min && min == 0) return "expected a non-negative integer, got " + value_as_written(v);
   (void)f;
   return "expected an integer in [" + limit_text(min) + ", " + limit_text(max) + "], got " +
-         show(v);
+         value_as_written(v);
 }
 
 std::optional<std::string> check_number(const Field& f, const json& v) {
-  if (!v.is_number()) return "expected a number, got " + show(v);
+  if (!v.is_number()) return "expected a number, got " + value_as_written(v);
   double d = v.get<double>();
-  if (!std::isfinite(d)) return "expected a finite number, got " + show(v);
+  if (!std::isfinite(d)) return "expected a finite number, got " + value_as_written(v);
   bool low_ok = f.min_exclusive ? d > f.min : d >= f.min;
   if (low_ok && d <= f.max) return std::nullopt;
   return "expected a number in " + std::string(f.min_exclusive ? "(" : "[") + limit_text(f.min) +
-         ", " + limit_text(f.max) + "], got " + show(v);
+         ", " + limit_text(f.max) + "], got " + value_as_written(v);
 }
 
 std::optional<std::string> check_string(const json& v, size_t max_len) {
-  if (!v.is_string()) return "expected a string, got " + show(v);
+  if (!v.is_string()) return "expected a string, got " + value_as_written(v);
   size_t n = v.get_ref<const std::string&>().size();
   if (n > max_len)
     return "string too long (" + std::to_string(n) + " characters, at most " +
@@ -60,7 +53,8 @@ std::optional<std::string> check_list(const Field& f, const json& v) {
   const char* what = f.type == FieldType::kIntList      ? "integers"
                      : f.type == FieldType::kNumberList ? "numbers"
                                                         : "strings";
-  if (!v.is_array()) return std::string("expected a list of ") + what + ", got " + show(v);
+  if (!v.is_array())
+    return std::string("expected a list of ") + what + ", got " + value_as_written(v);
   if (v.size() > f.max_items)
     return "list too long (" + std::to_string(v.size()) + " items, at most " +
            std::to_string(f.max_items) + ")";
@@ -90,6 +84,12 @@ size_t edit_distance(const std::string& a, const std::string& b) {
 
 }  // namespace
 
+std::string value_as_written(const nlohmann::json& v) {
+  std::string s = v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  if (s.size() > 40) s = s.substr(0, 37) + "...";
+  return s;
+}
+
 // Dots become nesting: "techniques.skipreduce.skip" -> /techniques/skipreduce/skip.
 nlohmann::json::json_pointer field_pointer(const std::string& path) {
   std::string ptr = "/" + path;
@@ -103,7 +103,7 @@ std::optional<std::string> check_field_value(const Field& f, const json& v) {
     case FieldType::kInt: bad = check_int(f, v, f.min, f.max); break;
     case FieldType::kNumber: bad = check_number(f, v); break;
     case FieldType::kBool:
-      if (!v.is_boolean()) bad = "expected true or false, got " + show(v);
+      if (!v.is_boolean()) bad = "expected true or false, got " + value_as_written(v);
       break;
     case FieldType::kString: bad = check_string(v, f.max_items); break;
     case FieldType::kEnum:
@@ -111,7 +111,7 @@ std::optional<std::string> check_field_value(const Field& f, const json& v) {
           std::find(f.choices.begin(), f.choices.end(), v.get<std::string>()) == f.choices.end()) {
         std::string list;
         for (const auto& c : f.choices) list += (list.empty() ? "" : ", ") + c;
-        bad = "expected one of " + list + ", got " + show(v);
+        bad = "expected one of " + list + ", got " + value_as_written(v);
       }
       break;
     case FieldType::kIntList:
