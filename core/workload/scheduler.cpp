@@ -29,9 +29,9 @@ class Engine {
 
  private:
   void init();
-  void process(const Event& e);
+  void process(const Event& e, double t);
   void process_batch();
-  void make_ready(int rank, uint32_t v, double t, uint32_t by);
+  void make_ready(int rank, uint32_t v, int stream, double t, uint32_t by);
   void try_start(int rank, int stream, double t);
   void arrive_collective(int rank, uint32_t v, double t);
   void arrive_p2p(int rank, uint32_t v, double t);
@@ -59,7 +59,7 @@ class Engine {
   std::vector<uint32_t> pending_sends_;                   // eager sends posted, flow not timed
   EventQueue events_;
   std::vector<Event> batch_;  // the events of one instant, in (time, seq) order
-  uint64_t seq_ = 0, done_ = 0, total_ = 0;
+  uint64_t done_ = 0, total_ = 0;
   ScheduleResult r_;
 };
 
@@ -84,21 +84,20 @@ void Engine::init() {
     std::vector<uint32_t> fill(s.dependant_begin.begin(), s.dependant_begin.end() - 1);
     for (uint32_t v = 0; v < count; ++v) {
       const Node& node = rg.nodes[v];
-      s.nodes[v].waiting = uint32_t{node.data_deps} + node.ctrl_deps;
-      for (uint32_t i = 0; i < s.nodes[v].waiting; ++i)
+      s.nodes[v].waiting = NodeWaiting{uint32_t{node.data_deps} + node.ctrl_deps, node.stream};
+      for (uint32_t i = 0; i < s.nodes[v].waiting.count; ++i)
         s.dependants[fill[rg.deps[node.dep_begin + i]]++] = v;
     }
     s.streams.resize(streams);
   }
   for (int r : timeline_ranks(o_, n)) ranks_[r].ready_s.assign(ranks_[r].nodes.size(), 0.0);
   r_.nodes = total_;
-  r_.stream_busy.assign(n, std::vector<StreamBusy>(streams));
 }
 
-void Engine::make_ready(int rank, uint32_t v, double t, uint32_t by) {
+void Engine::make_ready(int rank, uint32_t v, int stream, double t, uint32_t by) {
   RankState& s = ranks_[rank];
   if (!s.ready_s.empty()) s.ready_s[v] = t;
-  s.streams[g_.ranks[rank].nodes[v].stream].queue.push_back(ReadyNode{v, by, t});
+  s.streams[stream].queue.push_back(ReadyNode{v, by, t});
 }
 
 void Engine::try_start(int rank, int stream, double t) {
@@ -137,10 +136,10 @@ void Engine::end_at(int rank, uint32_t v, double start, double end, Pred pred) {
   s.nodes[v].pred = pred;
   // v holds its stream until this event, so the stream's arrival is v's.
   const int stream = g_.ranks[rank].nodes[v].stream;
-  StreamBusy& busy = r_.stream_busy[rank][stream];
+  StreamBusy& busy = s.streams[stream].busy_total;
   busy.busy_s += end - start;
   busy.wait_s += start - s.streams[stream].arrive_s;
-  events_.push(Event{end, seq_++, rank, v, static_cast<uint8_t>(stream)});
+  events_.push(end, Event{rank, v, static_cast<uint8_t>(stream)});
 }
 
 void Engine::arrive_collective(int rank, uint32_t v, double t) {
@@ -324,37 +323,34 @@ void Engine::flush_p2p(double t) {
   pending_sends_.clear();
 }
 
-// Every event ending at this instant, popped at once: events pushed while they are processed end
-// at this instant or later with a larger seq, so they would come after them from the queue too.
+// Every event ending at this instant, taken at once: events pushed while they are processed end
+// at this instant or later, after them in push order, so they come in a later batch.
 // Knowing the events ahead lets prefetch_ahead overlap their records' cache misses.
 void Engine::process_batch() {
-  const double t = events_.top().time;
-  batch_.clear();
-  while (!events_.empty() && events_.top().time == t) {
-    batch_.push_back(events_.top());
-    events_.pop();
-  }
+  const double t = events_.take(batch_);
   for (size_t i = 0; i < batch_.size(); ++i) {
     prefetch_ahead(g_, ranks_, batch_, i);
-    process(batch_[i]);
+    process(batch_[i], t);
   }
 }
 
-void Engine::process(const Event& e) {
+void Engine::process(const Event& e, double t) {
   RankState& s = ranks_[e.rank];
   StreamState& st = s.streams[e.stream];
   st.busy = false;
   st.last = e.node;
-  st.free_at = e.time;
+  st.free_at = t;
   ++done_;
   for (uint32_t i = s.dependant_begin[e.node]; i < s.dependant_begin[e.node + 1]; ++i) {
     const uint32_t w = s.dependants[i];
-    if (--s.nodes[w].waiting == 0) {
-      make_ready(e.rank, w, e.time, e.node);
-      try_start(e.rank, g_.ranks[e.rank].nodes[w].stream, e.time);
+    NodeWaiting& waiting = s.nodes[w].waiting;
+    if (--waiting.count == 0) {
+      const int stream = waiting.stream;
+      make_ready(e.rank, w, stream, t, e.node);
+      try_start(e.rank, stream, t);
     }
   }
-  try_start(e.rank, e.stream, e.time);
+  try_start(e.rank, e.stream, t);
 }
 
 ScheduleResult Engine::run() {
@@ -363,17 +359,20 @@ ScheduleResult Engine::run() {
   for (int r = 0; r < g_.rank_count(); ++r) {
     RankState& s = ranks_[r];
     for (uint32_t v = 0; v < s.nodes.size(); ++v)
-      if (s.nodes[v].waiting == 0) make_ready(r, v, 0, kNoNode);
+      if (s.nodes[v].waiting.count == 0) make_ready(r, v, s.nodes[v].waiting.stream, 0, kNoNode);
     for (size_t st = 0; st < s.streams.size(); ++st) try_start(r, static_cast<int>(st), 0);
   }
   flush_pending(0);
   while (!events_.empty()) {
-    const double t = events_.top().time;
+    const double t = events_.top_time();
     // Everything that ends at this instant first, so communication starting now is timed together.
-    while (!events_.empty() && events_.top().time == t) process_batch();
+    while (!events_.empty() && events_.top_time() == t) process_batch();
     flush_pending(t);
   }
   if (done_ != total_) deadlock();
+  r_.stream_busy.resize(ranks_.size());
+  for (size_t r = 0; r < ranks_.size(); ++r)
+    for (const StreamState& st : ranks_[r].streams) r_.stream_busy[r].push_back(st.busy_total);
   summarize_schedule(g_, ranks_, o_, total_, r_);
   r_.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   return std::move(r_);
