@@ -53,7 +53,9 @@ class Engine {
   std::vector<RankState> ranks_;
   std::vector<std::vector<CollectiveInstance>> instances_;  // [group][call]
   std::unordered_map<uint64_t, P2pQueues> p2p_;
-  std::vector<std::pair<int, uint32_t>> pending_coll_;    // (group, call)
+  std::vector<std::pair<int, uint32_t>> pending_coll_;  // (group, call)
+  // Member lists of finished instances, reused: as many as instances are ever open at once.
+  std::vector<std::vector<std::pair<int, uint32_t>>> member_lists_;
   std::vector<std::pair<P2pPost, P2pPost>> pending_p2p_;  // (send, recv): rendezvous
   std::vector<EagerMessage> messages_;                    // every eager send so far
   std::vector<uint32_t> pending_sends_;                   // eager sends posted, flow not timed
@@ -159,6 +161,10 @@ void Engine::arrive_collective(int rank, uint32_t v, double t) {
     inst.kind = node.comm;
     inst.bytes = node.bytes;
     inst.sequence = call;
+    if (!member_lists_.empty()) {  // a finished instance's list, cleared, keeps its capacity
+      inst.members = std::move(member_lists_.back());
+      member_lists_.pop_back();
+    }
     inst.members.reserve(g_.groups[group].size());
   } else if (inst.op != node.op || inst.bytes != node.bytes) {
     const auto [r0, v0] = inst.members.front();
@@ -185,7 +191,8 @@ void Engine::arrive_p2p(int rank, uint32_t v, double) {
   const bool send = node.kind == NodeKind::kSend;
   const bool eager = o_.p2p == P2pMode::kEager;
   const int src = send ? rank : node.group_or_peer, dst = send ? node.group_or_peer : rank;
-  P2pQueues& q = p2p_[p2p_key(src, dst, node.tag)];
+  const uint64_t key = p2p_key(src, dst, node.tag);
+  P2pQueues& q = p2p_[key];
   P2pPost post{rank, v};
   if (send && eager) {  // the data leaves now, matched or not
     post.message = static_cast<uint32_t>(messages_.size());
@@ -199,6 +206,9 @@ void Engine::arrive_p2p(int rank, uint32_t v, double) {
     const P2pPost matched_send = q.sends[q.send_head++], matched_recv = q.recvs[q.recv_head++];
     if (q.send_head == q.sends.size()) q.sends.clear(), q.send_head = 0;
     if (q.recv_head == q.recvs.size()) q.recvs.clear(), q.recv_head = 0;
+    // A drained channel is dropped: tags are often per message, so the map would otherwise hold
+    // every message ever sent (cold and large at 16,384 ranks).
+    if (q.sends.empty() && q.recvs.empty()) p2p_.erase(key);
     if (!eager) {
       pending_p2p_.emplace_back(matched_send, matched_recv);
       return;
@@ -267,6 +277,8 @@ void Engine::flush_collectives(double t) {
       r_.comm_total_s[k] += d;
       r_.codec_total_s[k] += codec;
       ++r_.collectives;
+      inst.members.clear();
+      member_lists_.push_back(std::move(inst.members));
       inst.members = {};
     }
   }
