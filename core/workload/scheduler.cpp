@@ -46,6 +46,7 @@ class Engine {
   }
   void end_at(int rank, uint32_t v, double start, double end, Pred pred);
   [[noreturn]] void deadlock() const;
+  [[noreturn, gnu::cold, gnu::noinline]] void nan_end(int rank, uint32_t v) const;
 
   const Graph& g_;
   const SchedulerOptions& o_;
@@ -132,6 +133,8 @@ void Engine::try_start(int rank, int stream, double t) {
 }
 
 void Engine::end_at(int rank, uint32_t v, double start, double end, Pred pred) {
+  if (std::isnan(end)) [[unlikely]]
+    nan_end(rank, v);
   RankState& s = ranks_[rank];
   s.nodes[v].start_s = start;
   s.nodes[v].end_s = end;
@@ -388,6 +391,12 @@ ScheduleResult Engine::run() {
   summarize_schedule(g_, ranks_, o_, total_, r_);
   r_.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   return std::move(r_);
+}
+
+void Engine::nan_end(int rank, uint32_t v) const {
+  throw std::invalid_argument("rank " + std::to_string(rank) + " node " +
+                              std::to_string(g_.ranks[rank].nodes[v].id) +
+                              " would end at NaN seconds (a NaN duration or network time)");
 }
 
 void Engine::deadlock() const {

@@ -2,6 +2,7 @@
 // The scheduler's per-run state (scheduler.cpp): per-rank node arrays, stream queues, collective
 // rendezvous and send/recv matching. Internal to core/workload.
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <limits>
 #include <queue>
@@ -155,7 +156,15 @@ class EventQueue {
   }
 
   std::priority_queue<double, std::vector<double>, std::greater<double>> times_;
-  std::unordered_map<double, uint32_t> index_;  // open bucket per time
+  // std::hash<double> hashes the bytes out of line; a time's bits, mixed, are enough: times are
+  // never -0.0 (they start at +0.0 and add durations >= 0) and never NaN (end_at refuses it),
+  // so equal times have equal bits.
+  struct TimeHash {
+    size_t operator()(double t) const {
+      return static_cast<size_t>(std::bit_cast<uint64_t>(t) * 0x9E3779B97F4A7C15ull >> 17);
+    }
+  };
+  std::unordered_map<double, uint32_t, TimeHash> index_;  // open bucket per time
   std::vector<std::vector<Event>> buckets_;
   std::vector<uint32_t> free_;
   double last_time_ = 0;
