@@ -33,6 +33,8 @@ class Engine {
   void process_batch();
   void make_ready(int rank, uint32_t v, int stream, double t, uint32_t by);
   void try_start(int rank, int stream, double t);
+  void release(int rank, uint32_t v, int stream, double t, uint32_t by);
+  void start(int rank, int stream, const ReadyNode& ready, double t);
   void arrive_collective(int rank, uint32_t v, double t);
   void arrive_p2p(int rank, uint32_t v, double t);
   void finish_recv(const EagerMessage& message);
@@ -104,12 +106,31 @@ void Engine::make_ready(int rank, uint32_t v, int stream, double t, uint32_t by)
 }
 
 void Engine::try_start(int rank, int stream, double t) {
-  RankState& s = ranks_[rank];
-  StreamState& st = s.streams[stream];
+  StreamState& st = ranks_[rank].streams[stream];
   if (st.busy || st.head == st.queue.size()) return;
   const ReadyNode ready = st.queue[st.head++];
-  const uint32_t v = ready.node;
   if (st.head == st.queue.size()) st.queue.clear(), st.head = 0;
+  start(rank, stream, ready, t);
+}
+
+// A node released on a free stream with nobody queued starts at once: what make_ready and
+// try_start would do, without the round trip through the queue.
+void Engine::release(int rank, uint32_t v, int stream, double t, uint32_t by) {
+  RankState& s = ranks_[rank];
+  StreamState& st = s.streams[stream];
+  if (st.busy || st.head != st.queue.size()) {
+    make_ready(rank, v, stream, t, by);
+    try_start(rank, stream, t);
+    return;
+  }
+  if (!s.ready_s.empty()) s.ready_s[v] = t;
+  start(rank, stream, ReadyNode{v, by, t}, t);
+}
+
+void Engine::start(int rank, int stream, const ReadyNode& ready, double t) {
+  RankState& s = ranks_[rank];
+  StreamState& st = s.streams[stream];
+  const uint32_t v = ready.node;
   st.busy = true;
   st.current = v;
   st.arrive_s = t;
@@ -360,9 +381,7 @@ void Engine::process(const Event& e, double t) {
     const uint32_t w = s.dependants[i];
     NodeWaiting& waiting = s.nodes[w].waiting;
     if (--waiting.count == 0) {
-      const int stream = waiting.stream;
-      make_ready(e.rank, w, stream, t, e.node);
-      try_start(e.rank, stream, t);
+      release(e.rank, w, waiting.stream, t, e.node);
     }
   }
   try_start(e.rank, e.stream, t);
