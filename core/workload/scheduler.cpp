@@ -29,10 +29,12 @@ class Engine {
 
  private:
   void init();
-  void process(const Event& e);
+  void process(const Event& e, double t);
   void process_batch();
-  void make_ready(int rank, uint32_t v, double t, uint32_t by);
+  void make_ready(int rank, uint32_t v, int stream, double t, uint32_t by);
   void try_start(int rank, int stream, double t);
+  void release(int rank, uint32_t v, int stream, double t, uint32_t by);
+  void start(int rank, int stream, const ReadyNode& ready, double t);
   void arrive_collective(int rank, uint32_t v, double t);
   void arrive_p2p(int rank, uint32_t v, double t);
   void finish_recv(const EagerMessage& message);
@@ -46,6 +48,7 @@ class Engine {
   }
   void end_at(int rank, uint32_t v, double start, double end, Pred pred);
   [[noreturn]] void deadlock() const;
+  [[noreturn, gnu::cold, gnu::noinline]] void nan_end(int rank, uint32_t v) const;
 
   const Graph& g_;
   const SchedulerOptions& o_;
@@ -53,13 +56,15 @@ class Engine {
   std::vector<RankState> ranks_;
   std::vector<std::vector<CollectiveInstance>> instances_;  // [group][call]
   std::unordered_map<uint64_t, P2pQueues> p2p_;
-  std::vector<std::pair<int, uint32_t>> pending_coll_;    // (group, call)
+  std::vector<std::pair<int, uint32_t>> pending_coll_;  // (group, call)
+  // Member lists of finished instances, reused: as many as instances are ever open at once.
+  std::vector<std::vector<std::pair<int, uint32_t>>> member_lists_;
   std::vector<std::pair<P2pPost, P2pPost>> pending_p2p_;  // (send, recv): rendezvous
   std::vector<EagerMessage> messages_;                    // every eager send so far
   std::vector<uint32_t> pending_sends_;                   // eager sends posted, flow not timed
   EventQueue events_;
   std::vector<Event> batch_;  // the events of one instant, in (time, seq) order
-  uint64_t seq_ = 0, done_ = 0, total_ = 0;
+  uint64_t done_ = 0, total_ = 0;
   ScheduleResult r_;
 };
 
@@ -84,30 +89,48 @@ void Engine::init() {
     std::vector<uint32_t> fill(s.dependant_begin.begin(), s.dependant_begin.end() - 1);
     for (uint32_t v = 0; v < count; ++v) {
       const Node& node = rg.nodes[v];
-      s.nodes[v].waiting = uint32_t{node.data_deps} + node.ctrl_deps;
-      for (uint32_t i = 0; i < s.nodes[v].waiting; ++i)
+      s.nodes[v].waiting = NodeWaiting{uint32_t{node.data_deps} + node.ctrl_deps, node.stream};
+      for (uint32_t i = 0; i < s.nodes[v].waiting.count; ++i)
         s.dependants[fill[rg.deps[node.dep_begin + i]]++] = v;
     }
     s.streams.resize(streams);
   }
   for (int r : timeline_ranks(o_, n)) ranks_[r].ready_s.assign(ranks_[r].nodes.size(), 0.0);
   r_.nodes = total_;
-  r_.stream_busy.assign(n, std::vector<StreamBusy>(streams));
 }
 
-void Engine::make_ready(int rank, uint32_t v, double t, uint32_t by) {
+void Engine::make_ready(int rank, uint32_t v, int stream, double t, uint32_t by) {
   RankState& s = ranks_[rank];
   if (!s.ready_s.empty()) s.ready_s[v] = t;
-  s.streams[g_.ranks[rank].nodes[v].stream].queue.push_back(ReadyNode{v, by, t});
+  s.streams[stream].queue.push_back(ReadyNode{v, by, t});
 }
 
 void Engine::try_start(int rank, int stream, double t) {
-  RankState& s = ranks_[rank];
-  StreamState& st = s.streams[stream];
+  StreamState& st = ranks_[rank].streams[stream];
   if (st.busy || st.head == st.queue.size()) return;
   const ReadyNode ready = st.queue[st.head++];
-  const uint32_t v = ready.node;
   if (st.head == st.queue.size()) st.queue.clear(), st.head = 0;
+  start(rank, stream, ready, t);
+}
+
+// A node released on a free stream with nobody queued starts at once: what make_ready and
+// try_start would do, without the round trip through the queue.
+void Engine::release(int rank, uint32_t v, int stream, double t, uint32_t by) {
+  RankState& s = ranks_[rank];
+  StreamState& st = s.streams[stream];
+  if (st.busy || st.head != st.queue.size()) {
+    make_ready(rank, v, stream, t, by);
+    try_start(rank, stream, t);
+    return;
+  }
+  if (!s.ready_s.empty()) s.ready_s[v] = t;
+  start(rank, stream, ReadyNode{v, by, t}, t);
+}
+
+void Engine::start(int rank, int stream, const ReadyNode& ready, double t) {
+  RankState& s = ranks_[rank];
+  StreamState& st = s.streams[stream];
+  const uint32_t v = ready.node;
   st.busy = true;
   st.current = v;
   st.arrive_s = t;
@@ -131,16 +154,18 @@ void Engine::try_start(int rank, int stream, double t) {
 }
 
 void Engine::end_at(int rank, uint32_t v, double start, double end, Pred pred) {
+  if (std::isnan(end)) [[unlikely]]
+    nan_end(rank, v);
   RankState& s = ranks_[rank];
   s.nodes[v].start_s = start;
   s.nodes[v].end_s = end;
   s.nodes[v].pred = pred;
   // v holds its stream until this event, so the stream's arrival is v's.
   const int stream = g_.ranks[rank].nodes[v].stream;
-  StreamBusy& busy = r_.stream_busy[rank][stream];
+  StreamBusy& busy = s.streams[stream].busy_total;
   busy.busy_s += end - start;
   busy.wait_s += start - s.streams[stream].arrive_s;
-  events_.push(Event{end, seq_++, rank, v, static_cast<uint8_t>(stream)});
+  events_.push(end, Event{rank, v, static_cast<uint8_t>(stream)});
 }
 
 void Engine::arrive_collective(int rank, uint32_t v, double t) {
@@ -160,6 +185,10 @@ void Engine::arrive_collective(int rank, uint32_t v, double t) {
     inst.kind = node.comm;
     inst.bytes = node.bytes;
     inst.sequence = call;
+    if (!member_lists_.empty()) {  // a finished instance's list, cleared, keeps its capacity
+      inst.members = std::move(member_lists_.back());
+      member_lists_.pop_back();
+    }
     inst.members.reserve(g_.groups[group].size());
   } else if (inst.op != node.op || inst.bytes != node.bytes) {
     const auto [r0, v0] = inst.members.front();
@@ -186,7 +215,8 @@ void Engine::arrive_p2p(int rank, uint32_t v, double) {
   const bool send = node.kind == NodeKind::kSend;
   const bool eager = o_.p2p == P2pMode::kEager;
   const int src = send ? rank : node.group_or_peer, dst = send ? node.group_or_peer : rank;
-  P2pQueues& q = p2p_[p2p_key(src, dst, node.tag)];
+  const uint64_t key = p2p_key(src, dst, node.tag);
+  P2pQueues& q = p2p_[key];
   P2pPost post{rank, v};
   if (send && eager) {  // the data leaves now, matched or not
     post.message = static_cast<uint32_t>(messages_.size());
@@ -200,6 +230,9 @@ void Engine::arrive_p2p(int rank, uint32_t v, double) {
     const P2pPost matched_send = q.sends[q.send_head++], matched_recv = q.recvs[q.recv_head++];
     if (q.send_head == q.sends.size()) q.sends.clear(), q.send_head = 0;
     if (q.recv_head == q.recvs.size()) q.recvs.clear(), q.recv_head = 0;
+    // A drained channel is dropped: tags are often per message, so the map would otherwise hold
+    // every message ever sent (cold and large at 16,384 ranks).
+    if (q.sends.empty() && q.recvs.empty()) p2p_.erase(key);
     if (!eager) {
       pending_p2p_.emplace_back(matched_send, matched_recv);
       return;
@@ -268,6 +301,8 @@ void Engine::flush_collectives(double t) {
       r_.comm_total_s[k] += d;
       r_.codec_total_s[k] += codec;
       ++r_.collectives;
+      inst.members.clear();
+      member_lists_.push_back(std::move(inst.members));
       inst.members = {};
     }
   }
@@ -324,37 +359,32 @@ void Engine::flush_p2p(double t) {
   pending_sends_.clear();
 }
 
-// Every event ending at this instant, popped at once: events pushed while they are processed end
-// at this instant or later with a larger seq, so they would come after them from the queue too.
+// Every event ending at this instant, taken at once: events pushed while they are processed end
+// at this instant or later, after them in push order, so they come in a later batch.
 // Knowing the events ahead lets prefetch_ahead overlap their records' cache misses.
 void Engine::process_batch() {
-  const double t = events_.top().time;
-  batch_.clear();
-  while (!events_.empty() && events_.top().time == t) {
-    batch_.push_back(events_.top());
-    events_.pop();
-  }
+  const double t = events_.take(batch_);
   for (size_t i = 0; i < batch_.size(); ++i) {
     prefetch_ahead(g_, ranks_, batch_, i);
-    process(batch_[i]);
+    process(batch_[i], t);
   }
 }
 
-void Engine::process(const Event& e) {
+void Engine::process(const Event& e, double t) {
   RankState& s = ranks_[e.rank];
   StreamState& st = s.streams[e.stream];
   st.busy = false;
   st.last = e.node;
-  st.free_at = e.time;
+  st.free_at = t;
   ++done_;
   for (uint32_t i = s.dependant_begin[e.node]; i < s.dependant_begin[e.node + 1]; ++i) {
     const uint32_t w = s.dependants[i];
-    if (--s.nodes[w].waiting == 0) {
-      make_ready(e.rank, w, e.time, e.node);
-      try_start(e.rank, g_.ranks[e.rank].nodes[w].stream, e.time);
+    NodeWaiting& waiting = s.nodes[w].waiting;
+    if (--waiting.count == 0) {
+      release(e.rank, w, waiting.stream, t, e.node);
     }
   }
-  try_start(e.rank, e.stream, e.time);
+  try_start(e.rank, e.stream, t);
 }
 
 ScheduleResult Engine::run() {
@@ -363,20 +393,29 @@ ScheduleResult Engine::run() {
   for (int r = 0; r < g_.rank_count(); ++r) {
     RankState& s = ranks_[r];
     for (uint32_t v = 0; v < s.nodes.size(); ++v)
-      if (s.nodes[v].waiting == 0) make_ready(r, v, 0, kNoNode);
+      if (s.nodes[v].waiting.count == 0) make_ready(r, v, s.nodes[v].waiting.stream, 0, kNoNode);
     for (size_t st = 0; st < s.streams.size(); ++st) try_start(r, static_cast<int>(st), 0);
   }
   flush_pending(0);
   while (!events_.empty()) {
-    const double t = events_.top().time;
+    const double t = events_.top_time();
     // Everything that ends at this instant first, so communication starting now is timed together.
-    while (!events_.empty() && events_.top().time == t) process_batch();
+    while (!events_.empty() && events_.top_time() == t) process_batch();
     flush_pending(t);
   }
   if (done_ != total_) deadlock();
+  r_.stream_busy.resize(ranks_.size());
+  for (size_t r = 0; r < ranks_.size(); ++r)
+    for (const StreamState& st : ranks_[r].streams) r_.stream_busy[r].push_back(st.busy_total);
   summarize_schedule(g_, ranks_, o_, total_, r_);
   r_.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   return std::move(r_);
+}
+
+void Engine::nan_end(int rank, uint32_t v) const {
+  throw std::invalid_argument("rank " + std::to_string(rank) + " node " +
+                              std::to_string(g_.ranks[rank].nodes[v].id) +
+                              " would end at NaN seconds (a NaN duration or network time)");
 }
 
 void Engine::deadlock() const {

@@ -2,6 +2,7 @@
 // The scheduler's per-run state (scheduler.cpp): per-rank node arrays, stream queues, collective
 // rendezvous and send/recv matching. Internal to core/workload.
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <limits>
 #include <queue>
@@ -38,16 +39,23 @@ struct StreamState {
   double arrive_s = 0;         // when it got the stream (collectives: reached the rendezvous)
   uint32_t last = kNoNode;     // the node that last ended on this stream
   double free_at = 0;
+  // Summed as each node ends, here rather than in the result, since this record is hot.
+  StreamBusy busy_total;
 };
 
 // One node's run in one record (24 B), since its fields are touched together (a 1,024-rank
-// replay touches every rank at every instant). waiting and start_s share storage: a node's
-// unfinished dependencies are counted down to 0 before it can start, and never read again; its
-// start is written when it ends (end_at), after that.
+// replay touches every rank at every instant). The waiting state and start_s share storage: a
+// node's unfinished dependencies are counted down to 0 before it can start, and never read
+// again; its start is written when it ends (end_at), after that. The waiting state keeps the
+// node's stream (Node::stream) beside the count, so releasing a node needs no cold Node.
+struct NodeWaiting {
+  uint32_t count;  // unfinished dependencies, until the node is ready
+  uint8_t stream;
+};
 struct NodeState {
   union {
     double start_s = 0;
-    uint32_t waiting;  // unfinished dependencies, until the node is ready
+    NodeWaiting waiting;
   };
   double end_s = 0;
   Pred pred;
@@ -95,15 +103,74 @@ struct P2pQueues {
 };
 
 struct Event {
-  double time = 0;
-  uint64_t seq = 0;
   int32_t rank = 0;
   uint32_t node = 0;
   uint8_t stream = 0;  // the node's (Node::stream), so processing the event needs no Node
-  bool operator>(const Event& o) const { return time != o.time ? time > o.time : seq > o.seq; }
 };
 
-using EventQueue = std::priority_queue<Event, std::vector<Event>, std::greater<Event>>;
+// Node ends in (time, push order), handed out one instant at a time. Events are kept in one
+// bucket per distinct time, in push order, and a heap orders the distinct times: a replay has
+// far fewer distinct times than pending events (every member of a collective ends at once, and
+// ranks run the same nodes), so a push is an append (to the bucket of the last push, or one hash
+// lookup) instead of a sift through every pending event. A bucket taken by take() is closed:
+// events pushed later at the same time open a new bucket, after it, as a (time, sequence) heap
+// would order them.
+class EventQueue {
+ public:
+  bool empty() const { return times_.empty(); }
+  double top_time() const { return times_.top(); }
+  void push(double time, const Event& e) {
+    if (!(last_open_ && time == last_time_)) {
+      auto [it, added] = index_.try_emplace(time, 0);
+      if (added) {
+        it->second = slot();
+        times_.push(time);
+      }
+      last_time_ = time, last_slot_ = it->second, last_open_ = true;
+    }
+    buckets_[last_slot_].push_back(e);
+  }
+  // Moves the earliest time's events into out (replacing its contents); returns that time.
+  double take(std::vector<Event>& out) {
+    const double t = times_.top();
+    times_.pop();
+    const auto it = index_.find(t);
+    const uint32_t slot = it->second;
+    index_.erase(it);
+    if (last_open_ && last_slot_ == slot) last_open_ = false;
+    out.clear();
+    out.swap(buckets_[slot]);
+    free_.push_back(slot);
+    return t;
+  }
+
+ private:
+  uint32_t slot() {
+    if (free_.empty()) {
+      buckets_.emplace_back();
+      return static_cast<uint32_t>(buckets_.size() - 1);
+    }
+    const uint32_t s = free_.back();
+    free_.pop_back();
+    return s;
+  }
+
+  std::priority_queue<double, std::vector<double>, std::greater<double>> times_;
+  // std::hash<double> hashes the bytes out of line; a time's bits, mixed, are enough: times are
+  // never -0.0 (they start at +0.0 and add durations >= 0) and never NaN (end_at refuses it),
+  // so equal times have equal bits.
+  struct TimeHash {
+    size_t operator()(double t) const {
+      return static_cast<size_t>(std::bit_cast<uint64_t>(t) * 0x9E3779B97F4A7C15ull >> 17);
+    }
+  };
+  std::unordered_map<double, uint32_t, TimeHash> index_;  // open bucket per time
+  std::vector<std::vector<Event>> buckets_;
+  std::vector<uint32_t> free_;
+  double last_time_ = 0;
+  uint32_t last_slot_ = 0;
+  bool last_open_ = false;
+};
 
 // A 16,384-rank replay touches 1.9 GB of records in time order, a cache miss per record and
 // each record's address in the one before (event -> dependants -> dependant's state and Node).

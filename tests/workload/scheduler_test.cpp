@@ -5,10 +5,13 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "network/analytical.h"
 #include "network/packet_backend.h"
 #include "topology/builders.h"
 #include "topology/topology.h"
+#include "workload/scheduler_state.h"
 
 namespace commlab::workload {
 namespace {
@@ -338,6 +341,47 @@ TEST(Scheduler, MismatchedCollectivesAndDeadlocksAreClearErrors) {
   Graph big = world(4);
   AnalyticalBackend small(make_flat(2, kB, kAlpha));
   EXPECT_THROW(schedule(big, small), std::invalid_argument);
+}
+
+TEST(Scheduler, ANanEndIsAnErrorNamingTheNode) {
+  Graph g = world(1);
+  Node n = compute(42, -1);  // roofline: NaN FLOPs give a NaN duration
+  n.flops = std::numeric_limits<double>::quiet_NaN();
+  g.ranks[0].add(n);
+  try {
+    run(g);
+    FAIL() << "expected an error";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("rank 0 node 42"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("NaN"), std::string::npos) << e.what();
+  }
+}
+
+// The event queue hands out one instant at a time in push order, and an event pushed at an
+// instant already taken comes after it, before any later instant: the (time, sequence) order.
+TEST(Scheduler, EventQueueTakesInstantsInTimeThenPushOrder) {
+  detail::EventQueue q;
+  const auto ev = [](uint32_t node) { return detail::Event{0, node, 0}; };
+  q.push(2.0, ev(1));
+  q.push(1.0, ev(2));
+  q.push(2.0, ev(3));
+  q.push(1.0, ev(4));
+  std::vector<detail::Event> batch;
+  const auto nodes = [&] {
+    std::vector<uint32_t> out;
+    for (const detail::Event& e : batch) out.push_back(e.node);
+    return out;
+  };
+  EXPECT_EQ(q.take(batch), 1.0);
+  EXPECT_EQ(nodes(), (std::vector<uint32_t>{2, 4}));
+  q.push(1.0, ev(5));  // while instant 1 is processed
+  q.push(2.0, ev(6));
+  EXPECT_EQ(q.top_time(), 1.0);
+  EXPECT_EQ(q.take(batch), 1.0);
+  EXPECT_EQ(nodes(), (std::vector<uint32_t>{5}));
+  EXPECT_EQ(q.take(batch), 2.0);
+  EXPECT_EQ(nodes(), (std::vector<uint32_t>{1, 3, 6}));
+  EXPECT_TRUE(q.empty());
 }
 
 TEST(Scheduler, TimelineRecordsEveryNodeOfTheRequestedRanks) {
