@@ -47,7 +47,8 @@ std::vector<std::string> codec_list(const std::string& spec) {
   return names;
 }
 
-// Generated values are made in memory at once: --count stays within 1 GiB of them.
+// Generated values: --count stays within 1 GiB of them. A distribution's values are generated
+// block by block (below), a model's gradients are in memory whole.
 constexpr uint64_t kMaxCodecInputBytes = 1ull << 30;
 // Tensors are measured in blocks of this size, each coded on its own (issue 31: a 1 GiB input
 // held the tensor, the decoded copy, the frame and a float copy, 3.1 GB), so memory is a few
@@ -58,14 +59,20 @@ constexpr uint64_t kCodecBlockBytes = 32ull << 20;
 constexpr uint64_t kMaxCodecWorkBytes = 4ull << 30;
 
 // One buffer the codecs are measured on: a tensor of a file (read when its turn comes, so only one
-// is in memory at a time) or the generated values.
+// is in memory at a time) or the generated values: a model's gradients, held whole, or a
+// distribution's, generated a block at a time when measured (element i is a function of the
+// seed and i, so the blocks are the values generated at once, and so are the numbers).
 struct Source {
   std::string file;    // empty for generated values
   std::string format;  // "npy", "safetensors", "raw" or "generated"
   TensorEntry tensor;
-  std::vector<std::byte> generated;
+  std::vector<std::byte> generated;  // model:NAME
+  std::string dist;                  // a distribution, generated per block (source_block)
+  uint64_t seed = 0;
 };
 
+// A model's gradients (model:NAME, in memory whole), or none for a distribution: checked here and
+// generated per block.
 std::vector<std::byte> generated_values(const Options& o, DType dtype) {
   std::string dist = o.generate.empty() ? "gaussian" : o.generate;
   if (dist.rfind("model:", 0) == 0) {
@@ -85,8 +92,7 @@ std::vector<std::byte> generated_values(const Options& o, DType dtype) {
   } catch (const std::invalid_argument& e) {
     throw InvalidInput(std::string("--generate: ") + e.what());
   }
-  std::vector<float> v = generate_tensor(dist, o.count, o.seed);
-  return to_dtype_bytes(v, dtype);
+  return {};
 }
 
 // Every tensor of --input (a file, or a directory's files in name order), headers checked before
@@ -96,13 +102,11 @@ std::vector<Source> sources(const Options& o, DType dtype, std::vector<nlohmann:
     throw InvalidInput("give either --input FILE or --generate DIST, not both");
   std::vector<Source> out;
   if (o.input.empty()) {
-    Source s{"", "generated", {}, generated_values(o, dtype)};
-    s.tensor = {o.generate.empty() ? "gaussian" : o.generate,
-                o.dtype,
-                {s.generated.size() / dtype_size(dtype)},
-                0,
-                s.generated.size(),
-                false};
+    Source s{"", "generated", {}, generated_values(o, dtype), "", o.seed};
+    const std::string name = o.generate.empty() ? "gaussian" : o.generate;
+    if (name.rfind("model:", 0) != 0) s.dist = name;
+    const uint64_t bytes = s.dist.empty() ? s.generated.size() : o.count * dtype_size(dtype);
+    s.tensor = {name, o.dtype, {bytes / dtype_size(dtype)}, 0, bytes, false};
     out.push_back(std::move(s));
     return out;
   }
@@ -115,7 +119,7 @@ std::vector<Source> sources(const Options& o, DType dtype, std::vector<nlohmann:
                            {"format", f.format},
                            {"tensors", f.tensors.size()},
                            {"metadata", metadata}});
-      for (const TensorEntry& t : f.tensors) out.push_back({path, f.format, t, {}});
+      for (const TensorEntry& t : f.tensors) out.push_back({path, f.format, t, {}, "", 0});
     }
   } catch (const std::invalid_argument& e) {
     throw InvalidInput(std::string("--input ") + e.what());
@@ -123,11 +127,19 @@ std::vector<Source> sources(const Options& o, DType dtype, std::vector<nlohmann:
   return out;
 }
 
-// Bytes [offset, offset + bytes) of a tensor: a view of the generated values, or read from the
-// file into `buffer`.
+// Bytes [offset, offset + bytes) of a tensor: a view of a model's gradients, or generated or read
+// from the file into `buffer`.
 std::span<const std::byte> source_block(const Source& s, uint64_t offset, uint64_t bytes,
                                         std::vector<std::byte>& buffer) {
-  if (s.format == "generated") return std::span(s.generated).subspan(offset, bytes);
+  if (s.format == "generated" && s.dist.empty())
+    return std::span(s.generated).subspan(offset, bytes);
+  if (s.format == "generated") {
+    const DType dtype = parse_dtype(s.tensor.dtype);
+    const size_t size = dtype_size(dtype);
+    buffer =
+        to_dtype_bytes(generate_tensor_range(s.dist, offset / size, bytes / size, s.seed), dtype);
+    return buffer;
+  }
   TensorEntry block = s.tensor;
   block.offset += offset;
   block.bytes = bytes;
@@ -201,11 +213,12 @@ DType checked_raw_dtype(const Options& o) {
     throw InvalidInput(std::string("--dtype: ") + e.what());
   }
   if (o.input.empty() && o.count == 0) throw InvalidInput("--count: expected a positive integer");
-  // Generated values are made at once: --count 10^11 ended in std::bad_alloc (exit 1).
+  // --count 10^11 ended in std::bad_alloc (exit 1) when values were made at once; a model's
+  // gradients still are, and 1 GiB bounds the time a distribution's take.
   if (o.count > kMaxCodecInputBytes / dtype_size(dtype))
     throw InvalidInput("--count: expected at most " +
                        std::to_string(kMaxCodecInputBytes / dtype_size(dtype)) + " " + o.dtype +
-                       " values (1 GiB generated in memory), got " + std::to_string(o.count));
+                       " values (1 GiB of generated values), got " + std::to_string(o.count));
   return dtype;
 }
 

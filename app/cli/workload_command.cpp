@@ -49,6 +49,9 @@ struct Options {
   std::string p2p = "eager";     // point-to-point semantics (workload::P2pMode)
   std::string routing = "ecmp";  // analytical backend: per-flow ECMP or ideal (RoutingMode)
   bool json = false;
+  // The first flag given that shapes a catalog model only (--catalog, --tp, ...), as typed
+  // ("--tp 2"): a trace has its own ranks and groups, so it is refused with --trace.
+  std::string catalog_flag;
 };
 
 struct Timing {  // one replay (or the closed form), in the JSON's terms
@@ -205,6 +208,12 @@ int run(const Options& o) {
   const bool graph_engine = o.engine == "graph";
   if (!graph_engine && o.engine != "sum") throw InvalidInput("--engine: expected graph or sum");
   if (!o.trace.empty() && !graph_engine) throw InvalidInput("--trace needs --engine graph");
+  if (!o.trace.empty() && o.catalog_flag.starts_with("--catalog "))
+    throw InvalidInput(o.catalog_flag + ": give --catalog or --trace " + o.trace + ", not both");
+  if (!o.trace.empty() && !o.catalog_flag.empty())
+    throw InvalidInput(o.catalog_flag +
+                       ": applies to catalog models only, not to --trace (a trace has its own "
+                       "model, ranks and groups)");
   if (o.p2p != "eager" && !graph_engine) throw InvalidInput("--p2p needs --engine graph");
   if (!o.comm_groups.empty() && o.trace.empty())
     throw InvalidInput("--comm-groups " + o.comm_groups +
@@ -456,7 +465,20 @@ const RegisterCommand reg{Command{
       app.add_option("--skip", o->skip, "SkipReduce steps skipped in the DP reduce-scatter")
           ->check(CLI::Range(0, 1 << 20));
       app.add_flag("--json", o->json, "one JSON document on stdout");
-      return [o] { return run(*o); };
+      // Flags that shape a catalog model only: --trace refuses them instead of ignoring them.
+      std::vector<CLI::Option*> catalog_only;
+      for (const char* name :
+           {"--catalog", "--dp", "--tp", "--pp", "--ep", "--micro-batch", "--global-batch", "--seq",
+            "--grad-dtype", "--bucket-mb", "--no-overlap", "--no-distributed-optimizer"})
+        catalog_only.push_back(app.get_option(name));
+      return [o, catalog_only] {
+        for (const CLI::Option* opt : catalog_only) {
+          if (opt->count() == 0 || !o->catalog_flag.empty()) continue;
+          o->catalog_flag = opt->get_name();
+          if (opt->get_expected_max() > 0) o->catalog_flag += " " + opt->as<std::string>();
+        }
+        return run(*o);
+      };
     }}};
 
 }  // namespace

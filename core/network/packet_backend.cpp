@@ -35,6 +35,9 @@ double PacketBackend::now_s() const {
 const PacketTotals& PacketBackend::totals() const {
   return sim_->totals();
 }
+uint64_t PacketBackend::memory_bytes() const {
+  return sim_->memory_bytes();
+}
 const PortSeries& PacketBackend::port_series() const {
   return sim_->series();
 }

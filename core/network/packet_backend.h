@@ -52,6 +52,9 @@ class PacketBackend : public NetworkBackend {
   // Per-flow accounting of the last step (same order as its flows).
   const std::vector<PacketFlowStats>& last_step_stats() const { return last_stats_; }
   const PacketTotals& totals() const;
+  // Bytes of simulator state alive now (flows, packets, queues, events): what
+  // config.budget.max_memory_bytes bounds.
+  uint64_t memory_bytes() const;
   // Sampled only when config.sample_interval_s > 0.
   const PortSeries& port_series() const;
   // The flow alone on an idle network: the store-and-forward pipeline of its packets.

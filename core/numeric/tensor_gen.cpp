@@ -87,12 +87,18 @@ void validate_distribution(std::string_view dist) {
 }
 
 std::vector<float> generate_tensor(std::string_view dist, size_t count, uint64_t seed) {
+  return generate_tensor_range(dist, 0, count, seed);
+}
+
+std::vector<float> generate_tensor_range(std::string_view dist, uint64_t first, size_t count,
+                                         uint64_t seed) {
   Spec spec = parse(dist);
   CounterRng rng(seed, Purpose::kGenerator);
   std::vector<float> out(count);
   const auto n = static_cast<int64_t>(count);
 #pragma omp parallel for schedule(static) if (n > (1 << 16))
-  for (int64_t i = 0; i < n; ++i) out[i] = static_cast<float>(sample(spec, rng, uint64_t(i)));
+  for (int64_t i = 0; i < n; ++i)
+    out[i] = static_cast<float>(sample(spec, rng, first + uint64_t(i)));
   return out;
 }
 

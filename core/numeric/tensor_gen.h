@@ -17,6 +17,10 @@ inline constexpr double kGeneratorStd = 1e-3;
 // via the counter-based RNG, so the result never depends on thread count. Throws
 // std::invalid_argument for an unknown distribution or a bad sparse fraction.
 std::vector<float> generate_tensor(std::string_view dist, size_t count, uint64_t seed);
+// Elements [first, first + count) of that tensor: a tensor of any size generated block by block
+// is the tensor generated at once.
+std::vector<float> generate_tensor_range(std::string_view dist, uint64_t first, size_t count,
+                                         uint64_t seed);
 
 // Throws the same std::invalid_argument as generate_tensor if `dist` is not a known distribution.
 void validate_distribution(std::string_view dist);

@@ -63,7 +63,8 @@ const BadFlags kBad[] = {
     {"workload --catalog gpt3-175b --cluster netzip-512:gbps=100 --tp 4 --skip 128",
      "--skip: the DP reduce-scatter's ring on 128 ranks skips at most 127 steps (N-1), got 128"},
     {"codec --count 100000000000 --codecs raw",
-     "--count: expected at most 536870912 bf16 values (1 GiB generated in memory), got 100000000000"},
+     "--count: expected at most 536870912 bf16 values (1 GiB of generated values), got "
+     "100000000000"},
 };
 
 TEST(FlagLimits, EachBadValueIsOneExactLineAndExitTwoAtOnce) {

@@ -217,6 +217,35 @@ TEST(WorkloadCli, TheClosedFormStaysAvailableAndRefusesGraphOnlyFlags) {
   EXPECT_NE(ep.err.find("mixture-of-experts"), std::string::npos) << ep.err;
 }
 
+TEST(WorkloadCli, ATraceRefusesEveryCatalogOnlyFlag) {
+  // A trace brings its own model, ranks and groups: flags that shape a catalog model were
+  // silently ignored with --trace (issue 31). Each is refused (exit 2) with one line naming it.
+  const std::string dir =
+      ::testing::TempDir() + "/workload_cli_catalog_only_" + std::to_string(getpid());
+  ASSERT_EQ(run_cli(kLlama + " --emit-trace " + dir).code, 0);
+  const std::string trace = "workload --trace " + dir + "/llama3-8b --json ";
+  for (const std::string flag : {"--tp 2", "--pp 2", "--dp 4", "--ep 2", "--micro-batch 2",
+                                 "--global-batch 64", "--seq 1024", "--grad-dtype fp32",
+                                 "--bucket-mb 10", "--no-overlap", "--no-distributed-optimizer"}) {
+    const auto o = run_cli(trace + flag);
+    EXPECT_EQ(o.code, 2) << flag << ": " << o.err;
+    EXPECT_EQ(o.err, "commlab-cli: " + flag +
+                         ": applies to catalog models only, not to --trace (a trace has its own "
+                         "model, ranks and groups)\n")
+        << flag;
+    EXPECT_TRUE(o.out.empty()) << flag;
+  }
+  const auto both = run_cli(trace + "--catalog gpt-7b");
+  EXPECT_EQ(both.code, 2) << both.err;
+  EXPECT_NE(both.err.find("--catalog gpt-7b: give --catalog or --trace"), std::string::npos)
+      << both.err;
+  // What does apply to a trace is still taken: the SkipReduce skip and the compute model.
+  const auto ok = run_cli(trace + "--skip 1 --mfu 0.5 --gpu h100");
+  ASSERT_EQ(ok.code, 0) << ok.err;
+  EXPECT_EQ(json::parse(ok.out)["skip"], 1);
+  std::filesystem::remove_all(dir);
+}
+
 TEST(WorkloadCli, IdealRoutingRemovesTheLeafSpineEcmpPenalty) {
   // GPT-3 on netzip-512 (tp 8, 8 DP rings side by side), closed form: per-flow ECMP hashes ring
   // flows leaving a leaf onto the same spine uplink, so DP exceeds the bandwidth bound.

@@ -27,6 +27,20 @@ TEST(TensorGen, DeterministicAndThreadCountIndependent) {
   }
 }
 
+TEST(TensorGen, ATensorGeneratedInBlocksIsTheTensorGeneratedAtOnce) {
+  // codec --generate makes its values a block at a time (issue 31): element i depends on
+  // (seed, i) only, so blocks at any offsets, of sizes below and above the parallel threshold
+  // (2^16), concatenate to the whole tensor.
+  for (const char* d : {"gaussian", "laplace", "student-t", "sparse:0.25"}) {
+    const std::vector<float> whole = generate_tensor(d, 300000, 7);
+    std::vector<float> blocks;
+    for (auto [first, n] : {std::pair<uint64_t, size_t>{0, 1000}, {1000, 99000}, {100000, 200000}})
+      for (float x : generate_tensor_range(d, first, n, 7)) blocks.push_back(x);
+    EXPECT_EQ(blocks, whole) << d;
+    EXPECT_NE(generate_tensor_range(d, 1, 1000, 7), generate_tensor_range(d, 0, 1000, 7)) << d;
+  }
+}
+
 TEST(TensorGen, ScaledLikeGradients) {
   // Every distribution has std kGeneratorStd; over 2e5 samples the estimate's relative error is
   // ~1/sqrt(2n) for the gaussian; student-t (nu = 3) has infinite kurtosis, hence its wider bound.

@@ -35,10 +35,10 @@ std::string budget_error(F body) {
   return message;
 }
 
-// On/off background at full load with 1-byte flows, under a memory budget of `bytes` (and no
-// practical bound on a source's open flows unless `open_flows` says otherwise).
-std::unique_ptr<PacketBackend> exploding_background(uint64_t bytes,
-                                                    uint32_t open_flows = 1u << 31) {
+// `generators` on/off backgrounds at full load with 1-byte flows, under a memory budget of `bytes`
+// (and no practical bound on a source's open flows unless `open_flows` says otherwise).
+std::unique_ptr<PacketBackend> overloaded_background(uint64_t bytes, int generators,
+                                                     uint32_t open_flows = 1u << 31) {
   PacketConfig cfg;
   cfg.budget.max_memory_bytes = bytes;
   cfg.budget.max_open_background_flows = open_flows;
@@ -47,8 +47,18 @@ std::unique_ptr<PacketBackend> exploding_background(uint64_t bytes,
   bg.pattern = Pattern::kOnOff;
   bg.load = 1.0;
   bg.flow_bytes = 1;
-  net->add_background(bg);
+  for (int g = 0; g < generators; ++g) net->add_background(bg);
   return net;
+}
+
+// A source that really explodes: four generators at load 1 offer each NIC 4x what it can send,
+// so its backlog of open flows (~700 B each: record, paths, window records, a queued packet)
+// grows by ~3 flows per packet time, ~10,000 flows/us over the 16 hosts: 64 MiB within ~10 us
+// of simulated time. One generator at load 1 is barely overloaded (its backlog grows ~100
+// flows/us, 0.5 ms of simulated time and ~5 s of wall time to 64 MiB); it only looked explosive
+// while completed flows stayed alive until their 1 ms retransmit timer fired.
+std::unique_ptr<PacketBackend> exploding_background(uint64_t bytes) {
+  return overloaded_background(bytes, 4);
 }
 
 TEST(SimBudget, ExplodingBackgroundStopsAtTheMemoryBudget) {
@@ -69,7 +79,7 @@ TEST(SimBudget, AnOverloadedOnOffSourceStopsAtItsOpenFlowBudget) {
   // header), but each also needs its ACKs and PULLs and random receivers collide, so a source's
   // open flows only grow: `traffic --cluster fattree:k=4 --pattern perm --background onoff:1
   // --background-size 1` ran 100 s to the memory budget; a source's 1,000th open flow stops it.
-  auto net_ptr = exploding_background(1ull << 30, 1000);
+  auto net_ptr = overloaded_background(1ull << 30, 1, 1000);
   const Flow flow{0, 5, 64 << 20, 1};
   const std::string message = budget_error([&] { net_ptr->time_step(std::span(&flow, 1)); });
   EXPECT_NE(message.find("packet backend: background budget exceeded: on/off source at rank "),
@@ -99,6 +109,25 @@ TEST(SimBudget, AnAllToAllStopsWhileItsFlowsOpen) {
   const std::string message = budget_error([&] { net.time_step(flows); });
   EXPECT_NE(message.find("memory budget exceeded"), std::string::npos) << message;
   EXPECT_NE(message.find("budget 9 MiB"), std::string::npos) << message;
+}
+
+TEST(SimBudget, ACompletedFlowFreesItsStateAtOnce) {
+  // 30 steps of 16 flows of 32 KiB on a k=4 fat-tree: each step lasts ~16 us, all 30 well under
+  // the 1 ms RTO. A completed flow used to keep its slot (its 472-byte record plus its window
+  // records, ~730 B in all) until its retransmit timer fired, so the steps' flows piled up:
+  // 29 x 16 x 730 B = 340 KB more after the 30th step than after the first. Freed at completion,
+  // slots are reused and what grows is each completed flow's stale timer event, 16 B (32 B while
+  // the event queue's buckets double), plus at most one more step of flows whose last ACKs are
+  // still in flight: 30 x 16 x 32 B + 16 x 2 KiB = 48 KB.
+  PacketBackend net(k4());
+  std::vector<Flow> flows;
+  for (int r = 0; r < 16; ++r) flows.push_back({r, (r + 5) % 16, 32 << 10, uint64_t(r)});
+  net.time_step(flows);
+  const uint64_t first = net.memory_bytes();
+  for (int i = 1; i < 30; ++i) net.time_step(flows);
+  EXPECT_LT(net.now_s(), 1e-3);  // every timer of the first step is still pending
+  EXPECT_LE(net.memory_bytes(), first + 30 * 16 * 32 + 16 * 2048)
+      << "after 1 step " << first << " B, after 30 " << net.memory_bytes() << " B";
 }
 
 TEST(SimBudget, AdvanceIsBudgetedToo) {

@@ -8,10 +8,12 @@
 
 namespace commlab {
 
-// FIFO over a power-of-two ring; grows by doubling (amortised, capacity is kept).
+// FIFO over a power-of-two ring; grows by doubling (amortised, capacity is kept). A ring told to
+// count_in(tally) adds the bytes each growth allocates there (the memory budget's queues).
 template <typename T>
 class RingBuffer {
  public:
+  void count_in(uint64_t* tally) { tally_ = tally; }
   bool empty() const { return size_ == 0; }
   uint32_t size() const { return size_; }
   size_t capacity() const { return buf_.capacity(); }
@@ -34,12 +36,14 @@ class RingBuffer {
     uint32_t cap = buf_.empty() ? 8 : static_cast<uint32_t>(buf_.size()) * 2;
     std::vector<T> next(cap);
     for (uint32_t i = 0; i < size_; ++i) next[i] = buf_[(head_ + i) & mask_];
+    if (tally_) *tally_ += (next.capacity() - buf_.capacity()) * sizeof(T);
     buf_.swap(next);
     head_ = 0;
     mask_ = cap - 1;
   }
   std::vector<T> buf_;
   uint32_t head_ = 0, size_ = 0, mask_ = 0;
+  uint64_t* tally_ = nullptr;
 };
 
 using SimTime = uint64_t;  // picoseconds: exact, and 2^64 ps is over 200 days
@@ -70,6 +74,7 @@ class EventHeap {
  public:
   bool empty() const { return heap_.empty(); }
   size_t size() const { return heap_.size(); }
+  size_t capacity() const { return heap_.capacity(); }
   const Event& top() const { return heap_.front(); }
   void push(Event e) {
     size_t i = heap_.size();
@@ -116,6 +121,12 @@ class RadixEventQueue {
  public:
   bool empty() const { return size_ == 0; }
   size_t size() const { return size_; }
+  // Bytes its buckets hold: they keep their capacity, so this is the high-water mark of events.
+  size_t capacity_bytes() const {
+    size_t n = early_.capacity();
+    for (const std::vector<Event>& b : buckets_) n += b.capacity();
+    return n * sizeof(Event);
+  }
   void push(Event e) {
     ++size_;
     if (e.time < last_) {
@@ -181,6 +192,10 @@ class Pool {
   const T& operator[](uint32_t i) const { return items_[i]; }
   size_t live() const { return items_.size() - free_.size(); }
   size_t capacity() const { return items_.size(); }
+  // Bytes it holds: records and free list (both keep their capacity).
+  size_t bytes() const {
+    return items_.capacity() * sizeof(T) + free_.capacity() * sizeof(uint32_t);
+  }
 
  private:
   std::vector<T> items_;

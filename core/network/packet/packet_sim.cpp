@@ -93,8 +93,14 @@ PacketSim::PacketSim(const Topology& topology, const Router& router, const Packe
       p.ecn_bytes = std::numeric_limits<uint64_t>::max();
     }
   }
+  for (Port& p : ports_) {
+    p.data.count_in(&queue_bytes_);
+    p.hdr.count_in(&queue_bytes_);
+    p.pipe.count_in(&queue_bytes_);
+  }
   hosts_.resize(topo_.ranks());
   for (int r = 0; r < topo_.ranks(); ++r) {
+    hosts_[r].pulls.count_in(&queue_bytes_);
     // NDP receivers pull one full packet per packet time of their fastest ingress link.
     double bw = 0;
     for (int li : topo_.in_links(topo_.gpus()[r]))

@@ -41,6 +41,7 @@ class PacketSim {
 
   double now_s() const { return static_cast<double>(now_) * 1e-12; }
   const PacketTotals& totals() const { return totals_; }
+  uint64_t memory_bytes() const;  // what the memory budget compares (packet_budget.h)
   const PortSeries& series() const { return series_; }
   // RoCE: XOFF frames sent per link (by the link's downstream switch), indexed like links().
   std::vector<uint64_t> pfc_pauses_per_link() const;
@@ -111,9 +112,13 @@ class PacketSim {
     uint32_t fwd_hops = 0, rev_hops = 0, npaths = 1, next_path = 0;
     SimTime start = 0;
     bool done = false, timer_armed = false, want_fates = false, recycled = false;
-    // Packets, pending pull tokens and timers that name this slot; recycled when done and 0.
+    // Packets, pending pull tokens and timers that name this slot; recycled when done and 0. A
+    // flow's retransmit timer stops counting when it completes (complete): its event, still in
+    // the heap, is recognised as stale by its time (on_timer) instead of holding the slot and
+    // the flow's state for up to an RTO after the last packet (issue 31).
     uint32_t live = 0;
-    uint64_t heap = 0;  // bytes its vectors hold (account_heap), in PacketSim::flow_heap_bytes_
+    SimTime timer_at = 0;  // when the armed timer's event fires
+    uint64_t heap = 0;     // bytes its vectors hold (account_heap), in PacketSim::flow_heap_bytes_
     // sender
     uint32_t next_new = 0, snd_una = 0, inflight = 0, window = 0;
     std::vector<uint64_t> slots;  // per seq in [snd_una, next_new): last send time | flags
@@ -183,6 +188,7 @@ class PacketSim {
   void set_paths(FlowState& f);
   void accept(uint32_t flow, uint32_t seq, uint32_t kept);
   void complete(uint32_t flow);
+  void release_flow_state(uint32_t flow);
   void queue_pull(int host, uint32_t flow, int64_t acked_seq);
   void on_pull_tick(uint32_t host);
   void on_timer(uint32_t flow);
@@ -243,8 +249,10 @@ class PacketSim {
   // What the flows' vectors hold (paths over up to 64 sprayed routes, window records, fates):
   // 3 KB a flow on a k=16 fat-tree, the bulk of an all-to-all's memory, so the budget counts it.
   uint64_t flow_heap_bytes_ = 0;
+  // What the ports' queues and pipes and the hosts' pull queues hold (their rings count_in it):
+  // a sender's backlog waits in its NIC's queue.
+  uint64_t queue_bytes_ = 0;
   void account_heap(FlowState& f);  // after a flow's vectors changed capacity
-  uint64_t memory_bytes() const;    // what the memory budget compares (packet_budget.h)
   std::vector<uint32_t> free_flows_;
   std::vector<Generator> generators_;
   // current step

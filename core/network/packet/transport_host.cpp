@@ -35,8 +35,12 @@ uint64_t PacketSim::memory_bytes() const {
        g.on_sent_begin.capacity() + g.on_sent.capacity()) *
           sizeof(uint32_t) +
       g.ready.capacity() * sizeof(SimTime) + g.started.capacity();
-  return events_.size() * sizeof(Event) + packets_.capacity() * sizeof(Packet) +
-         flows_.size() * sizeof(FlowState) + flow_heap_bytes_ + graph;
+  // What is alive: events (pending timers among them: a completed flow's stays until it fires),
+  // packets in flight or queued and the queues holding them, flows (a recycled slot keeps its
+  // record and path vectors for the next flow), each counted at the capacity it holds.
+  return events_.capacity_bytes() + packets_.bytes() + queue_bytes_ +
+         flows_.size() * sizeof(FlowState) + flow_heap_bytes_ +
+         free_flows_.capacity() * sizeof(uint32_t) + graph;
 }
 
 uint32_t PacketSim::open_flow(int src, int dst, uint64_t bytes, uint64_t ecmp_id, int owner,
@@ -311,6 +315,23 @@ void PacketSim::complete(uint32_t flow) {
   } else if (f.owner != std::numeric_limits<int>::min()) {
     on_flow_done_background(flow);
   }
+  release_flow_state(flow);
+}
+
+// A completed flow keeps only what its packets still in the network need (its paths and
+// counters): the sender's and receiver's records go now, and its timer no longer holds the slot.
+void PacketSim::release_flow_state(uint32_t flow) {
+  FlowState& f = flows_[flow];
+  std::vector<uint64_t>().swap(f.slots);
+  std::vector<uint8_t>().swap(f.rstate);
+  std::vector<PacketFate>().swap(f.fates);
+  f.rtx = RingBuffer<uint32_t>();
+  account_heap(f);
+  if (f.timer_armed) {
+    f.timer_armed = false;  // its event is stale now: on_timer ignores it
+    --f.live;
+  }
+  maybe_recycle(flow);
 }
 
 void PacketSim::queue_pull(int host, uint32_t flow, int64_t acked_seq) {
@@ -359,18 +380,19 @@ void PacketSim::on_pull_tick(uint32_t host) {
 
 void PacketSim::arm_timer(FlowState& f, uint32_t flow, SimTime at) {
   f.timer_armed = true;
+  f.timer_at = at;
   ++f.live;
   schedule(at, EventKind::kTimer, flow);
 }
 
 void PacketSim::on_timer(uint32_t flow) {
   FlowState& f = flows_[flow];
+  // A completed flow's timer (release_flow_state), possibly of an earlier flow in this slot, is
+  // stale: the slot's own timer is armed at or after that completion + RTO, so its event comes
+  // later or at the same time (then the first of the two is its own and the second is stale).
+  if (!f.timer_armed || f.timer_at != now_) return;
   f.timer_armed = false;
   --f.live;
-  if (f.done) {
-    maybe_recycle(flow);
-    return;
-  }
   const SimTime rto = static_cast<SimTime>(config_.rto_s * 1e12);
   // Retransmit only when the receiver has also gone quiet: NDP acknowledgements ride on paced
   // PULLs, which can wait longer than the RTO behind a busy receiver without anything being lost.
