@@ -231,6 +231,7 @@ void CompareView::poll() {
 
 void CompareView::show_result() {
   Job& job = *job_;
+  complete_ = job.error.empty() && !job.outcome.stopped;
   if (!job.error.empty()) {  // the previous table and chart stay
     status_->setText("Failed: " + QString::fromStdString(job.error));
     return;
