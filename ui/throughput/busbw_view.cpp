@@ -110,7 +110,10 @@ BusbwView::BusbwView(QWidget* parent) : QWidget(parent) {
   channels_->setToolTip(
       "NCCL channels (rings or trees over different NICs and NVLinks); NCCL's choice drops "
       "channels for small messages.");
-  form->addRow("Cluster", cluster_);
+  // The cluster's names are long ("NCCL: 2 nodes x 8 H100, 400 Gb/s rails"): its box takes the
+  // row under its label, the column's whole width, so none is cut.
+  form->addRow(new QLabel("Cluster"));
+  form->addRow(cluster_);
   form->addRow("Protocol", proto_);
   form->addRow("Channels", channels_);
   form->addRow("Ranks", ranks_);
