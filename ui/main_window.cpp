@@ -67,8 +67,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   // Its Run seeds starts this comparison (the same runner, the Compare tab shows it too), and its
   // seeds row follows every comparison, whichever tab started it.
   RunsList* table = training_->runs_list();
+  // A cancelled or failed comparison keeps the columns' earlier results (its incomplete runs
+  // would read as seeds that never reached the target).
   connect(compare_, &CompareView::finished, training_, [this, table] {
-    training_->set_seed_results(compare_->summary(), compare_->compared_runs());
+    if (compare_->last_complete())
+      training_->set_seed_results(compare_->summary(), compare_->compared_runs());
     table->set_seeds_running(false, compare_->status_text());
   });
   connect(compare_, &CompareView::progress, table, [this, table](const QString& status) {

@@ -199,7 +199,11 @@ TopologyPicture compute_topology_picture(const TopologySettings& s) {
     // A crowded tier (e.g. 32 spines over 4 servers) narrows its boxes instead of stretching the
     // picture far beyond the servers below.
     const double natural = row.size() * (kSwitchW + 12.0);
-    const double span = natural <= bottom_w * 1.25 ? std::max(bottom_w, natural) : bottom_w * 1.25;
+    // Never below a 24-px box and a 6-px gap per switch, though: narrower, the boxes overlapped
+    // and hid each other's names (dgx-h100-pod's 32 spines over 4 boxes of 256 GPUs).
+    const double span =
+        std::max(natural <= bottom_w * 1.25 ? std::max(bottom_w, natural) : bottom_w * 1.25,
+                 static_cast<double>(row.size()) * (24.0 + 6.0));
     const double box_w = std::clamp(span / row.size() - 6, 24.0, kSwitchW);
     const double left = (bottom_w - span) / 2;
     for (size_t i = 0; i < row.size(); ++i) {

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <QAbstractBarSeries>
+#include <QBarSet>
 #include <QChart>
 #include <QChartView>
 #include <QGraphicsScene>
@@ -62,6 +64,31 @@ TEST(ChartHover, TrainingChartsReadOutTheRunsPoint) {
   EXPECT_TRUE(text.endsWith(": 3\n" + chart->axes(Qt::Vertical).front()->titleText() + ": " +
                             QString::number(1.0 / 3, 'g', 6)))
       << text.toStdString();
+}
+
+// The Training page's bar charts read out too: hovering a run's exposed-communication slice of the
+// iteration-time chart gives the run, its category and the mean ms per iteration, which is
+// 1e3 x mean(comm_time_s) = 1e3 x (1 + 2 + 3) / 3 x 1e-4 s = 0.2 ms.
+TEST(ChartHover, BarChartsReadOutTheRunsBar) {
+  app();
+  std::vector<Sample> samples(3);
+  for (int i = 0; i < 3; ++i) {
+    samples[static_cast<size_t>(i)].iteration = i + 1;
+    samples[static_cast<size_t>(i)].comm_time_s = (i + 1) * 1e-4;
+  }
+  RunChartPages pages;
+  pages.set_runs({{"skip 4", &samples, -1, true, 0}});
+  QChart* chart = pages.chart(RunChart::kTimeSplit);
+  ASSERT_NE(chart, nullptr);
+  auto* bars = qobject_cast<QAbstractBarSeries*>(chart->series().front());
+  ASSERT_NE(bars, nullptr);
+  QBarSet* comm = bars->barSets()[1];
+  ASSERT_EQ(comm->label(), "exposed communication");
+  ASSERT_FALSE(chart->scene()->views().isEmpty());
+  QObject* view = chart->scene()->views().front();
+  emit bars->hovered(true, 0, comm);
+  EXPECT_EQ(view->property("hover_readout").toString().toStdString(),
+            "exposed communication\nskip 4\nms / iteration: 0.2");
 }
 
 TEST(ChartHover, ThroughputReadsOutSizeAndBusbw) {

@@ -3,6 +3,9 @@
 // them, the band has one point per common evaluation, and a failed run keeps the previous result.
 #include <gtest/gtest.h>
 
+#include <QChart>
+#include <QChartView>
+#include <QLineSeries>
 #include <QTableWidget>
 #include <cmath>
 #include <nlohmann/json.hpp>
@@ -55,6 +58,21 @@ TEST(CompareView, IntervalsEqualTheCliSummaryForTheSameSeeds) {
     EXPECT_LE(p.lo, p.mean);
     EXPECT_GE(p.hi, p.mean);
   }
+  // Issue 33, "every chart hover shows the value under the cursor": hovering the baseline's mean
+  // curve near its third evaluation reads out that evaluation: time (ms) = 1e3 x sim_time_s and
+  // the mean accuracy over the seeds, the band's own numbers.
+  auto* chart_view = view.findChild<QChartView*>();
+  ASSERT_NE(chart_view, nullptr);
+  QLineSeries* mean = nullptr;
+  for (QAbstractSeries* s : chart_view->chart()->series())
+    if (s->name() == "baseline") mean = qobject_cast<QLineSeries*>(s);
+  ASSERT_NE(mean, nullptr);
+  const BandPoint& third = view.bands()[0][2];
+  emit mean->hovered({1e3 * third.sim_time_s * 1.001, third.mean + 0.01}, true);
+  EXPECT_EQ(chart_view->property("hover_readout").toString().toStdString(),
+            "baseline\nsimulated time (ms): " +
+                QString::number(1e3 * third.sim_time_s, 'g', 6).toStdString() +
+                "\ntest accuracy: " + QString::number(third.mean, 'g', 6).toStdString());
 }
 
 TEST(CompareView, AFailedComparisonKeepsThePreviousTable) {

@@ -284,6 +284,8 @@ TEST(RunsTable, RunSeedsOnTheTrainingTabRunsTheComparisonIntoTheSeedColumns) {
   EXPECT_TRUE(tree->topLevelItem(1)->text(7).contains("/2"))
       << tree->topLevelItem(1)->text(7).toStdString();
   // A comparison the Compare tab starts with its own count shows that count here.
+  const QStringList before = {tree->topLevelItem(0)->text(7), tree->topLevelItem(1)->text(7),
+                              tree->topLevelItem(1)->text(8)};
   window.compare_view()->set_seeds(3);
   ASSERT_TRUE(window.compare_view()->run());
   EXPECT_EQ(seeds->value(), 3);
@@ -291,6 +293,13 @@ TEST(RunsTable, RunSeedsOnTheTrainingTabRunsTheComparisonIntoTheSeedColumns) {
   window.compare_view()->cancel();
   ASSERT_TRUE(test::wait_for([&] { return window.compare_view()->idle(); }, 60000));
   EXPECT_TRUE(run_seeds->isEnabled());
+  // Cancelled, that comparison's runs are incomplete: the seed columns keep the 2-seed results
+  // (they went back to "1 seed" before).
+  const QStringList after = {tree->topLevelItem(0)->text(7), tree->topLevelItem(1)->text(7),
+                             tree->topLevelItem(1)->text(8)};
+  EXPECT_EQ(after.join(" | ").toStdString(), before.join(" | ").toStdString());
+  EXPECT_TRUE(window.compare_view()->status_text().contains("cancelled"))
+      << window.compare_view()->status_text().toStdString();
 }
 
 }  // namespace

@@ -99,6 +99,23 @@ TEST(Scenarios, SaveThenOpenGivesTheSameRunsWithTheEditKept) {
   EXPECT_EQ(again.name, "quickstart");
 }
 
+// Issue 33: the quickstart's accuracy chart is the first one a lecture shows; evaluated every 50
+// of 200 iterations it was 4 points joined by straight lines. Each run evaluates at least 10 times
+// (iterations / eval_every >= 10; evaluating does not change the training: the CLI's final loss
+// and accuracy of its baseline are the same at eval_every 50 and 10).
+TEST(Scenarios, TheQuickstartAccuracyCurveHasPointsToRead) {
+  app();
+  MainWindow window;
+  ASSERT_TRUE(
+      window.open_scenario(QString(COMMLAB_SOURCE_DIR) + "/samples/quickstart.json").isEmpty());
+  const std::vector<RunConfig> runs = window.training_view()->runs();
+  ASSERT_EQ(runs.size(), 4u);
+  for (const RunConfig& r : runs) {
+    ASSERT_GT(r.training.eval_every, 0) << r.name;
+    EXPECT_GE(r.training.iterations / r.training.eval_every, 10) << r.name;
+  }
+}
+
 TEST(ScenarioPanel, EveryControlExplainsItselfInATooltip) {
   app();
   TrainingPanel panel;

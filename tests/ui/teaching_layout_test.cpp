@@ -181,6 +181,32 @@ TEST(TeachingArrows, LabelsOfOneStepMeetNeitherEachOtherNorBoxes) {
     }
 }
 
+// Tree at 8 ranks: rank 7's arrow to rank 3 (one row down) is ~30 px long, and its label on the
+// middle hid all of it. A label leaves at least half of its own arrow's points in sight, pushed
+// aside (a dotted leader joins them) where the arrow is shorter than about two labels.
+TEST(TeachingArrows, ALabelLeavesHalfOfAShortArrowInSight) {
+  test::app();
+  const QFontMetricsF fm(QApplication::font());
+  ArrowPath arrow;
+  arrow.from = QPointF(200, 300);
+  arrow.to = QPointF(205, 270);  // 30 px, upwards, between two boxes
+  arrow.label = "c0  +";
+  const std::vector<QRectF> boxes{QRectF(150, 300, 120, 100), QRectF(150, 170, 120, 100)};
+  const std::vector<QRectF> labels = place_arrow_labels({arrow}, fm, boxes, QRectF(0, 0, 800, 600));
+  ASSERT_EQ(labels.size(), 1u);
+  constexpr int kSamples = 48;
+  int covered = 0;
+  for (int i = 0; i <= kSamples; ++i)
+    covered += labels[0].contains(arrow.at(static_cast<double>(i) / kSamples)) ? 1 : 0;
+  EXPECT_LE(covered, kSamples / 2) << "label at " << labels[0].x() << ", " << labels[0].y();
+  for (const QRectF& b : boxes) EXPECT_FALSE(labels[0].intersects(b));
+  // A long arrow keeps its label on its middle.
+  ArrowPath long_arrow = arrow;
+  long_arrow.to = QPointF(600, 300);
+  const QRectF on = place_arrow_labels({long_arrow}, fm, {}, QRectF(0, 0, 800, 600))[0];
+  EXPECT_TRUE(on.contains(long_arrow.at(0.5)));
+}
+
 double rgb_distance(const QColor& a, const QColor& b) {
   return std::hypot(a.red() - b.red(), a.green() - b.green(), a.blue() - b.blue());
 }

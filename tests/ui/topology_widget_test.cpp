@@ -73,5 +73,33 @@ TEST(TopologyView, PacketBackendDrawsQueuesAndTrimMarkers) {
   }
 }
 
+// dgx-h100-pod draws 32 spines and 32 rail leaves over 4 boxes of 256 GPUs: the tiers' boxes kept
+// a 24 px minimum width on a narrower pitch, so each one hid the next one's name ("spin",
+// "spir"). No two boxes of the picture overlap (crowded tiers widen the picture instead).
+TEST(TopologyView, CrowdedTiersNeverOverlapTheirBoxes) {
+  app();
+  TopologyView view;
+  view.resize(1000, 700);
+  view.show();
+  ASSERT_TRUE(wait_for([&] { return view.idle() && view.picture(); }));
+  for (const char* spec : {"dgx-h100-pod", "leafspine:servers=8,gpus_per_server=4"}) {
+    TopologySettings s;
+    s.spec = spec;
+    view.set_settings(s);
+    ASSERT_TRUE(wait_for(
+        [&] { return view.idle() && view.picture() && view.picture()->settings.spec == spec; }));
+    const auto pic = view.picture();
+    std::vector<QRectF> boxes;
+    for (const TopoBox& b : pic->boxes)
+      if (!b.frame) boxes.emplace_back(b.x, b.y, b.w, b.h);
+    ASSERT_GT(boxes.size(), 8u) << spec;
+    int overlaps = 0;
+    for (size_t i = 0; i < boxes.size(); ++i)
+      for (size_t j = i + 1; j < boxes.size(); ++j)
+        overlaps += boxes[i].intersects(boxes[j]) ? 1 : 0;
+    EXPECT_EQ(overlaps, 0) << spec;
+  }
+}
+
 }  // namespace
 }  // namespace commlab::ui

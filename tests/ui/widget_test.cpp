@@ -8,6 +8,8 @@
 #include <QGraphicsItem>
 #include <QGraphicsScene>
 #include <QSpinBox>
+#include <QStyle>
+#include <QStyleOptionComboBox>
 #include <QToolTip>
 #include <cmath>
 
@@ -200,6 +202,28 @@ TEST(BusbwView, NcclModeMarksTheTunersChoicePerSize) {
       EXPECT_TRUE(s->name().endsWith(" simple")) << s->name().toStdString();
   // The flat network's controls are off in NCCL mode.
   EXPECT_FALSE(view.findChild<QSpinBox*>("slice")->isEnabled());
+}
+
+// The Throughput page's first control read "flat network (controls belc" at 1280x800: every
+// cluster choice's text fits the box's text field whole, as the main window lays it out.
+TEST(BusbwView, EveryClusterChoiceIsReadableWhole) {
+  app();
+  MainWindow window;
+  window.resize(1280, 800);
+  ASSERT_TRUE(window.select_tab("Throughput"));
+  window.show();
+  QApplication::processEvents();
+  auto* cluster = window.findChild<BusbwView*>()->findChild<QComboBox*>("cluster");
+  ASSERT_NE(cluster, nullptr);
+  QStyleOptionComboBox option;
+  option.initFrom(cluster);
+  option.rect = cluster->rect();
+  const QRect field = cluster->style()->subControlRect(QStyle::CC_ComboBox, &option,
+                                                       QStyle::SC_ComboBoxEditField, cluster);
+  const QFontMetrics fm(cluster->font());
+  for (int i = 0; i < cluster->count(); ++i)
+    EXPECT_LE(fm.horizontalAdvance(cluster->itemText(i)), field.width())
+        << cluster->itemText(i).toStdString();
 }
 
 }  // namespace

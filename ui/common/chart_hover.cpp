@@ -1,7 +1,11 @@
 #include "chart_hover.h"
 
 #include <QAbstractAxis>
+#include <QAbstractBarSeries>
+#include <QBarCategoryAxis>
+#include <QBarSet>
 #include <QCursor>
+#include <QPointer>
 #include <QToolTip>
 #include <QVariant>
 #include <cmath>
@@ -31,20 +35,48 @@ QString hover_text(const QXYSeries& series, QPointF at, const QString& x_title,
            y_title.isEmpty() ? QString("y") : y_title, QString::number(p.y(), 'g', 6));
 }
 
+QString bar_hover_text(const QBarSet& set, int index, const QString& category,
+                       const QString& y_title) {
+  return QString("%1\n%2\n%3: %4")
+      .arg(set.label(), category, y_title.isEmpty() ? QString("y") : y_title,
+           QString::number(set.at(index), 'g', 6));
+}
+
+namespace {
+
+void show_readout(QObject* owner, const QString& text) {
+  owner->setProperty("hover_readout", text);
+  QToolTip::showText(QCursor::pos(), text);
+}
+
+}  // namespace
+
 void add_hover_readouts(QChart* chart, QObject* owner, const AxisText& format_x) {
   const QList<QAbstractAxis*> xs = chart->axes(Qt::Horizontal);
   const QList<QAbstractAxis*> ys = chart->axes(Qt::Vertical);
   const QString x_title = xs.isEmpty() ? QString() : xs.front()->titleText();
   const QString y_title = ys.isEmpty() ? QString() : ys.front()->titleText();
+  const QPointer<QBarCategoryAxis> categories =
+      xs.isEmpty() ? nullptr : qobject_cast<QBarCategoryAxis*>(xs.front());
   for (QAbstractSeries* s : chart->series()) {
+    if (auto* bars = qobject_cast<QAbstractBarSeries*>(s)) {
+      // Categories are read at hover time: a live chart refreshes its bars in place.
+      QObject::connect(bars, &QAbstractBarSeries::hovered, owner,
+                       [owner, categories, y_title](bool on, int index, QBarSet* set) {
+                         if (!on || !set || index < 0 || index >= set->count()) return;
+                         const QStringList names =
+                             categories ? categories->categories() : QStringList();
+                         const QString category =
+                             index < names.size() ? names[index] : QString::number(index + 1);
+                         show_readout(owner, bar_hover_text(*set, index, category, y_title));
+                       });
+      continue;
+    }
     auto* xy = qobject_cast<QXYSeries*>(s);
     if (!xy) continue;
     QObject::connect(xy, &QXYSeries::hovered, owner,
                      [xy, owner, x_title, y_title, format_x](QPointF at, bool on) {
-                       if (!on) return;
-                       const QString text = hover_text(*xy, at, x_title, y_title, format_x);
-                       owner->setProperty("hover_readout", text);
-                       QToolTip::showText(QCursor::pos(), text);
+                       if (on) show_readout(owner, hover_text(*xy, at, x_title, y_title, format_x));
                      });
   }
 }

@@ -1,6 +1,7 @@
 #pragma once
 // Hover readouts (issue 33): hovering a chart's line or marker shows the series and the data point
 // nearest the pointer, with its exact values (not the interpolated position on the segment).
+#include <QBarSet>
 #include <QChart>
 #include <QPointF>
 #include <QString>
@@ -18,9 +19,14 @@ using AxisText = std::function<QString(double)>;
 QString hover_text(const QXYSeries& series, QPointF at, const QString& x_title,
                    const QString& y_title, const AxisText& format_x = {});
 
-// Connects every line and scatter series of `chart` so a hover shows hover_text in a tooltip and
-// stores it in `owner`'s "hover_readout" property (what a test, or an accessibility tool, reads).
-// Axis titles come from the chart's first horizontal and vertical axes.
+// "set label\ncategory\ny-title: value" for bar `index` of `set` (a bar chart's readout).
+QString bar_hover_text(const QBarSet& set, int index, const QString& category,
+                       const QString& y_title);
+
+// Connects every line, scatter and bar series of `chart` so a hover shows hover_text (bars:
+// bar_hover_text, the category from a bar category x axis) in a tooltip and stores it in `owner`'s
+// "hover_readout" property (what a test, or an accessibility tool, reads). Axis titles come from
+// the chart's first horizontal and vertical axes.
 void add_hover_readouts(QChart* chart, QObject* owner, const AxisText& format_x = {});
 
 }  // namespace commlab::ui

@@ -21,6 +21,7 @@
 #include <mutex>
 #include <thread>
 
+#include "chart_hover.h"
 #include "format_util.h"
 #include "numeric/json_input.h"
 #include "run_charts.h"
@@ -231,6 +232,7 @@ void CompareView::poll() {
 
 void CompareView::show_result() {
   Job& job = *job_;
+  complete_ = job.error.empty() && !job.outcome.stopped;
   if (!job.error.empty()) {  // the previous table and chart stay
     status_->setText("Failed: " + QString::fromStdString(job.error));
     return;
@@ -365,6 +367,8 @@ void CompareView::draw_chart() {
     y->setRange(std::max(0.0, std::max(lo, hi - 0.25)), std::min(1.0, hi + 0.01));
   }
   chart->legend()->setAlignment(Qt::AlignBottom);
+  // Hover: a run's mean accuracy at the evaluation nearest the pointer, exactly (issue 33).
+  add_hover_readouts(chart, chart_);
   QChart* old = chart_->chart();
   chart_->setChart(chart);
   delete old;

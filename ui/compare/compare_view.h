@@ -45,6 +45,9 @@ class CompareView : public QWidget, public Exportable {
   const nlohmann::json& summary() const { return summary_; }
   // The runs summary() is of, as compared (the Training tab matches its rows to them).
   const std::vector<RunConfig>& compared_runs() const { return compared_; }
+  // The last comparison ran every seed of every run (false: cancelled, failed or none yet); a
+  // cancelled one's summary() holds incomplete runs whose times to target are not results.
+  bool last_complete() const { return complete_; }
   // Each run's accuracy band, in the order of summary()["runs"].
   const std::vector<std::vector<BandPoint>>& bands() const { return bands_; }
   QTableWidget* table() const { return table_; }
@@ -81,6 +84,7 @@ class CompareView : public QWidget, public Exportable {
   std::vector<RunConfig> running_, compared_;  // the comparison under way, the one shown
   std::vector<std::vector<BandPoint>> bands_;
   std::vector<QString> names_;
+  bool complete_ = false;
 };
 
 }  // namespace commlab::ui

@@ -31,8 +31,10 @@ bool meets_any(const QRectF& r, const std::vector<QRectF>& others) {
                      [&](const QRectF& o) { return grown.intersects(o); });
 }
 
-// The first candidate for arrows[index]'s label (nearest the arrow's middle) that meets nothing
-// and covers no other arrow, else the valid one covering the fewest points of other arrows.
+// The first candidate for arrows[index]'s label (nearest the arrow's middle) that meets nothing,
+// covers no other arrow and leaves at least half of its own arrow in sight (a label on the middle
+// of a short arrow, tree 7 -> 3 at 8 ranks, hid all of it), else the valid one covering the fewest
+// points of other arrows plus those of its own beyond half.
 std::optional<QRectF> best_candidate(const std::vector<ArrowPath>& arrows, size_t index,
                                      const QFontMetricsF& fm, const std::vector<QRectF>& placed,
                                      const std::vector<QRectF>& obstacles, const QRectF& bounds) {
@@ -46,7 +48,7 @@ std::optional<QRectF> best_candidate(const std::vector<ArrowPath>& arrows, size_
         const QPointF centre = arrow.at(u) + arrow.normal_at(u) * (sign * step * kSideStep);
         const QRectF r = label_rect(arrow.label, fm, centre);
         if (!bounds.contains(r) || meets_any(r, placed) || meets_any(r, obstacles)) continue;
-        int cover = 0;
+        int cover = std::max(0, points_inside(r, arrow) - kArrowSamples / 2);
         for (size_t k = 0; k < arrows.size(); ++k)
           if (k != index) cover += points_inside(r, arrows[k]);
         if (cover == 0) return r;

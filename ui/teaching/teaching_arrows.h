@@ -33,7 +33,7 @@ QRectF label_rect(const QString& text, const QFontMetricsF& fm, QPointF centre);
 
 // One rectangle per arrow (same order): inside `bounds`, apart from each other and from every
 // `obstacles` rectangle where any candidate allows it; among those, the first (nearest the
-// arrow's middle) that covers the fewest points of the other arrows.
+// arrow's middle) that covers the fewest points of the other arrows and at most half of its own.
 std::vector<QRectF> place_arrow_labels(const std::vector<ArrowPath>& arrows,
                                        const QFontMetricsF& fm,
                                        const std::vector<QRectF>& obstacles, const QRectF& bounds);

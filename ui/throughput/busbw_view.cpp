@@ -24,6 +24,7 @@
 #include <exception>
 
 #include "chart_hover.h"
+#include "chart_markers.h"
 #include "cluster_sync.h"
 #include "collective/algorithms.h"
 #include "collective/executor.h"
@@ -109,7 +110,10 @@ BusbwView::BusbwView(QWidget* parent) : QWidget(parent) {
   channels_->setToolTip(
       "NCCL channels (rings or trees over different NICs and NVLinks); NCCL's choice drops "
       "channels for small messages.");
-  form->addRow("Cluster", cluster_);
+  // The cluster's names are long ("NCCL: 2 nodes x 8 H100, 400 Gb/s rails"): its box takes the
+  // row under its label, the column's whole width, so none is cut.
+  form->addRow(new QLabel("Cluster"));
+  form->addRow(cluster_);
   form->addRow("Protocol", proto_);
   form->addRow("Channels", channels_);
   form->addRow("Ranks", ranks_);
@@ -287,7 +291,9 @@ void BusbwView::show_result(const std::vector<BusbwSeries>& result) {
     }
   for (int e = static_cast<int>(std::ceil(lo)); e <= static_cast<int>(hi); e += 2)
     x->append(short_bytes(std::ldexp(1.0, e)), e);
-  x->setRange(lo, hi);
+  // NCCL mode marks the curve's points, the first and last at the axis ends: room for them.
+  const auto [x_min, x_max] = nccl ? range_with_marker_room(lo, hi, lo, hi) : std::pair(lo, hi);
+  x->setRange(x_min, x_max);
   x->setTitleText("message size per rank (bytes)");
   x->setGridLineVisible(true);
   auto* y = new QValueAxis;
@@ -346,6 +352,13 @@ void BusbwView::show_result(const std::vector<BusbwSeries>& result) {
   }
   y->setRange(0, top * 1.1);
   y->applyNiceNumbers();
+  if (nccl) {  // the smallest sizes' markers sit on busbw ~0: room below 0, labels from 0 up
+    const double step = y->max() / std::max(1, y->tickCount() - 1);
+    y->setTickType(QValueAxis::TicksDynamic);
+    y->setTickAnchor(0);
+    y->setTickInterval(step);
+    y->setRange(range_with_marker_room(0, y->max(), 0, y->max()).first, y->max());
+  }
   // Hover: the exact size (x is log2 bytes) and busbw of the nearest computed point.
   add_hover_readouts(chart, view_, [](double log2_bytes) {
     return long_bytes(std::round(std::exp2(log2_bytes)));

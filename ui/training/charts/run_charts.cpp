@@ -14,7 +14,10 @@
 #include <array>
 #include <cmath>
 #include <map>
+#include <tuple>
+#include <utility>
 
+#include "chart_markers.h"
 #include "run_chart_builders.h"
 
 namespace commlab::ui {
@@ -151,7 +154,8 @@ QChart* line_chart(const LineSpec& spec, const std::vector<RunSeries>& runs, Val
     chart->addAxis(x, Qt::AlignBottom);
     chart->addAxis(y_axis, Qt::AlignLeft);
   }
-  double x_hi = 1e-12, y_lo = 1e300, y_hi = -1e300;
+  double x_lo = 1e300, x_hi = 1e-12, y_lo = 1e300, y_hi = -1e300;
+  bool any_markers = false;
   for (size_t i = 0; i < runs.size(); ++i) {
     const std::vector<Sample>& samples = samples_of(runs[i]);
     QList<QPointF> points;
@@ -164,6 +168,7 @@ QChart* line_chart(const LineSpec& spec, const std::vector<RunSeries>& runs, Val
       if (!std::isfinite(v) || (spec.log_y && v <= 0)) continue;
       const double xv = spec.by_time ? s.sim_time_s : static_cast<double>(s.iteration);
       points.append({xv, v});
+      x_lo = std::min(x_lo, xv);
       x_hi = std::max(x_hi, xv);
       y_lo = std::min(y_lo, v);
       y_hi = std::max(y_hi, v);
@@ -171,6 +176,7 @@ QChart* line_chart(const LineSpec& spec, const std::vector<RunSeries>& runs, Val
     // A line of one point draws nothing (a run evaluated only at its last iteration): its points
     // are drawn as markers until there are enough to see the line.
     const bool markers = points.size() < 3;
+    any_markers = any_markers || (markers && !points.isEmpty());
     if (refresh) {
       auto* line = static_cast<QLineSeries*>(chart->series()[static_cast<qsizetype>(i)]);
       line->replace(points);
@@ -194,17 +200,22 @@ QChart* line_chart(const LineSpec& spec, const std::vector<RunSeries>& runs, Val
   x->setLabelFormat("%g");
   x->setTickType(QValueAxis::TicksFixed);
   x->setTickInterval(nice_step(x_hi / 5));
-  x->setRange(0, x_hi);
+  // Markers (lines of one or two points) get room at the axis ends, or half of them is clipped.
+  const auto [x_min, x_max] =
+      any_markers ? range_with_marker_room(0, x_hi, x_lo, x_hi) : std::pair(0.0, x_hi);
+  x->setRange(x_min, x_max);
   if (x_hi >= 1e-9) {  // an empty chart keeps fixed ticks
     x->setTickAnchor(0);
     x->setTickType(QValueAxis::TicksDynamic);
   }
-  if (spec.log_y) {
+  if (spec.log_y) {  // a factor of 2 on a log axis is room for a marker already
     y_axis->setRange(y_lo / 2, y_hi * 2);
   } else {
     auto* y = static_cast<QValueAxis*>(y_axis);
-    const double lo = spec.zero_floor ? std::min(0.0, y_lo) : y_lo;
-    y->setRange(lo, y_hi > lo ? y_hi + 0.05 * (y_hi - lo) : lo + 1);
+    double lo = spec.zero_floor ? std::min(0.0, y_lo) : y_lo;
+    double hi = y_hi > lo ? y_hi + 0.05 * (y_hi - lo) : lo + 1;
+    if (any_markers) std::tie(lo, hi) = range_with_marker_room(lo, hi, y_lo, y_hi);
+    y->setRange(lo, hi);
     y->setLabelFormat("%g");
     y->applyNiceNumbers();
   }
