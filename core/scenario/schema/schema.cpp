@@ -244,11 +244,13 @@ std::vector<Field> make_table() {
                  "or lossless RoCE (PFC pauses, ECN marking, DCQCN rate control; "
                  "docs/packet-backend.md)."),
       str_field("packet.background", ACC(packet.background), 64,
-                "Background traffic: none, incast:K, perm, alltoall or onoff (1 MiB flows started "
-                "as a Poisson process per sender at packet.background_load).",
+                "Background traffic: none, incast:K, perm or alltoall (closed loop: a pair starts "
+                "its next 1 MiB flow when the last completes) or onoff (1 MiB flows started as a "
+                "Poisson process per sender at packet.background_load).",
                 background_check()),
       num_field("packet.background_load", ACC(packet.background_load), 0, 1,
-                "Fraction of line rate the background senders offer."),
+                "Fraction of line rate each onoff sender offers, on the wire; incast, perm and "
+                "alltoall are closed loop and do not read it."),
       // workload
       enum_field("workload.kind", ACC(workload.kind),
                  "train: a real model trained on real data; catalog: a large model's time plane; "

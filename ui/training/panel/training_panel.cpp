@@ -209,7 +209,8 @@ void TrainingPanel::build_cluster(QFormLayout* f) {
                               "permutation, all-to-all, on-off)."));
   background_load_ = dspin(0, 1, 0.05, 2);
   f->addRow("Background load", add("packet.background_load", background_load_,
-                                   "Fraction of line rate each background sender offers."));
+                                   "Fraction of line rate each onoff sender offers; incast, "
+                                   "perm and all-to-all are closed loop and do not read it."));
 }
 
 void TrainingPanel::build_workload(QFormLayout* f) {
