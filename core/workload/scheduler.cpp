@@ -10,6 +10,7 @@
 #include "numeric/rng.h"
 #include "topology/topology.h"
 #include "workload/comm_timer.h"
+#include "workload/replay_arena.h"
 #include "workload/scheduler_state.h"
 
 namespace commlab::workload {
@@ -29,6 +30,7 @@ class Engine {
 
  private:
   void init();
+  void init_rank(int r, bool timeline);
   void process(const Event& e, double t);
   void process_batch();
   void make_ready(int rank, uint32_t v, int stream, double t, uint32_t by);
@@ -44,7 +46,8 @@ class Engine {
   Flow flow_of(const P2pPost& send, int dst) const;
   // When a posted send or recv got its stream (it holds the stream until it ends).
   double arrival_of(const P2pPost& post) const {
-    return ranks_[post.rank].streams[g_.ranks[post.rank].nodes[post.node].stream].arrive_s;
+    const RankState& s = ranks_[post.rank];
+    return s.streams[s.nodes[post.node].waiting.stream].arrive_s;
   }
   void end_at(int rank, uint32_t v, double start, double end, Pred pred);
   [[noreturn]] void deadlock() const;
@@ -53,6 +56,7 @@ class Engine {
   const Graph& g_;
   const SchedulerOptions& o_;
   CommTimer timer_;
+  ReplayArena arena_;  // ranks_' per-node arrays
   std::vector<RankState> ranks_;
   std::vector<std::vector<CollectiveInstance>> instances_;  // [group][call]
   std::unordered_map<uint64_t, P2pQueues> p2p_;
@@ -68,35 +72,58 @@ class Engine {
   ScheduleResult r_;
 };
 
+// Each rank's state, then its nodes without dependencies made ready and its streams started, rank
+// by rank (the order the events and collective arrivals of time 0 are pushed in).
 void Engine::init() {
   const int n = g_.rank_count();
-  int streams = 1;
-  for (const RankGraph& rg : g_.ranks)
-    for (const Node& node : rg.nodes) streams = std::max(streams, node.stream + 1);
   ranks_.resize(n);
+  std::vector<char> timeline(n, 0);
+  for (int r : timeline_ranks(o_, n)) timeline[r] = 1;
+  size_t streams = 1;
   for (int r = 0; r < n; ++r) {
-    const RankGraph& rg = g_.ranks[r];
-    RankState& s = ranks_[r];
-    const size_t count = rg.nodes.size();
-    total_ += count;
-    s.nodes.assign(count, NodeState{});
-    s.dependant_begin.assign(count + 1, 0);
-    for (const Node& node : rg.nodes)
-      for (uint32_t i = 0; i < uint32_t{node.data_deps} + node.ctrl_deps; ++i)
-        ++s.dependant_begin[rg.deps[node.dep_begin + i] + 1];
-    for (size_t v = 0; v < count; ++v) s.dependant_begin[v + 1] += s.dependant_begin[v];
-    s.dependants.resize(s.dependant_begin[count]);
-    std::vector<uint32_t> fill(s.dependant_begin.begin(), s.dependant_begin.end() - 1);
-    for (uint32_t v = 0; v < count; ++v) {
-      const Node& node = rg.nodes[v];
-      s.nodes[v].waiting = NodeWaiting{uint32_t{node.data_deps} + node.ctrl_deps, node.stream};
-      for (uint32_t i = 0; i < s.nodes[v].waiting.count; ++i)
-        s.dependants[fill[rg.deps[node.dep_begin + i]]++] = v;
-    }
-    s.streams.resize(streams);
+    init_rank(r, timeline[r]);
+    streams = std::max(streams, ranks_[r].streams.size());
   }
-  for (int r : timeline_ranks(o_, n)) ranks_[r].ready_s.assign(ranks_[r].nodes.size(), 0.0);
+  for (RankState& s : ranks_) s.streams.resize(streams);  // every rank reports every stream
   r_.nodes = total_;
+}
+
+void Engine::init_rank(int r, bool timeline) {
+  const RankGraph& rg = g_.ranks[r];
+  RankState& s = ranks_[r];
+  const auto count = static_cast<uint32_t>(rg.nodes.size());
+  total_ += count;
+  // The dependants' CSR without a cursor array: count node d's dependants at begin[d + 1], sum,
+  // then append at begin[d]++ (which leaves begin[d] at d's end, node d + 1's begin) and shift.
+  s.dependant_begin = arena_.take<uint32_t>(count + 1);
+  std::span<uint32_t> begin = s.dependant_begin;
+  std::fill(begin.begin(), begin.end(), 0);
+  int streams = 1;
+  for (const Node& node : rg.nodes) {
+    streams = std::max(streams, node.stream + 1);
+    for (uint32_t i = 0; i < uint32_t{node.data_deps} + node.ctrl_deps; ++i)
+      ++begin[rg.deps[node.dep_begin + i] + 1];
+  }
+  for (uint32_t v = 0; v < count; ++v) begin[v + 1] += begin[v];
+  s.dependants = arena_.take<uint32_t>(begin[count]);
+  s.nodes = arena_.take<NodeState>(count);
+  for (uint32_t v = 0; v < count; ++v) {
+    const Node& node = rg.nodes[v];
+    NodeState& ns = *new (&s.nodes[v]) NodeState{};
+    ns.waiting = NodeWaiting{uint32_t{node.data_deps} + node.ctrl_deps, node.stream, node.kind};
+    if (node.kind == NodeKind::kCompute)
+      ns.end_s =
+          node.duration_s >= 0 ? node.duration_s : o_.compute.time(node.flops, node.mem_bytes);
+    for (uint32_t i = 0; i < ns.waiting.count; ++i)
+      s.dependants[begin[rg.deps[node.dep_begin + i]]++] = v;
+  }
+  std::copy_backward(begin.begin(), begin.end() - 1, begin.end());
+  begin[0] = 0;
+  s.streams.resize(streams);
+  if (timeline) s.ready_s.assign(count, 0.0);
+  for (uint32_t v = 0; v < count; ++v)
+    if (s.nodes[v].waiting.count == 0) make_ready(r, v, s.nodes[v].waiting.stream, 0, kNoNode);
+  for (int st = 0; st < streams; ++st) try_start(r, st, 0);
 }
 
 void Engine::make_ready(int rank, uint32_t v, int stream, double t, uint32_t by) {
@@ -139,14 +166,10 @@ void Engine::start(int rank, int stream, const ReadyNode& ready, double t) {
     s.nodes[v].pred = Pred{rank, st.last};
   else if (ready.released_by != kNoNode)
     s.nodes[v].pred = Pred{rank, ready.released_by};
-  const Node& node = g_.ranks[rank].nodes[v];
-  switch (node.kind) {
-    case NodeKind::kCompute: {
-      const double d =
-          node.duration_s >= 0 ? node.duration_s : o_.compute.time(node.flops, node.mem_bytes);
-      end_at(rank, v, t, t + d, s.nodes[v].pred);
+  switch (s.nodes[v].waiting.kind) {
+    case NodeKind::kCompute:  // end_s holds its duration until it ends
+      end_at(rank, v, t, t + s.nodes[v].end_s, s.nodes[v].pred);
       break;
-    }
     case NodeKind::kCollective: arrive_collective(rank, v, t); break;
     case NodeKind::kSend:
     case NodeKind::kRecv: arrive_p2p(rank, v, t); break;
@@ -157,11 +180,11 @@ void Engine::end_at(int rank, uint32_t v, double start, double end, Pred pred) {
   if (std::isnan(end)) [[unlikely]]
     nan_end(rank, v);
   RankState& s = ranks_[rank];
+  const int stream = s.nodes[v].waiting.stream;  // read before start_s takes its storage
   s.nodes[v].start_s = start;
   s.nodes[v].end_s = end;
   s.nodes[v].pred = pred;
   // v holds its stream until this event, so the stream's arrival is v's.
-  const int stream = g_.ranks[rank].nodes[v].stream;
   StreamBusy& busy = s.streams[stream].busy_total;
   busy.busy_s += end - start;
   busy.wait_s += start - s.streams[stream].arrive_s;
@@ -390,12 +413,6 @@ void Engine::process(const Event& e, double t) {
 ScheduleResult Engine::run() {
   const auto wall0 = std::chrono::steady_clock::now();
   init();
-  for (int r = 0; r < g_.rank_count(); ++r) {
-    RankState& s = ranks_[r];
-    for (uint32_t v = 0; v < s.nodes.size(); ++v)
-      if (s.nodes[v].waiting.count == 0) make_ready(r, v, s.nodes[v].waiting.stream, 0, kNoNode);
-    for (size_t st = 0; st < s.streams.size(); ++st) try_start(r, static_cast<int>(st), 0);
-  }
   flush_pending(0);
   while (!events_.empty()) {
     const double t = events_.top_time();
