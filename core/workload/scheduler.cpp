@@ -37,8 +37,8 @@ class Engine {
   void try_start(int rank, int stream, double t);
   void release(int rank, uint32_t v, int stream, double t, uint32_t by);
   void start(int rank, int stream, const ReadyNode& ready, double t);
-  void arrive_collective(int rank, uint32_t v, double t);
-  void arrive_p2p(int rank, uint32_t v, double t);
+  void arrive_collective(int rank, uint32_t v, double t, NodeWaiting w, int group, uint64_t bytes);
+  void arrive_p2p(int rank, uint32_t v, NodeKind kind, CommTarget target);
   void finish_recv(const EagerMessage& message);
   void flush_pending(double t);
   void flush_collectives(double t);
@@ -110,10 +110,15 @@ void Engine::init_rank(int r, bool timeline) {
   for (uint32_t v = 0; v < count; ++v) {
     const Node& node = rg.nodes[v];
     NodeState& ns = *new (&s.nodes[v]) NodeState{};
-    ns.waiting = NodeWaiting{uint32_t{node.data_deps} + node.ctrl_deps, node.stream, node.kind};
-    if (node.kind == NodeKind::kCompute)
+    ns.waiting = NodeWaiting{uint32_t{node.data_deps} + node.ctrl_deps, node.stream, node.kind,
+                             node.op, node.comm};
+    if (node.kind == NodeKind::kCompute) {
       ns.end_s =
           node.duration_s >= 0 ? node.duration_s : o_.compute.time(node.flops, node.mem_bytes);
+    } else {
+      ns.bytes = node.bytes;
+      ns.target = CommTarget{node.group_or_peer, node.tag};
+    }
     for (uint32_t i = 0; i < ns.waiting.count; ++i)
       s.dependants[begin[rg.deps[node.dep_begin + i]]++] = v;
   }
@@ -161,18 +166,24 @@ void Engine::start(int rank, int stream, const ReadyNode& ready, double t) {
   st.busy = true;
   st.current = v;
   st.arrive_s = t;
+  NodeState& ns = s.nodes[v];
+  const CommTarget target = ns.target;  // before pred takes its storage
   // The start waited for the stream (its previous node) or for the dependency that released it.
+  Pred pred;
   if (t > ready.ready_s && st.last != kNoNode)
-    s.nodes[v].pred = Pred{rank, st.last};
+    pred = Pred{rank, st.last};
   else if (ready.released_by != kNoNode)
-    s.nodes[v].pred = Pred{rank, ready.released_by};
-  switch (s.nodes[v].waiting.kind) {
+    pred = Pred{rank, ready.released_by};
+  ns.pred = pred;
+  switch (ns.waiting.kind) {
     case NodeKind::kCompute:  // end_s holds its duration until it ends
-      end_at(rank, v, t, t + s.nodes[v].end_s, s.nodes[v].pred);
+      end_at(rank, v, t, t + ns.end_s, pred);
       break;
-    case NodeKind::kCollective: arrive_collective(rank, v, t); break;
+    case NodeKind::kCollective:
+      arrive_collective(rank, v, t, ns.waiting, target.group_or_peer, ns.bytes);
+      break;
     case NodeKind::kSend:
-    case NodeKind::kRecv: arrive_p2p(rank, v, t); break;
+    case NodeKind::kRecv: arrive_p2p(rank, v, ns.waiting.kind, target); break;
   }
 }
 
@@ -191,9 +202,9 @@ void Engine::end_at(int rank, uint32_t v, double start, double end, Pred pred) {
   events_.push(end, Event{rank, v, static_cast<uint8_t>(stream)});
 }
 
-void Engine::arrive_collective(int rank, uint32_t v, double t) {
-  const Node& node = g_.ranks[rank].nodes[v];
-  const int group = node.group_or_peer;
+// A collective's op, kind, group and bytes come from its record (w, group, bytes), not its Node.
+void Engine::arrive_collective(int rank, uint32_t v, double t, NodeWaiting w, int group,
+                               uint64_t bytes) {
   auto& calls = ranks_[rank].group_calls;
   auto it = std::find_if(calls.begin(), calls.end(), [&](auto& c) { return c.first == group; });
   if (it == calls.end()) it = calls.insert(calls.end(), {group, 0});
@@ -204,16 +215,17 @@ void Engine::arrive_collective(int rank, uint32_t v, double t) {
   if (inst.arrived == 0) {
     inst = CollectiveInstance{};
     inst.group = group;
-    inst.op = node.op;
-    inst.kind = node.comm;
-    inst.bytes = node.bytes;
+    inst.op = w.op;
+    inst.kind = w.comm;
+    inst.bytes = bytes;
     inst.sequence = call;
     if (!member_lists_.empty()) {  // a finished instance's list, cleared, keeps its capacity
       inst.members = std::move(member_lists_.back());
       member_lists_.pop_back();
     }
     inst.members.reserve(g_.groups[group].size());
-  } else if (inst.op != node.op || inst.bytes != node.bytes) {
+  } else if (inst.op != w.op || inst.bytes != bytes) {
+    const Node& node = g_.ranks[rank].nodes[v];
     const auto [r0, v0] = inst.members.front();
     throw std::invalid_argument(
         "collective " + std::to_string(call) + " on group " + std::to_string(group) +
@@ -233,12 +245,12 @@ uint64_t p2p_key(int src, int dst, int tag) {
                       static_cast<uint64_t>(static_cast<uint32_t>(tag)));
 }
 
-void Engine::arrive_p2p(int rank, uint32_t v, double) {
-  const Node& node = g_.ranks[rank].nodes[v];
-  const bool send = node.kind == NodeKind::kSend;
+void Engine::arrive_p2p(int rank, uint32_t v, NodeKind kind, CommTarget target) {
+  const bool send = kind == NodeKind::kSend;
   const bool eager = o_.p2p == P2pMode::kEager;
-  const int src = send ? rank : node.group_or_peer, dst = send ? node.group_or_peer : rank;
-  const uint64_t key = p2p_key(src, dst, node.tag);
+  const int peer = target.group_or_peer;
+  const int src = send ? rank : peer, dst = send ? peer : rank;
+  const uint64_t key = p2p_key(src, dst, target.tag);
   P2pQueues& q = p2p_[key];
   P2pPost post{rank, v};
   if (send && eager) {  // the data leaves now, matched or not
@@ -388,7 +400,7 @@ void Engine::flush_p2p(double t) {
 void Engine::process_batch() {
   const double t = events_.take(batch_);
   for (size_t i = 0; i < batch_.size(); ++i) {
-    prefetch_ahead(g_, ranks_, batch_, i);
+    prefetch_ahead(ranks_, batch_, i);
     process(batch_[i], t);
   }
 }

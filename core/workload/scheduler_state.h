@@ -48,21 +48,35 @@ struct StreamState {
 // replay touches every rank at every instant). The waiting state and start_s share storage: a
 // node's unfinished dependencies are counted down to 0 before it can start, and never read
 // again; its start is written when it ends (end_at), after that. The waiting state keeps the
-// node's stream and kind (Node::stream, Node::kind) beside the count, and until a compute node
-// ends its end_s holds its duration, so releasing, starting and ending a compute node read no
-// cold Node (a 16,384-rank replay's records are cache misses, touched in time order).
+// node's stream and kind (Node::stream, Node::kind) beside the count, a communication node's op
+// and comm kind too; until a compute node ends its end_s holds its duration, until a
+// communication node ends its bytes, and until it starts its pred its peer or group and tag. So
+// releasing, starting and ending a node read no cold Node (a 16,384-rank replay touches its
+// records in time order across every rank: each is a cache miss).
 struct NodeWaiting {
   uint32_t count;  // unfinished dependencies, until the node is ready
   uint8_t stream;
   NodeKind kind;
+  CommOp op;      // collectives
+  CommKind comm;  // communication nodes
+};
+struct CommTarget {
+  int32_t group_or_peer;  // Node::group_or_peer
+  int32_t tag;            // Node::tag
 };
 struct NodeState {
   union {
     double start_s = 0;
     NodeWaiting waiting;
   };
-  double end_s = 0;  // a compute node's duration until it ends (Engine::init)
-  Pred pred;
+  union {
+    double end_s = 0;
+    uint64_t bytes;  // a communication node's (Node::bytes) until it ends
+  };
+  union {
+    Pred pred{};
+    CommTarget target;  // a communication node's until it starts
+  };
 };
 static_assert(sizeof(NodeState) == 24, "NodeState is 24 bytes: 17 M of them at 16,384 ranks");
 
@@ -181,41 +195,30 @@ class EventQueue {
 // each record's address in the one before (event -> dependants -> dependant's state and Node).
 // While the batch's event i is processed, later events' records are asked for, one level per
 // distance, so each level's address is in cache when its prefetch is issued.
-inline void prefetch_ahead(const Graph& graph, const std::vector<RankState>& ranks,
-                           const std::vector<Event>& batch, size_t i) {
+inline void prefetch_ahead(const std::vector<RankState>& ranks, const std::vector<Event>& batch,
+                           size_t i) {
   constexpr size_t kStep = 4;  // events between a record and the one its address is in
   const auto ahead = [&](size_t levels) -> const Event* {
     return i + levels * kStep < batch.size() ? &batch[i + levels * kStep] : nullptr;
   };
-  if (const Event* e = ahead(5)) {
-    __builtin_prefetch(&ranks[e->rank]);
-    __builtin_prefetch(&graph.ranks[e->rank]);
-  }
-  if (const Event* e = ahead(4)) {
+  if (const Event* e = ahead(4)) __builtin_prefetch(&ranks[e->rank]);
+  if (const Event* e = ahead(3)) {
     const RankState& s = ranks[e->rank];
     __builtin_prefetch(&s.dependant_begin[e->node]);
     __builtin_prefetch(&s.streams[e->stream]);
   }
-  if (const Event* e = ahead(3)) {
+  if (const Event* e = ahead(2)) {
     const RankState& s = ranks[e->rank];
     __builtin_prefetch(&s.dependants[s.dependant_begin[e->node]]);
   }
-  // The dependants' records, then the Node of those that are communication (a compute node
-  // runs from its record alone).
   const auto dependants = [&](const Event& e) {
     const RankState& s = ranks[e.rank];
     const uint32_t begin = s.dependant_begin[e.node];
     return s.dependants.subspan(begin,
                                 std::min<uint32_t>(s.dependant_begin[e.node + 1] - begin, 4));
   };
-  if (const Event* e = ahead(2))
+  if (const Event* e = ahead(1))
     for (uint32_t w : dependants(*e)) __builtin_prefetch(&ranks[e->rank].nodes[w]);
-  if (const Event* e = ahead(1)) {
-    const RankState& s = ranks[e->rank];
-    for (uint32_t w : dependants(*e))
-      if (s.nodes[w].waiting.kind != NodeKind::kCompute)
-        __builtin_prefetch(&graph.ranks[e->rank].nodes[w]);
-  }
 }
 
 // Fills out's iteration time, critical path (when options want it) and timelines from a finished
