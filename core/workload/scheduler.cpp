@@ -58,7 +58,7 @@ class Engine {
   CommTimer timer_;
   ReplayArena arena_;  // ranks_' per-node arrays
   std::vector<RankState> ranks_;
-  std::vector<std::vector<CollectiveInstance>> instances_;  // [group][call]
+  std::vector<GroupCalls> instances_;  // per group, its unfinished calls
   std::unordered_map<uint64_t, P2pQueues> p2p_;
   std::vector<std::pair<int, uint32_t>> pending_coll_;  // (group, call)
   // Member lists of finished instances, reused: as many as instances are ever open at once.
@@ -209,9 +209,7 @@ void Engine::arrive_collective(int rank, uint32_t v, double t, NodeWaiting w, in
   auto it = std::find_if(calls.begin(), calls.end(), [&](auto& c) { return c.first == group; });
   if (it == calls.end()) it = calls.insert(calls.end(), {group, 0});
   const uint32_t call = it->second++;
-  auto& list = instances_[group];
-  if (list.size() <= call) list.resize(call + 1);
-  CollectiveInstance& inst = list[call];
+  CollectiveInstance& inst = instances_[group].at(call);
   if (inst.arrived == 0) {
     inst = CollectiveInstance{};
     inst.group = group;
@@ -303,7 +301,7 @@ void Engine::flush_collectives(double t) {
   // Classes of identical shape and kind, each timed as one plan over all its groups.
   std::map<std::pair<CollectiveShape, CommKind>, std::vector<std::pair<int, uint32_t>>> classes;
   for (auto [group, call] : pending_coll_) {
-    const CollectiveInstance& inst = instances_[group][call];
+    const CollectiveInstance& inst = instances_[group].at(call);
     const int k = static_cast<int>(inst.kind);
     CollectiveShape shape;
     shape.op = inst.op;
@@ -328,7 +326,7 @@ void Engine::flush_collectives(double t) {
     const int k = static_cast<int>(key.second);
     r_.bytes_on_wire += timing.bytes_on_wire;
     for (auto [group, call] : list) {
-      CollectiveInstance& inst = instances_[group][call];
+      CollectiveInstance& inst = instances_[group].at(call);
       const double codec = tech.codec_s_per_byte[k] * static_cast<double>(inst.bytes);
       const double d = timing.time_s + codec;
       const Pred pred = ranks_[inst.last.rank].nodes[inst.last.node].pred;
@@ -339,6 +337,8 @@ void Engine::flush_collectives(double t) {
       inst.members.clear();
       member_lists_.push_back(std::move(inst.members));
       inst.members = {};
+      inst.done = true;
+      instances_[group].drop_done();  // inst may go here
     }
   }
 }

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <deque>
 #include <limits>
 #include <queue>
 #include <span>
@@ -99,6 +100,21 @@ struct CollectiveInstance {
   double last_arrival = -1;
   Pred last;                                      // the member that arrived last
   std::vector<std::pair<int, uint32_t>> members;  // (rank, node) in arrival order
+  bool done = false;                              // timed and its members ended
+};
+
+// A group's collectives from the oldest unfinished call on: calls finish roughly in order, so
+// the finished ones at the front are dropped (a 16,384-rank iteration has ~10^6 of them).
+struct GroupCalls {
+  std::deque<CollectiveInstance> open;  // calls base, base + 1, ...
+  uint32_t base = 0;
+  CollectiveInstance& at(uint32_t call) {
+    while (base + open.size() <= call) open.emplace_back();
+    return open[call - base];
+  }
+  void drop_done() {
+    while (!open.empty() && open.front().done) open.pop_front(), ++base;
+  }
 };
 
 struct P2pPost {
