@@ -10,6 +10,7 @@
 #include "numeric/rng.h"
 #include "topology/topology.h"
 #include "workload/comm_timer.h"
+#include "workload/replay_arena.h"
 #include "workload/scheduler_state.h"
 
 namespace commlab::workload {
@@ -29,14 +30,15 @@ class Engine {
 
  private:
   void init();
+  void init_rank(int r, bool timeline);
   void process(const Event& e, double t);
   void process_batch();
   void make_ready(int rank, uint32_t v, int stream, double t, uint32_t by);
   void try_start(int rank, int stream, double t);
   void release(int rank, uint32_t v, int stream, double t, uint32_t by);
   void start(int rank, int stream, const ReadyNode& ready, double t);
-  void arrive_collective(int rank, uint32_t v, double t);
-  void arrive_p2p(int rank, uint32_t v, double t);
+  void arrive_collective(int rank, uint32_t v, double t, NodeWaiting w, int group, uint64_t bytes);
+  void arrive_p2p(int rank, uint32_t v, NodeKind kind, CommTarget target);
   void finish_recv(const EagerMessage& message);
   void flush_pending(double t);
   void flush_collectives(double t);
@@ -44,7 +46,8 @@ class Engine {
   Flow flow_of(const P2pPost& send, int dst) const;
   // When a posted send or recv got its stream (it holds the stream until it ends).
   double arrival_of(const P2pPost& post) const {
-    return ranks_[post.rank].streams[g_.ranks[post.rank].nodes[post.node].stream].arrive_s;
+    const RankState& s = ranks_[post.rank];
+    return s.streams[s.nodes[post.node].waiting.stream].arrive_s;
   }
   void end_at(int rank, uint32_t v, double start, double end, Pred pred);
   [[noreturn]] void deadlock() const;
@@ -53,8 +56,9 @@ class Engine {
   const Graph& g_;
   const SchedulerOptions& o_;
   CommTimer timer_;
+  ReplayArena arena_;  // ranks_' per-node arrays
   std::vector<RankState> ranks_;
-  std::vector<std::vector<CollectiveInstance>> instances_;  // [group][call]
+  std::vector<GroupCalls> instances_;  // per group, its unfinished calls
   std::unordered_map<uint64_t, P2pQueues> p2p_;
   std::vector<std::pair<int, uint32_t>> pending_coll_;  // (group, call)
   // Member lists of finished instances, reused: as many as instances are ever open at once.
@@ -68,35 +72,63 @@ class Engine {
   ScheduleResult r_;
 };
 
+// Each rank's state, then its nodes without dependencies made ready and its streams started, rank
+// by rank (the order the events and collective arrivals of time 0 are pushed in).
 void Engine::init() {
   const int n = g_.rank_count();
-  int streams = 1;
-  for (const RankGraph& rg : g_.ranks)
-    for (const Node& node : rg.nodes) streams = std::max(streams, node.stream + 1);
   ranks_.resize(n);
+  std::vector<char> timeline(n, 0);
+  for (int r : timeline_ranks(o_, n)) timeline[r] = 1;
+  size_t streams = 1;
   for (int r = 0; r < n; ++r) {
-    const RankGraph& rg = g_.ranks[r];
-    RankState& s = ranks_[r];
-    const size_t count = rg.nodes.size();
-    total_ += count;
-    s.nodes.assign(count, NodeState{});
-    s.dependant_begin.assign(count + 1, 0);
-    for (const Node& node : rg.nodes)
-      for (uint32_t i = 0; i < uint32_t{node.data_deps} + node.ctrl_deps; ++i)
-        ++s.dependant_begin[rg.deps[node.dep_begin + i] + 1];
-    for (size_t v = 0; v < count; ++v) s.dependant_begin[v + 1] += s.dependant_begin[v];
-    s.dependants.resize(s.dependant_begin[count]);
-    std::vector<uint32_t> fill(s.dependant_begin.begin(), s.dependant_begin.end() - 1);
-    for (uint32_t v = 0; v < count; ++v) {
-      const Node& node = rg.nodes[v];
-      s.nodes[v].waiting = NodeWaiting{uint32_t{node.data_deps} + node.ctrl_deps, node.stream};
-      for (uint32_t i = 0; i < s.nodes[v].waiting.count; ++i)
-        s.dependants[fill[rg.deps[node.dep_begin + i]]++] = v;
-    }
-    s.streams.resize(streams);
+    init_rank(r, timeline[r]);
+    streams = std::max(streams, ranks_[r].streams.size());
   }
-  for (int r : timeline_ranks(o_, n)) ranks_[r].ready_s.assign(ranks_[r].nodes.size(), 0.0);
+  for (RankState& s : ranks_) s.streams.resize(streams);  // every rank reports every stream
   r_.nodes = total_;
+}
+
+void Engine::init_rank(int r, bool timeline) {
+  const RankGraph& rg = g_.ranks[r];
+  RankState& s = ranks_[r];
+  const auto count = static_cast<uint32_t>(rg.nodes.size());
+  total_ += count;
+  // The dependants' CSR without a cursor array: count node d's dependants at begin[d + 1], sum,
+  // then append at begin[d]++ (which leaves begin[d] at d's end, node d + 1's begin) and shift.
+  s.dependant_begin = arena_.take<uint32_t>(count + 1);
+  std::span<uint32_t> begin = s.dependant_begin;
+  std::fill(begin.begin(), begin.end(), 0);
+  int streams = 1;
+  for (const Node& node : rg.nodes) {
+    streams = std::max(streams, node.stream + 1);
+    for (uint32_t i = 0; i < uint32_t{node.data_deps} + node.ctrl_deps; ++i)
+      ++begin[rg.deps[node.dep_begin + i] + 1];
+  }
+  for (uint32_t v = 0; v < count; ++v) begin[v + 1] += begin[v];
+  s.dependants = arena_.take<uint32_t>(begin[count]);
+  s.nodes = arena_.take<NodeState>(count);
+  for (uint32_t v = 0; v < count; ++v) {
+    const Node& node = rg.nodes[v];
+    NodeState& ns = *new (&s.nodes[v]) NodeState{};
+    ns.waiting = NodeWaiting{uint32_t{node.data_deps} + node.ctrl_deps, node.stream, node.kind,
+                             node.op, node.comm};
+    if (node.kind == NodeKind::kCompute) {
+      ns.end_s =
+          node.duration_s >= 0 ? node.duration_s : o_.compute.time(node.flops, node.mem_bytes);
+    } else {
+      ns.bytes = node.bytes;
+      ns.target = CommTarget{node.group_or_peer, node.tag};
+    }
+    for (uint32_t i = 0; i < ns.waiting.count; ++i)
+      s.dependants[begin[rg.deps[node.dep_begin + i]]++] = v;
+  }
+  std::copy_backward(begin.begin(), begin.end() - 1, begin.end());
+  begin[0] = 0;
+  s.streams.resize(streams);
+  if (timeline) s.ready_s.assign(count, 0.0);
+  for (uint32_t v = 0; v < count; ++v)
+    if (s.nodes[v].waiting.count == 0) make_ready(r, v, s.nodes[v].waiting.stream, 0, kNoNode);
+  for (int st = 0; st < streams; ++st) try_start(r, st, 0);
 }
 
 void Engine::make_ready(int rank, uint32_t v, int stream, double t, uint32_t by) {
@@ -134,22 +166,24 @@ void Engine::start(int rank, int stream, const ReadyNode& ready, double t) {
   st.busy = true;
   st.current = v;
   st.arrive_s = t;
+  NodeState& ns = s.nodes[v];
+  const CommTarget target = ns.target;  // before pred takes its storage
   // The start waited for the stream (its previous node) or for the dependency that released it.
+  Pred pred;
   if (t > ready.ready_s && st.last != kNoNode)
-    s.nodes[v].pred = Pred{rank, st.last};
+    pred = Pred{rank, st.last};
   else if (ready.released_by != kNoNode)
-    s.nodes[v].pred = Pred{rank, ready.released_by};
-  const Node& node = g_.ranks[rank].nodes[v];
-  switch (node.kind) {
-    case NodeKind::kCompute: {
-      const double d =
-          node.duration_s >= 0 ? node.duration_s : o_.compute.time(node.flops, node.mem_bytes);
-      end_at(rank, v, t, t + d, s.nodes[v].pred);
+    pred = Pred{rank, ready.released_by};
+  ns.pred = pred;
+  switch (ns.waiting.kind) {
+    case NodeKind::kCompute:  // end_s holds its duration until it ends
+      end_at(rank, v, t, t + ns.end_s, pred);
       break;
-    }
-    case NodeKind::kCollective: arrive_collective(rank, v, t); break;
+    case NodeKind::kCollective:
+      arrive_collective(rank, v, t, ns.waiting, target.group_or_peer, ns.bytes);
+      break;
     case NodeKind::kSend:
-    case NodeKind::kRecv: arrive_p2p(rank, v, t); break;
+    case NodeKind::kRecv: arrive_p2p(rank, v, ns.waiting.kind, target); break;
   }
 }
 
@@ -157,40 +191,39 @@ void Engine::end_at(int rank, uint32_t v, double start, double end, Pred pred) {
   if (std::isnan(end)) [[unlikely]]
     nan_end(rank, v);
   RankState& s = ranks_[rank];
+  const int stream = s.nodes[v].waiting.stream;  // read before start_s takes its storage
   s.nodes[v].start_s = start;
   s.nodes[v].end_s = end;
   s.nodes[v].pred = pred;
   // v holds its stream until this event, so the stream's arrival is v's.
-  const int stream = g_.ranks[rank].nodes[v].stream;
   StreamBusy& busy = s.streams[stream].busy_total;
   busy.busy_s += end - start;
   busy.wait_s += start - s.streams[stream].arrive_s;
   events_.push(end, Event{rank, v, static_cast<uint8_t>(stream)});
 }
 
-void Engine::arrive_collective(int rank, uint32_t v, double t) {
-  const Node& node = g_.ranks[rank].nodes[v];
-  const int group = node.group_or_peer;
+// A collective's op, kind, group and bytes come from its record (w, group, bytes), not its Node.
+void Engine::arrive_collective(int rank, uint32_t v, double t, NodeWaiting w, int group,
+                               uint64_t bytes) {
   auto& calls = ranks_[rank].group_calls;
   auto it = std::find_if(calls.begin(), calls.end(), [&](auto& c) { return c.first == group; });
   if (it == calls.end()) it = calls.insert(calls.end(), {group, 0});
   const uint32_t call = it->second++;
-  auto& list = instances_[group];
-  if (list.size() <= call) list.resize(call + 1);
-  CollectiveInstance& inst = list[call];
+  CollectiveInstance& inst = instances_[group].at(call);
   if (inst.arrived == 0) {
     inst = CollectiveInstance{};
     inst.group = group;
-    inst.op = node.op;
-    inst.kind = node.comm;
-    inst.bytes = node.bytes;
+    inst.op = w.op;
+    inst.kind = w.comm;
+    inst.bytes = bytes;
     inst.sequence = call;
     if (!member_lists_.empty()) {  // a finished instance's list, cleared, keeps its capacity
       inst.members = std::move(member_lists_.back());
       member_lists_.pop_back();
     }
     inst.members.reserve(g_.groups[group].size());
-  } else if (inst.op != node.op || inst.bytes != node.bytes) {
+  } else if (inst.op != w.op || inst.bytes != bytes) {
+    const Node& node = g_.ranks[rank].nodes[v];
     const auto [r0, v0] = inst.members.front();
     throw std::invalid_argument(
         "collective " + std::to_string(call) + " on group " + std::to_string(group) +
@@ -210,12 +243,12 @@ uint64_t p2p_key(int src, int dst, int tag) {
                       static_cast<uint64_t>(static_cast<uint32_t>(tag)));
 }
 
-void Engine::arrive_p2p(int rank, uint32_t v, double) {
-  const Node& node = g_.ranks[rank].nodes[v];
-  const bool send = node.kind == NodeKind::kSend;
+void Engine::arrive_p2p(int rank, uint32_t v, NodeKind kind, CommTarget target) {
+  const bool send = kind == NodeKind::kSend;
   const bool eager = o_.p2p == P2pMode::kEager;
-  const int src = send ? rank : node.group_or_peer, dst = send ? node.group_or_peer : rank;
-  const uint64_t key = p2p_key(src, dst, node.tag);
+  const int peer = target.group_or_peer;
+  const int src = send ? rank : peer, dst = send ? peer : rank;
+  const uint64_t key = p2p_key(src, dst, target.tag);
   P2pQueues& q = p2p_[key];
   P2pPost post{rank, v};
   if (send && eager) {  // the data leaves now, matched or not
@@ -268,7 +301,7 @@ void Engine::flush_collectives(double t) {
   // Classes of identical shape and kind, each timed as one plan over all its groups.
   std::map<std::pair<CollectiveShape, CommKind>, std::vector<std::pair<int, uint32_t>>> classes;
   for (auto [group, call] : pending_coll_) {
-    const CollectiveInstance& inst = instances_[group][call];
+    const CollectiveInstance& inst = instances_[group].at(call);
     const int k = static_cast<int>(inst.kind);
     CollectiveShape shape;
     shape.op = inst.op;
@@ -293,7 +326,7 @@ void Engine::flush_collectives(double t) {
     const int k = static_cast<int>(key.second);
     r_.bytes_on_wire += timing.bytes_on_wire;
     for (auto [group, call] : list) {
-      CollectiveInstance& inst = instances_[group][call];
+      CollectiveInstance& inst = instances_[group].at(call);
       const double codec = tech.codec_s_per_byte[k] * static_cast<double>(inst.bytes);
       const double d = timing.time_s + codec;
       const Pred pred = ranks_[inst.last.rank].nodes[inst.last.node].pred;
@@ -304,6 +337,8 @@ void Engine::flush_collectives(double t) {
       inst.members.clear();
       member_lists_.push_back(std::move(inst.members));
       inst.members = {};
+      inst.done = true;
+      instances_[group].drop_done();  // inst may go here
     }
   }
 }
@@ -365,7 +400,7 @@ void Engine::flush_p2p(double t) {
 void Engine::process_batch() {
   const double t = events_.take(batch_);
   for (size_t i = 0; i < batch_.size(); ++i) {
-    prefetch_ahead(g_, ranks_, batch_, i);
+    prefetch_ahead(ranks_, batch_, i);
     process(batch_[i], t);
   }
 }
@@ -390,12 +425,6 @@ void Engine::process(const Event& e, double t) {
 ScheduleResult Engine::run() {
   const auto wall0 = std::chrono::steady_clock::now();
   init();
-  for (int r = 0; r < g_.rank_count(); ++r) {
-    RankState& s = ranks_[r];
-    for (uint32_t v = 0; v < s.nodes.size(); ++v)
-      if (s.nodes[v].waiting.count == 0) make_ready(r, v, s.nodes[v].waiting.stream, 0, kNoNode);
-    for (size_t st = 0; st < s.streams.size(); ++st) try_start(r, static_cast<int>(st), 0);
-  }
   flush_pending(0);
   while (!events_.empty()) {
     const double t = events_.top_time();

@@ -4,8 +4,10 @@
 #include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <deque>
 #include <limits>
 #include <queue>
+#include <span>
 #include <unordered_map>
 #include <vector>
 
@@ -47,25 +49,43 @@ struct StreamState {
 // replay touches every rank at every instant). The waiting state and start_s share storage: a
 // node's unfinished dependencies are counted down to 0 before it can start, and never read
 // again; its start is written when it ends (end_at), after that. The waiting state keeps the
-// node's stream (Node::stream) beside the count, so releasing a node needs no cold Node.
+// node's stream and kind (Node::stream, Node::kind) beside the count, a communication node's op
+// and comm kind too; until a compute node ends its end_s holds its duration, until a
+// communication node ends its bytes, and until it starts its pred its peer or group and tag. So
+// releasing, starting and ending a node read no cold Node (a 16,384-rank replay touches its
+// records in time order across every rank: each is a cache miss).
 struct NodeWaiting {
   uint32_t count;  // unfinished dependencies, until the node is ready
   uint8_t stream;
+  NodeKind kind;
+  CommOp op;      // collectives
+  CommKind comm;  // communication nodes
+};
+struct CommTarget {
+  int32_t group_or_peer;  // Node::group_or_peer
+  int32_t tag;            // Node::tag
 };
 struct NodeState {
   union {
     double start_s = 0;
     NodeWaiting waiting;
   };
-  double end_s = 0;
-  Pred pred;
+  union {
+    double end_s = 0;
+    uint64_t bytes;  // a communication node's (Node::bytes) until it ends
+  };
+  union {
+    Pred pred{};
+    CommTarget target;  // a communication node's until it starts
+  };
 };
 static_assert(sizeof(NodeState) == 24, "NodeState is 24 bytes: 17 M of them at 16,384 ranks");
 
+// The per-node arrays live in the engine's ReplayArena (replay_arena.h).
 struct RankState {
-  std::vector<NodeState> nodes;
+  std::span<NodeState> nodes;
   std::vector<double> ready_s;  // per node, only for ranks whose timeline is recorded
-  std::vector<uint32_t> dependant_begin, dependants;  // CSR: node -> nodes that depend on it
+  std::span<uint32_t> dependant_begin, dependants;  // CSR: node -> nodes that depend on it
   std::vector<StreamState> streams;
   std::vector<std::pair<int, uint32_t>> group_calls;  // (group, calls issued so far)
 };
@@ -80,6 +100,21 @@ struct CollectiveInstance {
   double last_arrival = -1;
   Pred last;                                      // the member that arrived last
   std::vector<std::pair<int, uint32_t>> members;  // (rank, node) in arrival order
+  bool done = false;                              // timed and its members ended
+};
+
+// A group's collectives from the oldest unfinished call on: calls finish roughly in order, so
+// the finished ones at the front are dropped (a 16,384-rank iteration has ~10^6 of them).
+struct GroupCalls {
+  std::deque<CollectiveInstance> open;  // calls base, base + 1, ...
+  uint32_t base = 0;
+  CollectiveInstance& at(uint32_t call) {
+    while (base + open.size() <= call) open.emplace_back();
+    return open[call - base];
+  }
+  void drop_done() {
+    while (!open.empty() && open.front().done) open.pop_front(), ++base;
+  }
 };
 
 struct P2pPost {
@@ -176,16 +211,13 @@ class EventQueue {
 // each record's address in the one before (event -> dependants -> dependant's state and Node).
 // While the batch's event i is processed, later events' records are asked for, one level per
 // distance, so each level's address is in cache when its prefetch is issued.
-inline void prefetch_ahead(const Graph& graph, const std::vector<RankState>& ranks,
-                           const std::vector<Event>& batch, size_t i) {
+inline void prefetch_ahead(const std::vector<RankState>& ranks, const std::vector<Event>& batch,
+                           size_t i) {
   constexpr size_t kStep = 4;  // events between a record and the one its address is in
   const auto ahead = [&](size_t levels) -> const Event* {
     return i + levels * kStep < batch.size() ? &batch[i + levels * kStep] : nullptr;
   };
-  if (const Event* e = ahead(4)) {
-    __builtin_prefetch(&ranks[e->rank]);
-    __builtin_prefetch(&graph.ranks[e->rank]);
-  }
+  if (const Event* e = ahead(4)) __builtin_prefetch(&ranks[e->rank]);
   if (const Event* e = ahead(3)) {
     const RankState& s = ranks[e->rank];
     __builtin_prefetch(&s.dependant_begin[e->node]);
@@ -195,15 +227,14 @@ inline void prefetch_ahead(const Graph& graph, const std::vector<RankState>& ran
     const RankState& s = ranks[e->rank];
     __builtin_prefetch(&s.dependants[s.dependant_begin[e->node]]);
   }
-  if (const Event* e = ahead(1)) {
-    const RankState& s = ranks[e->rank];
-    const std::vector<Node>& nodes = graph.ranks[e->rank].nodes;
-    const uint32_t end = std::min(s.dependant_begin[e->node + 1], s.dependant_begin[e->node] + 4);
-    for (uint32_t d = s.dependant_begin[e->node]; d < end; ++d) {
-      __builtin_prefetch(&s.nodes[s.dependants[d]]);
-      __builtin_prefetch(&nodes[s.dependants[d]]);
-    }
-  }
+  const auto dependants = [&](const Event& e) {
+    const RankState& s = ranks[e.rank];
+    const uint32_t begin = s.dependant_begin[e.node];
+    return s.dependants.subspan(begin,
+                                std::min<uint32_t>(s.dependant_begin[e.node + 1] - begin, 4));
+  };
+  if (const Event* e = ahead(1))
+    for (uint32_t w : dependants(*e)) __builtin_prefetch(&ranks[e->rank].nodes[w]);
 }
 
 // Fills out's iteration time, critical path (when options want it) and timelines from a finished

@@ -6,11 +6,13 @@
 #include <gtest/gtest.h>
 
 #include <limits>
+#include <span>
 
 #include "network/analytical.h"
 #include "network/packet_backend.h"
 #include "topology/builders.h"
 #include "topology/topology.h"
+#include "workload/replay_arena.h"
 #include "workload/scheduler_state.h"
 
 namespace commlab::workload {
@@ -393,6 +395,43 @@ TEST(Scheduler, TimelineRecordsEveryNodeOfTheRequestedRanks) {
     EXPECT_LE(e.start_s, e.end_s);
     EXPECT_LE(e.end_s, r.iteration_s);
   }
+}
+
+TEST(Scheduler, EveryRankReportsTheStreamsOfTheBusiestRank) {
+  // Rank 0 uses streams 0 and 2, rank 1 only stream 0: both report three streams, and a roofline
+  // compute node (duration -1) runs max(flops / (peak x MFU), bytes / HBM) on its stream.
+  Graph g = world(2);
+  g.ranks[0].add(compute(1, 2e-3, 0));
+  Node roofline = compute(2, -1, 2);
+  roofline.flops = 1e12;
+  roofline.mem_bytes = 0;
+  g.ranks[0].add(roofline);
+  g.ranks[1].add(compute(1, 1e-3, 0));
+  const SchedulerOptions o = bulk_options();
+  ScheduleResult r = run(g, o);
+  const double roof = o.compute.time(1e12, 0);
+  ASSERT_GT(roof, 0);
+  ASSERT_EQ(r.stream_busy.size(), 2u);
+  ASSERT_EQ(r.stream_busy[0].size(), 3u);
+  ASSERT_EQ(r.stream_busy[1].size(), 3u);
+  EXPECT_DOUBLE_EQ(r.stream_busy[0][2].busy_s, roof);
+  EXPECT_DOUBLE_EQ(r.stream_busy[1][0].busy_s, 1e-3);
+  EXPECT_DOUBLE_EQ(r.stream_busy[1][2].busy_s, 0);
+  EXPECT_DOUBLE_EQ(r.iteration_s, std::max(2e-3, roof));
+}
+
+TEST(Scheduler, ReplayArenaSpansAreAlignedAndApartAcrossChunks) {
+  detail::ReplayArena arena;
+  std::vector<std::span<uint32_t>> spans;
+  // 3 small spans, one larger than a chunk (32 MiB), then small ones again in a new chunk.
+  for (size_t n : {size_t{5}, size_t{0}, size_t{1000}, size_t{10} << 20, size_t{7}, size_t{3}})
+    spans.push_back(arena.take<uint32_t>(n));
+  for (size_t i = 0; i < spans.size(); ++i) {
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(spans[i].data()) % 16, 0u) << i;
+    for (uint32_t& x : spans[i]) x = static_cast<uint32_t>(i);
+  }
+  for (size_t i = 0; i < spans.size(); ++i)
+    for (uint32_t x : spans[i]) ASSERT_EQ(x, i) << "span " << i << " was overwritten";
 }
 
 TEST(Scheduler, P2pModeNamesRoundTripAndAnUnknownOneIsRefused) {
