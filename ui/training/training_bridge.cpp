@@ -120,10 +120,10 @@ void TrainingBridge::worker(std::shared_ptr<Run> run, RunConfig config,
   try {
     // The cross-field checks build the cluster, which for a large spec takes longer than the GUI
     // thread may block: they run here, and come back as failed() with one line per field.
-    std::vector<std::string> problems = check_run_config(config);
+    const ConfigProblems problems = check_run_config(config);
     if (!problems.empty()) {
       QStringList lines;
-      for (const std::string& p : problems) lines << QString::fromStdString(p);
+      for (const ConfigProblem& p : problems) lines << QString::fromStdString(p.text());
       run->ended = true;
       report(lines.join('\n'));
       return;
