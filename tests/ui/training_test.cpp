@@ -116,7 +116,11 @@ TEST(TrainingBridge, ARejectedConfigurationIsReported) {
   app();
   TrainingBridge bridge;
   QString message;
-  QObject::connect(&bridge, &TrainingBridge::failed, [&](const QString& m) { message = m; });
+  QObject::connect(&bridge, &TrainingBridge::failed, [&](const ConfigProblems& problems) {
+    ASSERT_EQ(problems.size(), 1u);
+    EXPECT_EQ(problems[0].code, ErrorCode::kBadInput);
+    message = QString::fromStdString(problems[0].text());
+  });
   RunConfig c = test::small_run(5);
   c.collective.algorithm = "no-such-algorithm";
   bridge.start(c);
