@@ -89,6 +89,27 @@ TEST(TrainingView, AnInvalidValueIsMarkedInPlaceAndTheEditKept) {
   ASSERT_TRUE(wait_for([&] { return view.idle(); }));
 }
 
+TEST(TrainingPanel, AProblemMarksTheControlOfItsFieldNotOfItsText) {
+  app();
+  TrainingPanel panel;
+  // The field decides: the message names collective.algorithm, which stays unmarked.
+  panel.show_problems({{ErrorCode::kBadInput, "training.global_batch",
+                        "must be a multiple of training.ranks (4); see collective.algorithm"}});
+  EXPECT_EQ(panel.marked_fields(), QStringList{"training.global_batch"});
+  EXPECT_EQ(panel.problems_text().toStdString(),
+            "training.global_batch: must be a multiple of training.ranks (4); see "
+            "collective.algorithm");
+  // A field grouping several controls marks its first one (the panel's paths sorted); a field
+  // that only shares a prefix with a control's path ("training.rank") marks none.
+  panel.show_problems({{ErrorCode::kBadInput, "techniques.skipreduce", "needs a ring"},
+                       {ErrorCode::kBadInput, "training.rank", "no such field"}});
+  EXPECT_EQ(panel.marked_fields(), QStringList{"techniques.skipreduce.policy"});
+  // A failure without a field is shown and marks nothing.
+  panel.show_problems({{ErrorCode::kFailedRun, "", "training.ranks: out of memory"}});
+  EXPECT_TRUE(panel.marked_fields().isEmpty());
+  EXPECT_EQ(panel.problems_text().toStdString(), "training.ranks: out of memory");
+}
+
 TEST(TrainingBridge, PauseStopsBetweenIterationsAndResetDropsTheRun) {
   app();
   TrainingBridge bridge;
