@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "cli/command.h"
+#include "scenario/config_problem.h"
 #include "scenario/run/results_io.h"
 
 namespace commlab::cli {
@@ -16,6 +17,14 @@ std::vector<Command>& command_registry() {
 }
 
 namespace {
+
+// The one place an error becomes the exit status (docs/cli.md, "Exit codes"): one line on
+// stderr, "failed: " before a run's failure, and the status of the problem's code.
+int report(const ConfigProblem& problem) {
+  std::cerr << "commlab-cli: " << (problem.code == ErrorCode::kBadInput ? "" : "failed: ")
+            << problem.text() << "\n";
+  return exit_status(problem.code);
+}
 // Every number flag of every subcommand refuses NaN and infinities (issue #21): CLI11's range
 // checks compare, and every comparison with NaN is false, so `--lr nan` used to pass them. Checked
 // before CLI11 parses, so the message is the same whatever other check the flag has.
@@ -97,13 +106,8 @@ int main(int argc, char** argv) {
   } catch (const AlreadyReported& e) {
     return e.code;
   } catch (const InvalidInput& e) {
-    std::cerr << "commlab-cli: " << e.what() << "\n";
-    return kExitInvalid;
-  } catch (const std::invalid_argument& e) {
-    std::cerr << "commlab-cli: " << e.what() << "\n";
-    return kExitInvalid;
+    return report({commlab::ErrorCode::kBadInput, "", e.what()});
   } catch (const std::exception& e) {
-    std::cerr << "commlab-cli: failed: " << e.what() << "\n";
-    return kExitFailed;
+    return report(commlab::problem_of(e));
   }
 }

@@ -8,7 +8,7 @@
 
 namespace commlab::cli {
 
-// Exit codes of the contract.
+// Exit codes of the contract (exit_status of scenario/config_problem.h maps an error's code).
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailed = 1;
 inline constexpr int kExitInvalid = 2;

@@ -289,11 +289,12 @@ int run(const Options& o) {
   };
   WorkloadTechniques techniques{ratio, ratio, o.skip};
   PlacementModel placement;
-  try {
-    placement.placement = parse_placement(o.codec_placement);
-  } catch (const std::invalid_argument& e) {
-    throw InvalidInput(std::string("--codec-placement: ") + e.what());
-  }
+  // Parsed once here, at the flag's boundary, with the scenario's spellings (config_enums).
+  const std::optional<CodecPlacement> where = parse_enum<CodecPlacement>(o.codec_placement);
+  if (!where)
+    throw InvalidInput("--codec-placement: unknown codec placement '" + o.codec_placement +
+                       "' (expected nic, gpu or cpu)");
+  placement.placement = *where;
   // A given --ratio stands for a codec too: it is charged where --codec-placement puts it.
   techniques.codec_s_per_byte =
       o.ratio > 0 || o.codec != "none" ? codec_seconds_per_byte(placement) : 0.0;

@@ -29,13 +29,6 @@ CounterRng trim_draws(uint64_t seed, const WireContext& ctx) {
       .sub(transfer_stream(ctx));
 }
 
-CodecPlacement parse_placement(const std::string& name) {
-  if (name == "nic") return CodecPlacement::kNic;
-  if (name == "gpu") return CodecPlacement::kGpu;
-  if (name == "cpu") return CodecPlacement::kCpu;
-  throw std::invalid_argument("unknown codec placement '" + name + "' (expected nic, gpu or cpu)");
-}
-
 double PlacementModel::time_s(uint64_t input_bytes) const {
   switch (placement) {
     case CodecPlacement::kNic: return 2 * nic_latency_s;

@@ -12,6 +12,7 @@
 
 #include "codec/codec.h"
 #include "codec/lossy/trim_packet.h"
+#include "codec/placement.h"
 #include "collective/wire.h"
 #include "numeric/rng.h"
 
@@ -20,8 +21,9 @@ namespace commlab {
 // Where the codec runs, and so what it costs in time (docs/codecs.md, "Placement"):
 // nic: bump in the wire at line rate, a fixed pipeline latency per transfer and end;
 // gpu: a kernel streaming at gpu_Bps; cpu: one core at cpu_Bps.
-enum class CodecPlacement { kNic, kGpu, kCpu };
-CodecPlacement parse_placement(const std::string& name);  // throws std::invalid_argument
+// One enum for the cost table (codec/placement.h) and the time plane; scenario and flag spellings
+// are config_enums' (parse_enum<CodecPlacement>).
+using CodecPlacement = Placement;
 
 struct PlacementModel {
   CodecPlacement placement = CodecPlacement::kNic;

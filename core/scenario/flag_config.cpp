@@ -91,8 +91,8 @@ RunConfig run_config_from_flags(const std::vector<FlagSetting>& settings, RunCon
   if (base.cluster.spec.empty()) base.cluster.spec = "flat:" + std::to_string(base.training.ranks);
   ClusterCache cache;
   std::vector<std::string> problems;
-  for (const auto& [path, msg] : check_run(base, cache))
-    problems.push_back(flag_of(settings, path) + ": " + with_flags(msg, settings));
+  for (const ConfigProblem& p : check_run(base, cache))
+    problems.push_back(flag_of(settings, p.field) + ": " + with_flags(p.message, settings));
   throw_if_any(problems);
   return base;
 }

@@ -31,9 +31,9 @@ namespace {
 std::unique_ptr<NetworkBackend> make_run_backend(const RunConfig& c) {
   Topology topo = cluster_from_spec(c.cluster.spec);
   if (topo.ranks() < c.training.ranks)
-    throw std::invalid_argument("cluster.spec: '" + c.cluster.spec + "' has " +
-                                std::to_string(topo.ranks()) + " GPUs, training.ranks asks for " +
-                                std::to_string(c.training.ranks));
+    throw ConfigError("cluster.spec",
+                      "'" + c.cluster.spec + "' has " + std::to_string(topo.ranks()) +
+                          " GPUs, training.ranks asks for " + std::to_string(c.training.ranks));
   if (c.cluster.backend == ClusterBackend::kAnalytical)
     return std::make_unique<AnalyticalBackend>(std::move(topo));
   PacketConfig pc;
@@ -100,7 +100,7 @@ std::shared_ptr<const TrainTest> shared_fashion_mnist(int max_train) {
       if (auto data = it->second.lock()) return latest = data;
   }
   Result<TrainTest> r = load_fashion_mnist(kFashionMnistDir, max_train, 0);  // eval: eval_subset
-  if (!r) throw std::invalid_argument("workload.dataset: " + r.error());
+  if (!r) throw ConfigError("workload.dataset", r.error());
   auto data = std::make_shared<const TrainTest>(std::move(r).value());
   std::lock_guard lock(mutex);
   loaded[max_train] = data;
@@ -114,7 +114,7 @@ std::shared_ptr<const TrainTest> load_run_data(const RunConfig& c) {
   if (d == "fashion-mnist") return shared_fashion_mnist(c.workload.max_train);
   if (d.rfind("text:", 0) == 0) {
     Result<TrainTest> r = load_char_text(d.substr(5), 32, 0.1);
-    if (!r) throw std::invalid_argument("workload.dataset: " + r.error());
+    if (!r) throw ConfigError("workload.dataset", r.error());
     return std::make_shared<const TrainTest>(std::move(r).value());
   }
   SyntheticConfig s;

@@ -387,10 +387,10 @@ Experiment parse_scenario(const json& doc, const std::string& file,
       apply_json(merged, config);
       config.name = suffix.empty() ? run.name : run.name + "/" + suffix;
       resolve_cluster(merged, file, config, cache);
-      for (const auto& [path, msg] : check_run(config, cache)) {
+      for (const ConfigProblem& p : check_run(config, cache)) {
         // One line per distinct problem: a sweep repeats the same mistake in every run.
-        if (!reported.insert(path + "\n" + msg).second) continue;
-        problems.add(path, many ? msg + " (run '" + config.name + "')" : msg);
+        if (!reported.insert(p.field + "\n" + p.message).second) continue;
+        problems.add(p.field, many ? p.message + " (run '" + config.name + "')" : p.message);
       }
       json entry = {{"name", config.name}};
       json patch = diff(base_json, to_json(config));

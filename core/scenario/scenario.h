@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "network/traffic_patterns.h"
+#include "scenario/config_problem.h"
 #include "scenario/run_config.h"
 
 namespace commlab {
@@ -39,9 +40,10 @@ Experiment parse_scenario(const nlohmann::json& doc, const std::string& file_lab
                           const std::vector<std::string>& sets = {});
 
 // Cross-field checks of one resolved run (skip needs ring, queue trimming needs the packet backend,
-// batch divisible by ranks, cluster GPUs == training.ranks, ...), each "JSON.PATH: message".
-// Exposed for the runner and the GUI, which may edit RunConfigs directly.
-std::vector<std::string> check_run_config(const RunConfig& config);
+// batch divisible by ranks, cluster GPUs == training.ranks, ...), each with the JSON path of the
+// field it concerns (text() is "JSON.PATH: message"). Exposed for the runner and the GUI, which
+// may edit RunConfigs directly.
+ConfigProblems check_run_config(const RunConfig& config);
 
 // SkipReduce's limit (docs/collectives.md): ring skips at most N-1 reduce-scatter steps, tree at
 // most its depth floor(log2 N) of reduce levels, hd at most its floor(log2 N) halving rounds;

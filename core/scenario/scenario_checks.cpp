@@ -171,10 +171,11 @@ ClusterInfo ClusterCache::lookup(const std::string& spec) {
   return info;
 }
 
-std::vector<std::pair<std::string, std::string>> check_run(const RunConfig& c,
-                                                           ClusterCache& cache) {
-  std::vector<std::pair<std::string, std::string>> out;
-  auto add = [&](const char* path, std::string msg) { out.emplace_back(path, std::move(msg)); };
+ConfigProblems check_run(const RunConfig& c, ClusterCache& cache) {
+  ConfigProblems out;
+  auto add = [&](const char* path, std::string msg) {
+    out.push_back({ErrorCode::kBadInput, path, std::move(msg)});
+  };
   const auto& t = c.training;
   const auto& tech = c.techniques;
   const bool train = c.workload.kind == WorkloadKind::kTrain;
@@ -468,11 +469,9 @@ double skipreduce_lr_factor(const RunConfig& c) {
   return static_cast<double>(n) / static_cast<double>(n - s);
 }
 
-std::vector<std::string> check_run_config(const RunConfig& config) {
+ConfigProblems check_run_config(const RunConfig& config) {
   ClusterCache cache;
-  std::vector<std::string> lines;
-  for (auto& [path, msg] : check_run(config, cache)) lines.push_back(path + ": " + msg);
-  return lines;
+  return check_run(config, cache);
 }
 
 }  // namespace commlab

@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "scenario/config_problem.h"
 #include "scenario/run_config.h"
 
 namespace commlab {
@@ -23,8 +24,7 @@ class ClusterCache {
   std::map<std::string, ClusterInfo> cache_;
 };
 
-// Cross-field problems of one resolved run as (JSON path, message).
-std::vector<std::pair<std::string, std::string>> check_run(const RunConfig& config,
-                                                           ClusterCache& cache);
+// Cross-field problems of one resolved run (code kBadInput, the field each concerns).
+ConfigProblems check_run(const RunConfig& config, ClusterCache& cache);
 
 }  // namespace commlab

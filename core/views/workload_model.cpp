@@ -54,7 +54,7 @@ workload::SchedulerOptions replay_options(const WorkloadSettings& s,
   workload::SchedulerOptions o;
   o.techniques.ratio[static_cast<int>(workload::CommKind::kDp)] = s.dp_ratio;
   PlacementModel placement;
-  placement.placement = parse_placement(s.codec_placement);
+  placement.placement = s.codec_placement;
   o.techniques.codec_s_per_byte[static_cast<int>(workload::CommKind::kDp)] =
       s.dp_ratio < 1.0 ? codec_seconds_per_byte(placement) : 0.0;
   o.techniques.dp_skip.skip = s.skip;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "collective/codec_wire.h"
 #include "network/analytical.h"
 #include "scenario/catalog/workload_timing.h"
 #include "topology/routing.h"
@@ -30,7 +31,7 @@ struct WorkloadSettings {
   double dp_ratio = 1.0;  // codec: wire bytes / payload bytes on DP communication
   // Where that codec encodes and decodes (collective/codec_wire.h): nic (line rate, free), gpu or
   // cpu, charged per DP payload byte (no codec, ratio 1: nothing).
-  std::string codec_placement = "nic";
+  CodecPlacement codec_placement = CodecPlacement::kNic;
   int skip = 0;         // SkipReduce s on DP reduce-scatters
   bool overlap = true;  // DP communication overlaps the backward pass
   int max_ranks = 8;    // ranks drawn (lanes = ranks x streams used)

@@ -146,15 +146,14 @@ TEST(CompressedReducer, ChecksNameTheFieldWhenCombinedWithAnotherTechnique) {
   RunConfig c;
   c.techniques.topk.enabled = true;
   c.techniques.skipreduce.skip = 2;
-  const std::vector<std::string> lines = check_run_config(c);
   bool named = false;
-  for (const std::string& l : lines) named |= l.rfind("techniques.topk.enabled: ", 0) == 0;
+  for (const ConfigProblem& p : check_run_config(c)) named |= p.field == "techniques.topk.enabled";
   EXPECT_TRUE(named);
   c.techniques.skipreduce.skip = 0;
   c.techniques.powersgd.enabled = true;
   named = false;
-  for (const std::string& l : check_run_config(c))
-    named |= l.rfind("techniques.powersgd.enabled: top-k and PowerSGD", 0) == 0;
+  for (const ConfigProblem& p : check_run_config(c))
+    named |= p.text().rfind("techniques.powersgd.enabled: top-k and PowerSGD", 0) == 0;
   EXPECT_TRUE(named);
   Rig s("bf16");
   s.config.techniques.powersgd.enabled = true;

@@ -68,9 +68,11 @@ TEST(NetworkProbe, OnOffBackgroundRunsAtTheScenariosLoad) {
   EXPECT_GT(busiest, 0.0);  // the on-off senders put bytes on some port
   RunConfig idle = c;
   idle.packet.background_load = 0;  // an on-off source at load 0 sends nothing: refused by name
-  const std::vector<std::string> problems = check_run_config(idle);
+  const ConfigProblems problems = check_run_config(idle);
   ASSERT_EQ(problems.size(), 1u);
-  EXPECT_EQ(problems[0], "packet.background: onoff needs packet.background_load above 0, got 0");
+  EXPECT_EQ(problems[0].field, "packet.background");
+  EXPECT_EQ(problems[0].text(),
+            "packet.background: onoff needs packet.background_load above 0, got 0");
 }
 
 }  // namespace

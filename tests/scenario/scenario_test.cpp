@@ -218,10 +218,11 @@ TEST(TrimBytes, AValueThatCutsIntoTheHeadIsRefused) {
   c.cluster.spec = "flat:8";
   c.packet.trim_bytes = 128;
   bool found = false;
-  for (const std::string& p : check_run_config(c))
-    if (p.rfind("packet.trim_bytes:", 0) == 0) {
+  for (const ConfigProblem& p : check_run_config(c))
+    if (p.field == "packet.trim_bytes") {
       found = true;
-      EXPECT_EQ(p,
+      EXPECT_EQ(p.code, ErrorCode::kBadInput);
+      EXPECT_EQ(p.text(),
                 "packet.trim_bytes: 128 B cuts into the 1-bit eden head: a full packet of 983 "
                 "fp32 coordinates keeps its head in 228 B (64 B packet header + 36 B trim header "
                 "+ 1 x 128 B head plane); set 0 (auto) or at least 228");
@@ -229,15 +230,15 @@ TEST(TrimBytes, AValueThatCutsIntoTheHeadIsRefused) {
   EXPECT_TRUE(found);
   for (uint32_t ok : {0u, 228u, 1000u}) {
     c.packet.trim_bytes = ok;
-    for (const std::string& p : check_run_config(c))
-      EXPECT_NE(p.rfind("packet.trim_bytes:", 0), 0u) << ok << ": " << p;
+    for (const ConfigProblem& p : check_run_config(c))
+      EXPECT_NE(p.field, "packet.trim_bytes") << ok << ": " << p.text();
   }
   // Bernoulli trimming on the analytical backend never uses trim_bytes: no complaint.
   c.packet.trim_bytes = 128;
   c.cluster.backend = ClusterBackend::kAnalytical;
   c.techniques.trimming.mode = TrimMode::kBernoulli;
-  for (const std::string& p : check_run_config(c))
-    EXPECT_NE(p.rfind("packet.trim_bytes:", 0), 0u) << p;
+  for (const ConfigProblem& p : check_run_config(c))
+    EXPECT_NE(p.field, "packet.trim_bytes") << p.text();
 }
 
 }  // namespace

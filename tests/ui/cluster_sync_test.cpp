@@ -69,7 +69,7 @@ TEST(ClusterSync, CustomClustersFollowRanksAndRefusalsNameTheControl) {
   ranks_box(&panel)->setValue(16);
   EXPECT_EQ(panel.config().cluster.spec.rfind("leafspine:servers=4,gpus_per_server=4", 0), 0u)
       << panel.config().cluster.spec;
-  EXPECT_TRUE(panel.check(panel.config()).isEmpty());
+  EXPECT_TRUE(panel.check(panel.config()).empty());
   ranks_box(&panel)->setValue(6);  // not a multiple of 4 GPUs per node: refused, spec unchanged
   EXPECT_EQ(panel.config().cluster.spec.rfind("leafspine:servers=4", 0), 0u);
   EXPECT_TRUE(panel.problems_text().contains("GPUs per node"))

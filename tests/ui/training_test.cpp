@@ -89,6 +89,27 @@ TEST(TrainingView, AnInvalidValueIsMarkedInPlaceAndTheEditKept) {
   ASSERT_TRUE(wait_for([&] { return view.idle(); }));
 }
 
+TEST(TrainingPanel, AProblemMarksTheControlOfItsFieldNotOfItsText) {
+  app();
+  TrainingPanel panel;
+  // The field decides: the message names collective.algorithm, which stays unmarked.
+  panel.show_problems({{ErrorCode::kBadInput, "training.global_batch",
+                        "must be a multiple of training.ranks (4); see collective.algorithm"}});
+  EXPECT_EQ(panel.marked_fields(), QStringList{"training.global_batch"});
+  EXPECT_EQ(panel.problems_text().toStdString(),
+            "training.global_batch: must be a multiple of training.ranks (4); see "
+            "collective.algorithm");
+  // A field grouping several controls marks its first one (the panel's paths sorted); a field
+  // that only shares a prefix with a control's path ("training.rank") marks none.
+  panel.show_problems({{ErrorCode::kBadInput, "techniques.skipreduce", "needs a ring"},
+                       {ErrorCode::kBadInput, "training.rank", "no such field"}});
+  EXPECT_EQ(panel.marked_fields(), QStringList{"techniques.skipreduce.policy"});
+  // A failure without a field is shown and marks nothing.
+  panel.show_problems({{ErrorCode::kFailedRun, "", "training.ranks: out of memory"}});
+  EXPECT_TRUE(panel.marked_fields().isEmpty());
+  EXPECT_EQ(panel.problems_text().toStdString(), "training.ranks: out of memory");
+}
+
 TEST(TrainingBridge, PauseStopsBetweenIterationsAndResetDropsTheRun) {
   app();
   TrainingBridge bridge;
@@ -116,7 +137,11 @@ TEST(TrainingBridge, ARejectedConfigurationIsReported) {
   app();
   TrainingBridge bridge;
   QString message;
-  QObject::connect(&bridge, &TrainingBridge::failed, [&](const QString& m) { message = m; });
+  QObject::connect(&bridge, &TrainingBridge::failed, [&](const ConfigProblems& problems) {
+    ASSERT_EQ(problems.size(), 1u);
+    EXPECT_EQ(problems[0].code, ErrorCode::kBadInput);
+    message = QString::fromStdString(problems[0].text());
+  });
   RunConfig c = test::small_run(5);
   c.collective.algorithm = "no-such-algorithm";
   bridge.start(c);

@@ -94,13 +94,13 @@ void TrainingBridge::worker(std::shared_ptr<Run> run, RunConfig config,
   setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 5);
 #endif
   // Messages go back as queued calls; the bridge outlives this thread (its destructor joins).
-  auto report = [this, run](QString error) {
+  auto report = [this, run](ConfigProblems error) {
     QMetaObject::invokeMethod(
         this,
         [this, run, error] {
-          if (run == previous_ && error.isEmpty()) previous_done_ = true;
+          if (run == previous_ && error.empty()) previous_done_ = true;
           if (run != run_) return;  // a dropped run's news is stale
-          if (error.isEmpty()) {
+          if (error.empty()) {
             emit finished();
             return;
           }
@@ -120,12 +120,10 @@ void TrainingBridge::worker(std::shared_ptr<Run> run, RunConfig config,
   try {
     // The cross-field checks build the cluster, which for a large spec takes longer than the GUI
     // thread may block: they run here, and come back as failed() with one line per field.
-    std::vector<std::string> problems = check_run_config(config);
+    ConfigProblems problems = check_run_config(config);
     if (!problems.empty()) {
-      QStringList lines;
-      for (const std::string& p : problems) lines << QString::fromStdString(p);
       run->ended = true;
-      report(lines.join('\n'));
+      report(std::move(problems));
       return;
     }
     std::unique_ptr<RunSession> built = fork_or_start(*run, config, parent);
@@ -154,10 +152,10 @@ void TrainingBridge::worker(std::shared_ptr<Run> run, RunConfig config,
         Qt::QueuedConnection);
   } catch (const std::exception& e) {
     run->ended = true;
-    report(QString::fromUtf8(e.what()));
+    report({problem_of(e)});
     return;
   }
-  QString error;
+  ConfigProblems error;
   while (!session->done()) {
     {
       std::unique_lock lock(run->mutex);
@@ -174,7 +172,7 @@ void TrainingBridge::worker(std::shared_ptr<Run> run, RunConfig config,
       std::lock_guard lock(run->mutex);
       run->queue.push_back(sample);
     } catch (const std::exception& e) {
-      error = QString::fromUtf8(e.what());
+      error = {problem_of(e)};
       break;
     }
     // The first sample is news at once (Live mode's change -> first point); later ones wait for
@@ -185,7 +183,7 @@ void TrainingBridge::worker(std::shared_ptr<Run> run, RunConfig config,
   {
     std::lock_guard lock(run->mutex);
     cancelled = run->cancel;
-    if (error.isEmpty() && session->done()) run->summary = session->summary();
+    if (error.empty() && session->done()) run->summary = session->summary();
   }
   run->ended = true;
   if (!cancelled) report(error);

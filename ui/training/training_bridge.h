@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "scenario/config_problem.h"
 #include "scenario/run_config.h"
 #include "scenario/runner.h"
 #include "train/trainer.h"
@@ -48,9 +49,11 @@ class TrainingBridge : public QObject {
   std::optional<RunSummary> summary() const;
 
  signals:
-  void failed(const QString& message);  // the engine rejected the configuration or failed
-  void finished();                      // the current run did all its iterations
-  void first_sample();                  // the current run's first sample is queued
+  // The engine refused the configuration (each problem with the field it concerns) or the run
+  // failed (a problem without a field).
+  void failed(const commlab::ConfigProblems& problems);
+  void finished();      // the current run did all its iterations
+  void first_sample();  // the current run's first sample is queued
 
  private:
   struct Run;

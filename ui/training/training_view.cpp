@@ -216,9 +216,9 @@ bool TrainingView::run(int iterations) {
 bool TrainingView::start(RunConfig config, int iterations, bool from_run_all) {
   const RunConfig uncapped = config;  // named as set, not as capped (--iterations)
   if (iterations > 0) config.training.iterations = std::min(config.training.iterations, iterations);
-  const QStringList problems = panel_->check(config);
+  const ConfigProblems problems = panel_->check(config);
   panel_->show_problems(problems);
-  if (!problems.isEmpty()) {
+  if (!problems.empty()) {
     queue_.clear();
     status_->setText("Fix the marked settings to run; nothing was lost.");
     return false;
@@ -276,7 +276,7 @@ QString TrainingView::description() const {
   return description_->toolTip();
 }
 
-void TrainingView::refused(const QString& message) {
+void TrainingView::refused(const ConfigProblems& problems) {
   // Refused: the run never started, so every result stays as it was, and a run that was going
   // on goes on (the bridge kept it).
   starting_.reset();
@@ -287,7 +287,7 @@ void TrainingView::refused(const QString& message) {
     std::tie(run_iterations_, batch_total_, batch_done_, batch_clock_) = before_start_;
   else
     batch_total_ = 0;
-  panel_->show_problems(message.split('\n'));
+  panel_->show_problems(problems);
   status_->setText(going_on ? "The engine refused the new settings (marked above); the running "
                               "run goes on and your settings are kept."
                             : "The engine refused or failed the run (the reasons are marked on "

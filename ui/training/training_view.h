@@ -23,6 +23,7 @@
 
 #include "chart_export.h"
 #include "run_charts.h"
+#include "scenario/config_problem.h"
 #include "scenario/run_config.h"
 #include "scenario/runner.h"
 #include "seed_figures.h"
@@ -155,7 +156,7 @@ class TrainingView : public QWidget, public Exportable {
   void drain();    // takes queued samples (redraw timer)
   void redraw();   // hands the snapshot to the chart pages and the runs list
   void finished();
-  void refused(const QString& message);
+  void refused(const ConfigProblems& problems);
   void remember_batch();  // before a start: the progress a refusal returns to  // the engine
                           // refused the starting run
   void update_buttons();

@@ -21,6 +21,7 @@
 #include "format_util.h"
 #include "gantt_canvas.h"
 #include "routing_text.h"
+#include "scenario/config_enums.h"
 #include "train/catalog/catalog.h"
 
 namespace commlab::ui {
@@ -223,7 +224,9 @@ WorkloadSettings WorkloadView::settings() const {
   s.gbps = gbps_->value();
   s.gpus_per_server = per_server_->value();
   s.dp_ratio = ratio_->value();
-  s.codec_placement = placement_->currentData().toString().toStdString();
+  // The combo's data are the scenario's spellings (config_enums), parsed here, at the boundary.
+  s.codec_placement = parse_enum<CodecPlacement>(placement_->currentData().toString().toStdString())
+                          .value_or(CodecPlacement::kNic);
   s.skip = skip_->value();
   s.overlap = overlap_->isChecked();
   s.max_ranks = ranks_->value();
@@ -252,7 +255,8 @@ void WorkloadView::set_settings(const WorkloadSettings& s) {
     gbps_->setValue(s.gbps);
     per_server_->setValue(s.gpus_per_server);
     ratio_->setValue(s.dp_ratio);
-    const int placement = placement_->findData(QString::fromStdString(s.codec_placement));
+    const int placement =
+        placement_->findData(QString::fromStdString(enum_name(s.codec_placement)));
     if (placement >= 0) placement_->setCurrentIndex(placement);
     skip_->setValue(s.skip);
     overlap_->setChecked(s.overlap);

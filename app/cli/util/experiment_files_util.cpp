@@ -62,8 +62,8 @@ void apply_run_overrides(Experiment& exp, int64_t seed, int seeds, const std::st
       r.execution = mode;
       // What the scenario's checks refuse under this execution is refused under --exec too (a
       // run with proxy timing or multi-level trimming under mpi, say).
-      if (const std::vector<std::string> problems = check_run_config(r); !problems.empty())
-        throw InvalidInput("--exec " + exec + ": run '" + r.name + "': " + problems.front());
+      if (const ConfigProblems problems = check_run_config(r); !problems.empty())
+        throw InvalidInput("--exec " + exec + ": run '" + r.name + "': " + problems.front().text());
     }
     exp.resolved["execution"] = enum_name(mode);  // the scenario's word, also for "sim"
     for (nlohmann::json& r : exp.resolved["runs"]) r.erase("execution");

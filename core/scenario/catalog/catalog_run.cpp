@@ -8,6 +8,7 @@
 #include "collective/codec_wire.h"
 #include "network/analytical.h"
 #include "numeric/tensor_gen.h"
+#include "scenario/config_problem.h"
 #include "topology/gpu_presets.h"
 #include "topology/presets.h"
 #include "train/catalog/catalog.h"
@@ -35,18 +36,18 @@ double measure_codec_ratio(const std::string& codec_name, const std::string& sou
 CatalogRun::CatalogRun(const RunConfig& c) {
   const TechniquesConfig& t = c.techniques;
   if (t.trimming.enabled)
-    throw std::invalid_argument(
-        "techniques.trimming: catalog workloads are time-plane only and have no packets to "
-        "trim; use a trained workload (workload.kind train)");
+    throw ConfigError("techniques.trimming",
+                      "catalog workloads are time-plane only and have no packets to "
+                      "trim; use a trained workload (workload.kind train)");
   if (c.cluster.backend != ClusterBackend::kAnalytical)
-    throw std::invalid_argument(
-        "cluster.backend: catalog workloads are timed on the analytical backend (a packet "
-        "simulation of every message at this scale would take hours)");
+    throw ConfigError("cluster.backend",
+                      "catalog workloads are timed on the analytical backend (a packet "
+                      "simulation of every message at this scale would take hours)");
   if (c.collective.algorithm != "ring")
-    throw std::invalid_argument(
-        "collective.algorithm: catalog workloads are timed with ring "
-        "collectives, got '" +
-        c.collective.algorithm + "'");
+    throw ConfigError("collective.algorithm",
+                      "catalog workloads are timed with ring "
+                      "collectives, got '" +
+                          c.collective.algorithm + "'");
   const WorkloadConfig& w = c.workload;
   const bool trace = w.kind == WorkloadKind::kTrace;
   const bool graph = trace || w.engine == WorkloadEngine::kGraph;
@@ -63,23 +64,23 @@ CatalogRun::CatalogRun(const RunConfig& c) {
   p.micro_batch = w.micro_batch;
   p.global_batch = c.training.global_batch;
   if (!trace && p.dp < 1)
-    throw std::invalid_argument("workload.tp: tp x pp = " + std::to_string(p.tp * p.pp) +
-                                " exceeds training.ranks (" + std::to_string(c.training.ranks) +
-                                ")");
+    throw ConfigError("workload.tp", "tp x pp = " + std::to_string(p.tp * p.pp) +
+                                         " exceeds training.ranks (" +
+                                         std::to_string(c.training.ranks) + ")");
   ComputeModel compute;
   compute.gpu = gpu_preset(c.cluster.gpu);
   compute.mfu = c.cluster.mfu;
   try {
     ratio_ = measure_codec_ratio(t.codec, w.tensor_source, c.seed);
   } catch (const std::invalid_argument& e) {  // e.g. model:cnn without Fashion-MNIST installed
-    throw std::invalid_argument(std::string("workload.tensor_source: ") + e.what());
+    throw ConfigError("workload.tensor_source", e.what());
   }
   workload::Graph g;
   if (trace) {
     try {
       g = workload::read_chakra_trace(w.trace, nullptr, w.comm_groups);
     } catch (const std::invalid_argument& e) {
-      throw std::invalid_argument(std::string("workload.trace: ") + e.what());
+      throw ConfigError("workload.trace", e.what());
     }
   } else if (graph) {
     workload::CatalogGraphOptions o;
@@ -92,7 +93,7 @@ CatalogRun::CatalogRun(const RunConfig& c) {
     try {
       g = workload::catalog_graph(spec, o);
     } catch (const std::invalid_argument& e) {
-      throw std::invalid_argument(std::string("workload.catalog: ") + e.what());
+      throw ConfigError("workload.catalog", e.what());
     }
   }
   // SkipReduce acts on the DP reduce-scatter ring of dp ranks (a trace: its first DP group).
@@ -108,8 +109,9 @@ CatalogRun::CatalogRun(const RunConfig& c) {
   skip_ = t.skipreduce.skip > 0 ? t.skipreduce.skip
                                 : static_cast<int>(std::lround(t.skipreduce.ratio * dp));
   if (skip_ >= dp && skip_ > 0)
-    throw std::invalid_argument("techniques.skipreduce: skip " + std::to_string(skip_) +
-                                " must be below the data-parallel degree " + std::to_string(dp));
+    throw ConfigError("techniques.skipreduce", "skip " + std::to_string(skip_) +
+                                                   " must be below the data-parallel degree " +
+                                                   std::to_string(dp));
   // Where the codec runs decides what encoding and decoding cost (codec_wire.h's PlacementModel).
   PlacementModel placement;
   placement.placement = t.codec_placement;
@@ -120,7 +122,7 @@ CatalogRun::CatalogRun(const RunConfig& c) {
     try {
       timing_ = time_workload(spec, p, backend, compute, tech);
     } catch (const std::invalid_argument& e) {
-      throw std::invalid_argument(std::string("workload.catalog: ") + e.what());
+      throw ConfigError("workload.catalog", e.what());
     }
     return;
   }
@@ -130,8 +132,7 @@ CatalogRun::CatalogRun(const RunConfig& c) {
     tech.codec_s_per_byte = codec_s_per_byte;
     r = workload::schedule(g, backend, graph_options(compute, tech));
   } catch (const std::invalid_argument& e) {
-    throw std::invalid_argument(std::string(trace ? "workload.trace: " : "workload.catalog: ") +
-                                e.what());
+    throw ConfigError(trace ? "workload.trace" : "workload.catalog", e.what());
   }
   timing_ = timing_of(r);
   // Rank 0's DP reduce-scatters (and all-reduces), for the summary's skipped steps.

@@ -36,16 +36,17 @@ CollectiveReducer::CollectiveReducer(const RunConfig& config, NetworkBackend& ba
   // docs/collectives.md (deepest reduce levels, last halving rounds). The others have none.
   const std::string& algo = config.collective.algorithm;
   if (skip_.skip > 0 && !find_algorithm(algo).skips())
-    throw std::invalid_argument("techniques.skipreduce: SkipReduce needs collective.algorithm " +
-                                skipping_algorithms_text() + ", got '" + algo + "'");
+    throw ConfigError("techniques.skipreduce", "SkipReduce needs collective.algorithm " +
+                                                   skipping_algorithms_text() + ", got '" + algo +
+                                                   "'");
   const DType wire = config.collective.wire;
   wire_ = wire;
   wire_element_bytes_ = static_cast<double>(dtype_size(wire));
   if (t.trimming.enabled) {
     if (t.codec != "none")
-      throw std::invalid_argument(
-          "techniques.codec: trimming carries its own encoding; set codec "
-          "to none when techniques.trimming.enabled is true");
+      throw ConfigError("techniques.codec",
+                        "trimming carries its own encoding; set codec "
+                        "to none when techniques.trimming.enabled is true");
     trim::TrimConfig tc;
     tc.encoding = t.trimming.encoding;
     tc.head_bits = t.trimming.head_bits;

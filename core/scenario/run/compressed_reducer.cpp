@@ -4,6 +4,7 @@
 
 #include "codec/plane_entropy.h"
 #include "exec/runs/compressed_exchange.h"
+#include "scenario/config_problem.h"
 
 namespace commlab {
 
@@ -31,19 +32,19 @@ CompressedReducer::CompressedReducer(const RunConfig& config, NetworkBackend& ba
   if (!uses_compression_baseline(config))
     throw std::invalid_argument("CompressedReducer: neither techniques.topk nor powersgd is on");
   if (t.topk.enabled && t.powersgd.enabled)
-    throw std::invalid_argument(
-        "techniques.powersgd.enabled: top-k and PowerSGD exclude each "
-        "other; enable one");
+    throw ConfigError("techniques.powersgd.enabled",
+                      "top-k and PowerSGD exclude each "
+                      "other; enable one");
   if (t.skipreduce.skip > 0 || t.skipreduce.ratio > 0 || t.trimming.enabled || t.codec != "none")
-    throw std::invalid_argument(std::string(path) +
-                                ": the compression baselines replace the all-reduce; turn "
-                                "techniques.skipreduce, trimming and codec off");
+    throw ConfigError(path,
+                      "the compression baselines replace the all-reduce; turn "
+                      "techniques.skipreduce, trimming and codec off");
   wire_ = config.collective.wire;  // fp32 or bf16: the scenario's spellings of DType
   // Fail here, not at the first bucket: an invalid fraction or rank names its field.
   if (t.topk.enabled && !(t.topk.fraction > 0 && t.topk.fraction <= 1))
-    throw std::invalid_argument("techniques.topk.fraction: expected a number in (0, 1]");
+    throw ConfigError("techniques.topk.fraction", "expected a number in (0, 1]");
   if (t.powersgd.enabled && t.powersgd.rank < 1)
-    throw std::invalid_argument("techniques.powersgd.rank: expected at least 1");
+    throw ConfigError("techniques.powersgd.rank", "expected at least 1");
   compute_.gpu = gpu_preset(config.cluster.gpu);
   compute_.mfu = config.cluster.mfu;
 }

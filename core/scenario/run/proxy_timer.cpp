@@ -5,6 +5,7 @@
 
 #include "codec/codec.h"
 #include "collective/executor.h"
+#include "scenario/config_problem.h"
 #include "topology/gpu_presets.h"
 
 namespace commlab {
@@ -41,14 +42,14 @@ ProxyTimer::ProxyTimer(const RunConfig& config, NetworkBackend& backend,
                        const CollectiveReducer& reducer)
     : config_(config), backend_(backend), reducer_(reducer) {
   if (config.cluster.backend != ClusterBackend::kAnalytical)
-    throw std::invalid_argument(
-        "workload.time_as: proxy timing runs on cluster.backend analytical (a packet simulation of "
-        "a large model's gradients every iteration would take hours), got " +
-        enum_name(config.cluster.backend));
+    throw ConfigError("workload.time_as",
+                      "proxy timing runs on cluster.backend analytical (a packet simulation of "
+                      "a large model's gradients every iteration would take hours), got " +
+                          enum_name(config.cluster.backend));
   try {
     model_ = find_proxy_model(config.workload.time_as, config.workload.seq);
   } catch (const std::invalid_argument& e) {
-    throw std::invalid_argument(std::string("workload.time_as: ") + e.what());
+    throw ConfigError("workload.time_as", e.what());
   }
   // DDP buckets FP32 gradients: bucket_mb MiB hold bucket_mb x 2^18 elements.
   const auto cap = static_cast<size_t>(config.workload.bucket_mb * (1 << 20) / 4);

@@ -1,5 +1,5 @@
-// TrainingPanel's problems: the per-field checks, and marking the control each message names
-// (the one it starts with), with the messages above the fold.
+// TrainingPanel's problems: the per-field checks, and marking the control of each problem's field,
+// with the messages above the fold.
 #include <QComboBox>
 #include <QLabel>
 #include <QPalette>
@@ -12,8 +12,8 @@
 
 namespace commlab::ui {
 
-QStringList TrainingPanel::check(const RunConfig& config) const {
-  QStringList problems;
+ConfigProblems TrainingPanel::check(const RunConfig& config) const {
+  ConfigProblems problems;
   const nlohmann::json doc = to_json(config);
   for (const auto& [path, w] : by_path_) {
     const Field* field = find_field(path);
@@ -21,24 +21,23 @@ QStringList TrainingPanel::check(const RunConfig& config) const {
     const auto pointer = field_pointer(path);
     if (!doc.contains(pointer)) continue;
     if (auto bad = check_field_value(*field, doc.at(pointer)))
-      problems << QString::fromStdString(path + ": " + *bad);
+      problems.push_back({ErrorCode::kBadInput, path, *bad});
   }
   if (config.workload.kind == WorkloadKind::kTrain && config.training.ranks > kMaxTrainingRanks)
-    problems << QString("training.ranks: training runs take at most %1 ranks, got %2")
-                    .arg(kMaxTrainingRanks)
-                    .arg(config.training.ranks);
+    problems.push_back({ErrorCode::kBadInput, "training.ranks",
+                        "training runs take at most " + std::to_string(kMaxTrainingRanks) +
+                            " ranks, got " + std::to_string(config.training.ranks)});
   const QString spec = QString::fromStdString(config.cluster.spec).trimmed();
   const int gpus = spec_gpu_count(spec);
   QString why;
   if (gpus > 0 && gpus != config.training.ranks &&
       !spec_for_ranks(spec, config.training.ranks, gpus, &why))
-    problems << "training.ranks: " + why;
+    problems.push_back({ErrorCode::kBadInput, "training.ranks", why.toStdString()});
   else if (gpus > 0 && gpus != config.training.ranks)
-    problems << QString(
-                    "training.ranks: Ranks is %1 but the Cluster has %2 GPUs: set Ranks or "
-                    "the Cluster (either updates the other)")
-                    .arg(config.training.ranks)
-                    .arg(gpus);
+    problems.push_back({ErrorCode::kBadInput, "training.ranks",
+                        "Ranks is " + std::to_string(config.training.ranks) +
+                            " but the Cluster has " + std::to_string(gpus) +
+                            " GPUs: set Ranks or the Cluster (either updates the other)"});
   return problems;
 }
 
@@ -68,39 +67,32 @@ void mark(QWidget* w, bool bad) {
 
 }  // namespace
 
-QWidget* TrainingPanel::problem_target(const std::string& text, std::string* path_out) const {
-  // The path the message starts with ("techniques.codec: ... trimming.enabled ..."), else the
-  // longest control path it names.
-  const std::string head = text.substr(0, text.find(':'));
-  if (auto it = by_path_.find(head); it != by_path_.end()) {
-    *path_out = head;
-    return it->second;
-  }
-  QWidget* target = nullptr;
-  for (auto& [path, w] : by_path_)
-    if (text.find(path) != std::string::npos && path.size() > path_out->size()) {
-      *path_out = path;
-      target = w;
-    }
-  return target;
+QWidget* TrainingPanel::field_control(const std::string& field, std::string* path_out) const {
+  if (field.empty()) return nullptr;
+  // The field's own control, else the first control inside it ("techniques.skipreduce").
+  auto it = by_path_.lower_bound(field);
+  if (it == by_path_.end()) return nullptr;
+  if (it->first != field && it->first.rfind(field + ".", 0) != 0) return nullptr;
+  *path_out = it->first;
+  return it->second;
 }
 
-void TrainingPanel::show_problems(const QStringList& raw) {
-  QStringList problems;
-  for (const QString& p : raw)
-    if (!p.trimmed().isEmpty()) problems << panel_wording(p);
+void TrainingPanel::show_problems(const ConfigProblems& raw) {
   for (auto& [path, w] : by_path_) {
     mark(w, false);
     w->setToolTip(w->property("tip").toString());
   }
   marked_.clear();
   QWidget* first = nullptr;
-  for (const QString& p : problems) {
+  QStringList problems;
+  for (const ConfigProblem& p : raw) {
+    const QString text = panel_wording(QString::fromStdString(p.text()));
+    if (!text.trimmed().isEmpty()) problems << text;
     std::string path;
-    QWidget* target = problem_target(p.toStdString(), &path);
+    QWidget* target = field_control(p.field, &path);
     if (!target) continue;
     mark(target, true);
-    target->setToolTip(target->property("tip").toString() + "\n\u26a0 " + p);
+    target->setToolTip(target->property("tip").toString() + "\n\u26a0 " + text);
     marked_ << QString::fromStdString(path);
     if (!first) first = target;
   }

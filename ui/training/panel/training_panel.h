@@ -8,6 +8,7 @@
 #include <map>
 #include <string>
 
+#include "scenario/config_problem.h"
 #include "scenario/run_config.h"
 
 class QCheckBox;
@@ -30,10 +31,11 @@ class TrainingPanel : public QWidget {
   void set_config(const RunConfig& config);
   // The per-field problems of `config`: each controlled field against the scenario schema (range,
   // choice). Cheap, so the GUI thread runs it; check_run_config's cross-field checks (which may
-  // build a large cluster) run on the engine's worker (TrainingBridge). "json.path: message" each.
-  QStringList check(const RunConfig& config) const;
-  // Problems as "json.path: message"; each marks the control owning that path. Empty clears.
-  void show_problems(const QStringList& problems);
+  // build a large cluster) run on the engine's worker (TrainingBridge). Each names its field.
+  ConfigProblems check(const RunConfig& config) const;
+  // Shows the problems' text; each marks the control of its field (or, for a field that groups
+  // several, such as techniques.skipreduce, its first control). Empty clears.
+  void show_problems(const ConfigProblems& problems);
   QString problems_text() const;
   // The controls whose value is invalid right now (for tests).
   QStringList marked_fields() const;
@@ -62,7 +64,8 @@ class TrainingPanel : public QWidget {
   void live_check();
   void ranks_edited(int ranks);  // the spec follows when it can (cluster_sync.h)
   void spec_edited();            // Ranks follows a typed spec
-  QWidget* problem_target(const std::string& text, std::string* path) const;
+  // The control a problem's field marks, or null; `path` is the control's path.
+  QWidget* field_control(const std::string& field, std::string* path) const;
   void show_config(const RunConfig& c);  // set_config without replaced()
   void update_applicability();           // disables the controls the settings do not use
 
