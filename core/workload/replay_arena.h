@@ -25,7 +25,8 @@ class ReplayArena {
   ReplayArena(const ReplayArena&) = delete;
   ReplayArena& operator=(const ReplayArena&) = delete;
   ~ReplayArena() {
-    for (auto [p, bytes] : chunks_) ::operator delete (p, bytes, std::align_val_t{kAlign});
+    // Unsized: clang declares the sized aligned form only with -fsized-deallocation.
+    for (const auto& chunk : chunks_) ::operator delete (chunk.first, std::align_val_t{kAlign});
   }
 
   // n objects of T, uninitialized storage (T is trivially destructible: nothing runs at the end).
