@@ -8,8 +8,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "../support/cli_runner.h"
-#include "../support/files.h"
+#include "support/cli_runner.h"
+#include "support/files.h"
 
 namespace {
 

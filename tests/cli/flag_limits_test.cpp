@@ -9,7 +9,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "../support/cli_runner.h"
+#include "support/cli_runner.h"
 
 namespace commlab {
 namespace {

@@ -7,7 +7,7 @@
 
 #include <fstream>
 
-#include "../support/cli_runner.h"
+#include "support/cli_runner.h"
 
 namespace commlab {
 namespace {

@@ -16,8 +16,8 @@
 #include <utility>
 #include <vector>
 
-#include "../support/cli_runner.h"
-#include "../support/files.h"
+#include "support/cli_runner.h"
+#include "support/files.h"
 
 namespace commlab {
 namespace {

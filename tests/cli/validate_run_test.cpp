@@ -8,7 +8,7 @@
 #include <fstream>
 #include <string>
 
-#include "../support/cli_runner.h"
+#include "support/cli_runner.h"
 
 namespace commlab {
 namespace {

@@ -8,8 +8,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "../support/cli_runner.h"
 #include "../workload/chakra_wire.h"
+#include "support/cli_runner.h"
 
 namespace commlab {
 namespace {

@@ -2,7 +2,7 @@
 // bit-flipped or resealed codec frame, malformed trimmable packet and corrupt IDX file gives
 // exactly its expected result, quickly, with no crash (run under the asan preset for out-of-bounds
 // reads). Hostile scenarios live in tests/data/bad_scenarios (tests/scenario) plus the generated
-// ones of hostile_scenario_test.cpp.
+// ones of tests/scenario/hostile_scenario_test.cpp.
 #include <gtest/gtest.h>
 
 #include <chrono>

@@ -7,8 +7,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "../support/files.h"
 #include "scenario/scenario.h"
+#include "support/files.h"
 
 namespace commlab {
 namespace {

@@ -5,9 +5,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "../support/files.h"
 #include "scenario/scenario.h"
 #include "scenario/schema.h"
+#include "support/files.h"
 
 namespace commlab {
 namespace {

@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "../support/cli_runner.h"
+#include "support/cli_runner.h"
 
 namespace {
 

@@ -13,9 +13,9 @@
 #include <set>
 #include <sstream>
 
-#include "../support/files.h"
 #include "run_charts.h"
 #include "scenario/runner.h"
+#include "support/files.h"
 #include "ui_test_util.h"
 
 namespace commlab {

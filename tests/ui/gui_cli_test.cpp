@@ -6,8 +6,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "../support/cli_runner.h"
 #include "main_window.h"
+#include "support/cli_runner.h"
 #include "training_view.h"
 #include "ui_test_util.h"
 

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "../support/cli_runner.h"
+#include "support/cli_runner.h"
 #include "ui_test_util.h"
 #include "views/workload_model.h"
 #include "workload_view.h"

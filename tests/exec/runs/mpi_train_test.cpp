@@ -13,7 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "../support/files.h"
+#include "support/files.h"
 
 namespace {
 
@@ -51,7 +51,7 @@ std::string cli() {
 }
 
 fs::path scratch(const std::string& name) {
-  fs::path dir = fs::path(COMMLAB_BINARY_DIR) / "tests/exec_train" / name;
+  fs::path dir = fs::path(COMMLAB_BINARY_DIR) / "tests/exec/runs" / name;
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;

@@ -6,14 +6,13 @@
 
 #include "network/packet_backend.h"
 #include "network/traffic_patterns.h"
+#include "packet_test_util.h"
 #include "topology/builders.h"
 
 namespace commlab {
 namespace {
 
-Topology k4() {
-  return make_fat_tree(FatTreeParams{4, 100, 1.0});
-}
+using testing::k4;
 
 TEST(PacketTraffic, PatternsHaveTheRightShape) {
   TrafficSpec perm = parse_pattern("perm");

@@ -9,14 +9,13 @@
 #include <vector>
 
 #include "network/packet_backend.h"
+#include "packet_test_util.h"
 #include "topology/builders.h"
 
 namespace commlab {
 namespace {
 
-Topology k4() {
-  return make_fat_tree(FatTreeParams{4, 100, 1.0});
-}
+using testing::k4;
 
 // Runs `body`, which must throw SimBudgetExceeded, and returns its message; fails if it took more
 // than the 10 s (a generous bound: the budgets below stop in well under a second).
