@@ -1,9 +1,9 @@
 // cluster_from_spec: presets, builder specs and precise errors.
+#include "topology/presets.h"
+
 #include <gtest/gtest.h>
 
 #include <stdexcept>
-
-#include "topology/presets.h"
 
 namespace commlab {
 namespace {

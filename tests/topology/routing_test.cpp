@@ -1,11 +1,12 @@
 // Routing: every pair routable over shortest paths, ECMP deterministic per flow and spreading.
+#include "topology/routing.h"
+
 #include <gtest/gtest.h>
 
 #include <set>
 
 #include "topology/builders.h"
 #include "topology/presets.h"
-#include "topology/routing.h"
 
 namespace commlab {
 namespace {

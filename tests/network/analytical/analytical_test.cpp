@@ -1,9 +1,10 @@
 // The analytical backend against closed forms of the alpha-beta model.
+#include "network/analytical.h"
+
 #include <gtest/gtest.h>
 
 #include <vector>
 
-#include "network/analytical.h"
 #include "topology/builders.h"
 #include "topology/presets.h"
 
