@@ -13,6 +13,7 @@
 
 #include "codec/codec.h"
 #include "codec/value_cast.h"
+#include "support/error_of.h"
 
 namespace commlab {
 namespace {
@@ -29,14 +30,7 @@ std::vector<float> values_of(const TensorFile& f, const TensorEntry& t) {
   return v;
 }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using testing::error_of;
 
 std::vector<std::byte> bytes_of(std::string_view s) {
   std::vector<std::byte> b(s.size());

@@ -1,27 +1,22 @@
 // Builders: element counts from the construction's formulas, tiers, and clear errors.
+#include "topology/builders.h"
+
 #include <gtest/gtest.h>
 
 #include <stdexcept>
 
-#include "topology/builders.h"
+#include "support/error_of.h"
 #include "topology/gpu_presets.h"
 
 namespace commlab {
 namespace {
 
+using testing::error_of;
+
 int count_kind(const Topology& t, NodeKind kind) {
   int n = 0;
   for (const Node& node : t.nodes()) n += node.kind == kind;
   return n;
-}
-
-std::string thrown_by(auto&& fn) {
-  try {
-    fn();
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "(no error)";
 }
 
 TEST(FatTree, CountsMatchTheClassicFormulas) {
@@ -54,11 +49,11 @@ TEST(FatTree, TiersRanksAndLinkParameters) {
 }
 
 TEST(FatTree, RejectsNonsense) {
-  EXPECT_EQ(thrown_by([] { make_fat_tree({.k = 3}); }),
+  EXPECT_EQ(error_of([] { make_fat_tree({.k = 3}); }),
             "fattree: k: expected an even integer in [2, 64], got 3");
-  EXPECT_EQ(thrown_by([] { make_fat_tree({.k = 4, .link_gbps = 0}); }),
+  EXPECT_EQ(error_of([] { make_fat_tree({.k = 4, .link_gbps = 0}); }),
             "fattree: gbps: expected a positive number, got 0");
-  EXPECT_EQ(thrown_by([] { make_fat_tree({.k = 4, .hop_latency_us = -1}); }),
+  EXPECT_EQ(error_of([] { make_fat_tree({.k = 4, .hop_latency_us = -1}); }),
             "fattree: hop_us: expected a number >= 0, got -1");
 }
 
@@ -73,7 +68,7 @@ TEST(Node, NvSwitchAndPcieTrees) {
   // 4 PCIe switches (two GPUs each) + 1 root complex
   EXPECT_EQ(count_kind(pcie, NodeKind::kPcieSwitch), 5);
   EXPECT_NO_THROW(pcie.check());
-  EXPECT_EQ(thrown_by([] { make_node({.gpus = 8, .gpu = "v100"}); }),
+  EXPECT_EQ(error_of([] { make_node({.gpus = 8, .gpu = "v100"}); }),
             "node: gpu: unknown GPU 'v100' (expected one of a100, h100, h200, b200)");
 }
 
@@ -94,12 +89,12 @@ TEST(LeafSpine, OversubscriptionSetsPortsAndSpines) {
 
 TEST(LeafSpine, RadixTooSmallIsReported) {
   // radix 8, non-blocking: 4 server ports per leaf -> 64 leaves > 8 spine ports
-  EXPECT_EQ(thrown_by([] { make_leaf_spine({.servers = 256, .gpus_per_server = 1, .radix = 8}); }),
+  EXPECT_EQ(error_of([] { make_leaf_spine({.servers = 256, .gpus_per_server = 1, .radix = 8}); }),
             "leafspine: radix too small: 64 leaves need spines with >= 64 ports but radix is 8 "
             "(raise radix, lower servers, or use a fat-tree)");
-  EXPECT_EQ(thrown_by([] { make_leaf_spine({.servers = 2, .gpus_per_server = 8, .radix = 8}); }),
+  EXPECT_EQ(error_of([] { make_leaf_spine({.servers = 2, .gpus_per_server = 8, .radix = 8}); }),
             "leafspine: radix too small: a leaf has 4 server ports but a server has 8 NICs");
-  EXPECT_EQ(thrown_by([] { make_leaf_spine({.servers = 2, .oversubscription = 0}); }),
+  EXPECT_EQ(error_of([] { make_leaf_spine({.servers = 2, .oversubscription = 0}); }),
             "leafspine: oversub: expected a positive number, got 0");
 }
 
@@ -124,7 +119,7 @@ TEST(Torus, EveryGpuHasTwoNeighboursPerDimension) {
   Topology small = make_torus({.dims = {2, 3}});
   // dimension of 2: one neighbour; dimension of 3: two
   for (int g : small.gpus()) EXPECT_EQ(small.out_links(g).size(), 3u);
-  EXPECT_EQ(thrown_by([] { make_torus({.dims = {8}}); }),
+  EXPECT_EQ(error_of([] { make_torus({.dims = {8}}); }),
             "torus: dims: expected 2 or 3 dimensions like 8x8 or 4x4x4, got 1 dims");
 }
 

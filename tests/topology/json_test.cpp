@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "support/error_of.h"
 #include "topology/builders.h"
 #include "topology/presets.h"
 #include "topology/topology_json.h"
@@ -31,13 +32,8 @@ void expect_same(const Topology& a, const Topology& b) {
   }
 }
 
-std::string error_of(const json& j) {
-  try {
-    topology_from_json(j, "cluster");
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "(no error)";
+std::string json_error(const json& j) {
+  return testing::error_of([&] { topology_from_json(j, "cluster"); });
 }
 
 TEST(TopologyJson, CompactRoundTrip) {
@@ -74,35 +70,35 @@ TEST(TopologyJson, ErrorsNameTheJsonPath) {
                 {"from": 2, "to": 1, "bandwidth_gbps": 100, "duplex": true}]})");
   json zero = base;
   zero["links"][1]["bandwidth_gbps"] = 0;
-  EXPECT_EQ(error_of(zero), "cluster.links[1].bandwidth_gbps: expected a positive number, got 0");
+  EXPECT_EQ(json_error(zero), "cluster.links[1].bandwidth_gbps: expected a positive number, got 0");
   json bad_ref = base;
   bad_ref["links"][0]["to"] = 9;
-  EXPECT_EQ(error_of(bad_ref),
+  EXPECT_EQ(json_error(bad_ref),
             "cluster.links[0].to: expected a node index in [0, 3) or a node name, got 9");
   json kind = base;
   kind["nodes"][1]["kind"] = "router";
-  EXPECT_EQ(error_of(kind),
+  EXPECT_EQ(json_error(kind),
             "cluster.nodes[1].kind: expected one of gpu|nvswitch|pcie-switch|nic|switch, got "
             "\"router\"");
   json disconnected = base;
   disconnected["links"].erase(1);
-  EXPECT_EQ(error_of(disconnected),
+  EXPECT_EQ(json_error(disconnected),
             "cluster: topology 'custom': the graph is disconnected: gpu2 cannot be reached from "
             "gpu0");
-  EXPECT_EQ(error_of(json{{"builder", "fattree"}, {"params", {{"k", 5}}}}),
+  EXPECT_EQ(json_error(json{{"builder", "fattree"}, {"params", {{"k", 5}}}}),
             "cluster.params.k: expected an even integer in [2, 64], got 5");
   // Optional members of the wrong type (the fuzzer's find: a number as a node name used to
   // escape as nlohmann's type_error, without file or field).
   json name = base;
   name["nodes"][1]["name"] = 100;
-  EXPECT_EQ(error_of(name), "cluster.nodes[1].name: expected a string, got 100");
+  EXPECT_EQ(json_error(name), "cluster.nodes[1].name: expected a string, got 100");
   json server = base;
   server["nodes"][0]["server"] = "zero";
-  EXPECT_EQ(error_of(server),
+  EXPECT_EQ(json_error(server),
             "cluster.nodes[0].server: expected an integer in [-1, 2^30], got \"zero\"");
   json duplex = base;
   duplex["links"][0]["duplex"] = 1;
-  EXPECT_EQ(error_of(duplex), "cluster.links[0].duplex: expected true or false, got 1");
+  EXPECT_EQ(json_error(duplex), "cluster.links[0].duplex: expected true or false, got 1");
 }
 
 }  // namespace

@@ -5,16 +5,13 @@
 
 #include <stdexcept>
 
+#include "support/error_of.h"
+
 namespace commlab {
 namespace {
 
-std::string error_of(std::string_view spec) {
-  try {
-    cluster_from_spec(spec);
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "(no error)";
+std::string spec_error(std::string_view spec) {
+  return testing::error_of([&] { cluster_from_spec(spec); });
 }
 
 TEST(ClusterSpec, FatTreeWithParameters) {
@@ -67,22 +64,23 @@ TEST(ClusterSpec, NvlinkOverridesTheGpuTypesRate) {
     for (double r : nvlink_rates(cluster_from_spec(t.spec()))) EXPECT_DOUBLE_EQ(r, 200e9);
   }
   EXPECT_EQ(cluster_from_spec("node:gpus=4").spec().find("nvlink"), std::string::npos);
-  EXPECT_NE(error_of("node:gpus=4,nvlink=-1").find("nvlink"), std::string::npos);
+  EXPECT_NE(spec_error("node:gpus=4,nvlink=-1").find("nvlink"), std::string::npos);
 }
 
 TEST(ClusterSpec, ErrorsNameTheParameter) {
-  EXPECT_EQ(error_of("fattree:k=3"),
+  EXPECT_EQ(spec_error("fattree:k=3"),
             "cluster 'fattree:k=3': k: expected an even integer in [2, 64], got 3");
-  EXPECT_EQ(error_of("fattree:k=8,gbps=0"),
+  EXPECT_EQ(spec_error("fattree:k=8,gbps=0"),
             "cluster 'fattree:k=8,gbps=0': gbps: expected a number > 0, got 0");
-  EXPECT_EQ(error_of("fattree:kk=8"),
+  EXPECT_EQ(spec_error("fattree:kk=8"),
             "cluster 'fattree:kk=8': kk: unknown parameter (accepted: k, gbps, hop_us, buffer)");
-  EXPECT_EQ(error_of("netzip-512:gbps=300"),
+  EXPECT_EQ(spec_error("netzip-512:gbps=300"),
             "cluster 'netzip-512:gbps=300': gbps: expected one of 100|200|400, got 300");
-  EXPECT_EQ(error_of("flat:abc"),
+  EXPECT_EQ(spec_error("flat:abc"),
             "cluster 'flat:abc': ranks: expected an integer in [1, 1048576], got abc");
-  EXPECT_NE(error_of("mesh:4").find("unknown cluster builder or preset 'mesh'"), std::string::npos);
-  EXPECT_EQ(error_of("no/such/file.json"),
+  EXPECT_NE(spec_error("mesh:4").find("unknown cluster builder or preset 'mesh'"),
+            std::string::npos);
+  EXPECT_EQ(spec_error("no/such/file.json"),
             "no/such/file.json: cannot open: No such file or directory");
 }
 

@@ -12,25 +12,21 @@
 namespace commlab::ui {
 namespace {
 
-using test::app;
 using test::wait_for;
 
 TEST(TopologyView, PacketBackendDrawsQueuesAndTrimMarkers) {
-  app();
-  TopologyView view;
-  view.resize(1200, 760);
-  view.show();
-  ASSERT_TRUE(wait_for([&] { return view.idle() && view.picture(); }));
+  const auto view = test::shown_topology_view(1200, 760);
+  ASSERT_NE(view, nullptr) << "no first picture";
   TopologySettings s;
   s.spec = "fattree:k=4";
   s.backend = "packet";
   s.message_bytes = 4 << 20;
   s.background = "incast:8";  // 8 senders into rank 0 through 8-packet switch buffers
-  view.set_settings(s);
-  ASSERT_TRUE(
-      wait_for([&] { return view.idle() && view.picture()->settings.backend == "packet"; }, 5000));
-  EXPECT_TRUE(view.error_text().isEmpty()) << view.error_text().toStdString();
-  auto pic = view.picture();
+  view->set_settings(s);
+  ASSERT_TRUE(wait_for(
+      [&] { return view->idle() && view->picture()->settings.backend == "packet"; }, 5000));
+  EXPECT_TRUE(view->error_text().isEmpty()) << view->error_text().toStdString();
+  auto pic = view->picture();
   ASSERT_GT(pic->total_trims, 0u);
   // One orange marker per link direction with trims, one queue bar per switch port that queued.
   int trim_directions = 0, queued = 0;
@@ -40,7 +36,7 @@ TEST(TopologyView, PacketBackendDrawsQueuesAndTrimMarkers) {
       queued += e.queue_capacity_bytes[d] > 0 && e.queue_bytes[d] > 0;
     }
   int trim_items = 0, queue_items = 0, drop_items = 0, tips = 0;
-  for (QGraphicsItem* item : view.scene()->items()) {
+  for (QGraphicsItem* item : view->scene()->items()) {
     trim_items += item->data(0).toString() == "trims";
     drop_items += item->data(0).toString() == "drops";
     queue_items += item->data(0).toString() == "queue";
@@ -53,7 +49,7 @@ TEST(TopologyView, PacketBackendDrawsQueuesAndTrimMarkers) {
   EXPECT_GE(tips, 48);       // every line (48 cables) and bar explains queue, trims and drops
 
   // CSV: the trims columns add up to the picture's total (fattree:k=4 folds no link into a box).
-  const CsvTable table = view.export_data();
+  const CsvTable table = view->export_data();
   const int fwd = table.header.indexOf("trims_fwd"), back = table.header.indexOf("trims_back");
   ASSERT_GE(fwd, 0);
   ASSERT_GE(back, 0);
@@ -62,14 +58,14 @@ TEST(TopologyView, PacketBackendDrawsQueuesAndTrimMarkers) {
   EXPECT_EQ(trims, pic->total_trims);
 
   // Renders (COMMLAB_TOPOLOGY_PNG=path keeps the image, e.g. for docs/img).
-  QImage image(view.export_size(), QImage::Format_ARGB32);
+  QImage image(view->export_size(), QImage::Format_ARGB32);
   QPainter painter(&image);
-  view.export_render(painter);
+  view->export_render(painter);
   painter.end();
   EXPECT_GT(image.width(), 300);
   if (qEnvironmentVariableIsSet("COMMLAB_TOPOLOGY_PNG")) {
     QTest::qWait(100);  // let the side panel's layout take the new legend's height
-    view.grab().save(qEnvironmentVariable("COMMLAB_TOPOLOGY_PNG"));
+    view->grab().save(qEnvironmentVariable("COMMLAB_TOPOLOGY_PNG"));
   }
 }
 
@@ -77,18 +73,15 @@ TEST(TopologyView, PacketBackendDrawsQueuesAndTrimMarkers) {
 // a 24 px minimum width on a narrower pitch, so each one hid the next one's name ("spin",
 // "spir"). No two boxes of the picture overlap (crowded tiers widen the picture instead).
 TEST(TopologyView, CrowdedTiersNeverOverlapTheirBoxes) {
-  app();
-  TopologyView view;
-  view.resize(1000, 700);
-  view.show();
-  ASSERT_TRUE(wait_for([&] { return view.idle() && view.picture(); }));
+  const auto view = test::shown_topology_view(1000, 700);
+  ASSERT_NE(view, nullptr) << "no first picture";
   for (const char* spec : {"dgx-h100-pod", "leafspine:servers=8,gpus_per_server=4"}) {
     TopologySettings s;
     s.spec = spec;
-    view.set_settings(s);
+    view->set_settings(s);
     ASSERT_TRUE(wait_for(
-        [&] { return view.idle() && view.picture() && view.picture()->settings.spec == spec; }));
-    const auto pic = view.picture();
+        [&] { return view->idle() && view->picture() && view->picture()->settings.spec == spec; }));
+    const auto pic = view->picture();
     std::vector<QRectF> boxes;
     for (const TopoBox& b : pic->boxes)
       if (!b.frame) boxes.emplace_back(b.x, b.y, b.w, b.h);

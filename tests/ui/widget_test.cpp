@@ -124,15 +124,12 @@ TEST(TeachingView, KeysStepPlayAndResetAndThePlayButtonUsesAnIcon) {
 }
 
 TEST(TopologyView, BuildsItemsForASmallFatTree) {
-  app();
-  TopologyView view;
-  view.resize(1000, 700);
-  view.show();
-  ASSERT_TRUE(wait_for([&] { return view.idle() && view.picture(); }));
-  auto pic = view.picture();
+  const auto view = test::shown_topology_view(1000, 700);
+  ASSERT_NE(view, nullptr) << "no first picture";
+  auto pic = view->picture();
   EXPECT_EQ(pic->settings.spec, "fattree:k=4");
   int rects = 0, paths = 0, tips = 0;
-  for (QGraphicsItem* item : view.scene()->items()) {
+  for (QGraphicsItem* item : view->scene()->items()) {
     rects += item->type() == QGraphicsRectItem::Type;
     paths += item->type() == QGraphicsPathItem::Type;
     tips += item->type() == QGraphicsPathItem::Type && item->toolTip().contains("busy");
@@ -141,10 +138,10 @@ TEST(TopologyView, BuildsItemsForASmallFatTree) {
   EXPECT_EQ(paths, 48);  // one line per cable
   EXPECT_EQ(tips, 48);   // every line explains its numbers on hover
 
-  view.set_spec("fattree:k=5x");  // invalid: reported in place, the picture stays
-  ASSERT_TRUE(wait_for([&] { return view.idle(); }));
-  EXPECT_FALSE(view.error_text().isEmpty());
-  EXPECT_EQ(view.picture(), pic);
+  view->set_spec("fattree:k=5x");  // invalid: reported in place, the picture stays
+  ASSERT_TRUE(wait_for([&] { return view->idle(); }));
+  EXPECT_FALSE(view->error_text().isEmpty());
+  EXPECT_EQ(view->picture(), pic);
 }
 
 TEST(BusbwView, AxisShowsBinarySizes) {  // the curves: tests/views/busbw_model_test.cpp

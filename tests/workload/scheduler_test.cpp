@@ -10,6 +10,7 @@
 
 #include "network/analytical.h"
 #include "network/packet_backend.h"
+#include "support/error_of.h"
 #include "topology/builders.h"
 #include "topology/topology.h"
 #include "workload/replay_arena.h"
@@ -17,6 +18,8 @@
 
 namespace commlab::workload {
 namespace {
+
+using commlab::testing::error_of;
 
 constexpr double kB = 25e9;      // bytes/s per rank on the flat network
 constexpr double kAlpha = 5e-6;  // s per hop
@@ -253,18 +256,12 @@ TEST(Scheduler, TheSendThenReceiveRingCompletesEagerlyAndDeadlocksUnderRendezvou
   // Rendezvous: every rank's first send waits for a recv its peer posts only after its own send.
   SchedulerOptions rendezvous = bulk_options();
   rendezvous.p2p = P2pMode::kRendezvous;
-  try {
-    run(g, rendezvous);
-    FAIL() << "the rendezvous ring completed";
-  } catch (const std::invalid_argument& e) {
-    const std::string what = e.what();
-    EXPECT_NE(what.find("the workload deadlocks after 0 of 224 nodes: rank 0 node 1 (send to "
-                        "rank 1, tag 0) waits for its peers"),
-              std::string::npos)
-        << what;
-    EXPECT_NE(what.find("eager sends, the default, complete without it"), std::string::npos)
-        << what;
-  }
+  const std::string what = error_of([&] { run(g, rendezvous); });
+  EXPECT_NE(what.find("the workload deadlocks after 0 of 224 nodes: rank 0 node 1 (send to "
+                      "rank 1, tag 0) waits for its peers"),
+            std::string::npos)
+      << what;
+  EXPECT_NE(what.find("eager sends, the default, complete without it"), std::string::npos) << what;
 }
 
 TEST(Scheduler, CodecRatioAndSkipReduceShortenOnlyTheirKind) {
@@ -324,22 +321,14 @@ TEST(Scheduler, MismatchedCollectivesAndDeadlocksAreClearErrors) {
   Graph mismatch = world(2);
   mismatch.ranks[0].add(collective(7, CommOp::kAllReduce, 1024, 0, CommKind::kDp));
   mismatch.ranks[1].add(collective(9, CommOp::kAllReduce, 2048, 0, CommKind::kDp));
-  try {
-    run(mismatch);
-    FAIL() << "expected an error";
-  } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("does not match"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("node 9"), std::string::npos) << e.what();
-  }
+  const std::string mismatched = error_of([&] { run(mismatch); });
+  EXPECT_NE(mismatched.find("does not match"), std::string::npos) << mismatched;
+  EXPECT_NE(mismatched.find("node 9"), std::string::npos) << mismatched;
   Graph lonely = world(2);
   lonely.ranks[1].add(p2p(5, NodeKind::kRecv, 0, 64));
-  try {
-    run(lonely);
-    FAIL() << "expected a deadlock";
-  } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("deadlocks"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("rank 1 node 5"), std::string::npos) << e.what();
-  }
+  const std::string deadlocked = error_of([&] { run(lonely); });
+  EXPECT_NE(deadlocked.find("deadlocks"), std::string::npos) << deadlocked;
+  EXPECT_NE(deadlocked.find("rank 1 node 5"), std::string::npos) << deadlocked;
   Graph big = world(4);
   AnalyticalBackend small(make_flat(2, kB, kAlpha));
   EXPECT_THROW(schedule(big, small), std::invalid_argument);
@@ -350,13 +339,9 @@ TEST(Scheduler, ANanEndIsAnErrorNamingTheNode) {
   Node n = compute(42, -1);  // roofline: NaN FLOPs give a NaN duration
   n.flops = std::numeric_limits<double>::quiet_NaN();
   g.ranks[0].add(n);
-  try {
-    run(g);
-    FAIL() << "expected an error";
-  } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("rank 0 node 42"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("NaN"), std::string::npos) << e.what();
-  }
+  const std::string what = error_of([&] { run(g); });
+  EXPECT_NE(what.find("rank 0 node 42"), std::string::npos) << what;
+  EXPECT_NE(what.find("NaN"), std::string::npos) << what;
 }
 
 // The event queue hands out one instant at a time in push order, and an event pushed at an
@@ -437,12 +422,8 @@ TEST(Scheduler, ReplayArenaSpansAreAlignedAndApartAcrossChunks) {
 TEST(Scheduler, P2pModeNamesRoundTripAndAnUnknownOneIsRefused) {
   for (P2pMode mode : {P2pMode::kEager, P2pMode::kRendezvous})
     EXPECT_EQ(parse_p2p_mode(p2p_mode_name(mode)), mode);
-  try {
-    parse_p2p_mode("lazy");
-    FAIL() << "'lazy' was accepted";
-  } catch (const std::invalid_argument& e) {
-    EXPECT_STREQ(e.what(), "unknown point-to-point mode 'lazy' (expected eager or rendezvous)");
-  }
+  EXPECT_EQ(error_of([] { parse_p2p_mode("lazy"); }),
+            "unknown point-to-point mode 'lazy' (expected eager or rendezvous)");
 }
 
 }  // namespace
