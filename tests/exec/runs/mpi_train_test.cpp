@@ -6,14 +6,13 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "support/files.h"
+#include "support/shell.h"
 
 namespace {
 
@@ -22,21 +21,8 @@ using commlab::testing::read_file;
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-struct Outcome {
-  int code = -1;  // exit status of the whole job (124: killed by timeout, i.e. it hung)
-  std::string output;
-};
-
-Outcome shell(const std::string& command) {
-  Outcome out;
-  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
-  if (!pipe) return out;
-  std::array<char, 4096> buf;
-  while (size_t n = fread(buf.data(), 1, buf.size(), pipe)) out.output.append(buf.data(), n);
-  int status = pclose(pipe);
-  out.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  return out;
-}
+using commlab::testing::Outcome;
+using commlab::testing::shell;
 
 // mpirun on loopback shared memory; as root (CI) this test's own jobs say so to Open MPI, which
 // otherwise refuses (never set globally).
