@@ -7,16 +7,21 @@
 namespace commlab {
 namespace {
 
-RunConfig tiny_run(const std::string& backend, const std::string& background = "incast:4",
-                   const std::string& load = "0.8") {
-  const std::string text = R"({"name": "probe", "seed": 3,
+// `load` empty: the scenario leaves packet.background_load out (closed-loop backgrounds).
+std::string probe_text(const std::string& backend, const std::string& background,
+                       const std::string& load) {
+  return R"({"name": "probe", "seed": 3,
     "cluster": {"spec": "fattree:k=4,gbps=100", "backend": ")" +
-                           backend + R"("},
+         backend + R"("},
     "packet": {"queue_packets": 8, "background": ")" +
-                           background + R"(", "background_load": )" + load + R"(},
+         background + "\"" + (load.empty() ? "" : R"(, "background_load": )" + load) + R"(},
     "workload": {"model": "mlp", "hidden": [16], "dataset": "spiral"},
     "training": {"ranks": 16, "iterations": 3, "global_batch": 64, "eval_every": 0, "eval_rows": 0}})";
-  return parse_scenario_text(text, "probe.json").runs.at(0);
+}
+
+RunConfig tiny_run(const std::string& backend, const std::string& background = "incast:4",
+                   const std::string& load = "") {
+  return parse_scenario_text(probe_text(backend, background, load), "probe.json").runs.at(0);
 }
 
 TEST(NetworkProbe, PacketBackendReportsEveryIntervalOnceInTimeOrder) {
@@ -38,7 +43,8 @@ TEST(NetworkProbe, PacketBackendReportsEveryIntervalOnceInTimeOrder) {
       ++points;
     }
   }
-  // The incast at 80% of line rate keeps some port busy: not every interval can be idle.
+  // The closed-loop incast (4 senders at line rate into one port) keeps some port busy: not
+  // every interval can be idle.
   double busiest = 0;
   for (const Sample& s : session.samples())
     for (const NetworkPoint& p : s.network) busiest = std::max(busiest, p.max_utilisation);
@@ -73,6 +79,36 @@ TEST(NetworkProbe, OnOffBackgroundRunsAtTheScenariosLoad) {
   EXPECT_EQ(problems[0].field, "packet.background");
   EXPECT_EQ(problems[0].text(),
             "packet.background: onoff needs packet.background_load above 0, got 0");
+}
+
+// A closed-loop background (perm, alltoall, incast:K) never reads packet.background_load: a
+// scenario that writes it beside one was accepted and the load silently had no effect (issue 31).
+// It is refused by name, written in the file or by --set; the default is not, and the resolved
+// scenario a results folder keeps (to_json) leaves it out so that folder reruns.
+TEST(NetworkProbe, BackgroundLoadBesideAClosedLoopPatternIsRefused) {
+  for (const std::string bg : {"perm", "alltoall", "incast:4"}) {
+    try {
+      parse_scenario_text(probe_text("packet", bg, "0.9"), "probe.json");
+      ADD_FAILURE() << bg << ": background_load accepted";
+    } catch (const ScenarioError& e) {
+      ASSERT_EQ(e.problems.size(), 1u) << bg;
+      EXPECT_EQ(e.problems[0],
+                "probe.json:packet.background_load: 0.9 given but packet.background is '" + bg +
+                    "', a closed-loop pattern (a pair starts its next flow when the last "
+                    "completes) that does not read it; the load applies to onoff only: remove "
+                    "the field or use onoff");
+    }
+  }
+  EXPECT_THROW(parse_scenario_text(probe_text("packet", "perm", ""), "probe.json",
+                                   {"packet.background_load=0.5"}),
+               ScenarioError);
+  // onoff reads it; none has no background at all: both keep accepting it.
+  EXPECT_NO_THROW(parse_scenario_text(probe_text("packet", "onoff", "0.3"), "probe.json"));
+  EXPECT_NO_THROW(parse_scenario_text(probe_text("packet", "none", "0.3"), "probe.json"));
+  // The resolved scenario of a perm run has no background_load, and parses again.
+  const Experiment exp = parse_scenario_text(probe_text("packet", "perm", ""), "probe.json");
+  EXPECT_FALSE(exp.resolved.contains(nlohmann::json::json_pointer("/packet/background_load")));
+  EXPECT_NO_THROW(parse_scenario_text(exp.resolved.dump(), "probe.json"));
 }
 
 }  // namespace

@@ -168,6 +168,7 @@ StepResult PacketSim::run_step(std::span<const Flow> flows, bool want_fates,
                                std::vector<PacketFlowStats>* stats) {
   StepResult result;
   begin_step(flows, result, stats);
+  check_step_fits(flows);
   for (size_t i = 0; i < flows.size(); ++i) {
     const Flow& fl = flows[i];
     if (fl.src == fl.dst) continue;
@@ -182,6 +183,32 @@ StepResult PacketSim::run_step(std::span<const Flow> flows, bool want_fates,
   }
   finish_step(result);
   return result;
+}
+
+// Refuses at once a step whose flows cannot fit (packet_budget.h, check_opening_budget): new flow
+// records at sizeof(FlowState) and sprayed paths at the capacity a fresh record's vectors take,
+// routed for up to 1,024 flows spread evenly over the step. Steps below a budget stride of flows
+// skip it (the opening check covers them within one stride).
+void PacketSim::check_step_fits(std::span<const Flow> flows) {
+  std::vector<const Flow*> opening;
+  for (const Flow& fl : flows)
+    if (fl.src != fl.dst && fl.bytes > 0) opening.push_back(&fl);
+  if (opening.size() < kBudgetStride) return;
+  constexpr size_t kSample = 1024;
+  const size_t step = opening.size() / kSample;
+  uint64_t path_bytes = 0;
+  for (size_t s = 0; s < kSample; ++s) {
+    FlowState probe;
+    probe.src = opening[s * step]->src;
+    probe.dst = opening[s * step]->dst;
+    probe.ecmp_id = opening[s * step]->id;
+    set_paths(probe);
+    path_bytes += (probe.fwd.capacity() + probe.rev.capacity()) * sizeof(int32_t);
+  }
+  const uint64_t records =
+      opening.size() > free_flows_.size() ? opening.size() - free_flows_.size() : 0;
+  check_opening_budget(config_.budget, memory_bytes(), opening.size(), records,
+                       sizeof(FlowState) + path_bytes / kSample, kSample);
 }
 
 void PacketSim::advance(double seconds) {

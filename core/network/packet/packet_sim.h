@@ -157,6 +157,7 @@ class PacketSim {
   void begin_step(std::span<const Flow> flows, StepResult& result,
                   std::vector<PacketFlowStats>* stats);
   void finish_step(StepResult& result);  // runs the step to its end; throws if it never ends
+  void check_step_fits(std::span<const Flow> flows);  // throws SimBudgetExceeded if it cannot
   double path_latency_s(const Flow& flow) const;
   void schedule(SimTime t, EventKind kind, uint32_t target) { events_.push({t, target, kind}); }
   void run_until(SimTime deadline, bool stop_when_step_done);

@@ -249,8 +249,8 @@ std::vector<Field> make_table() {
                 "Poisson process per sender at packet.background_load).",
                 background_check()),
       num_field("packet.background_load", ACC(packet.background_load), 0, 1,
-                "Fraction of line rate each onoff sender offers, on the wire; incast, perm and "
-                "alltoall are closed loop and do not read it."),
+                "Fraction of line rate each onoff sender offers, on the wire; onoff only: incast, "
+                "perm and alltoall are closed loop and refuse it."),
       // workload
       enum_field("workload.kind", ACC(workload.kind),
                  "train: a real model trained on real data; catalog: a large model's time plane; "

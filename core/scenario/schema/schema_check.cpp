@@ -139,6 +139,10 @@ json to_json(const RunConfig& config) {
   json nested = json::object();
   nested["name"] = config.name;
   for (const Field& f : scenario_fields()) nested[field_pointer(f.path)] = f.get(config);
+  // A closed-loop background does not read packet.background_load and a scenario that writes it
+  // beside one is refused (scenario.cpp): the resolved scenario a results folder keeps must rerun.
+  const std::string& bg = config.packet.background;
+  if (bg != "none" && bg != "onoff") nested["packet"].erase("background_load");
   return nested;
 }
 

@@ -110,6 +110,48 @@ TEST(SimBudget, AnAllToAllStopsWhileItsFlowsOpen) {
   EXPECT_NE(message.find("budget 9 MiB"), std::string::npos) << message;
 }
 
+// The same all-to-all sprayed over all 16 core paths, refused before its flows open (issue 31:
+// the k=16 all-to-all of 1 MiB, 1,047,552 flows, opened for ~17 s before the budget fired). A
+// flow between pods holds its record (sizeof(FlowState), ~470 B) and 16 paths x 6 hops x 4 B
+// each way (capacity 128 ints each way after the appends: 1 KiB), so the records and paths of
+// 16,256 flows alone are ~20 MiB, over a 9 MiB budget: refused while what is alive is still the
+// idle network, well under 1 MiB.
+TEST(SimBudget, AStepThatCannotFitIsRefusedBeforeItsFlowsOpen) {
+  auto all_to_all = [](uint64_t budget, uint64_t bytes = 64 << 10) {
+    PacketConfig cfg;
+    cfg.paths = 64;
+    cfg.budget.max_memory_bytes = budget;
+    auto net = std::make_unique<PacketBackend>(make_fat_tree(FatTreeParams{8, 100, 1.0}), cfg);
+    std::vector<Flow> flows;
+    for (int s = 0; s < 128; ++s)
+      for (int d = 0; d < 128; ++d)
+        if (s != d) flows.push_back({s, d, bytes, flows.size()});
+    return std::make_pair(std::move(net), flows);
+  };
+  auto [net, flows] = all_to_all(9ull << 20);
+  const uint64_t idle = net->memory_bytes();
+  const std::string message = budget_error([&] { net->time_step(flows); });
+  EXPECT_NE(message.find("packet backend: memory budget exceeded: 16256 flows open at once need "
+                         "an estimated "),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find(" MiB for their records and sprayed paths alone (about "),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find(" bytes a flow, routed for 1024 of them across the step), budget 9 MiB "
+                         "(PacketConfig::budget.max_memory_bytes); refused before the flows open"),
+            std::string::npos)
+      << message;
+  EXPECT_EQ(net->memory_bytes(), idle) << message;  // not one flow was opened
+  // The estimate is what the step really holds: the same flows of one packet each run under a
+  // 64 MiB budget, and the memory at the end (every record and path list kept for reuse) is
+  // above the budget they were refused at.
+  auto [roomy, same] = all_to_all(64ull << 20, 4096);
+  const StepResult r = roomy->time_step(same);
+  EXPECT_EQ(r.flows.size(), 16256u);
+  EXPECT_GT(roomy->memory_bytes(), 9ull << 20);
+}
+
 TEST(SimBudget, ACompletedFlowFreesItsStateAtOnce) {
   // 30 steps of 16 flows of 32 KiB on a k=4 fat-tree: each step lasts ~16 us, all 30 well under
   // the 1 ms RTO. A completed flow used to keep its slot (its 472-byte record plus its window
