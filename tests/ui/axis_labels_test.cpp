@@ -31,6 +31,13 @@ namespace {
 using test::app;
 using test::wait_for;
 
+// The text a chart's scene item draws (empty for other items).
+QString item_text(QGraphicsItem* item) {
+  if (auto* t = qgraphicsitem_cast<QGraphicsTextItem*>(item)) return t->toPlainText();
+  if (auto* s = qgraphicsitem_cast<QGraphicsSimpleTextItem*>(item)) return s->text();
+  return {};
+}
+
 // Elided text and over-long axis titles in the charts now on screen; one line each.
 QStringList cramped_text(const QWidget& root) {
   QStringList found;
@@ -40,11 +47,7 @@ QStringList cramped_text(const QWidget& root) {
         view->chart()->title().isEmpty() ? view->objectName() : view->chart()->title();
     for (QGraphicsItem* item : view->scene()->items()) {
       if (!item->isVisible()) continue;
-      QString text;
-      if (auto* t = qgraphicsitem_cast<QGraphicsTextItem*>(item))
-        text = t->toPlainText();
-      else if (auto* s = qgraphicsitem_cast<QGraphicsSimpleTextItem*>(item))
-        text = s->text();
+      const QString text = item_text(item);
       if (text.endsWith("...")) found << where + ": elided '" + text + "'";
     }
     const QRectF plot = view->chart()->plotArea();
@@ -115,19 +118,12 @@ TEST(Layout, TechniqueKnobsAreAboveTheFoldAt1280x800) {
 std::vector<double> drawn_y_labels(const QChartView& view) {
   const QChart* chart = view.chart();
   std::vector<std::pair<double, double>> found;  // (y on screen, value)
-  {
-    for (QGraphicsItem* item : view.scene()->items()) {
-      if (!item->isVisible()) continue;
-      QString text;
-      if (auto* t = qgraphicsitem_cast<QGraphicsTextItem*>(item))
-        text = t->toPlainText();
-      else if (auto* st = qgraphicsitem_cast<QGraphicsSimpleTextItem*>(item))
-        text = st->text();
-      bool number = false;
-      const double v = text.toDouble(&number);
-      const QRectF box = item->sceneBoundingRect();
-      if (number && box.right() <= chart->plotArea().left() + 1) found.push_back({box.top(), v});
-    }
+  for (QGraphicsItem* item : view.scene()->items()) {
+    if (!item->isVisible()) continue;
+    bool number = false;
+    const double v = item_text(item).toDouble(&number);
+    const QRectF box = item->sceneBoundingRect();
+    if (number && box.right() <= chart->plotArea().left() + 1) found.push_back({box.top(), v});
   }
   std::sort(found.begin(), found.end());
   std::vector<double> values;
