@@ -18,6 +18,7 @@
 #include "chart_export.h"
 #include "compare_view.h"
 #include "help_browser.h"
+#include "run_naming.h"
 #include "runs_list.h"
 #include "scenario_files.h"
 #include "teaching_view.h"
@@ -352,6 +353,7 @@ QStringList MainWindow::open_scenario(const QString& file) {
   scenario_file_ = preset ? QString() : file;
   scenario_name_ = loaded.name;
   scenario_description_ = loaded.description;
+  scenario_source_ = QFileInfo(file).fileName();
   if (!preset) remember(file);
   update_title();
   select_tab("Training");
@@ -368,9 +370,14 @@ QString MainWindow::save_scenario(const QString& file) {
     return file + " is a shipped sample; save your copy under another name or folder";
   const QString name =
       scenario_name_.isEmpty() ? QFileInfo(file).completeBaseName() : scenario_name_;
-  const QString error = save_scenario_file(file, name, scenario_description_,
-                                           training_->panel()->config(), training_->runs());
+  // Edited settings: the file's prose may name values that are no longer true ("8 ranks"), so
+  // the saved description says what changed, field by field.
+  const QString description = edited_description(scenario_description_, scenario_source_,
+                                                 training_->loaded_runs(), training_->runs());
+  const QString error =
+      save_scenario_file(file, name, description, training_->panel()->config(), training_->runs());
   if (error.isEmpty()) {
+    training_->set_description(description);
     scenario_file_ = file;
     training_->undo_stack()->setClean();
     remember(file);

@@ -96,7 +96,8 @@ class MainWindow : public QMainWindow {
   QMenu* recent_menu_ = nullptr;
   QAction* follow_ = nullptr;
   QString scenario_file_;
-  QString scenario_name_, scenario_description_;
+  QString scenario_name_, scenario_description_;  // as loaded (Save adds what was edited)
+  QString scenario_source_;                       // the loaded file's name, a preset's too
   Prompts prompts_;
 };
 

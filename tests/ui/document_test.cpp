@@ -213,6 +213,47 @@ TEST(Wheel, AnUnfocusedSpinBoxIgnoresTheWheelAndAFocusedOneTakesIt) {
   EXPECT_NEAR(lr->value(), before + lr->singleStep(), 1e-9);
 }
 
+// Issue 33 item 2: Save wrote the file's old prose unchanged over edited settings, so a saved
+// file could say "4 ranks" while it held 2. The saved description keeps the prose and adds the
+// changed fields from the actual diff; the app shows the new text; an unedited save keeps it.
+TEST_F(Document, SavingEditedSettingsSaysWhatChangedInTheDescription) {
+  const QString prose = load_scenario_file(file).description;
+  ASSERT_TRUE(prose.contains("4 ranks"));
+  save_to = dir.filePath("same.json");
+  ASSERT_TRUE(window->save_dialog(true));
+  EXPECT_EQ(load_scenario_file(save_to).description, prose);  // nothing edited: nothing added
+  auto* ranks =
+      qobject_cast<QSpinBox*>(window->training_view()->panel()->control("training.ranks"));
+  ranks->setValue(2);
+  save_to = dir.filePath("edited.json");
+  ASSERT_TRUE(window->save_dialog(true));
+  const LoadedScenario saved = load_scenario_file(save_to);
+  ASSERT_TRUE(saved.problems.isEmpty()) << saved.problems.join("\n").toStdString();
+  EXPECT_EQ(saved.runs.front().training.ranks, 2);
+  EXPECT_TRUE(saved.description.startsWith(prose + "\nEdited from tiny.json: "))
+      << saved.description.toStdString();
+  // The first run was edited (several runs: its name leads its list); the others were not.
+  EXPECT_TRUE(
+      saved.description.contains("run baseline: cluster.spec "
+                                 "'flat:4,gbps=100,alpha_us=2' -> "
+                                 "'flat:2,gbps=100,alpha_us=2', training.ranks 4 -> 2"))
+      << saved.description.toStdString();
+  EXPECT_FALSE(saved.description.contains("skip-random-2")) << saved.description.toStdString();
+  EXPECT_EQ(window->training_view()->description(), saved.description);
+  // A second save after more edits lists the changes against the file as opened, once.
+  lr()->setValue(0.05);
+  ASSERT_TRUE(window->save_dialog(false));
+  const QString again = load_scenario_file(save_to).description;
+  EXPECT_EQ(again.count("Edited from"), 1) << again.toStdString();
+  EXPECT_TRUE(again.contains("training.ranks 4 -> 2")) << again.toStdString();
+  EXPECT_TRUE(again.contains("training.lr 0.1 -> 0.05")) << again.toStdString();
+  // Undoing every edit and saving gives the prose back unchanged.
+  while (window->training_view()->undo_stack()->canUndo())
+    window->training_view()->undo_stack()->undo();
+  ASSERT_TRUE(window->save_dialog(true));
+  EXPECT_EQ(load_scenario_file(save_to).description, prose);
+}
+
 }  // namespace
 }  // namespace commlab::ui
 

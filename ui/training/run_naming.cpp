@@ -1,5 +1,6 @@
 #include "run_naming.h"
 
+#include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -50,7 +51,7 @@ QString value_text(const nlohmann::json& v) {
 
 // Depth-first over `config`'s leaves (arrays are leaves), comparing with `base` at the same path.
 void diff(const nlohmann::json& base, const nlohmann::json& config, const std::string& path,
-          QStringList& out) {
+          std::vector<SettingChange>& out) {
   if (config.is_object()) {
     for (auto it = config.begin(); it != config.end(); ++it) {
       const std::string sub = path.empty() ? it.key() : path + "." + it.key();
@@ -71,15 +72,47 @@ void diff(const nlohmann::json& base, const nlohmann::json& config, const std::s
     name = QString::fromStdString(path.substr(path.rfind('.') + 1));
     name.replace('_', ' ');
   }
-  out << name + " " + value_text(config);
+  out.push_back({QString::fromStdString(path), name, value_text(base), value_text(config),
+                 config.is_string()});
+}
+
+// "'flat:4,gbps=100'" for text (a spec holds commas), "4" for the rest.
+QString quoted(const QString& value, bool text) {
+  return text ? "'" + value + "'" : value;
 }
 
 }  // namespace
 
-QStringList changed_settings(const RunConfig& base, const RunConfig& config) {
-  QStringList out;
+std::vector<SettingChange> setting_changes(const RunConfig& base, const RunConfig& config) {
+  std::vector<SettingChange> out;
   diff(to_json(base), to_json(config), "", out);
   return out;
+}
+
+QStringList changed_settings(const RunConfig& base, const RunConfig& config) {
+  QStringList out;
+  for (const SettingChange& c : setting_changes(base, config)) out << c.label + " " + c.after;
+  return out;
+}
+
+QString edited_description(const QString& description, const QString& source,
+                           const std::vector<RunConfig>& loaded,
+                           const std::vector<RunConfig>& saved) {
+  if (source.isEmpty()) return description;
+  QStringList runs;
+  const size_t n = std::min(loaded.size(), saved.size());
+  for (size_t i = 0; i < n; ++i) {
+    QStringList fields;
+    for (const SettingChange& c : setting_changes(loaded[i], saved[i]))
+      fields << c.path + " " + quoted(c.before, c.text) + " -> " + quoted(c.after, c.text);
+    if (fields.isEmpty()) continue;
+    const QString list = fields.join(", ");
+    runs << (loaded.size() > 1 ? "run " + QString::fromStdString(loaded[i].name) + ": " + list
+                               : list);
+  }
+  if (runs.isEmpty()) return description;
+  const QString line = "Edited from " + source + ": " + runs.join("; ") + ".";
+  return description.isEmpty() ? line : description + "\n" + line;
 }
 
 QString describe_run(const RunConfig& baseline, const RunConfig& as_loaded,

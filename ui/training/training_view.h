@@ -96,6 +96,8 @@ class TrainingView : public QWidget, public Exportable {
   QString description() const;
   // The scenario's runs with the chosen one replaced by the panel's settings (what Save writes).
   std::vector<RunConfig> runs() const;
+  // The scenario's runs as set_runs was given them (what runs() is compared with on Save).
+  const std::vector<RunConfig>& loaded_runs() const { return loaded_; }
   int chosen_run() const;
   void choose_run(int index);
   // Runs every run of the scenario in turn, each kept when it ends (capped like run()).

@@ -8,10 +8,20 @@
 #include "run_charts.h"
 
 class QAbstractBarSeries;
+class QValueAxis;
 
 namespace commlab::ui::detail {
 
 const std::vector<Sample>& samples_of(const RunSeries& r);
+
+// 1, 2 or 5 times a power of ten, at least `raw`.
+double nice_step(double raw);
+
+// The axis from a nice number at or below `lo` to one at or above `hi`, ticks a nice step apart
+// (about five). Qt's applyNiceNumbers sets the range and then the tick count, and a tick count
+// that changes alone does not lay the labels out again (Qt 6.4): a chart refreshed in place
+// showed 0, 1.33333, 2.66667, 4 (the new range with the old count). Here the count goes first.
+void set_nice_range(QValueAxis* axis, double lo, double hi);
 
 // A new chart with the title, legend at the bottom and small margins.
 QChart* new_chart(const QString& title);

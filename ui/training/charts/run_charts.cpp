@@ -92,15 +92,6 @@ std::vector<RunSeries> without_ghosts(const std::vector<RunSeries>& runs) {
   return out;
 }
 
-// 1, 2 or 5 times a power of ten, at least `raw`.
-double nice_step(double raw) {
-  if (!(raw > 0)) return 1;
-  const double p = std::pow(10.0, std::floor(std::log10(raw)));
-  for (double m : {1.0, 2.0, 5.0, 10.0})
-    if (m * p >= raw) return m * p;
-  return 10 * p;
-}
-
 struct LineSpec {
   QString title, x_title, y_title;
   bool by_time = false;
@@ -215,9 +206,8 @@ QChart* line_chart(const LineSpec& spec, const std::vector<RunSeries>& runs, Val
     double lo = spec.zero_floor ? std::min(0.0, y_lo) : y_lo;
     double hi = y_hi > lo ? y_hi + 0.05 * (y_hi - lo) : lo + 1;
     if (any_markers) std::tie(lo, hi) = range_with_marker_room(lo, hi, y_lo, y_hi);
-    y->setRange(lo, hi);
     y->setLabelFormat("%g");
-    y->applyNiceNumbers();
+    set_nice_range(y, lo, hi);
   }
   return chart;
 }

@@ -84,8 +84,7 @@ QChart* time_split_chart(const std::vector<RunSeries>& runs, QChart* reuse) {
       for (int k = 0; k < 3; ++k)
         for (size_t i = 0; i < runs.size(); ++i)
           series->barSets()[k]->replace(static_cast<int>(i), split[i][k]);
-      y->setRange(0, top > 0 ? top * 1.1 : 1);
-      y->applyNiceNumbers();
+      set_nice_range(y, 0, top > 0 ? top * 1.1 : 1);
       reuse->setTitle(run_chart_info(RunChart::kTimeSplit).title);
       mark_parts(reuse, series);
       return reuse;

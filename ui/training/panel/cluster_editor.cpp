@@ -109,7 +109,7 @@ ClusterEditor::ClusterEditor(QWidget* parent) : QWidget(parent) {
   auto* form = new QFormLayout(this);
   form->setContentsMargins(0, 0, 0, 0);
   form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
-  custom_ = new QCheckBox("build from the settings below");
+  custom_ = new QCheckBox("build from GPUs per node and these");
   custom_->setToolTip("Describe the cluster with the controls below instead of a preset name.");
   kind_ = new QComboBox;
   kind_->addItems({"leafspine", "rail", "node", "flat"});
@@ -148,7 +148,6 @@ ClusterEditor::ClusterEditor(QWidget* parent) : QWidget(parent) {
   form->addRow(custom_);
   form->addRow("Topology", kind_);
   form->addRow("Nodes", nodes_);
-  form->addRow("GPUs per node", gpus_);
   form->addRow("GPU type", gpu_);
   form->addRow("NIC", nic_);
   form->addRow("NVLink", nvlink_);

@@ -39,6 +39,9 @@ class ClusterEditor : public QWidget {
   void show_spec(const QString& spec);
   bool custom() const;
   QCheckBox* custom_box() const { return custom_; }
+  // GPUs per node is not in the editor's own form: the owner lays it out (the scenario panel puts
+  // it beside Ranks, above the fold at 1280x800); it still belongs to the custom cluster.
+  QSpinBox* gpus_per_node_box() const { return gpus_; }
 
  signals:
   // The user changed a custom setting: the new spec and its GPU count.

@@ -6,6 +6,7 @@
 #include <QEvent>
 #include <QFormLayout>
 #include <QGroupBox>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QSpinBox>
@@ -70,6 +71,15 @@ QDoubleSpinBox* dspin(double lo, double hi, double step, int decimals) {
   return d;
 }
 
+// Two controls on one form row, "A  label B" (saves a row for the 1280x800 fold, issue 33).
+QHBoxLayout* pair_row(QWidget* first, const QString& label, QWidget* second) {
+  auto* row = new QHBoxLayout;
+  row->addWidget(first, 1);
+  row->addWidget(new QLabel(label));
+  row->addWidget(second, 1);
+  return row;
+}
+
 QStringList split_list(const QString& text) {
   QStringList out;
   for (const QString& s : text.split(',', Qt::SkipEmptyParts))
@@ -104,11 +114,14 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
   problems_->setStyleSheet("color: #b03030;");
   problems_->hide();
   column->addWidget(problems_);
-  // The techniques' knobs first, above the fold at 1280x800 (issue 33), then what they run on.
+  // Above the fold at 1280x800 (issue 33): the cluster's size (spec, ranks, GPUs per node, kept
+  // in step) and each technique's key knob (codec, skip, trimming); then the rest of the network
+  // and what trains on it.
+  build_cluster(group("Cluster"));
   build_communication(group("Communication"));
   build_skipreduce(group("SkipReduce"));
   build_trimming(group("Trimming"));
-  build_cluster(group("Cluster"));
+  build_network(group("Custom cluster and network"));
   build_workload(group("Workload and training"));
   column->addStretch(1);
   set_config(base_);
@@ -159,11 +172,13 @@ void TrainingPanel::build_communication(QFormLayout* f) {
 
 void TrainingPanel::build_skipreduce(QFormLayout* f) {
   skip_ = spin(0, 1023, 0);
-  f->addRow("Skip s", add("techniques.skipreduce.skip", skip_,
-                          "Ring reduce-scatter steps to skip (ring only); 0 is off."));
   skip_ratio_ = dspin(0, 1, 0.05, 3);
-  f->addRow("or ratio", add("techniques.skipreduce.ratio", skip_ratio_,
-                            "Fraction of steps to skip, s = round(ratio x ranks), when s is 0."));
+  f->addRow("Skip s",
+            pair_row(add("techniques.skipreduce.skip", skip_,
+                         "Ring reduce-scatter steps to skip (ring only); 0 is off."),
+                     "or ratio",
+                     add("techniques.skipreduce.ratio", skip_ratio_,
+                         "Fraction of steps to skip, s = round(ratio x ranks), when s is 0.")));
   policy_ = enum_combo<SkipPolicy>();
   f->addRow("Policy", add("techniques.skipreduce.policy", policy_,
                           "Which ranks SkipReduce drops: rotating, fixed, or large buckets only."));
@@ -174,9 +189,13 @@ void TrainingPanel::build_skipreduce(QFormLayout* f) {
 
 void TrainingPanel::build_trimming(QFormLayout* f) {
   trim_ = new QCheckBox("enabled");
+  trim_rate_ = dspin(0, 1, 0.05, 3);
   f->addRow("Trimming",
-            add("techniques.trimming.enabled", trim_,
-                "Send gradients as trimmable packets whose tails the network may cut."));
+            pair_row(add("techniques.trimming.enabled", trim_,
+                         "Send gradients as trimmable packets whose tails the network may cut."),
+                     "rate",
+                     add("techniques.trimming.rate", trim_rate_,
+                         "Fraction of packets trimmed (Bernoulli mode).")));
   trim_encoding_ = enum_combo<trim::TrimEncoding>();
   f->addRow("Encoding", add("techniques.trimming.encoding", trim_encoding_,
                             "Quantizer of the packet heads that survive trimming."));
@@ -184,9 +203,6 @@ void TrainingPanel::build_trimming(QFormLayout* f) {
   f->addRow("Mode", add("techniques.trimming.mode", trim_mode_,
                         "Who trims: a coin per packet (bernoulli) or full switch queues "
                         "(queue, packet backend)."));
-  trim_rate_ = dspin(0, 1, 0.05, 3);
-  f->addRow("Trim rate", add("techniques.trimming.rate", trim_rate_,
-                             "Fraction of packets trimmed (Bernoulli mode)."));
 }
 
 void TrainingPanel::build_cluster(QFormLayout* f) {
@@ -194,6 +210,14 @@ void TrainingPanel::build_cluster(QFormLayout* f) {
   f->addRow("Cluster", add("cluster.spec", cluster_,
                            "Cluster preset or builder spec; its GPU count must equal the ranks."));
   custom_ = new ClusterEditor;
+  ranks_ = spin(1, kMaxRanks, 8);      // wide: a typed 3456 is kept and reported, not cut to 345
+  ranks_->setKeyboardTracking(false);  // 3456 is one edit, not 3, 34, 345 and 3456
+  f->addRow("Ranks",
+            pair_row(add("training.ranks", ranks_, "Data-parallel ranks (GPUs) in the run."),
+                     "GPUs per node", custom_->gpus_per_node_box()));
+}
+
+void TrainingPanel::build_network(QFormLayout* f) {
   f->addRow(custom_);
   backend_ = enum_combo<ClusterBackend>();
   f->addRow("Backend",
@@ -241,9 +265,6 @@ void TrainingPanel::build_workload(QFormLayout* f) {
                 "Hidden layer widths of the MLP, comma-separated (e.g. 256,128)."));
   dataset_ = combo({"fashion-mnist", "spiral", "circles", "blobs", "xor"});
   f->addRow("Data set", add("workload.dataset", dataset_, "The data set the model learns."));
-  ranks_ = spin(1, kMaxRanks, 8);      // wide: a typed 3456 is kept and reported, not cut to 345
-  ranks_->setKeyboardTracking(false);  // 3456 is one edit, not 3, 34, 345 and 3456
-  f->addRow("Ranks", add("training.ranks", ranks_, "Data-parallel ranks (GPUs) in the run."));
   iterations_ = spin(1, 1000000, 200);
   f->addRow("Iterations", add("training.iterations", iterations_, "Optimizer steps to run."));
   batch_ = spin(1, 1 << 20, 256);

@@ -58,7 +58,8 @@ class TrainingPanel : public QWidget {
   void build_communication(QFormLayout* f);
   void build_skipreduce(QFormLayout* f);
   void build_trimming(QFormLayout* f);
-  void build_cluster(QFormLayout* f);
+  void build_cluster(QFormLayout* f);  // spec, ranks and GPUs per node
+  void build_network(QFormLayout* f);  // the custom cluster's other knobs, backend, background
   void build_workload(QFormLayout* f);
   QWidget* add(const std::string& path, QWidget* control, const QString& tip);
   void live_check();
