@@ -19,10 +19,13 @@ std::vector<Command>& command_registry() {
 namespace {
 
 // The one place an error becomes the exit status (docs/cli.md, "Exit codes"): one line on
-// stderr, "failed: " before a run's failure, and the status of the problem's code.
+// stderr, "failed: " before a run's failure, "internal error: " before the engine's own broken
+// precondition, and the status of the problem's code.
 int report(const ConfigProblem& problem) {
-  std::cerr << "commlab-cli: " << (problem.code == ErrorCode::kBadInput ? "" : "failed: ")
-            << problem.text() << "\n";
+  const char* kind = problem.code == ErrorCode::kBadInput   ? ""
+                     : problem.code == ErrorCode::kInternal ? "internal error: "
+                                                            : "failed: ";
+  std::cerr << "commlab-cli: " << kind << problem.text() << "\n";
   return exit_status(problem.code);
 }
 // Every number flag of every subcommand refuses NaN and infinities (issue #21): CLI11's range

@@ -235,7 +235,7 @@ int run(const Options& o) {
   try {
     exp = load_scenario(o.scenario, o.sets);
   } catch (const ScenarioError& e) {
-    for (const std::string& p : e.problems) std::cerr << p << "\n";
+    for (const std::string& line : e.lines()) std::cerr << line << "\n";
     return kExitInvalid;
   }
   if (o.seed && (*o.seed < 0 || *o.seed > kMaxSeed))

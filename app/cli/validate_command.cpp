@@ -59,13 +59,13 @@ int run(const ValidateOptions& o) {
     // Every check run makes before training starts, through the function RunSession uses.
     int problems = 0;
     for (const RunConfig& config : exp.runs)
-      if (std::string bad = check_run_startable(config); !bad.empty() && ++problems)
-        std::cerr << o.scenario << ": run '" << config.name << "': " << bad << "\n";
+      if (auto bad = check_run_startable(config); bad && ++problems)
+        std::cerr << o.scenario << ": run '" << config.name << "': " << bad->text() << "\n";
     if (problems) return kExitInvalid;
     if (o.print) std::cout << exp.resolved.dump(2) << "\n";
     return kExitOk;
   } catch (const ScenarioError& e) {
-    for (const auto& line : e.problems) std::cerr << line << "\n";
+    for (const auto& line : e.lines()) std::cerr << line << "\n";
     return kExitInvalid;
   }
 }

@@ -45,14 +45,6 @@ constexpr double kNicPipelineUs = 1.0;  // NetZIP U280: a few hundred cycles at 
 
 }  // namespace
 
-Placement parse_placement(std::string_view name) {
-  if (name == "gpu") return Placement::kGpu;
-  if (name == "cpu") return Placement::kCpu;
-  if (name == "nic") return Placement::kNic;
-  throw std::invalid_argument("unknown placement '" + std::string(name) +
-                              "' (expected gpu, cpu, nic)");
-}
-
 CodecCost codec_cost(std::string_view codec, Placement where, double line_rate_gbps,
                      int cpu_cores) {
   for (const Row& r : kRows) {

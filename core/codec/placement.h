@@ -8,10 +8,8 @@
 
 namespace commlab {
 
+// Spelled gpu, cpu and nic where a scenario or a flag names it (scenario/config_enums.h parses it).
 enum class Placement { kGpu, kCpu, kNic };
-
-// "gpu", "cpu", "nic"; throws std::invalid_argument otherwise.
-Placement parse_placement(std::string_view name);
 
 struct CodecCost {
   bool supported = false;  // e.g. zstd has no line-rate NIC pipeline

@@ -134,9 +134,9 @@ CollectiveReport execute_plan(const Plan& plan, std::vector<std::span<float>> bu
   const bool data = !buffers.empty();
   if (data) {
     if (static_cast<int>(buffers.size()) != plan.ranks)
-      throw std::invalid_argument("execute_plan: one buffer per rank expected");
+      throw std::logic_error("execute_plan: one buffer per rank expected");
     for (const auto& b : buffers)
-      if (b.size() < plan.count) throw std::invalid_argument("execute_plan: buffer too short");
+      if (b.size() < plan.count) throw std::logic_error("execute_plan: buffer too short");
   }
   Fp32Wire fp32;
   TransferCodec& codec = options.codec ? *options.codec : fp32;

@@ -27,11 +27,11 @@ uint64_t connection_key(const PipelinedStep& step, const Flow& f) {
 void check_steps(std::span<const PipelinedStep> steps, int ranks, uint64_t loop, uint64_t loops,
                  uint64_t slices) {
   if (ranks <= 0 || loops == 0 || slices == 0 || loop >= loops)
-    throw std::invalid_argument("pipeline_graph: needs ranks, loops and slices > 0, loop < loops");
+    throw std::logic_error("pipeline_graph: needs ranks, loops and slices > 0, loop < loops");
   for (const PipelinedStep& step : steps)
     for (const Flow& f : step.flows)
       if (f.src < 0 || f.src >= ranks || f.dst < 0 || f.dst >= ranks)
-        throw std::invalid_argument("pipeline_graph: a flow joins ranks " + std::to_string(f.src) +
+        throw std::logic_error("pipeline_graph: a flow joins ranks " + std::to_string(f.src) +
                                     "->" + std::to_string(f.dst) + ", outside [0, " +
                                     std::to_string(ranks) + ")");
 }

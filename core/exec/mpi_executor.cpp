@@ -54,7 +54,7 @@ MpiCollectiveReport MpiExecutor::run(const Plan& plan, std::span<float> buffer,
     throw std::invalid_argument("mpi executor: the plan has " + std::to_string(plan.ranks) +
                                 " ranks but the job has " + std::to_string(rt_.size()) +
                                 " processes");
-  if (buffer.size() < plan.count) throw std::invalid_argument("mpi executor: buffer too short");
+  if (buffer.size() < plan.count) throw std::logic_error("mpi executor: buffer too short");
   const MPI_Comm comm = static_cast<MPI_Comm>(comm_);
   const int me = rt_.rank();
   Fp32Wire fp32;

@@ -11,7 +11,7 @@ StepResult NetworkBackend::time_flow_graph(const FlowGraph&, const StepOptions&)
 
 void check_flow_graph(const FlowGraph& graph) {
   const size_t n = graph.flows.size();
-  auto fail = [](const std::string& what) { throw std::invalid_argument("flow graph: " + what); };
+  auto fail = [](const std::string& what) { throw std::logic_error("flow graph: " + what); };
   auto one_per_flow = [&](const char* field, size_t size, size_t expected) {
     if (size != expected)
       fail(std::string(field) + " has " + std::to_string(size) + " entries, expected " +

@@ -76,8 +76,8 @@ class NetworkBackend {
   virtual StepResult time_flow_graph(const FlowGraph& graph, const StepOptions& options = {});
 };
 
-// Throws std::invalid_argument naming the first inconsistent field: sizes, offsets, and
-// dependencies that are not earlier flows.
+// Throws std::logic_error (the engine built a broken graph) naming the first inconsistent field:
+// sizes, offsets, and dependencies that are not earlier flows.
 void check_flow_graph(const FlowGraph& graph);
 
 }  // namespace commlab

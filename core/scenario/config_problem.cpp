@@ -34,6 +34,10 @@ ConfigProblem problem_of(const std::exception& e) {
   if (const auto* config = dynamic_cast<const ConfigError*>(&e)) return config->problem;
   if (dynamic_cast<const std::invalid_argument*>(&e) != nullptr)
     return {ErrorCode::kBadInput, "", e.what()};
+  // Any other logic_error is a broken precondition inside the engine (a buffer too short for its
+  // plan, a malformed flow graph): the user's input is not at fault.
+  if (dynamic_cast<const std::logic_error*>(&e) != nullptr)
+    return {ErrorCode::kInternal, "", e.what()};
   return {ErrorCode::kFailedRun, "", e.what()};
 }
 

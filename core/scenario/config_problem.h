@@ -42,7 +42,9 @@ struct ConfigError : std::invalid_argument {
 };
 
 // The problem an exception stands for, in one place for the CLI and the GUI: a ConfigError's own;
-// any other std::invalid_argument is bad input without a field; anything else a failed run.
+// any other std::invalid_argument is bad input without a field; any other std::logic_error an
+// internal error (the engine throws it for its own broken preconditions); anything else a failed
+// run.
 ConfigProblem problem_of(const std::exception& e);
 
 }  // namespace commlab

@@ -166,16 +166,16 @@ void check_execution(const RunConfig& config, const exec::MpiRuntime* mpi, bool 
 
 }  // namespace
 
-std::string check_run_startable(const RunConfig& config) {
+std::optional<ConfigProblem> check_run_startable(const RunConfig& config) {
   try {
     check_execution(config, nullptr, true);
     if (config.workload.kind == WorkloadKind::kTrain) build_train_parts(config);
   } catch (const std::invalid_argument& e) {
-    return e.what();
+    return problem_of(e);
   } catch (const std::runtime_error& e) {
-    return e.what();
+    return problem_of(e);
   }
-  return "";
+  return std::nullopt;
 }
 
 TrainerConfig trainer_config(const RunConfig& c) {

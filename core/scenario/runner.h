@@ -6,9 +6,11 @@
 // at a time, so the CLI writers and the GUI bridge observe the same stream.
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "scenario/config_problem.h"
 #include "scenario/run_config.h"
 #include "train/trainer.h"
 
@@ -53,11 +55,12 @@ struct RunSummary {
 std::shared_ptr<const TrainTest> load_run_data(const RunConfig& config);
 TrainerConfig trainer_config(const RunConfig& config);
 // Everything RunSession checks before the first iteration of a run (execution mode, cluster,
-// backend, background traffic, data set, model against data, codec and collective): "" when the
-// run can start, else the message run would fail with. Builds the training run's parts and drops
-// them (the data set is read); catalog and trace runs get their execution checks only (their
-// graphs take seconds to build). `validate` calls it on every run (issue 21).
-std::string check_run_startable(const RunConfig& config);
+// backend, background traffic, data set, model against data, codec and collective): nothing when
+// the run can start, else the problem run would fail with (problem_of the exception it throws).
+// Builds the training run's parts and drops them (the data set is read); catalog and trace runs get
+// their execution checks only (their graphs take seconds to build). `validate` calls it on every
+// run (issue 21).
+std::optional<ConfigProblem> check_run_startable(const RunConfig& config);
 
 class RunSession {
  public:

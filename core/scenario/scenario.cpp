@@ -21,27 +21,28 @@ const std::vector<std::string> kTopOnly = {"$schema", "name", "description", "ru
 class Problems {
  public:
   explicit Problems(std::string file) : file_(std::move(file)) {}
-  void add(const std::string& path, const std::string& msg) {
-    std::string line = file_ + ":" + path + ": " + msg;
-    std::replace(line.begin(), line.end(), '\n', ' ');  // one problem, one line
+  void add(std::string path, std::string msg, ErrorCode code = ErrorCode::kBadInput) {
+    for (std::string* text : {&path, &msg})  // one problem, one line
+      std::replace(text->begin(), text->end(), '\n', ' ');
     if (!seen_.insert(path + "\n" + msg).second) return;
-    if (lines_.size() < kMaxProblems)
-      lines_.push_back(line);
+    if (list_.size() < kMaxProblems)
+      list_.push_back({code, std::move(path), std::move(msg)});
     else
       ++dropped_;
   }
-  bool empty() const { return lines_.empty(); }
+  bool empty() const { return list_.empty(); }
   void throw_if_any() const {
-    if (lines_.empty()) return;
-    std::vector<std::string> all = lines_;
-    if (dropped_) all.push_back(file_ + ": ... and " + std::to_string(dropped_) + " more problems");
-    throw ScenarioError(std::move(all));
+    if (list_.empty()) return;
+    ConfigProblems all = list_;
+    if (dropped_)
+      all.push_back(
+          {ErrorCode::kBadInput, "", "... and " + std::to_string(dropped_) + " more problems"});
+    throw ScenarioError(file_, std::move(all));
   }
-  const std::string& file() const { return file_; }
 
  private:
   std::string file_;
-  std::vector<std::string> lines_;
+  ConfigProblems list_;
   std::set<std::string> seen_;
   size_t dropped_ = 0;
 };
@@ -330,7 +331,8 @@ Experiment parse_scenario(const json& doc, const std::string& file,
   Problems problems(file);
   if (!doc.is_object())
     throw ScenarioError(
-        {file + ": expected a JSON object at the top level, got " + std::string(doc.type_name())});
+        file, {{ErrorCode::kBadInput, "",
+                "expected a JSON object at the top level, got " + std::string(doc.type_name())}});
   Experiment exp;
   std::string stem = std::filesystem::path(file).stem().string();
   exp.name = stem.empty() ? "scenario" : stem;
@@ -405,7 +407,8 @@ Experiment parse_scenario(const json& doc, const std::string& file,
       for (const ConfigProblem& p : check_run(config, cache)) {
         // One line per distinct problem: a sweep repeats the same mistake in every run.
         if (!reported.insert(p.field + "\n" + p.message).second) continue;
-        problems.add(p.field, many ? p.message + " (run '" + config.name + "')" : p.message);
+        problems.add(p.field, many ? p.message + " (run '" + config.name + "')" : p.message,
+                     p.code);
       }
       if (auto bad = background_load_problem(merged, config);
           bad && reported.insert("packet.background_load\n" + *bad).second)

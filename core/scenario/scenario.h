@@ -20,11 +20,16 @@ struct Experiment {
   nlohmann::json resolved;
 };
 
-// Every problem of a scenario, each one line "FILE:JSON.PATH: message" (or "FILE:LINE:COL: ..."
-// for JSON syntax errors); what() is all of them joined by newlines.
+// Every problem of a scenario file as a value: each a ConfigProblem whose field is the JSON path
+// in the file ("" for the file as a whole). lines() is what users read, one line per problem:
+// "FILE:JSON.PATH: message", or "FILE: message" for the file as a whole. A file that cannot be
+// read or parsed as JSON has `file` "" and one problem whose message names its own place
+// ("FILE:LINE:COL: invalid JSON: ..."). what() is the lines joined by newlines.
 struct ScenarioError : std::invalid_argument {
-  explicit ScenarioError(std::vector<std::string> problems);
-  std::vector<std::string> problems;
+  ScenarioError(std::string file, ConfigProblems problems);
+  std::string file;
+  ConfigProblems problems;
+  std::vector<std::string> lines() const;
 };
 
 // Reads the file (at most kMaxScenarioBytes), parses it, applies the --set overrides ("PATH=VALUE",

@@ -197,7 +197,7 @@ TEST(CollectiveTiming, PipelineGraphChainsSlicesAsARingDoes) {
     for (int k = 0; k < 2; ++k) total += l.flows[index(1, k, 2)].bytes;
   }
   EXPECT_EQ(total, 1001u);
-  EXPECT_THROW(pipeline_graph(steps, 2, 0, 2, 2), std::invalid_argument);  // rank 2 of 2
+  EXPECT_THROW(pipeline_graph(steps, 2, 0, 2, 2), std::logic_error);  // rank 2 of 2
 }
 
 }  // namespace

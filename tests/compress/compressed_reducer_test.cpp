@@ -158,7 +158,7 @@ TEST(CompressedReducer, ChecksNameTheFieldWhenCombinedWithAnotherTechnique) {
   Rig s("bf16");
   s.config.techniques.powersgd.enabled = true;
   s.config.techniques.trimming.enabled = true;
-  EXPECT_THROW(CompressedReducer(s.config, s.backend), std::invalid_argument);
+  EXPECT_THROW(CompressedReducer(s.config, s.backend), std::logic_error);
 }
 
 // The runner trains with the baseline and its summary carries the reducer's totals: top-k's bytes

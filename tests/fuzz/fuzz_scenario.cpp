@@ -26,7 +26,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (e.runs.empty()) __builtin_trap();  // a valid scenario has at least one run
   } catch (const commlab::ScenarioError& e) {
     if (e.problems.empty()) __builtin_trap();
-    for (const auto& line : e.problems)
+    for (const auto& line : e.lines())
       if (line.rfind("fuzz.json:", 0) != 0 || line.find('\n') != std::string::npos)
         __builtin_trap();  // every problem is one line that starts with the file
   }

@@ -42,7 +42,7 @@ TEST(BadScenarios, EachGivesExactlyItsExpectedLines) {
       // The label is the file name, so the expected lines do not depend on the checkout path.
       parse_scenario_text(read_file(json), json.filename().string(), sets);
     } catch (const ScenarioError& e) {
-      got = e.problems;
+      got = e.lines();
     }
     EXPECT_EQ(got, read_lines(expected)) << json.filename();
     for (const auto& line : got) EXPECT_EQ(line.find('\n'), std::string::npos) << line;

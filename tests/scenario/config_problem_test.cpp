@@ -44,6 +44,25 @@ TEST(ConfigProblem, AnExceptionStandsForTheProblemItCarriesOrItsKind) {
   EXPECT_EQ(bad, (ConfigProblem{ErrorCode::kBadInput, "", "unknown algorithm 'x'"}));
   const ConfigProblem failed = problem_of(std::runtime_error("cannot write out.csv"));
   EXPECT_EQ(failed, (ConfigProblem{ErrorCode::kFailedRun, "", "cannot write out.csv"}));
+  // invalid_argument is a logic_error too: only the other logic errors are internal.
+  const ConfigProblem internal = problem_of(std::logic_error("execute_plan: buffer too short"));
+  EXPECT_EQ(internal, (ConfigProblem{ErrorCode::kInternal, "", "execute_plan: buffer too short"}));
+}
+
+TEST(ConfigProblem, AnEngineBugIsInternalNotBadInput) {
+  // A flow graph is built by the engine, never read from the user: a malformed one is a bug, so
+  // the CLI exits 1 (exit_status(kInternal)), not 2 ("fix your input").
+  FlowGraph g;
+  g.flows.push_back({0, 1, 4096, 1});
+  g.needs_begin = {0, 0};
+  g.after_sent = {-1};  // settle_s is missing: one entry per flow expected
+  try {
+    check_flow_graph(g);
+    ADD_FAILURE() << "a flow graph without settle_s was timed";
+  } catch (const std::exception& e) {
+    EXPECT_EQ(problem_of(e).code, ErrorCode::kInternal) << e.what();
+    EXPECT_EQ(exit_status(problem_of(e).code), 1);
+  }
 }
 
 TEST(ConfigProblem, CrossFieldChecksCarryTheFieldApartFromTheMessage) {

@@ -38,8 +38,8 @@ std::string scenario_message(const std::string& path, const nlohmann::json& valu
   } catch (const ScenarioError& e) {
     const std::string prefix = "s.json:" + path + ": ";
     EXPECT_EQ(e.problems.size(), 1u) << e.what();
-    EXPECT_EQ(e.problems[0].rfind(prefix, 0), 0u) << e.problems[0];
-    return e.problems[0].substr(prefix.size());
+    EXPECT_EQ(e.lines()[0].rfind(prefix, 0), 0u) << e.lines()[0];
+    return e.lines()[0].substr(prefix.size());
   }
   return "";
 }
@@ -136,7 +136,7 @@ TEST(SkipLimit, ScenariosRefuseASkipTheAlgorithmWouldClamp) {
     try {
       parse_scenario_text(text, "s.json");
     } catch (const ScenarioError& e) {
-      return e.problems;
+      return e.lines();
     }
     return std::vector<std::string>{};
   };

@@ -126,7 +126,7 @@ TEST(LrTuning, AGridOutsideTrainingIsRefused) {
     FAIL() << "a catalog run with lr_grid was accepted";
   } catch (const ScenarioError& e) {
     ASSERT_FALSE(e.problems.empty());
-    EXPECT_NE(e.problems[0].find("training.lr_grid"), std::string::npos) << e.problems[0];
+    EXPECT_EQ(e.problems[0].field, "training.lr_grid") << e.lines()[0];
   }
   // Twice the same value would train the same replicas twice under one name.
   EXPECT_THROW(

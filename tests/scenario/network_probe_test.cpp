@@ -92,7 +92,7 @@ TEST(NetworkProbe, BackgroundLoadBesideAClosedLoopPatternIsRefused) {
       ADD_FAILURE() << bg << ": background_load accepted";
     } catch (const ScenarioError& e) {
       ASSERT_EQ(e.problems.size(), 1u) << bg;
-      EXPECT_EQ(e.problems[0],
+      EXPECT_EQ(e.lines()[0],
                 "probe.json:packet.background_load: 0.9 given but packet.background is '" + bg +
                     "', a closed-loop pattern (a pair starts its next flow when the last "
                     "completes) that does not read it; the load applies to onoff only: remove "

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 
@@ -19,7 +20,7 @@ std::vector<std::string> problems_of(const json& doc, const std::vector<std::str
   try {
     parse_scenario(doc, "t.json", sets);
   } catch (const ScenarioError& e) {
-    return e.problems;
+    return e.lines();
   }
   return {};
 }
@@ -155,7 +156,7 @@ TEST(Scenario, HostileSizesAreRefusedQuickly) {
     load_scenario(big);
     ADD_FAILURE() << "no error";
   } catch (const ScenarioError& e) {
-    EXPECT_EQ(e.problems,
+    EXPECT_EQ(e.lines(),
               (std::vector<std::string>{big + ": file too large (more than 1048576 bytes)"}));
   }
   // A million-GPU cluster is refused from its spec, before the graph is allocated.
@@ -165,13 +166,44 @@ TEST(Scenario, HostileSizesAreRefusedQuickly) {
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 5.0);
 }
 
+// Problems are values (issue 34): the file, each problem's JSON path and code apart from the
+// message; lines() alone makes "FILE:PATH: message". A JSON syntax error names its own place, so
+// its error has no file of its own.
+TEST(Scenario, ProblemsCarryTheFieldAndTheCode) {
+  try {
+    parse_scenario(json::parse(R"({"training": {"ranks": -3, "lr": "x"}})"), "t.json");
+    ADD_FAILURE() << "no error";
+  } catch (const ScenarioError& e) {
+    EXPECT_EQ(e.file, "t.json");
+    ASSERT_EQ(e.problems.size(), 2u) << e.what();
+    std::vector<std::string> fields;
+    for (const ConfigProblem& p : e.problems) {
+      EXPECT_EQ(p.code, ErrorCode::kBadInput);
+      EXPECT_EQ(p.message.find("t.json"), std::string::npos) << p.message;  // not rewritten
+      fields.push_back(p.field);
+    }
+    std::sort(fields.begin(), fields.end());
+    EXPECT_EQ(fields, (std::vector<std::string>{"training.lr", "training.ranks"}));
+    EXPECT_EQ(e.lines()[0], "t.json:" + e.problems[0].field + ": " + e.problems[0].message);
+  }
+  try {
+    parse_scenario_text("{\"training\": }", "s.json");
+    ADD_FAILURE() << "no error";
+  } catch (const ScenarioError& e) {
+    EXPECT_EQ(e.file, "");
+    ASSERT_EQ(e.problems.size(), 1u);
+    EXPECT_EQ(e.problems[0].field, "");
+    EXPECT_EQ(e.lines()[0].rfind("s.json:1:", 0), 0u) << e.lines()[0];
+  }
+}
+
 TEST(Scenario, MissingFileIsOneLine) {
   try {
     load_scenario("/nonexistent/x.json");
     ADD_FAILURE() << "no error";
   } catch (const ScenarioError& e) {
     EXPECT_EQ(
-        e.problems,
+        e.lines(),
         (std::vector<std::string>{"/nonexistent/x.json: cannot open: No such file or directory"}));
   }
 }

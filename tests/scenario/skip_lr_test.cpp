@@ -73,7 +73,7 @@ std::string first_problem(const std::string& text) {
   try {
     parse_scenario_text(text, "x.json");
   } catch (const ScenarioError& e) {
-    return e.problems.empty() ? "refused without a problem" : e.problems[0];
+    return e.problems.empty() ? "refused without a problem" : e.lines()[0];
   }
   return "";
 }

@@ -42,7 +42,7 @@ LoadedScenario load_scenario_file(const QString& path) {
     out.description = QString::fromStdString(e.description);
     out.runs = std::move(e.runs);
   } catch (const ScenarioError& e) {
-    for (const std::string& p : e.problems) out.problems << QString::fromStdString(p);
+    for (const std::string& line : e.lines()) out.problems << QString::fromStdString(line);
   } catch (const std::exception& e) {
     out.problems << path + ": " + QString::fromUtf8(e.what());
   }

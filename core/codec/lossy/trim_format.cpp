@@ -75,13 +75,13 @@ TrimEncoding parse_encoding(std::string_view name) {
 
 void validate(const TrimConfig& c) {
   int max_bits = max_head_bits(c.encoding);
-  if (max_bits == 0) throw std::invalid_argument("trim config: unknown encoding");
+  if (max_bits == 0) throw std::logic_error("trim config: unknown encoding");
   if (c.head_bits < 1 || c.head_bits > max_bits) {
     throw std::invalid_argument("trim config: " + std::string(encoding_name(c.encoding)) +
                                 " head bits must be 1.." + std::to_string(max_bits) + ", got " +
                                 std::to_string(c.head_bits));
   }
-  if (wire_size(c.wire) == 0) throw std::invalid_argument("trim config: unknown wire dtype");
+  if (wire_size(c.wire) == 0) throw std::logic_error("trim config: unknown wire dtype");
   if (c.coords_per_packet > kMaxPacketCoords) {
     throw std::invalid_argument("trim config: at most 2^20 coordinates per packet, got " +
                                 std::to_string(c.coords_per_packet));

@@ -79,7 +79,7 @@ void scale_by_inverse(std::span<float> values, int ranks) {
 RankCompressor::RankCompressor(const CompressionSpec& spec, int rank, int ranks)
     : spec_(spec), rank_(rank), ranks_(ranks) {
   if (spec.kind == CompressionSpec::Kind::kNone)
-    throw std::invalid_argument("rank compressor: no compression baseline configured");
+    throw std::logic_error("rank compressor: no compression baseline configured");
 }
 
 MpiCollectiveReport RankCompressor::exchange(int iteration, const BucketInfo& bucket,

@@ -98,7 +98,7 @@ RankTrainer::RankTrainer(const MpiRuntime& rt, Model prototype, const Dataset& t
                                 " processes (one process per rank: mpirun -np " +
                                 std::to_string(config_.ranks) +
                                 ", or --set training.ranks=" + std::to_string(rt.size()) + ")");
-  if (rt.root() && !shadow_) throw std::invalid_argument("rank trainer: rank 0 needs the shadow");
+  if (rt.root() && !shadow_) throw std::logic_error("rank trainer: rank 0 needs the shadow");
   check_trainer_config(config_, train_);
   prototype.init(config_.seed);
   TrainingLayout layout = training_layout(prototype, config_, train_);

@@ -117,7 +117,7 @@ void PacketSim::begin_step(std::span<const Flow> flows, StepResult& result,
   for (size_t i = 0; i < flows.size(); ++i) {
     const Flow& fl = flows[i];
     if (fl.src < 0 || fl.src >= ranks || fl.dst < 0 || fl.dst >= ranks)
-      throw std::invalid_argument("packet backend: flow " + std::to_string(i) + " joins ranks " +
+      throw std::logic_error("packet backend: flow " + std::to_string(i) + " joins ranks " +
                                   std::to_string(fl.src) + "->" + std::to_string(fl.dst) +
                                   " but the topology has " + std::to_string(ranks));
   }
@@ -212,7 +212,7 @@ void PacketSim::check_step_fits(std::span<const Flow> flows) {
 }
 
 void PacketSim::advance(double seconds) {
-  if (!(seconds >= 0)) throw std::invalid_argument("packet backend: advance() needs seconds >= 0");
+  if (!(seconds >= 0)) throw std::logic_error("packet backend: advance() needs seconds >= 0");
   SimTime deadline = now_ + to_ps(seconds);
   run_until(deadline, false);
   now_ = std::max(now_, deadline);

@@ -30,7 +30,7 @@ CompressedReducer::CompressedReducer(const RunConfig& config, NetworkBackend& ba
   const TechniquesConfig& t = config.techniques;
   const char* path = t.topk.enabled ? "techniques.topk.enabled" : "techniques.powersgd.enabled";
   if (!uses_compression_baseline(config))
-    throw std::invalid_argument("CompressedReducer: neither techniques.topk nor powersgd is on");
+    throw std::logic_error("CompressedReducer: neither techniques.topk nor powersgd is on");
   if (t.topk.enabled && t.powersgd.enabled)
     throw ConfigError("techniques.powersgd.enabled",
                       "top-k and PowerSGD exclude each "
