@@ -1,13 +1,11 @@
 // commlab: the desktop app. Thin: parse arguments, open the main window (or render it to a PNG
 // with --screenshot, which works with QT_QPA_PLATFORM=offscreen).
 #include <QApplication>
-#include <QComboBox>
 #include <QCommandLineParser>
 #include <QFile>
 #include <QTimer>
 #include <cstdio>
 
-#include "busbw_view.h"
 #include "compare_view.h"
 #include "main_window.h"
 #include "numeric/size_parse.h"
@@ -89,7 +87,9 @@ int main(int argc, char** argv) {
   QCommandLineOption teach_per_node("teach-per-node", "teaching tab, hier: GPUs per node", "N");
   QCommandLineOption busbw_cluster(
       "throughput-cluster",
-      "throughput tab: 0 the flat network, 1-4 NCCL on 1, 2, 4 or 16 nodes of 8 H100", "I");
+      "throughput tab: 0 the flat network, 1-4 NCCL on 1, 2, 4 or 16 nodes of 8 H100, 5 a "
+      "leaf-spine, 6 a fat-tree",
+      "I");
   QCommandLineOption tensor_file(
       "tensor-file", "training tab, Codec page: draw a .npy/.safetensors file instead of the runs",
       "FILE");
@@ -101,7 +101,7 @@ int main(int argc, char** argv) {
     commlab::ui::WorkloadSettings w;
     w.source = commlab::ui::WorkloadSettings::Source::kTrace;
     w.trace_prefix = parser.value(workload_trace).toStdString();
-    window.findChild<commlab::ui::WorkloadView*>()->set_settings(w);
+    window.set_workload_settings(w);
   }
   if (parser.isSet(tab) && !window.select_tab(parser.value(tab))) {
     std::fprintf(stderr, "commlab: --tab: no tab named '%s' (tabs: %s)\n",
@@ -130,14 +130,16 @@ int main(int argc, char** argv) {
       parser.isSet(message))
     window.set_follow_scenario(false);
   if (parser.isSet(busbw_cluster)) {
-    auto* cluster = window.busbw_view()->findChild<QComboBox*>("cluster");
-    const int index = parser.value(busbw_cluster).toInt();
-    if (!cluster || index < 0 || index >= cluster->count()) {
-      std::fprintf(stderr, "commlab: --throughput-cluster: expected 0 to %d\n",
-                   cluster ? cluster->count() - 1 : 0);
+    // Not a number ("abc" read as 0 before) is refused like an index out of range.
+    bool number = false;
+    const int index = parser.value(busbw_cluster).trimmed().toInt(&number);
+    const auto choice = window.choose_throughput_cluster(number ? index : -1);
+    if (!choice.valid) {
+      std::fprintf(stderr,
+                   "commlab: --throughput-cluster: expected an integer from 0 to %d, got '%s'\n",
+                   choice.count - 1, qPrintable(parser.value(busbw_cluster).left(80)));
       return 2;
     }
-    cluster->setCurrentIndex(index);
   }
   if (teaching) {
     commlab::ui::TeachingSettings s;

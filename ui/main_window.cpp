@@ -82,7 +82,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     compare_->set_seeds(seeds);
     if (!compare_->run()) table->set_seeds_running(!compare_->idle(), compare_->status_text());
   });
-  tabs_->setTabToolTip(tabs_->addTab(new WorkloadView, "Workload"),
+  workload_ = new WorkloadView;
+  tabs_->setTabToolTip(tabs_->addTab(workload_, "Workload"),
                        "A catalog workload or Chakra trace as a timeline per rank and stream.");
   setCentralWidget(tabs_);
   prompts_.unsaved = [this] {
@@ -310,7 +311,15 @@ void MainWindow::show_help(const QString& path, const QString& section) {
 
 bool MainWindow::idle() const {
   return busbw_->idle() && teaching_->idle() && topology_->idle() && training_->idle() &&
-         compare_->idle() && findChild<WorkloadView*>()->idle();
+         compare_->idle() && workload_->idle();
+}
+
+void MainWindow::set_workload_settings(const views::WorkloadSettings& settings) {
+  workload_->set_settings(settings);
+}
+
+MainWindow::ClusterChoice MainWindow::choose_throughput_cluster(int index) {
+  return {busbw_->choose_cluster(index), busbw_->cluster_count()};
 }
 
 bool MainWindow::select_tab(const QString& name) {

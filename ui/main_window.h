@@ -13,6 +13,10 @@
 class QMenu;
 class QTabWidget;
 
+namespace commlab::views {
+struct WorkloadSettings;
+}
+
 namespace commlab::ui {
 
 class BusbwView;
@@ -22,6 +26,7 @@ class Exportable;
 class TeachingView;
 class TopologyView;
 class TrainingView;
+class WorkloadView;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -36,6 +41,18 @@ class MainWindow : public QMainWindow {
   TopologyView* topology_view() const { return topology_; }
   TrainingView* training_view() const { return training_; }
   CompareView* compare_view() const { return compare_; }
+  WorkloadView* workload_view() const { return workload_; }
+
+  // The Workload tab's settings (a catalog workload or a Chakra trace); replays once.
+  void set_workload_settings(const views::WorkloadSettings& settings);
+  // Chooses the Throughput tab's cluster by its place in the chooser (0: the flat network of the
+  // controls, then the NCCL clusters). An index outside [0, count) changes nothing and comes back
+  // with valid = false; count is the number of clusters either way.
+  struct ClusterChoice {
+    bool valid = false;
+    int count = 0;
+  };
+  ClusterChoice choose_throughput_cluster(int index);
   // The current tab as an exportable view, or null.
   Exportable* current_exportable() const;
   // Exports the current tab by the file's suffix (.png, .svg, .csv); empty string = success.
@@ -93,6 +110,7 @@ class MainWindow : public QMainWindow {
   TopologyView* topology_;
   TrainingView* training_;
   CompareView* compare_;
+  WorkloadView* workload_;
   QMenu* recent_menu_ = nullptr;
   QAction* follow_ = nullptr;
   QString scenario_file_;

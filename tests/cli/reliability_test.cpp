@@ -203,7 +203,12 @@ TEST(Reliability, GuiFlagsAreCheckedNotIgnored) {
            {"--size abc", "--size: expected WxH"},
            {scn + " --run 99", "--run: expected an integer from 0 to"},
            {"--run 1", "--run 1: chooses one of a scenario's runs; give the scenario file too"},
-           {"--iterations -5", "--iterations: expected an integer from 1 to 1000000, got '-5'"}}) {
+           {"--iterations -5", "--iterations: expected an integer from 1 to 1000000, got '-5'"},
+           // The Throughput tab's chooser holds the flat network and 6 NCCL clusters: 0 to 6.
+           {"--throughput-cluster 7",
+            "--throughput-cluster: expected an integer from 0 to 6, got '7'"},
+           {"--throughput-cluster abc",
+            "--throughput-cluster: expected an integer from 0 to 6, got 'abc'"}}) {
     const std::string out = ::testing::TempDir() + "/gui_err.txt";
     const int status = std::system((gui + args + " >/dev/null 2>" + out).c_str());
     EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 2) << args;

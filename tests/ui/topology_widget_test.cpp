@@ -6,8 +6,8 @@
 #include <QImage>
 #include <QPainter>
 
+#include "topology_test_util.h"
 #include "topology_view.h"
-#include "ui_test_util.h"
 
 namespace commlab::ui {
 namespace {

@@ -8,7 +8,6 @@
 
 #include "scenario/run_config.h"
 #include "scenario/scenario.h"
-#include "topology_view.h"
 
 namespace commlab::ui::test {
 
@@ -25,17 +24,6 @@ inline QApplication& app() {
 inline bool wait_for(const std::function<bool()>& done, int timeout_ms = 20000) {
   app();
   return QTest::qWaitFor(done, timeout_ms);
-}
-
-// A TopologyView of w x h px, shown, once its first picture (the default cluster) is drawn; nullptr
-// when that picture did not come in time (callers ASSERT on the pointer before using the view).
-inline std::unique_ptr<TopologyView> shown_topology_view(int w, int h) {
-  app();
-  auto view = std::make_unique<TopologyView>();
-  view->resize(w, h);
-  view->show();
-  if (!wait_for([&] { return view->idle() && view->picture(); })) return nullptr;
-  return view;
 }
 
 // Small and fast: 4 ranks learn the spiral data set (MLP 32) over a flat network, 64 rows per

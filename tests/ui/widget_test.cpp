@@ -16,8 +16,8 @@
 #include "busbw_view.h"
 #include "main_window.h"
 #include "teaching_view.h"
+#include "topology_test_util.h"
 #include "topology_view.h"
-#include "ui_test_util.h"
 
 namespace commlab::ui {
 namespace {

@@ -258,6 +258,20 @@ void BusbwView::add_choice_markers(QChart* chart, const BusbwSeries& s, QAbstrac
   }
 }
 
+int BusbwView::cluster_count() const {
+  return cluster_->count();
+}
+
+int BusbwView::cluster_index() const {
+  return cluster_->currentIndex();
+}
+
+bool BusbwView::choose_cluster(int index) {
+  if (index < 0 || index >= cluster_->count()) return false;
+  cluster_->setCurrentIndex(index);  // currentIndexChanged schedules the recompute
+  return true;
+}
+
 int BusbwView::series_count() const {
   return view_->chart()->series().size();
 }

@@ -31,6 +31,12 @@ class BusbwView : public QWidget, public Exportable {
   bool idle() const { return pending_ == 0 && !debounce_active(); }
   int series_count() const;
   QChart* chart() const;
+  // The cluster chooser: 0 is the flat network of the controls, then the NCCL clusters.
+  int cluster_count() const;
+  int cluster_index() const;
+  // Chooses the cluster at `index` (recomputes); false, and nothing changes, outside
+  // [0, cluster_count()).
+  bool choose_cluster(int index);
 
   QString export_name() const override { return "busbw"; }
   QSize export_size() const override;

@@ -4,7 +4,7 @@
 
 #include "cli/command.h"
 #ifdef COMMLAB_HAVE_CHARTS
-#include "chart_files.h"  // Qt-free: the charts are drawn inside commlab_ui
+#include "chart_files.h"  // Qt-free: the charts are drawn inside commlab_charts
 #endif
 
 namespace commlab::cli {

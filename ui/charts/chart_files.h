@@ -16,7 +16,7 @@ struct ChartRun {
   RunSummary summary;
 };
 
-// True when this build can draw charts (commlab_ui is linked).
+// True when this build can draw charts (commlab_charts is linked).
 bool charts_available();
 
 // Writes DIR/<chart>.png (2x raster) and DIR/<chart>.svg for every chart that has data for these

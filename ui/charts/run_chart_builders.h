@@ -1,6 +1,6 @@
 #pragma once
 // Building blocks shared by the run chart builders (run_charts.cpp, time_split_chart.cpp,
-// plane_entropy_chart.cpp); internal to commlab_ui.
+// plane_entropy_chart.cpp); internal to commlab_charts.
 #include <QString>
 #include <QStringList>
 #include <vector>
