@@ -204,8 +204,9 @@ void RankParser::read_node(const pb::Node& n, uint64_t offset) {
   if (!r.skipped) {
     const size_t names = ctx_.graph->names.size();
     node.name = ctx_.graph->intern(n.name());
-    // A new name: its string and its index entry (Graph::intern), about 96 bytes beside its text.
-    if (ctx_.graph->names.size() != names) ctx_.held_bytes += 96 + 2 * n.name().size();
+    // A new name: its string, its index slots and its text past the inline 15 bytes.
+    if (ctx_.graph->names.size() != names)
+      ctx_.held_bytes += Graph::kBytesPerName + (n.name().size() > 15 ? n.name().size() + 1 : 0);
     map_attributes(n, &node, where);
   } else {
     if (ctx_.report) ++ctx_.report->skipped_nodes;
