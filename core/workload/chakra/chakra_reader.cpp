@@ -60,7 +60,9 @@ class RankParser {
  public:
   RankParser(TraceContext& ctx, int rank, std::string file)
       : ctx_(ctx), rank_(rank), file_(std::move(file)) {}
-  void parse(std::string_view bytes, RankGraph* out);
+  // owner: the string holding bytes when the reader read the file (freed once the nodes are
+  // parsed, before placement), else null.
+  void parse(std::string_view bytes, RankGraph* out, std::string* owner);
 
  private:
   std::string at_offset(uint64_t offset) const;
@@ -136,7 +138,7 @@ void RankParser::read_metadata(std::string_view msg) {
   gathered_all_gather_ = commlab && !convention;
 }
 
-void RankParser::parse(std::string_view bytes, RankGraph* out) {
+void RankParser::parse(std::string_view bytes, RankGraph* out, std::string* owner) {
   std::string_view msg;
   if (!next_message(bytes, &msg)) fail(at_offset(0), "empty file (expected a GlobalMetadata)");
   read_metadata(msg);
@@ -146,6 +148,12 @@ void RankParser::parse(std::string_view bytes, RankGraph* out) {
     fail_memory(file_ + ": rank " + std::to_string(rank_), std::to_string(node_count_) + " nodes");
   raw_.nodes.reserve(node_count_);
   raw_.links.reserve(node_count_);
+  // Reserved, not touched: a node usually has a dependency, and names are often one a node; a
+  // trace with fewer leaves the pages unused (never resident), one with more grows them.
+  raw_.dep_ids.reserve(node_count_);
+  std::vector<std::string>& names = ctx_.graph->names;
+  if (names.capacity() < names.size() + node_count_)  // doubling: ranks of new names add up
+    names.reserve(std::max(2 * names.capacity(), names.size() + node_count_));
   pb::Node n;  // reused: parsing clears it
   uint64_t offset = pos_;
   while (next_message(bytes, &msg)) {
@@ -153,6 +161,10 @@ void RankParser::parse(std::string_view bytes, RankGraph* out) {
       fail(at_offset(offset), "not a valid Chakra Node message");
     read_node(n, offset);
     offset = pos_;
+  }
+  if (owner) {  // the file is parsed: placement needs only its nodes
+    std::string().swap(*owner);
+    file_bytes_ = 0;
   }
   raw_.file = file_;
   raw_.rank = rank_;
@@ -392,7 +404,7 @@ Graph parse_with(TraceContext& ctx, int ranks, std::string_view groups_json,
   for (int r = 0; r < ranks; ++r) {
     std::string file = ctx.label + "." + std::to_string(r) + ".et";
     const std::string_view bytes = rank_bytes(r, &storage);
-    RankParser(ctx, r, std::move(file)).parse(bytes, &graph.ranks[r]);
+    RankParser(ctx, r, std::move(file)).parse(bytes, &graph.ranks[r], &storage);
   }
   check_p2p_sizes(graph, ctx.label);
   if (graph.name.empty()) graph.name = std::filesystem::path(ctx.label).filename().string();
