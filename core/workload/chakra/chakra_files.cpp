@@ -128,6 +128,38 @@ uint64_t count_messages(std::string_view bytes, uint64_t pos) {
   return count;
 }
 
+uint64_t count_file_nodes(const std::string& path, uint64_t max_bytes) {
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec) || fs::file_size(path, ec) > max_bytes || ec) return 0;
+  std::ifstream in(path, std::ios::binary);
+  std::vector<char> block(size_t{1} << 20);
+  uint64_t records = 0, skip = 0, len = 0;  // skip: bytes of the current message still ahead
+  int shift = 0;
+  while (in) {
+    in.read(block.data(), static_cast<std::streamsize>(block.size()));
+    const auto got = static_cast<uint64_t>(in.gcount());
+    for (uint64_t i = 0; i < got;) {
+      if (skip > 0) {
+        const uint64_t step = std::min(skip, got - i);
+        i += step;
+        skip -= step;
+        records += skip == 0;
+        continue;
+      }
+      const auto b = static_cast<uint8_t>(block[i++]);
+      len |= uint64_t{b & 0x7Fu} << shift;
+      shift += 7;
+      if (!(b & 0x80) || shift >= 35) {  // a length prefix read (as count_messages reads it)
+        records += len == 0;
+        skip = len;
+        len = 0;
+        shift = 0;
+      }
+    }
+  }
+  return records > 0 ? records - 1 : 0;  // the first is the GlobalMetadata
+}
+
 CommGroups parse_comm_groups(std::string_view text, const std::string& file, int ranks,
                              uint64_t max_groups, uint64_t max_members) {
   auto entries = read_comm_group_entries(text, file, ranks, max_groups, max_members);
