@@ -14,6 +14,7 @@
 
 #include "chakra_wire.h"
 #include "network/analytical.h"
+#include "support/error_of.h"
 #include "test_dir.h"
 #include "topology/topology.h"
 #include "workload/chakra/chakra_placement.h"
@@ -118,15 +119,6 @@ TEST(ChakraMemory, TheMemoryBudgetRefusesBeforeAllocatingAndNamesTheValue) {
   EXPECT_EQ(parse_chakra_trace(views, "", "t", nullptr, budgets).ranks[0].nodes.size(), 1000u);
 }
 
-std::string node_budget_error(const std::string& prefix, const ChakraReadBudgets& budgets) {
-  try {
-    read_chakra_trace(prefix, nullptr, "", budgets);
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-
 TEST(ChakraMemory, TheNodeBudgetRefusesFromTheRecordCountAndATraceWithinItReplays) {
   const std::string file = chain(200000);  // 4.8 MB a rank
   const std::string prefix = (commlab::test::fresh_test_dir("chakra_node_budget") / "c").string();
@@ -136,7 +128,8 @@ TEST(ChakraMemory, TheNodeBudgetRefusesFromTheRecordCountAndATraceWithinItReplay
   const int64_t before = g_live.load();
   g_peak = before;
   const auto start = std::chrono::steady_clock::now();
-  const std::string error = node_budget_error(prefix, budgets);
+  const std::string error =
+      testing::error_of([&] { read_chakra_trace(prefix, nullptr, "", budgets); });
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const int64_t peak = g_peak.load() - before;
@@ -169,15 +162,10 @@ TEST(ChakraMemory, TheNodeBudgetCountsTheWholeTrace) {
   const std::vector<std::string_view> views{file, file};
   ChakraReadBudgets budgets;
   budgets.nodes = 1500;
-  try {
-    parse_chakra_trace(views, "", "t", nullptr, budgets);
-    FAIL() << "no error";
-  } catch (const std::invalid_argument& e) {
-    EXPECT_EQ(std::string(e.what()),
-              "t.1.et: rank 1: 1000 nodes (2000 in the trace so far), over the budget of 1500 "
-              "nodes (ChakraReadBudgets::nodes: about 200 bytes each read and replayed, "
-              "0.000279 GiB); a shorter trace or fewer ranks");
-  }
+  EXPECT_EQ(testing::error_of([&] { parse_chakra_trace(views, "", "t", nullptr, budgets); }),
+            "t.1.et: rank 1: 1000 nodes (2000 in the trace so far), over the budget of 1500 "
+            "nodes (ChakraReadBudgets::nodes: about 200 bytes each read and replayed, "
+            "0.000279 GiB); a shorter trace or fewer ranks");
   budgets.nodes = 2000;
   EXPECT_EQ(parse_chakra_trace(views, "", "t", nullptr, budgets).node_count(), 2000u);
 }
