@@ -130,9 +130,12 @@ uint64_t count_messages(std::string_view bytes, uint64_t pos) {
 
 uint64_t count_file_nodes(const std::string& path, uint64_t max_bytes) {
   std::error_code ec;
-  if (!fs::is_regular_file(path, ec) || fs::file_size(path, ec) > max_bytes || ec) return 0;
+  if (!fs::is_regular_file(path, ec) || ec) return 0;
+  const uintmax_t size = fs::file_size(path, ec);
+  if (ec || size > max_bytes) return 0;
   std::ifstream in(path, std::ios::binary);
-  std::vector<char> block(size_t{1} << 20);
+  // No larger than the file: a trace of 2^20 small rank files must not zero 1 MiB for each.
+  std::vector<char> block(std::min<uintmax_t>(size, uintmax_t{1} << 20) + 1);
   uint64_t records = 0, skip = 0, len = 0;  // skip: bytes of the current message still ahead
   int shift = 0;
   while (in) {
