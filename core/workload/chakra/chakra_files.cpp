@@ -1,6 +1,7 @@
 #include "workload/chakra/chakra_files.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -161,6 +162,29 @@ uint64_t count_file_nodes(const std::string& path, uint64_t max_bytes) {
     }
   }
   return records > 0 ? records - 1 : 0;  // the first is the GlobalMetadata
+}
+
+void fail_node_budget(const std::string& file, int rank, uint64_t nodes, uint64_t trace_nodes,
+                      uint64_t budget) {
+  char size[32];
+  std::snprintf(size, sizeof size, "%.3g GiB",
+                static_cast<double>(budget) * kChakraPeakBytesPerNode / double(1 << 30));
+  throw std::invalid_argument(
+      file + ": rank " + std::to_string(rank) + ": " + std::to_string(nodes) + " nodes (" +
+      std::to_string(trace_nodes) + " in the trace so far), over the budget of " +
+      std::to_string(budget) + " nodes (ChakraReadBudgets::nodes: about " +
+      std::to_string(kChakraPeakBytesPerNode) + " bytes each read and replayed, " + size +
+      "); a shorter trace or fewer ranks");
+}
+
+void check_trace_nodes(const std::string& prefix, int ranks, uint64_t budget) {
+  uint64_t trace_nodes = 0;
+  for (int r = 0; r < ranks; ++r) {
+    const std::string file = rank_file(prefix, r);
+    const uint64_t nodes = count_file_nodes(file, kChakraMaxFileBytes);
+    trace_nodes += nodes;
+    if (trace_nodes > budget) fail_node_budget(file, r, nodes, trace_nodes, budget);
+  }
 }
 
 CommGroups parse_comm_groups(std::string_view text, const std::string& file, int ranks,

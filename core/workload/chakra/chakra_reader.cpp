@@ -4,7 +4,6 @@
 // before its dependant), so a cycle is found while sorting and named.
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <filesystem>
 #include <functional>
 #include <optional>
@@ -56,19 +55,6 @@ uint8_t kind_bit(NodeKind k) {
     case NodeKind::kRecv: return kR;
   }
   return 0;
-}
-
-// Over the node budget: the file, its nodes, the trace's so far and what the budget stands for.
-[[noreturn]] void fail_node_budget(const std::string& file, int rank, uint64_t nodes,
-                                   uint64_t trace_nodes, uint64_t budget) {
-  char size[32];
-  std::snprintf(size, sizeof size, "%.3g GiB",
-                static_cast<double>(budget) * kChakraPeakBytesPerNode / double(1 << 30));
-  fail(file + ": rank " + std::to_string(rank),
-       std::to_string(nodes) + " nodes (" + std::to_string(trace_nodes) +
-           " in the trace so far), over the budget of " + std::to_string(budget) +
-           " nodes (ChakraReadBudgets::nodes: about " + std::to_string(kChakraPeakBytesPerNode) +
-           " bytes each read and replayed, " + size + "); a shorter trace or fewer ranks");
 }
 
 class RankParser {
@@ -161,7 +147,7 @@ void RankParser::parse(std::string_view bytes, RankGraph* out, std::string* owne
   node_count_ = chakra_files::count_messages(bytes, pos_);
   ctx_.trace_nodes += node_count_;
   if (ctx_.trace_nodes > ctx_.budgets.nodes)
-    fail_node_budget(file_, rank_, node_count_, ctx_.trace_nodes, ctx_.budgets.nodes);
+    chakra_files::fail_node_budget(file_, rank_, node_count_, ctx_.trace_nodes, ctx_.budgets.nodes);
   if (estimated_bytes() > ctx_.budgets.memory_bytes)
     fail_memory(file_ + ": rank " + std::to_string(rank_), std::to_string(node_count_) + " nodes");
   raw_.nodes.reserve(node_count_);
@@ -468,15 +454,7 @@ Graph read_chakra_trace(const std::string& prefix, TraceReadReport* report,
     groups = chakra_files::read_regular_file(found, kChakraMaxGroupFileBytes,
                                              /*missing_ok=*/comm_groups_file.empty(),
                                              &ctx.have_group_file);
-  // The node budget over every rank file, counted in blocks before any is read whole or parsed:
-  // a trace over it is refused in the time of reading its files once, whatever its rank count.
-  uint64_t trace_nodes = 0;
-  for (int r = 0; r < ranks; ++r) {
-    const std::string file = prefix + "." + std::to_string(r) + ".et";
-    const uint64_t nodes = chakra_files::count_file_nodes(file, kChakraMaxFileBytes);
-    trace_nodes += nodes;
-    if (trace_nodes > budgets.nodes) fail_node_budget(file, r, nodes, trace_nodes, budgets.nodes);
-  }
+  chakra_files::check_trace_nodes(prefix, ranks, budgets.nodes);
   return parse_with(ctx, ranks, groups, [&](int r, std::string* storage) {
     *storage = chakra_files::read_regular_file(prefix + "." + std::to_string(r) + ".et",
                                                kChakraMaxFileBytes);
