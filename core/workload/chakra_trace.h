@@ -29,11 +29,23 @@ inline constexpr double kChakraMaxNodeSeconds = 1e9;
 inline constexpr double kChakraMaxNodeFlops = 1e30;
 inline constexpr double kChakraMaxNodeMemBytes = 1e30;
 
+// What a node costs at the peak of reading and replaying a trace, measured as peak RSS over nodes
+// on a chain of plain compute nodes with a unique name each (docs/workload.md "Memory budgets":
+// 8.39 M nodes, 1.87 GB, 228 bytes a node; 11 M, 2.21 GB): the graph, the reader's tables, the
+// name and the replay's state.
+inline constexpr uint64_t kChakraPeakBytesPerNode = 230;
+
 // Budgets on what a trace makes the reader hold, whatever the file size: a small file can ask for
 // much (a skipped node's dependencies passed to each of its dependants, "ranks": [] meaning every
 // rank). Over a budget the reader throws one line naming the file, the budget and the value.
 // docs/workload.md "Chakra execution traces" has the measured peak memory of each.
 struct ChakraReadBudgets {
+  // Nodes in the whole trace, counted from each rank file's length-prefixed records before any
+  // of its nodes is parsed: they bound the replay's memory (about kChakraPeakBytesPerNode each,
+  // 1.8 GiB at the default) and the time to read and replay (about 2 us each on the
+  // development machine: 17 s at the budget), not only the reader's. A 256 MB file of plain nodes
+  // (11 M) is refused in about a second; the 1 GiB file cap alone allowed ~10^8 nodes.
+  uint64_t nodes = uint64_t{1} << 23;
   // The reader's estimated memory: the graph (nodes, dependencies, groups, names) and one rank's
   // parse tables.
   uint64_t memory_bytes = uint64_t{4} << 30;

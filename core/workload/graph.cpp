@@ -1,7 +1,10 @@
 #include "workload/graph.h"
 
+#include <cstdint>
+#include <functional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include "workload/p2p_sizes.h"
 
@@ -69,12 +72,40 @@ uint64_t Graph::node_count() const {
   return n;
 }
 
-uint32_t Graph::intern(const std::string& name) {
-  if (name_index_.empty())
-    for (uint32_t i = 0; i < names.size(); ++i) name_index_.emplace(names[i], i);
-  auto [it, inserted] = name_index_.emplace(name, static_cast<uint32_t>(names.size()));
-  if (inserted) names.push_back(name);
-  return it->second;
+// The slot holding `name`, or the empty slot where it goes.
+size_t Graph::slot_of(std::string_view name, uint64_t hash) const {
+  const size_t mask = name_slots_.size() - 1;
+  const uint64_t tag = hash >> 32 << 32;
+  for (size_t i = hash & mask;; i = (i + 1) & mask) {
+    const uint64_t slot = name_slots_[i];
+    if (slot == 0 || ((slot >> 32 << 32) == tag && names[(slot & UINT32_MAX) - 1] == name))
+      return i;
+  }
+}
+
+void Graph::index_names(size_t slots) {
+  name_slots_.assign(slots, 0);
+  for (size_t k = 0; k < names.size(); ++k) {  // equal names: the first keeps the index
+    const uint64_t hash = std::hash<std::string_view>{}(names[k]);
+    uint64_t& slot = name_slots_[slot_of(names[k], hash)];
+    if (slot == 0) slot = (hash >> 32 << 32) | (k + 1);
+  }
+  indexed_ = names.size();
+}
+
+uint32_t Graph::intern(std::string_view name) {
+  if (indexed_ != names.size() || (names.size() + 1) * 2 > name_slots_.size()) {
+    size_t slots = 64;
+    while (slots < (names.size() + 1) * 4) slots *= 2;
+    index_names(slots);
+  }
+  const uint64_t hash = std::hash<std::string_view>{}(name);
+  uint64_t& slot = name_slots_[slot_of(name, hash)];
+  if (slot != 0) return static_cast<uint32_t>((slot & UINT32_MAX) - 1);
+  names.emplace_back(name);
+  indexed_ = names.size();
+  slot = (hash >> 32 << 32) | names.size();
+  return static_cast<uint32_t>(names.size() - 1);
 }
 
 namespace {

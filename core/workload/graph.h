@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <string>
-#include <unordered_map>
+#include <string_view>
 #include <vector>
 
 namespace commlab::workload {
@@ -91,11 +91,22 @@ struct Graph {
 
   int rank_count() const { return static_cast<int>(ranks.size()); }
   uint64_t node_count() const;
-  uint32_t intern(const std::string& name);
+  // The index of `name` in names, appended when new (the first of equal names wins).
+  uint32_t intern(std::string_view name);
   const std::string& name_of(const Node& node) const { return names[node.name]; }
 
+  // What a distinct name costs at most beside its text past the string's inline 15 bytes: its
+  // std::string in names grown by doubling (2 x 32) and its index slots (at most 4 x 8: the
+  // table doubles at half full). A trace with a unique name per node pays this per node.
+  static constexpr uint64_t kBytesPerName = 2 * sizeof(std::string) + 4 * sizeof(uint64_t);
+
  private:
-  std::unordered_map<std::string, uint32_t> name_index_;
+  void index_names(size_t slots);
+  size_t slot_of(std::string_view name, uint64_t hash) const;
+  // Open addressing over names (no second copy of each string, as a hash map of strings kept):
+  // a slot is 0 (empty) or the name's hash's high 32 bits, then its index + 1.
+  std::vector<uint64_t> name_slots_;
+  size_t indexed_ = 0;  // names the slots cover (names is public: a push_back re-indexes)
 };
 
 // Compute nodes that take no time: duration 0, or a roofline node with neither FLOPs nor bytes.

@@ -5,14 +5,21 @@
 #include <malloc.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <new>
 #include <string>
 
 #include "chakra_wire.h"
+#include "network/analytical.h"
+#include "support/error_of.h"
+#include "test_dir.h"
+#include "topology/topology.h"
 #include "workload/chakra/chakra_placement.h"
 #include "workload/chakra_trace.h"
+#include "workload/scheduler.h"
 
 namespace {
 std::atomic<int64_t> g_live{0}, g_peak{0};
@@ -110,6 +117,57 @@ TEST(ChakraMemory, TheMemoryBudgetRefusesBeforeAllocatingAndNamesTheValue) {
   // Ten times the file is enough.
   budgets.memory_bytes = 10 * file.size();
   EXPECT_EQ(parse_chakra_trace(views, "", "t", nullptr, budgets).ranks[0].nodes.size(), 1000u);
+}
+
+TEST(ChakraMemory, TheNodeBudgetRefusesFromTheRecordCountAndATraceWithinItReplays) {
+  const std::string file = chain(200000);  // 4.8 MB a rank
+  const std::string prefix = (commlab::test::fresh_test_dir("chakra_node_budget") / "c").string();
+  for (int r = 0; r < 2; ++r) std::ofstream(prefix + "." + std::to_string(r) + ".et") << file;
+  ChakraReadBudgets budgets;
+  budgets.nodes = 399999;
+  const int64_t before = g_live.load();
+  g_peak = before;
+  const auto start = std::chrono::steady_clock::now();
+  const std::string error =
+      testing::error_of([&] { read_chakra_trace(prefix, nullptr, "", budgets); });
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const int64_t peak = g_peak.load() - before;
+  // Rank 1 brings the trace to 400,000 nodes; 399,999 x kChakraPeakBytesPerNode (230) =
+  // 91,999,770 bytes = 0.0857 GiB.
+  EXPECT_EQ(error, prefix +
+                       ".1.et: rank 1: 200000 nodes (400000 in the trace so far), over the budget "
+                       "of 399999 nodes (ChakraReadBudgets::nodes: about 230 bytes each read and "
+                       "replayed, 0.0857 GiB); a shorter trace or fewer ranks");
+  // Refused from the files' records, counted in 1 MiB blocks before rank 0 is parsed or either
+  // file is read whole: the heap held the block and little else (a file is 4.8 MB, rank 0's
+  // graph 200,000 x kBytesPerRawNode, 24 MB), in far less than a second (5 s: a loaded machine).
+  std::printf("refused in %.3f s, peak heap %lld bytes for two %zu-byte rank files\n", seconds,
+              (long long)peak, file.size());
+  EXPECT_LT(peak, 2 << 20);
+  EXPECT_LT(seconds, 5.0);
+  // At the budget it reads and replays: two chains of 200,000 compute nodes of 1 us side by side
+  // end at 0.2 s.
+  budgets.nodes = 400000;
+  const Graph g = read_chakra_trace(prefix, nullptr, "", budgets);
+  AnalyticalBackend backend(make_flat(2, 25e9, 5e-6));
+  const ScheduleResult r = schedule(g, backend, SchedulerOptions{});
+  EXPECT_EQ(r.nodes, 400000u);
+  EXPECT_NEAR(r.iteration_s, 0.2, 1e-9);
+}
+
+TEST(ChakraMemory, TheNodeBudgetCountsTheWholeTrace) {
+  // Two ranks of 1,000 nodes, a budget of 1,500: rank 0 fits, rank 1 brings the trace to 2,000.
+  const std::string file = chain(1000);
+  const std::vector<std::string_view> views{file, file};
+  ChakraReadBudgets budgets;
+  budgets.nodes = 1500;
+  EXPECT_EQ(testing::error_of([&] { parse_chakra_trace(views, "", "t", nullptr, budgets); }),
+            "t.1.et: rank 1: 1000 nodes (2000 in the trace so far), over the budget of 1500 "
+            "nodes (ChakraReadBudgets::nodes: about 230 bytes each read and replayed, "
+            "0.000321 GiB); a shorter trace or fewer ranks");
+  budgets.nodes = 2000;
+  EXPECT_EQ(parse_chakra_trace(views, "", "t", nullptr, budgets).node_count(), 2000u);
 }
 
 // Rank 0's METADATA node lists `count` process groups of one rank each, as PyTorch writes them.

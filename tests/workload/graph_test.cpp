@@ -49,6 +49,26 @@ TEST(Graph, InternReturnsOneIndexPerName) {
   EXPECT_EQ(g.intern(""), 0u);
 }
 
+// The index is open addressing over names, grown by doubling: 100,000 distinct names (many
+// regrowths, long names past the string's inline bytes) each keep the index they got first.
+TEST(Graph, InternKeepsIndicesAcrossGrowthAndNamesAddedDirectly) {
+  Graph g;
+  for (int i = 1; i <= 100000; ++i)
+    ASSERT_EQ(g.intern((i % 2 ? "a long operator name number " : "op") + std::to_string(i)),
+              static_cast<uint32_t>(i));
+  for (int i = 100000; i >= 1; i -= 997)
+    EXPECT_EQ(g.intern((i % 2 ? "a long operator name number " : "op") + std::to_string(i)),
+              static_cast<uint32_t>(i));
+  EXPECT_EQ(g.names.size(), 100001u);
+  // names is public: a name pushed directly is found (the index is rebuilt), and a duplicate
+  // pushed after it leaves the first index the answer.
+  g.names.push_back("pushed");
+  g.names.push_back("op2");
+  EXPECT_EQ(g.intern("pushed"), 100001u);
+  EXPECT_EQ(g.intern("op2"), 2u);
+  EXPECT_EQ(g.intern("new"), 100003u);
+}
+
 // What the writer writes, its reader reads (fuzz_chakra_graph found both): every group is a
 // non-empty list of distinct ranks, used or not, and a send and its receive agree on the size.
 TEST(Graph, CheckRefusesWhatTheTraceReaderWouldRefuse) {

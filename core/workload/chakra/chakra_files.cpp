@@ -1,6 +1,7 @@
 #include "workload/chakra/chakra_files.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -126,6 +127,64 @@ uint64_t count_messages(std::string_view bytes, uint64_t pos) {
     ++count;
   }
   return count;
+}
+
+uint64_t count_file_nodes(const std::string& path, uint64_t max_bytes) {
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec) || ec) return 0;
+  const uintmax_t size = fs::file_size(path, ec);
+  if (ec || size > max_bytes) return 0;
+  std::ifstream in(path, std::ios::binary);
+  // No larger than the file: a trace of 2^20 small rank files must not zero 1 MiB for each.
+  std::vector<char> block(std::min<uintmax_t>(size, uintmax_t{1} << 20) + 1);
+  uint64_t records = 0, skip = 0, len = 0;  // skip: bytes of the current message still ahead
+  int shift = 0;
+  while (in) {
+    in.read(block.data(), static_cast<std::streamsize>(block.size()));
+    const auto got = static_cast<uint64_t>(in.gcount());
+    for (uint64_t i = 0; i < got;) {
+      if (skip > 0) {
+        const uint64_t step = std::min(skip, got - i);
+        i += step;
+        skip -= step;
+        records += skip == 0;
+        continue;
+      }
+      const auto b = static_cast<uint8_t>(block[i++]);
+      len |= uint64_t{b & 0x7Fu} << shift;
+      shift += 7;
+      if (!(b & 0x80) || shift >= 35) {  // a length prefix read (as count_messages reads it)
+        records += len == 0;
+        skip = len;
+        len = 0;
+        shift = 0;
+      }
+    }
+  }
+  return records > 0 ? records - 1 : 0;  // the first is the GlobalMetadata
+}
+
+void fail_node_budget(const std::string& file, int rank, uint64_t nodes, uint64_t trace_nodes,
+                      uint64_t budget) {
+  char size[32];
+  std::snprintf(size, sizeof size, "%.3g GiB",
+                static_cast<double>(budget) * kChakraPeakBytesPerNode / double(1 << 30));
+  throw std::invalid_argument(
+      file + ": rank " + std::to_string(rank) + ": " + std::to_string(nodes) + " nodes (" +
+      std::to_string(trace_nodes) + " in the trace so far), over the budget of " +
+      std::to_string(budget) + " nodes (ChakraReadBudgets::nodes: about " +
+      std::to_string(kChakraPeakBytesPerNode) + " bytes each read and replayed, " + size +
+      "); a shorter trace or fewer ranks");
+}
+
+void check_trace_nodes(const std::string& prefix, int ranks, uint64_t budget) {
+  uint64_t trace_nodes = 0;
+  for (int r = 0; r < ranks; ++r) {
+    const std::string file = rank_file(prefix, r);
+    const uint64_t nodes = count_file_nodes(file, kChakraMaxFileBytes);
+    trace_nodes += nodes;
+    if (trace_nodes > budget) fail_node_budget(file, r, nodes, trace_nodes, budget);
+  }
 }
 
 CommGroups parse_comm_groups(std::string_view text, const std::string& file, int ranks,

@@ -28,6 +28,21 @@ std::string read_regular_file(const std::string& path, uint64_t max_bytes, bool 
 // names it when it gets there).
 uint64_t count_messages(std::string_view bytes, uint64_t pos);
 
+// The same count over a file, read in blocks (never held whole): the records of PREFIX.RANK.et
+// minus its GlobalMetadata, so a trace's node count is known before any file is parsed. 0 for
+// anything but a readable regular file of at most max_bytes (the reader names those).
+uint64_t count_file_nodes(const std::string& path, uint64_t max_bytes);
+
+// Over ChakraReadBudgets::nodes: throws std::invalid_argument naming the file and rank, its nodes,
+// the trace's so far, the budget and the memory it stands for.
+[[noreturn]] void fail_node_budget(const std::string& file, int rank, uint64_t nodes,
+                                   uint64_t trace_nodes, uint64_t budget);
+
+// The node budget over every rank file PREFIX.0.et .. PREFIX.(ranks-1).et, counted in blocks
+// before any is read whole or parsed: a trace over it is refused in the time of reading its files
+// once, whatever its rank count.
+void check_trace_nodes(const std::string& prefix, int ranks, uint64_t budget);
+
 // ASTRA-sim's communicator-group file: {"KEY": [rank, ...], ...}. Groups come back sorted by key
 // (numerically when keys are integers), keys beside them; every rank in [0, ranks), none twice,
 // no key twice. Read through nlohmann's SAX interface (never a JSON tree); more than max_groups

@@ -42,6 +42,7 @@ struct TraceContext {
   ChakraReadBudgets budgets;
   uint64_t forwarded_deps = 0;  // counted against budgets.forwarded_deps
   uint64_t held_bytes = 0;      // the graph's nodes and dependencies from the ranks read, names
+  uint64_t trace_nodes = 0;     // the ranks' records so far, counted against budgets.nodes
 };
 
 // Kinds an attribute is used by; on any other kind it is counted as ignored.
@@ -60,7 +61,9 @@ class RankParser {
  public:
   RankParser(TraceContext& ctx, int rank, std::string file)
       : ctx_(ctx), rank_(rank), file_(std::move(file)) {}
-  void parse(std::string_view bytes, RankGraph* out);
+  // owner: the string holding bytes when the reader read the file (freed once the nodes are
+  // parsed, before placement), else null.
+  void parse(std::string_view bytes, RankGraph* out, std::string* owner);
 
  private:
   std::string at_offset(uint64_t offset) const;
@@ -136,16 +139,25 @@ void RankParser::read_metadata(std::string_view msg) {
   gathered_all_gather_ = commlab && !convention;
 }
 
-void RankParser::parse(std::string_view bytes, RankGraph* out) {
+void RankParser::parse(std::string_view bytes, RankGraph* out, std::string* owner) {
   std::string_view msg;
   if (!next_message(bytes, &msg)) fail(at_offset(0), "empty file (expected a GlobalMetadata)");
   read_metadata(msg);
   file_bytes_ = bytes.size();
   node_count_ = chakra_files::count_messages(bytes, pos_);
+  ctx_.trace_nodes += node_count_;
+  if (ctx_.trace_nodes > ctx_.budgets.nodes)
+    chakra_files::fail_node_budget(file_, rank_, node_count_, ctx_.trace_nodes, ctx_.budgets.nodes);
   if (estimated_bytes() > ctx_.budgets.memory_bytes)
     fail_memory(file_ + ": rank " + std::to_string(rank_), std::to_string(node_count_) + " nodes");
   raw_.nodes.reserve(node_count_);
   raw_.links.reserve(node_count_);
+  // Reserved, not touched: a node usually has a dependency, and names are often one a node; a
+  // trace with fewer leaves the pages unused (never resident), one with more grows them.
+  raw_.dep_ids.reserve(node_count_);
+  std::vector<std::string>& names = ctx_.graph->names;
+  if (names.capacity() < names.size() + node_count_)  // doubling: ranks of new names add up
+    names.reserve(std::max(2 * names.capacity(), names.size() + node_count_));
   pb::Node n;  // reused: parsing clears it
   uint64_t offset = pos_;
   while (next_message(bytes, &msg)) {
@@ -153,6 +165,10 @@ void RankParser::parse(std::string_view bytes, RankGraph* out) {
       fail(at_offset(offset), "not a valid Chakra Node message");
     read_node(n, offset);
     offset = pos_;
+  }
+  if (owner) {  // the file is parsed: placement needs only its nodes
+    std::string().swap(*owner);
+    file_bytes_ = 0;
   }
   raw_.file = file_;
   raw_.rank = rank_;
@@ -204,8 +220,9 @@ void RankParser::read_node(const pb::Node& n, uint64_t offset) {
   if (!r.skipped) {
     const size_t names = ctx_.graph->names.size();
     node.name = ctx_.graph->intern(n.name());
-    // A new name: its string and its index entry (Graph::intern), about 96 bytes beside its text.
-    if (ctx_.graph->names.size() != names) ctx_.held_bytes += 96 + 2 * n.name().size();
+    // A new name: its string, its index slots and its text past the inline 15 bytes.
+    if (ctx_.graph->names.size() != names)
+      ctx_.held_bytes += Graph::kBytesPerName + (n.name().size() > 15 ? n.name().size() + 1 : 0);
     map_attributes(n, &node, where);
   } else {
     if (ctx_.report) ++ctx_.report->skipped_nodes;
@@ -391,7 +408,7 @@ Graph parse_with(TraceContext& ctx, int ranks, std::string_view groups_json,
   for (int r = 0; r < ranks; ++r) {
     std::string file = ctx.label + "." + std::to_string(r) + ".et";
     const std::string_view bytes = rank_bytes(r, &storage);
-    RankParser(ctx, r, std::move(file)).parse(bytes, &graph.ranks[r]);
+    RankParser(ctx, r, std::move(file)).parse(bytes, &graph.ranks[r], &storage);
   }
   check_p2p_sizes(graph, ctx.label);
   if (graph.name.empty()) graph.name = std::filesystem::path(ctx.label).filename().string();
@@ -437,6 +454,7 @@ Graph read_chakra_trace(const std::string& prefix, TraceReadReport* report,
     groups = chakra_files::read_regular_file(found, kChakraMaxGroupFileBytes,
                                              /*missing_ok=*/comm_groups_file.empty(),
                                              &ctx.have_group_file);
+  chakra_files::check_trace_nodes(prefix, ranks, budgets.nodes);
   return parse_with(ctx, ranks, groups, [&](int r, std::string* storage) {
     *storage = chakra_files::read_regular_file(prefix + "." + std::to_string(r) + ".et",
                                                kChakraMaxFileBytes);
