@@ -56,7 +56,7 @@ TEST(ChakraFiles, CountFileNodesMatchesTheRecordsInMemory) {
     if (len >= 128) bytes += static_cast<char>(len >> 7);
     bytes += std::string(len, 'n');
   }
-  bytes += std::string("\x20abc", 4);  // a truncated message: 32 bytes announced, 3 left
+  bytes += std::string("\x20" "abc", 4);  // a truncated message: 32 bytes announced, 3 left
   const fs::path file = dir / "t.0.et";
   std::ofstream(file, std::ios::binary) << bytes;
   ASSERT_GT(bytes.size(), 3u << 20);
