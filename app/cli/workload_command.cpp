@@ -3,6 +3,7 @@
 // graph per rank (workload/catalog_graph.h) and replays it (workload/scheduler.h): overlap,
 // pipeline bubbles and all-to-alls as they happen; `--engine sum` keeps the closed form that
 // counts every message fully exposed. Both time the run twice: as is, and with the techniques.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -39,6 +40,7 @@ struct Options {
   double ratio = 0;  // 0: measure --codec on --tensor-source
   std::string codec = "none";
   std::string comm_groups;  // --trace: the communicator-group file (default: found by prefix)
+  uint64_t max_trace_nodes = workload::ChakraReadBudgets{}.nodes;  // --trace: the node budget
   std::string codec_placement = "nic";  // where encode + decode run: nic (free), gpu or cpu
   std::string source = "gaussian";
   int skip = 0;
@@ -188,6 +190,15 @@ void print_routing_line(const std::string& routing, const Timing& base, const Ti
 
 // Flags whose limits come from a trace (its rank count: the number of PREFIX.K.et files) say so,
 // with the flag, the value and the limit (issue 31).
+// --max-trace-nodes: the node budget, and a memory budget that lets that many nodes in (the
+// reader's estimate would refuse them otherwise).
+workload::ChakraReadBudgets trace_budgets(const Options& o) {
+  workload::ChakraReadBudgets b;
+  b.nodes = o.max_trace_nodes;
+  b.memory_bytes = std::max(b.memory_bytes, o.max_trace_nodes * workload::kChakraPeakBytesPerNode);
+  return b;
+}
+
 void check_trace_limits(const Options& o, int ranks) {
   const std::string source = "the trace's " + std::to_string(ranks) + " ranks (" + o.trace +
                              ".0.et to ." + std::to_string(ranks - 1) + ".et)";
@@ -219,6 +230,9 @@ int run(const Options& o) {
     throw InvalidInput("--comm-groups " + o.comm_groups +
                        ": needs --trace (catalog models "
                        "build their own groups)");
+  if (o.max_trace_nodes != workload::ChakraReadBudgets{}.nodes && o.trace.empty())
+    throw InvalidInput("--max-trace-nodes " + std::to_string(o.max_trace_nodes) +
+                       ": needs --trace (it bounds a trace file's nodes)");
   if (o.grad_dtype != "bf16" && o.grad_dtype != "fp32")
     throw InvalidInput("--grad-dtype: expected bf16 or fp32, got " + o.grad_dtype);
   ComputeModel compute;
@@ -233,7 +247,7 @@ int run(const Options& o) {
   std::string what;
   if (!o.trace.empty()) {
     workload::TraceReadReport report;
-    graph = workload::read_chakra_trace(o.trace, &report, o.comm_groups);
+    graph = workload::read_chakra_trace(o.trace, &report, o.comm_groups, trace_budgets(o));
     const std::string groups = workload::find_comm_group_file(o.trace, o.comm_groups);
     check_trace_limits(o, graph.rank_count());
     what = "trace " + o.trace + " (" + std::to_string(graph.rank_count()) + " ranks, " +
@@ -411,6 +425,12 @@ const RegisterCommand reg{Command{
                      "--trace: the communicator-group file (ASTRA-sim's "
                      "--comm-group-configuration; default PREFIX.comm_groups.json, else "
                      "PREFIX.json as ASTRA-sim's generators write it)");
+      app.add_option("--max-trace-nodes", o->max_trace_nodes,
+                     "--trace: refuse a trace of more nodes, before reading it (each costs about " +
+                         std::to_string(workload::kChakraPeakBytesPerNode) +
+                         " bytes read and replayed; raise it when the memory is there)")
+          ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 32))
+          ->capture_default_str();
       app.add_option("--engine", o->engine,
                      "graph: replay the iteration's graph; sum: closed form, all exposed")
           ->capture_default_str();

@@ -135,10 +135,12 @@ TEST(ChakraMemory, TheNodeBudgetRefusesFromTheRecordCountAndATraceWithinItReplay
   const int64_t peak = g_peak.load() - before;
   // Rank 1 brings the trace to 400,000 nodes; 399,999 x kChakraPeakBytesPerNode (230) =
   // 91,999,770 bytes = 0.0857 GiB.
-  EXPECT_EQ(error, prefix +
-                       ".1.et: rank 1: 200000 nodes (400000 in the trace so far), over the budget "
-                       "of 399999 nodes (ChakraReadBudgets::nodes: about 230 bytes each read and "
-                       "replayed, 0.0857 GiB); a shorter trace or fewer ranks");
+  EXPECT_EQ(error,
+            prefix +
+                ".1.et: rank 1: 200000 nodes (400000 in the trace so far), over the budget "
+                "of 399999 nodes (about 230 bytes each read and "
+                "replayed, 0.0857 GiB); a shorter trace, fewer ranks, or a larger budget (workload "
+                "--max-trace-nodes)");
   // Refused from the files' records, counted in 1 MiB blocks before rank 0 is parsed or either
   // file is read whole: the heap held the block and little else (a file is 4.8 MB, rank 0's
   // graph 200,000 x kBytesPerRawNode, 24 MB), in far less than a second (5 s: a loaded machine).
@@ -164,8 +166,9 @@ TEST(ChakraMemory, TheNodeBudgetCountsTheWholeTrace) {
   budgets.nodes = 1500;
   EXPECT_EQ(testing::error_of([&] { parse_chakra_trace(views, "", "t", nullptr, budgets); }),
             "t.1.et: rank 1: 1000 nodes (2000 in the trace so far), over the budget of 1500 "
-            "nodes (ChakraReadBudgets::nodes: about 230 bytes each read and replayed, "
-            "0.000321 GiB); a shorter trace or fewer ranks");
+            "nodes (about 230 bytes each read and replayed, "
+            "0.000321 GiB); a shorter trace, fewer ranks, or a larger budget (workload "
+            "--max-trace-nodes)");
   budgets.nodes = 2000;
   EXPECT_EQ(parse_chakra_trace(views, "", "t", nullptr, budgets).node_count(), 2000u);
 }

@@ -172,9 +172,9 @@ void fail_node_budget(const std::string& file, int rank, uint64_t nodes, uint64_
   throw std::invalid_argument(
       file + ": rank " + std::to_string(rank) + ": " + std::to_string(nodes) + " nodes (" +
       std::to_string(trace_nodes) + " in the trace so far), over the budget of " +
-      std::to_string(budget) + " nodes (ChakraReadBudgets::nodes: about " +
-      std::to_string(kChakraPeakBytesPerNode) + " bytes each read and replayed, " + size +
-      "); a shorter trace or fewer ranks");
+      std::to_string(budget) + " nodes (about " + std::to_string(kChakraPeakBytesPerNode) +
+      " bytes each read and replayed, " + size +
+      "); a shorter trace, fewer ranks, or a larger budget (workload --max-trace-nodes)");
 }
 
 void check_trace_nodes(const std::string& prefix, int ranks, uint64_t budget) {
