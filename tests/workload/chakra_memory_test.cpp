@@ -58,6 +58,24 @@ void operator delete(void* p, size_t) noexcept {
 void operator delete[](void* p, size_t) noexcept {
   uncounted(p);
 }
+// The nothrow forms too (std::stable_sort's buffer in the replay summary): freed through the
+// deletes above, they must come from the same malloc (ASan reports the mismatch otherwise).
+void* operator new(size_t n, const std::nothrow_t&) noexcept {
+  try {
+    return counted(n);
+  } catch (const std::bad_alloc&) {
+    return nullptr;
+  }
+}
+void* operator new[](size_t n, const std::nothrow_t& tag) noexcept {
+  return operator new(n, tag);
+}
+void operator delete(void* p, const std::nothrow_t&) noexcept {
+  uncounted(p);
+}
+void operator delete[](void* p, const std::nothrow_t&) noexcept {
+  uncounted(p);
+}
 
 namespace commlab::workload {
 namespace {
