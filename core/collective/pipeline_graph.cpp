@@ -32,8 +32,8 @@ void check_steps(std::span<const PipelinedStep> steps, int ranks, uint64_t loop,
     for (const Flow& f : step.flows)
       if (f.src < 0 || f.src >= ranks || f.dst < 0 || f.dst >= ranks)
         throw std::logic_error("pipeline_graph: a flow joins ranks " + std::to_string(f.src) +
-                                    "->" + std::to_string(f.dst) + ", outside [0, " +
-                                    std::to_string(ranks) + ")");
+                               "->" + std::to_string(f.dst) + ", outside [0, " +
+                               std::to_string(ranks) + ")");
 }
 
 }  // namespace

@@ -118,8 +118,8 @@ void PacketSim::begin_step(std::span<const Flow> flows, StepResult& result,
     const Flow& fl = flows[i];
     if (fl.src < 0 || fl.src >= ranks || fl.dst < 0 || fl.dst >= ranks)
       throw std::logic_error("packet backend: flow " + std::to_string(i) + " joins ranks " +
-                                  std::to_string(fl.src) + "->" + std::to_string(fl.dst) +
-                                  " but the topology has " + std::to_string(ranks));
+                             std::to_string(fl.src) + "->" + std::to_string(fl.dst) +
+                             " but the topology has " + std::to_string(ranks));
   }
   result.flows.resize(flows.size());
   stats->assign(flows.size(), PacketFlowStats{});
