@@ -5,7 +5,6 @@
 
 #include <QChart>
 #include <QChartView>
-#include <QComboBox>
 #include <QScatterSeries>
 #include <memory>
 
@@ -86,9 +85,7 @@ TEST(ChartMarkers, NcclChoiceMarkersAreWhole) {
   view.resize(1000, 600);
   view.show();
   ASSERT_TRUE(test::wait_for([&] { return view.idle() && view.series_count() > 0; }));
-  auto* cluster = view.findChild<QComboBox*>("cluster");
-  ASSERT_NE(cluster, nullptr);
-  cluster->setCurrentIndex(2);
+  ASSERT_TRUE(view.choose_cluster(2));
   ASSERT_TRUE(
       test::wait_for([&] { return view.idle() && view.chart()->title().contains("2 nodes"); }));
   QApplication::processEvents();

@@ -174,9 +174,7 @@ TEST(BusbwView, NcclModeMarksTheTunersChoicePerSize) {
   BusbwView view;
   view.show();
   ASSERT_TRUE(wait_for([&] { return view.idle() && view.series_count() > 0; }));
-  auto* cluster = view.findChild<QComboBox*>("cluster");
-  ASSERT_NE(cluster, nullptr);
-  cluster->setCurrentIndex(2);
+  ASSERT_TRUE(view.choose_cluster(2));
   ASSERT_TRUE(wait_for([&] { return view.idle() && view.chart()->title().contains("2 nodes"); }));
   QStringList names, chosen;
   for (QAbstractSeries* s : view.chart()->series()) {

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "chakra_wire.h"
+#include "support/error_of.h"
 
 namespace commlab::workload {
 namespace {
@@ -23,13 +24,9 @@ Graph parse(const std::vector<std::string>& files, const std::string& groups = "
   return parse_chakra_trace(views, groups, "t", report);
 }
 
+// The message parsing `files` throws (the test fails when it parses).
 std::string error_of(const std::vector<std::string>& files, const std::string& groups = "") {
-  try {
-    parse(files, groups);
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "(no error)";
+  return commlab::testing::error_of([&] { parse(files, groups); });
 }
 
 TEST(ChakraRead, ComputeNodesDurationRooflineAndCpuOps) {
