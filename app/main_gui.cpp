@@ -7,8 +7,8 @@
 #include <cstdio>
 
 #include "compare_view.h"
+#include "io/size_parse.h"
 #include "main_window.h"
-#include "numeric/size_parse.h"
 #include "run_chart_pages.h"
 #include "scenario/run/results_io.h"
 #include "scenario/scenario.h"

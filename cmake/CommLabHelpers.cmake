@@ -2,7 +2,7 @@
 
 # The layering of core/: a module may only depend on modules listed before it. A dependency on a
 # later module (a cycle in the making) fails at configure time, with the offending pair named.
-set(COMMLAB_CORE_LAYERS numeric codec compress topology network collective train workload exec scenario views)
+set(COMMLAB_CORE_LAYERS io numeric codec compress topology network collective train workload exec scenario views)
 
 # commlab_core_module(NAME SOURCES ... DEPS ... [LIBS ...])
 # Creates the static library commlab_<NAME> from core/<NAME>; DEPS are other core modules.

@@ -8,7 +8,7 @@
 #include "cli/command.h"
 #include "exec/calibration.h"
 #include "exec/mpi_runtime.h"
-#include "numeric/size_parse.h"
+#include "io/size_parse.h"
 
 namespace commlab::cli {
 namespace {

@@ -12,7 +12,7 @@
 #include "cli/util/codec_measure_util.h"
 #include "codec/codec.h"
 #include "codec/value_cast.h"
-#include "numeric/tensor_files.h"
+#include "io/tensor_files.h"
 #include "numeric/tensor_gen.h"
 #include "train/layers/model_gradients.h"
 

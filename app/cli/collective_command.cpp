@@ -16,7 +16,7 @@
 #include "collective/executor.h"
 #include "collective/nccl/nccl_run.h"
 #include "collective/reference.h"
-#include "numeric/size_parse.h"
+#include "io/size_parse.h"
 #include "scenario/scenario.h"
 #include "topology/topology.h"
 

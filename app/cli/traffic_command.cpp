@@ -8,9 +8,9 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
+#include "io/size_parse.h"
 #include "network/packet_backend.h"
 #include "network/traffic_patterns.h"
-#include "numeric/size_parse.h"
 #include "topology/presets.h"
 
 namespace commlab::cli {

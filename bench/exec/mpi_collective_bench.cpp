@@ -18,7 +18,7 @@
 #include "exec/mpi_executor.h"
 #include "exec/native_collective.h"
 #include "exec/rank_reference.h"
-#include "numeric/size_parse.h"
+#include "io/size_parse.h"
 
 using namespace commlab;
 using namespace commlab::exec;

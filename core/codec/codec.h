@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "numeric/status.h"
+#include "io/status.h"
 
 namespace commlab {
 

@@ -7,7 +7,7 @@
 #include <span>
 
 #include "codec/codec.h"
-#include "numeric/status.h"
+#include "io/status.h"
 
 namespace commlab::frame {
 

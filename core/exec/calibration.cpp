@@ -7,8 +7,8 @@
 #include <stdexcept>
 #include <type_traits>
 
-#include "numeric/input_file.h"
-#include "numeric/json_input.h"
+#include "io/input_file.h"
+#include "io/json_input.h"
 
 namespace commlab::exec {
 

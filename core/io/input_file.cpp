@@ -1,4 +1,4 @@
-#include "numeric/input_file.h"
+#include "io/input_file.h"
 
 #include <sys/stat.h>
 

@@ -1,10 +1,10 @@
 // One JSON entry point with a nesting limit checked before parsing (see json_input.h).
 
-#include "numeric/json_input.h"
+#include "io/json_input.h"
 
 #include <stdexcept>
 
-#include "numeric/input_file.h"
+#include "io/input_file.h"
 
 namespace commlab {
 namespace {

@@ -1,4 +1,4 @@
-#include "numeric/size_parse.h"
+#include "io/size_parse.h"
 
 #include <cctype>
 #include <charconv>

@@ -1,4 +1,4 @@
-#include "numeric/staged_files.h"
+#include "io/staged_files.h"
 
 #include <fcntl.h>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-#include "numeric/tensor_files.h"
+#include "io/tensor_files.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
-#include "numeric/input_file.h"
+#include "io/input_file.h"
 
 namespace commlab {
 namespace {

@@ -7,7 +7,7 @@
 #include <optional>
 #include <set>
 
-#include "numeric/json_input.h"
+#include "io/json_input.h"
 #include "scenario/scenario_internal.h"
 #include "scenario/schema.h"
 

@@ -1,8 +1,8 @@
 // Reading and parsing scenario text with hostile-input limits: file size, nesting depth, and JSON
 // syntax errors reported as FILE:LINE:COL on one line (parse_json_limited).
 
-#include "numeric/input_file.h"
-#include "numeric/json_input.h"
+#include "io/input_file.h"
+#include "io/json_input.h"
 #include "scenario/scenario.h"
 #include "scenario/schema.h"
 

@@ -9,8 +9,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "numeric/input_file.h"
-#include "numeric/json_input.h"
+#include "io/input_file.h"
+#include "io/json_input.h"
 #include "topology/params.h"
 #include "topology/presets.h"
 

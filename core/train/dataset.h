@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "numeric/status.h"
+#include "io/status.h"
 #include "train/tensor.h"
 
 namespace commlab {

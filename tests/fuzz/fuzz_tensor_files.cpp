@@ -1,11 +1,11 @@
-// Fuzzes the tensor-file header parsers (numeric/tensor_files.h) behind codec --input. Input:
+// Fuzzes the tensor-file header parsers (io/tensor_files.h) behind codec --input. Input:
 // [format selector][file bytes...]; selector bit 0: .safetensors, else .npy. A header may lie
 // about every length and offset: the parser must refuse it with a message naming the file, or
 // return tensors that lie inside the file, within their dtype's size and without overlapping.
 #include <stdexcept>
 #include <string>
 
-#include "numeric/tensor_files.h"
+#include "io/tensor_files.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 1) return 0;

@@ -1,5 +1,5 @@
 // Every file read from a user: a regular file within a cap, one-line errors "PATH: what is wrong".
-#include "numeric/input_file.h"
+#include "io/input_file.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>

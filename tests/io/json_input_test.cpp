@@ -1,6 +1,6 @@
 // The one JSON entry point: the nesting limit is checked before the parser runs, and messages name
 // the file and the line:column, never dumping a deep or a big value.
-#include "numeric/json_input.h"
+#include "io/json_input.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // Sizes as users type them (binary multiples, as nccl-tests) and as tables print them.
-#include "numeric/size_parse.h"
+#include "io/size_parse.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // Staged writes: a set of files appears whole or not at all, and links are never written through.
-#include "numeric/staged_files.h"
+#include "io/staged_files.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

@@ -1,5 +1,5 @@
 // Result<T>: a value or a message, never both.
-#include "numeric/status.h"
+#include "io/status.h"
 
 #include <gtest/gtest.h>
 

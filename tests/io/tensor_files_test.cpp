@@ -1,7 +1,7 @@
-// Tensor files (numeric/tensor_files.h): .npy written by NumPy and .safetensors written to the
+// Tensor files (io/tensor_files.h): .npy written by NumPy and .safetensors written to the
 // format's specification (tests/data/make_tensor_fixtures.py made both; the values follow the
 // formulas in that script), and malformed headers refused with the file and the byte offset.
-#include "numeric/tensor_files.h"
+#include "io/tensor_files.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

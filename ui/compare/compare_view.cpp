@@ -23,7 +23,7 @@
 
 #include "chart_hover.h"
 #include "format_util.h"
-#include "numeric/json_input.h"
+#include "io/json_input.h"
 #include "run_charts.h"
 #include "scenario/run/experiment_runner.h"
 

@@ -10,7 +10,7 @@
 
 #include "cli/util/experiment_files_util.h"
 #include "cli/util/results_dir_util.h"
-#include "numeric/json_input.h"
+#include "io/json_input.h"
 #include "scenario/run/experiment_runner.h"
 #include "scenario/scenario.h"
 

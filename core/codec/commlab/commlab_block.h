@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "codec/huffman/huffman.h"
-#include "numeric/status.h"
+#include "io/status.h"
 
 // The encoder's zero-mask period search (docs/formats.md, "Zero mask"): the shift whose mask one
 // period earlier predicts the most zeros of a block.

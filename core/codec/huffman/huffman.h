@@ -9,7 +9,7 @@
 #include <span>
 #include <vector>
 
-#include "numeric/status.h"
+#include "io/status.h"
 
 namespace commlab::entropy {
 

@@ -7,7 +7,7 @@
 #include <span>
 
 #include "codec/huffman/huffman.h"
-#include "numeric/status.h"
+#include "io/status.h"
 
 namespace commlab::entropy::detail {
 

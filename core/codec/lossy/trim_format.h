@@ -9,7 +9,7 @@
 #include <string_view>
 
 #include "codec/codec.h"
-#include "numeric/status.h"
+#include "io/status.h"
 
 namespace commlab::trim {
 

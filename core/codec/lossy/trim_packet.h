@@ -1,7 +1,8 @@
 #pragma once
 // Packetizer of the just-in-time compression scheme (research/trimming.md): a sender's tensor is
 // cut into self-contained trimmable packets; a switch may cut any packet after any byte; the
-// receiver decodes whatever prefix arrived. Format and formulas: docs/formats.md ("Trimmable packets").
+// receiver decodes whatever prefix arrived. Format and formulas: docs/formats.md ("Trimmable
+// packets").
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -9,7 +10,7 @@
 
 #include "codec/lossy/quant_head.h"
 #include "codec/lossy/trim_format.h"
-#include "numeric/status.h"
+#include "io/status.h"
 
 namespace commlab::trim {
 

@@ -13,7 +13,7 @@
 
 #include "exec/mpi_runtime.h"
 #include "exec/runs/mpi_batch.h"
-#include "numeric/json_input.h"
+#include "io/json_input.h"
 #include "scenario/run/fork.h"
 #include "scenario/run/lr_tuning.h"
 #include "scenario/run/run_batch.h"

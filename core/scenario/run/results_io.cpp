@@ -11,7 +11,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "numeric/staged_files.h"
+#include "io/staged_files.h"
 #include "scenario/run/seed_stats.h"
 
 namespace commlab {

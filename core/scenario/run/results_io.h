@@ -38,7 +38,7 @@ std::string series_csv(const std::vector<RunResult>& runs);
 // The same file a row at a time, for runs that stream their samples (series_csv = header + rows).
 std::string series_header();
 std::string series_row(const std::string& run, const Sample& s);
-// Writes text to path atomically (numeric/staged_files.h: temp file, fsync, rename); throws
+// Writes text to path atomically (io/staged_files.h: temp file, fsync, rename); throws
 // std::runtime_error naming the path and the reason ("cannot write DIR/summary.json: No space left
 // on device").
 void write_file(const std::string& path, const std::string& text);

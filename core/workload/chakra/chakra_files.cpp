@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <system_error>
 
-#include "numeric/json_input.h"
+#include "io/json_input.h"
 #include "workload/chakra/chakra_process_groups.h"
 #include "workload/chakra_trace.h"
 

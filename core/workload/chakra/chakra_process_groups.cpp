@@ -5,8 +5,8 @@
 #include <stdexcept>
 #include <unordered_set>
 
-#include "numeric/input_file.h"
-#include "numeric/json_input.h"
+#include "io/input_file.h"
+#include "io/json_input.h"
 
 namespace commlab::workload::chakra_files {
 namespace {

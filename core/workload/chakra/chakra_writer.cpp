@@ -11,7 +11,7 @@
 #include <string>
 #include <unordered_set>
 
-#include "numeric/staged_files.h"
+#include "io/staged_files.h"
 #include "workload/chakra/chakra_attrs.h"
 #include "workload/chakra/chakra_comm_size.h"
 #include "workload/chakra/chakra_files.h"
@@ -180,7 +180,7 @@ void write_chakra_trace(const Graph& graph, const std::string& dir, const std::s
   std::filesystem::create_directories(dir, ec);
   if (ec) throw std::runtime_error(dir + ": cannot create the directory: " + ec.message());
   const std::string prefix = (std::filesystem::path(dir) / name).string();
-  // Every file complete before any replaces an earlier trace's (numeric/staged_files.h), then
+  // Every file complete before any replaces an earlier trace's (io/staged_files.h), then
   // the earlier trace's extra ranks go.
   StagedFiles staged;
   for (size_t r = 0; r < files.size(); ++r)

@@ -6,7 +6,7 @@
 #include "codec/codec.h"
 #include "codec/plane_entropy.h"
 #include "codec/value_cast.h"
-#include "numeric/tensor_files.h"
+#include "io/tensor_files.h"
 
 namespace commlab::ui {
 namespace {
