@@ -1,9 +1,10 @@
-// The Topology page and `commlab-cli view topology` show the same numbers (issue 34, outcome 4):
-// the page's current picture, converted by the same to_json, equals the CLI's document.
+// The pages and `commlab-cli view PAGE` show the same numbers (issue 34, outcome 4): a page's
+// current picture, converted by the same to_json, equals the CLI's document.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
+#include "busbw_view.h"
 #include "support/cli_runner.h"
 #include "topology_test_util.h"
 #include "views/views_json.h"
@@ -32,6 +33,25 @@ TEST(GuiVsCli, TheTopologyPageDrawsWhatViewTopologyPrints) {
   const nlohmann::json page = views::to_json(*view->picture());
   EXPECT_EQ(page, nlohmann::json::parse(cli.out));
   EXPECT_EQ(page["step"], 2);
+}
+
+TEST(GuiVsCli, TheThroughputPageDrawsWhatViewThroughputPrints) {
+  test::app();
+  BusbwView view;
+  view.resize(900, 600);
+  view.show();
+  ASSERT_TRUE(test::wait_for([&] { return view.idle() && view.series_count() > 0; }));
+  const auto flat = commlab::testing::run_cli("view throughput");
+  ASSERT_EQ(flat.code, 0) << flat.err;
+  EXPECT_EQ(views::to_json(view.settings(), view.series()), nlohmann::json::parse(flat.out));
+  // NCCL mode on one 8 x H100 node (the chooser's first cluster), 1 KiB to 1 GiB.
+  ASSERT_TRUE(view.choose_cluster(1));
+  ASSERT_TRUE(test::wait_for([&] { return view.idle() && !view.settings().cluster.empty(); }));
+  const auto nccl = commlab::testing::run_cli("view throughput --cluster dgx-h100-pod:nodes=1");
+  ASSERT_EQ(nccl.code, 0) << nccl.err;
+  const nlohmann::json page = views::to_json(view.settings(), view.series());
+  EXPECT_EQ(page, nlohmann::json::parse(nccl.out));
+  EXPECT_EQ(page["series"][0]["algorithm"], "NCCL");
 }
 
 }  // namespace
