@@ -6,8 +6,10 @@
 
 #include "busbw_view.h"
 #include "support/cli_runner.h"
+#include "teaching_view.h"
 #include "topology_test_util.h"
 #include "views/views_json.h"
+#include "workload_view.h"
 
 namespace commlab::ui {
 namespace {
@@ -52,6 +54,45 @@ TEST(GuiVsCli, TheThroughputPageDrawsWhatViewThroughputPrints) {
   const nlohmann::json page = views::to_json(view.settings(), view.series());
   EXPECT_EQ(page, nlohmann::json::parse(nccl.out));
   EXPECT_EQ(page["series"][0]["algorithm"], "NCCL");
+}
+
+TEST(GuiVsCli, TheTeachingPageDrawsWhatViewTeachingPrints) {
+  test::app();
+  TeachingView view;
+  view.show();
+  ASSERT_TRUE(test::wait_for([&] { return view.idle() && view.trace(); }));
+  const auto opened = commlab::testing::run_cli("view teaching");
+  ASSERT_EQ(opened.code, 0) << opened.err;
+  EXPECT_EQ(views::to_json(*view.trace()), nlohmann::json::parse(opened.out));
+  TeachingSettings s;
+  s.ranks = 5;
+  s.skip = 1;
+  s.trim_rate = 0.25;
+  view.set_settings(s);
+  ASSERT_TRUE(test::wait_for([&] { return view.idle() && view.trace()->settings == s; }));
+  const auto cli = commlab::testing::run_cli("view teaching --ranks 5 --skip 1 --trim-rate 0.25");
+  ASSERT_EQ(cli.code, 0) << cli.err;
+  EXPECT_EQ(views::to_json(*view.trace()), nlohmann::json::parse(cli.out));
+}
+
+TEST(GuiVsCli, TheWorkloadPageDrawsWhatViewWorkloadPrints) {
+  test::app();
+  WorkloadView view;
+  view.resize(1000, 600);
+  view.show();
+  WorkloadSettings s;
+  s.model = "gpt-7b";
+  s.dp = 1;
+  s.pp = 2;
+  s.global_batch = 4;
+  s.max_ranks = 2;
+  view.set_settings(s);
+  ASSERT_TRUE(test::wait_for(
+      [&] { return view.idle() && view.picture() && view.picture()->settings == s; }));
+  const auto cli = commlab::testing::run_cli(
+      "view workload --model gpt-7b --dp 1 --pp 2 --global-batch 4 --max-ranks 2");
+  ASSERT_EQ(cli.code, 0) << cli.err;
+  EXPECT_EQ(views::to_json(*view.picture()), nlohmann::json::parse(cli.out));
 }
 
 }  // namespace
