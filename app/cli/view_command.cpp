@@ -7,6 +7,7 @@
 
 #include "cli/command.h"
 #include "cli/util/collective_options.h"
+#include "cli/util/experiment_files_util.h"
 #include "cli/util/size_flag_util.h"
 #include "numeric/staged_files.h"
 #include "scenario/config_enums.h"
@@ -23,6 +24,7 @@ struct Options {
   TopologySettings topology;
   std::string message_bytes = "64M";  // topology --bytes
   TeachingSettings teaching;
+  int64_t iteration = 0, seed = 1;  // teaching
   WorkloadSettings workload;
   std::string routing = "ecmp", codec_placement = "nic";
   bool no_overlap = false;
@@ -89,9 +91,10 @@ void add_teaching(CLI::App& app, Options& o) {
   p->add_option("--policy", s.policy, "SkipReduce policy: naive, random or selective")
       ->check(CLI::IsMember({"naive", "random", "selective"}))
       ->capture_default_str();
-  p->add_option("--iteration", s.iteration, "random policy: the iteration (rotation)")
-      ->capture_default_str();
-  p->add_option("--seed", s.seed, "random policy: seed")->capture_default_str();
+  // Signed with the scenarios' seed range: an unsigned flag took -1 as 2^64 - 1.
+  add_int<int64_t>(*p, "--iteration", o.iteration, 0, kMaxSeed,
+                   "random policy: the iteration (rotation)");
+  add_int<int64_t>(*p, "--seed", o.seed, 0, kMaxSeed, "random policy: seed");
   p->add_option("--trim-rate", s.trim_rate, "fraction of packets that arrive trimmed, in [0, 1]")
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
@@ -169,7 +172,9 @@ void resolve(Options& o) {
   if (o.page.empty())
     throw InvalidInput("view: expected a page: topology, teaching, workload or throughput");
   if (o.page == "teaching") {
-    const TeachingSettings& s = o.teaching;  // the page offers SkipReduce on the ring only
+    TeachingSettings& s = o.teaching;
+    s.iteration = static_cast<uint64_t>(o.iteration);
+    s.seed = static_cast<uint64_t>(o.seed);  // the page offers SkipReduce on the ring only
     if (s.skip > 0 && s.algorithm != "ring")
       throw InvalidInput("--skip: SkipReduce runs on --algorithm ring, not " + s.algorithm +
                          ", got " + std::to_string(s.skip));

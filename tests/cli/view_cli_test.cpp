@@ -84,6 +84,8 @@ TEST(ViewCli, BadFlagsExitTwoNamingTheFlag) {
       {"view teaching --ranks 9", "--ranks: Value 9 not in range 2 to 8 (see --help)"},
       {"view teaching --trim-rate nan",
        "--trim-rate: expected a finite number, got nan (see --help)"},
+      {"view teaching --iteration -1",
+       "--iteration: Value -1 not in range 0 to 9007199254740992 (see --help)"},
       {"view teaching --algorithm tree --skip 1",
        "--skip: SkipReduce runs on --algorithm ring, not tree, got 1"},
       {"view teaching --skip 4", "--skip: ring on 4 ranks skips at most 3 steps (N-1), got 4"},
