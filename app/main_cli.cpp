@@ -35,11 +35,11 @@ std::string non_finite_flag(CLI::App& app, int argc, char** argv) {
   CLI::App* sub = nullptr;
   for (int i = 1; i < argc; ++i) {
     std::string token = argv[i], value;
-    if (!sub) {
-      auto named = app.get_subcommands([&](CLI::App* s) { return s->get_name() == token; });
-      if (!named.empty()) sub = named.front();
-      continue;
-    }
+    // The subcommand, or a subcommand of it (view topology): its flags are the ones checked.
+    CLI::App* parent = sub ? sub : &app;
+    auto named = parent->get_subcommands([&](CLI::App* s) { return s->get_name() == token; });
+    if (!named.empty()) sub = named.front();
+    if (!sub || !named.empty()) continue;
     if (!token.starts_with("-")) continue;
     if (auto eq = token.find('='); eq != std::string::npos)
       value = token.substr(eq + 1), token.resize(eq);

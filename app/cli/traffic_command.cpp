@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
+#include "cli/util/size_flag_util.h"
 #include "io/size_parse.h"
 #include "network/packet_backend.h"
 #include "network/traffic_patterns.h"
@@ -31,14 +32,6 @@ struct Options {
   uint64_t seed = 1;
   bool json = false;
 };
-
-uint64_t size_flag(const std::string& flag, const std::string& text) {
-  auto v = parse_size(text);
-  if (!v || *v == 0)
-    throw InvalidInput(
-        flag + ": expected a positive byte size such as 16M (K/M/G suffixes), got '" + text + "'");
-  return *v;
-}
 
 double cpu_seconds() {
   timespec ts;

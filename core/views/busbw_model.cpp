@@ -1,5 +1,7 @@
 #include "views/busbw_model.h"
 
+#include <stdexcept>
+
 #include "collective/algorithms.h"
 #include "collective/executor.h"
 #include "collective/nccl/nccl_run.h"
@@ -68,6 +70,16 @@ std::vector<BusbwSeries> compute_nccl_busbw(const std::string& cluster, const st
     result.push_back(std::move(series));
   }
   return result;
+}
+
+std::vector<BusbwSeries> compute_throughput(const ThroughputSettings& s) {
+  const uint64_t max_bytes = s.largest_bytes();
+  if (s.min_bytes == 0 || s.min_bytes > max_bytes)
+    throw std::invalid_argument("the smallest size must be in [1, " + std::to_string(max_bytes) +
+                                "] bytes, got " + std::to_string(s.min_bytes));
+  if (s.cluster.empty())
+    return compute_busbw(s.ranks, s.bw_gbps, s.alpha_us, s.min_bytes, max_bytes, s.pipeline);
+  return compute_nccl_busbw(s.cluster, s.proto, s.channels, s.min_bytes, max_bytes);
 }
 
 }  // namespace commlab::views

@@ -33,4 +33,26 @@ std::vector<BusbwSeries> compute_busbw(int ranks, double bw_gbps, double alpha_u
 std::vector<BusbwSeries> compute_nccl_busbw(const std::string& cluster, const std::string& proto,
                                             int channels, uint64_t min_bytes, uint64_t max_bytes);
 
+// The Throughput page's controls, defaults as it opens: a flat network of `ranks` links of
+// `bw_gbps` GB/s and `alpha_us` latency, or (`cluster` set) that cluster as NCCL runs it.
+struct ThroughputSettings {
+  std::string cluster;  // empty: the flat network; else a cluster spec (NCCL mode)
+  int ranks = 8;
+  double bw_gbps = 25;  // GB/s per rank (25 GB/s = a 200 Gb/s NIC)
+  double alpha_us = 5;
+  PipelineConfig pipeline = {};
+  std::string proto = "auto";  // NCCL mode
+  int channels = 0;            // NCCL mode; 0: the tuner's choice
+  uint64_t min_bytes = 1024;
+  uint64_t max_bytes = 0;  // 0: what the page draws, 256 MiB flat, 1 GiB NCCL
+  uint64_t largest_bytes() const {
+    return max_bytes ? max_bytes : cluster.empty() ? 256ull << 20 : 1ull << 30;
+  }
+  bool operator==(const ThroughputSettings&) const = default;
+};
+
+// compute_busbw or compute_nccl_busbw, as the settings say (throws what they throw, and
+// std::invalid_argument for min_bytes of 0 or above the largest size).
+std::vector<BusbwSeries> compute_throughput(const ThroughputSettings& settings);
+
 }  // namespace commlab::views

@@ -185,44 +185,48 @@ void BusbwView::schedule_recompute() {
   debounce_->start();
 }
 
+views::ThroughputSettings BusbwView::settings() const {
+  views::ThroughputSettings s;
+  s.cluster = cluster_->currentData().toString().toStdString();
+  s.ranks = ranks_->value();
+  s.bw_gbps = bw_->value();
+  s.alpha_us = alpha_->value();
+  s.pipeline = {static_cast<uint64_t>(slice_kib_->value()) << 10,
+                static_cast<uint64_t>(chunk_kib_->value()) << 10};
+  s.proto = proto_->currentText().toStdString();
+  s.channels = channels_->value();
+  return s;  // sizes: the page's, 1 KiB to 256 MiB flat or 1 GiB in NCCL mode
+}
+
 void BusbwView::recompute() {
   update_controls();
-  const int ranks = ranks_->value();
-  const double bw = bw_->value(), alpha = alpha_->value();
-  const PipelineConfig pipeline{static_cast<uint64_t>(slice_kib_->value()) << 10,
-                                static_cast<uint64_t>(chunk_kib_->value()) << 10};
-  const std::string cluster = cluster_->currentData().toString().toStdString();
-  const std::string proto = proto_->currentText().toStdString();
-  const int channels = channels_->value();
+  const views::ThroughputSettings settings = this->settings();
   const int generation = ++generation_;
   ++pending_;
   status_->setText("computing...");
   QPointer<BusbwView> self(this);
-  QThreadPool::globalInstance()->start(
-      [self, ranks, bw, alpha, pipeline, cluster, proto, channels, generation] {
-        // An exception must not escape into the thread pool (it would terminate the process): a
-        // failed computation shows as no series, and says why.
-        std::vector<BusbwSeries> result;
-        QString error;
-        try {
-          result = cluster.empty()
-                       ? views::compute_busbw(ranks, bw, alpha, 1024, 256ull << 20, pipeline)
-                       : views::compute_nccl_busbw(cluster, proto, channels, 1024, 1ull << 30);
-        } catch (const std::exception& e) {
-          result.clear();
-          error = QString::fromUtf8(e.what());
-        }
-        QMetaObject::invokeMethod(qApp, [self, result, error, generation] {
-          if (!self) return;
-          --self->pending_;
-          if (generation != self->generation_) return;
-          if (!error.isEmpty()) {
-            self->status_->setText(error + "; the chart shows the last settings that ran");
-            return;
-          }
-          self->show_result(result);
-        });
-      });
+  QThreadPool::globalInstance()->start([self, settings, generation] {
+    // An exception must not escape into the thread pool (it would terminate the process): a
+    // failed computation shows as no series, and says why.
+    std::vector<BusbwSeries> result;
+    QString error;
+    try {
+      result = views::compute_throughput(settings);
+    } catch (const std::exception& e) {
+      result.clear();
+      error = QString::fromUtf8(e.what());
+    }
+    QMetaObject::invokeMethod(qApp, [self, result, error, generation] {
+      if (!self) return;
+      --self->pending_;
+      if (generation != self->generation_) return;
+      if (!error.isEmpty()) {
+        self->status_->setText(error + "; the chart shows the last settings that ran");
+        return;
+      }
+      self->show_result(result);
+    });
+  });
 }
 
 // One scatter series per distinct choice (algorithm and protocol) on the NCCL curve's points: the

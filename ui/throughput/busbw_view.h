@@ -37,6 +37,9 @@ class BusbwView : public QWidget, public Exportable {
   // Chooses the cluster at `index` (recomputes); false, and nothing changes, outside
   // [0, cluster_count()).
   bool choose_cluster(int index);
+  // What the controls say now (compute_throughput's input) and the curves the chart shows.
+  views::ThroughputSettings settings() const;
+  const std::vector<BusbwSeries>& series() const { return last_; }
 
   QString export_name() const override { return "busbw"; }
   QSize export_size() const override;

@@ -1,0 +1,119 @@
+// `commlab-cli view PAGE` (issue 34, outcome 4): what a GUI page draws, as JSON on stdout or in
+// --out; a bad flag is one line naming it, exit 2.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "support/cli_runner.h"
+
+namespace commlab {
+namespace {
+
+using nlohmann::json;
+using testing::run_cli;
+
+TEST(ViewCli, TeachingRingOnFourRanksHasSevenFrames) {
+  const auto o = run_cli("view teaching --ranks 4");
+  ASSERT_EQ(o.code, 0) << o.err;
+  const json d = json::parse(o.out);
+  EXPECT_EQ(d["page"], "teaching");
+  // 2(N-1) = 6 ring steps and frame 0.
+  ASSERT_EQ(d["frames"].size(), 7u);
+  for (const json& rank : d["frames"][6]["masks"])
+    for (const json& cell : rank) EXPECT_EQ(cell, 0b1111u);
+}
+
+TEST(ViewCli, DefaultsAreWhatThePageShowsWhenTheAppOpens) {
+  const auto o = run_cli("view topology");
+  ASSERT_EQ(o.code, 0) << o.err;
+  const json d = json::parse(o.out);
+  EXPECT_EQ(d["settings"]["cluster"], "fattree:k=4");
+  EXPECT_EQ(d["settings"]["message_bytes"], 64u << 20);
+  EXPECT_EQ(d["ranks"], 16);
+  // Same settings, same document: no wall-clock time in it.
+  EXPECT_EQ(run_cli("view topology").out, o.out);
+}
+
+TEST(ViewCli, FlagsReachTheEngine) {
+  const auto o = run_cli("view topology --algorithm tree --bytes 1M --step 2");
+  ASSERT_EQ(o.code, 0) << o.err;
+  const json d = json::parse(o.out);
+  EXPECT_EQ(d["settings"]["algorithm"], "tree");
+  EXPECT_EQ(d["settings"]["message_bytes"], 1u << 20);
+  EXPECT_EQ(d["step"], 2);
+  const auto t = run_cli("view throughput --ranks 4 --min-bytes 1M --max-bytes 4M");
+  ASSERT_EQ(t.code, 0) << t.err;
+  const json j = json::parse(t.out);
+  EXPECT_EQ(j["settings"]["ranks"], 4);
+  EXPECT_EQ(j["series"][0]["points"].size(), 3u);  // 1, 2, 4 MiB
+}
+
+TEST(ViewCli, WorkloadWithSmallSettingsNamesItsTitle) {
+  const auto o =
+      run_cli("view workload --model gpt-7b --dp 1 --tp 2 --pp 2 --global-batch 4 --max-ranks 2");
+  ASSERT_EQ(o.code, 0) << o.err;
+  const json d = json::parse(o.out);
+  EXPECT_NE(d["title"].get<std::string>().find("dp 1 x tp 2 x pp 2"), std::string::npos)
+      << d["title"];
+  EXPECT_GT(d["iteration_s"].get<double>(), 0);
+  EXPECT_FALSE(d["lanes"].empty());
+}
+
+TEST(ViewCli, OutWritesTheSameDocument) {
+  const std::string path = ::testing::TempDir() + "/view_cli_" + std::to_string(getpid()) + ".json";
+  const auto o = run_cli("view teaching --ranks 3 --out " + path);
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_TRUE(o.out.empty());
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_EQ(text.str(), run_cli("view teaching --ranks 3").out);
+  std::remove(path.c_str());
+}
+
+struct Refused {
+  const char* args;
+  const char* message;  // the whole of stderr after "commlab-cli: "
+};
+
+TEST(ViewCli, BadFlagsExitTwoNamingTheFlag) {
+  const Refused kRefused[] = {
+      {"view teaching --ranks 9", "--ranks: Value 9 not in range 2 to 8 (see --help)"},
+      {"view teaching --trim-rate nan",
+       "--trim-rate: expected a finite number, got nan (see --help)"},
+      {"view teaching --iteration -1",
+       "--iteration: Value -1 not in range 0 to 9007199254740992 (see --help)"},
+      {"view teaching --algorithm tree --skip 1",
+       "--skip: SkipReduce runs on --algorithm ring, not tree, got 1"},
+      {"view teaching --skip 4", "--skip: ring on 4 ranks skips at most 3 steps (N-1), got 4"},
+      {"view topology --bytes 3", "--bytes: expected a byte size in [4B, 1T], got '3'"},
+      {"view topology --algorithm foo",
+       "--algorithm: foo not in {ring,tree,hd,direct} (see --help)"},
+      {"view throughput --min-bytes 1M --max-bytes 1K",
+       "--max-bytes: expected a byte size in [1M, 1T], got '1K'"},
+      {"view throughput --proto ll", "--proto requires --cluster (see --help)"},
+      {"view workload --gbps 0",
+       "--gbps: Value 0 not in range 1.000000 to 3200.000000 (see --help)"},
+      {"view", "view: expected a page: topology, teaching, workload or throughput"}};
+  for (const Refused& r : kRefused) {
+    const auto o = run_cli(r.args);
+    EXPECT_EQ(o.code, 2) << r.args;
+    EXPECT_EQ(o.err, std::string("commlab-cli: ") + r.message + "\n") << r.args;
+    EXPECT_TRUE(o.out.empty()) << r.args;
+  }
+}
+
+TEST(ViewCli, WhatTheEngineRefusesExitsTwo) {
+  const auto o = run_cli("view topology --cluster nope:k=1");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("nope"), std::string::npos) << o.err;
+  const auto w = run_cli("view workload --model no-such-model");
+  EXPECT_EQ(w.code, 2);
+  EXPECT_NE(w.err.find("no-such-model"), std::string::npos) << w.err;
+}
+
+}  // namespace
+}  // namespace commlab
