@@ -133,9 +133,10 @@ void netzip(Report& r, const Options& o) {
   r.row("CommLab lossless codec, activations", "n/a", "", fmt(ratio_of(act.doc, "commlab")),
         act.codec_cmd,
         "bit-exact; zstd -19 on the same bytes: " + fmt(ratio_of(act.doc, "zstd-19")));
-  // GPT-3 175B on NetZIP's 512-GPU cluster, replayed as a graph per rank (workload/catalog_graph.h:
-  // DP buckets overlap the backward, all-gathers the forward), then the settings that move the
-  // saving, one at a time, so the gap to the paper's 35% is accounted for.
+  // GPT-3 175B on NetZIP's 512-GPU cluster, replayed as a graph per rank
+  // (workload/catalog/catalog_graph.h: DP buckets overlap the backward, all-gathers the forward),
+  // then the settings that move the saving, one at a time, so the gap to the paper's 35% is
+  // accounted for.
   auto saving_row = [&](const std::string& quantity, const std::string& args,
                         const std::string& note) {
     const std::string wl = "workload --catalog gpt3-175b " + args + " --json";

@@ -1,6 +1,6 @@
 // commlab-cli workload: iteration time of a catalog workload (GPT-3 175B, Llama-3, Mixtral, ...)
 // or of a Chakra execution trace on a cluster. The default engine generates the iteration as a
-// graph per rank (workload/catalog_graph.h) and replays it (workload/scheduler.h): overlap,
+// graph per rank (workload/catalog/catalog_graph.h) and replays it (workload/scheduler.h): overlap,
 // pipeline bubbles and all-to-alls as they happen; `--engine sum` keeps the closed form that
 // counts every message fully exposed. Both time the run twice: as is, and with the techniques.
 #include <algorithm>
@@ -14,14 +14,14 @@
 #include "cli/util/network_util.h"
 #include "collective/codec_wire.h"
 #include "network/analytical.h"
-#include "scenario/catalog/catalog_run.h"
-#include "scenario/catalog/workload_timing.h"
+#include "scenario/run/catalog_run.h"
 #include "scenario/scenario.h"
 #include "topology/gpu_presets.h"
 #include "topology/topology.h"
-#include "workload/catalog_graph.h"
+#include "workload/catalog/catalog_graph.h"
 #include "workload/chakra_trace.h"
 #include "workload/scheduler.h"
+#include "workload/workload_timing.h"
 
 namespace commlab::cli {
 namespace {

@@ -39,7 +39,7 @@ struct WorkloadConfig {
   std::string catalog = "gpt3-175b";  // catalog workload name (kind = catalog)
   int dp = 0, tp = 1, pp = 1;         // catalog parallelism; dp 0: ranks / (tp * pp)
   std::string tensor_source = "gaussian";  // where catalog (and trace) codec ratios are measured
-  // Catalog graphs (workload/catalog_graph.h) and traces (kind = trace).
+  // Catalog graphs (workload/catalog/catalog_graph.h) and traces (kind = trace).
   WorkloadEngine engine = WorkloadEngine::kGraph;  // replay per-rank graphs, or the closed form
   std::string trace;                               // DIR/PREFIX of a Chakra trace (kind = trace)
   // kind = trace: the communicator-group file; "": PREFIX.comm_groups.json, else PREFIX.json

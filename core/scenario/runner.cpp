@@ -11,7 +11,7 @@
 #include "exec/runs/rank_trainer.h"
 #include "network/analytical.h"
 #include "network/packet_backend.h"
-#include "scenario/catalog/catalog_run.h"
+#include "scenario/run/catalog_run.h"
 #include "scenario/run/collective_reducer.h"
 #include "scenario/run/compressed_reducer.h"
 #include "scenario/run/fork.h"

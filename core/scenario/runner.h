@@ -1,6 +1,6 @@
 #pragma once
 // Executes one RunConfig: builds the cluster and backend, the workload (a trained model with its
-// data set; or a catalog workload, time plane only: scenario/catalog/catalog_run.h), the
+// data set; or a catalog workload, time plane only: scenario/run/catalog_run.h), the
 // data-parallel trainer, and the gradient reducer that runs the configured collective with its
 // codec / SkipReduce / trimming on the real gradient bytes. Samples go to the caller one iteration
 // at a time, so the CLI writers and the GUI bridge observe the same stream.

@@ -248,7 +248,7 @@ ConfigProblems check_run(const RunConfig& c, ClusterCache& cache) {
     else if (w.dp == 0 && t.ranks % tp_pp != 0)
       add("workload.tp", "training.ranks (" + str(t.ranks) + ") is not a multiple of tp * pp (" +
                              str(tp_pp) + ")");
-    // Catalog and trace runs are time plane only (scenario/catalog/catalog_run.h).
+    // Catalog and trace runs are time plane only (scenario/run/catalog_run.h).
     if (tech.trimming.enabled)
       add("techniques.trimming.enabled",
           "catalog workloads have no packets to trim; use workload.kind train");
@@ -292,7 +292,7 @@ ConfigProblems check_run(const RunConfig& c, ClusterCache& cache) {
     add(skip_path,
         "SkipReduce needs collective.algorithm " + skipping_algorithms_text() + ", got " + algo);
   // The skip a ratio gives is checked too: round(ratio * N) is N at ratio 1. A catalog model skips
-  // steps of its data-parallel ring (scenario/catalog/catalog_run.cpp), of dp ranks.
+  // steps of its data-parallel ring (scenario/run/catalog_run.cpp), of dp ranks.
   const long long tp_pp = static_cast<long long>(c.workload.tp) * c.workload.pp;
   const int ring = c.workload.kind != WorkloadKind::kCatalog ? t.ranks
                    : c.workload.dp > 0                       ? c.workload.dp

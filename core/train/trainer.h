@@ -10,7 +10,7 @@
 #include <span>
 #include <vector>
 
-#include "train/catalog/compute_model.h"
+#include "train/compute_model.h"
 #include "train/data/sampler.h"
 #include "train/dataset.h"
 #include "train/eval_schedule.h"

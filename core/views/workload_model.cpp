@@ -9,11 +9,11 @@
 
 #include "collective/codec_wire.h"
 #include "network/analytical.h"
-#include "scenario/catalog/workload_timing.h"
 #include "topology/builders.h"
-#include "train/catalog/catalog.h"
-#include "workload/catalog_graph.h"
+#include "workload/catalog/catalog.h"
+#include "workload/catalog/catalog_graph.h"
 #include "workload/chakra_trace.h"
+#include "workload/workload_timing.h"
 
 namespace commlab::views {
 

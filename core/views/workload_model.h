@@ -9,18 +9,18 @@
 
 #include "collective/codec_wire.h"
 #include "network/analytical.h"
-#include "scenario/catalog/workload_timing.h"
 #include "topology/routing.h"
 #include "topology/topology.h"
 #include "workload/graph.h"
 #include "workload/scheduler.h"
+#include "workload/workload_timing.h"
 
 namespace commlab::views {
 
 struct WorkloadSettings {
   enum class Source { kCatalog, kTrace };
   Source source = Source::kCatalog;
-  std::string model = "llama3-8b";  // catalog key (train/catalog/catalog.h)
+  std::string model = "llama3-8b";  // catalog key (workload/catalog/catalog.h)
   std::string trace_prefix;         // DIR/PREFIX of PREFIX.RANK.et files
   int dp = 2, tp = 2, pp = 4;
   int micro_batch = 1, global_batch = 16;

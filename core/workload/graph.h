@@ -44,7 +44,7 @@ struct Node {
   CommKind comm = CommKind::kOther;  // communication nodes
   uint8_t stream = kComputeStream;
   // Compute: duration_s >= 0 is the duration; otherwise the roofline of flops and mem_bytes
-  // (train/catalog/compute_model.h). Communication: kept from a trace (commlab_duration), not
+  // (train/compute_model.h). Communication: kept from a trace (commlab_duration), not
   // used for timing.
   double duration_s = -1;
   union {

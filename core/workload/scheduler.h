@@ -16,7 +16,7 @@
 #include "collective/plan.h"
 #include "collective/skip.h"
 #include "network/backend.h"
-#include "train/catalog/compute_model.h"
+#include "train/compute_model.h"
 #include "workload/graph.h"
 
 namespace commlab::workload {

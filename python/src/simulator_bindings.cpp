@@ -1,7 +1,7 @@
 // Simulator entry points: the time of a collective on a cluster (what `commlab-cli collective
 // --time-only` computes per size, without NCCL mode), the iteration time of a catalog workload
 // (what `commlab-cli workload` computes), and DDP's overlap of a step's compute and buckets
-// (train/catalog/compute_model.h), to predict a data-parallel iteration from measured layers.
+// (train/compute_model.h), to predict a data-parallel iteration from measured layers.
 
 #include <stdexcept>
 
@@ -10,11 +10,11 @@
 #include "cli/util/network_util.h"
 #include "collective/algorithms.h"
 #include "collective/executor.h"
-#include "scenario/catalog/workload_timing.h"
 #include "topology/gpu_presets.h"
 #include "topology/topology.h"
-#include "workload/catalog_graph.h"
+#include "workload/catalog/catalog_graph.h"
 #include "workload/scheduler.h"
+#include "workload/workload_timing.h"
 
 namespace commlab::python {
 

@@ -1,7 +1,7 @@
-// Catalog workloads as runs (scenario/catalog/catalog_run.h): the RunSession's samples and summary
-// are the workload timing of scenario/catalog/workload_timing.h, repeated per iteration, with the
+// Catalog workloads as runs (scenario/run/catalog_run.h): the RunSession's samples and summary
+// are the workload timing of workload/workload_timing.h, repeated per iteration, with the
 // run's codec ratio measured on real bytes and SkipReduce on the DP reduce-scatter.
-#include "scenario/catalog/catalog_run.h"
+#include "scenario/run/catalog_run.h"
 
 #include <gtest/gtest.h>
 
@@ -13,8 +13,8 @@
 #include "scenario/runner.h"
 #include "scenario/scenario.h"
 #include "topology/presets.h"
-#include "train/catalog/catalog.h"
-#include "workload/catalog_graph.h"
+#include "workload/catalog/catalog.h"
+#include "workload/catalog/catalog_graph.h"
 #include "workload/chakra_trace.h"
 #include "workload/scheduler.h"
 

@@ -10,7 +10,7 @@
 #include "scenario/scenario.h"
 #include "topology/gpu_presets.h"
 #include "topology/presets.h"
-#include "train/catalog/catalog.h"
+#include "workload/catalog/catalog.h"
 
 namespace commlab {
 namespace {

@@ -22,7 +22,7 @@
 #include "gantt_canvas.h"
 #include "routing_text.h"
 #include "scenario/config_enums.h"
-#include "train/catalog/catalog.h"
+#include "workload/catalog/catalog.h"
 
 namespace commlab::ui {
 

@@ -23,7 +23,7 @@
 #include "network/backend.h"
 #include "scenario/run/collective_reducer.h"
 #include "scenario/run_config.h"
-#include "train/catalog/compute_model.h"
+#include "train/compute_model.h"
 #include "train/reducer.h"
 
 namespace commlab {

@@ -1,6 +1,6 @@
 #pragma once
 // Proxy timing (workload.time_as): the data plane trains the run's small model on real data while
-// each iteration is timed as a catalog model (train/catalog/proxy_model.h) would be on the
+// each iteration is timed as a catalog model (workload/catalog/proxy_model.h) would be on the
 // cluster, so time-to-accuracy is measured in the regime the papers ran (VGG-19 on 8 GPUs,
 // BERT-large, Llama-3.2 1B) with the convergence of a model that trains here:
 // - compute: the proxy's layers at the run's per-rank batch (training.global_batch / ranks
@@ -21,9 +21,9 @@
 #include "network/backend.h"
 #include "scenario/run/collective_reducer.h"
 #include "scenario/run_config.h"
-#include "train/catalog/compute_model.h"
-#include "train/catalog/proxy_model.h"
+#include "train/compute_model.h"
 #include "train/trainer.h"
+#include "workload/catalog/proxy_model.h"
 
 namespace commlab {
 

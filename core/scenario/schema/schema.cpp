@@ -12,8 +12,8 @@
 
 #include "codec/codec.h"
 #include "numeric/tensor_gen.h"
-#include "train/catalog/catalog.h"
-#include "train/catalog/proxy_model.h"
+#include "workload/catalog/catalog.h"
+#include "workload/catalog/proxy_model.h"
 
 namespace commlab {
 namespace {

@@ -18,7 +18,7 @@
 #include "codec/codec.h"
 #include "scenario/scenario.h"
 #include "scenario/schema.h"
-#include "train/catalog/catalog.h"
+#include "workload/catalog/catalog.h"
 
 namespace commlab::ui {
 

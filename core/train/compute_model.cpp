@@ -1,4 +1,4 @@
-#include "train/catalog/compute_model.h"
+#include "train/compute_model.h"
 
 #include <algorithm>
 #include <stdexcept>

@@ -1,4 +1,4 @@
-#include "train/catalog/catalog.h"
+#include "workload/catalog/catalog.h"
 
 #include <gtest/gtest.h>
 

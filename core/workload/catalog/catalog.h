@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "train/catalog/compute_model.h"
+#include "train/compute_model.h"
 
 namespace commlab {
 

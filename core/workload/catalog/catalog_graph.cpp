@@ -1,4 +1,4 @@
-#include "workload/catalog_graph.h"
+#include "workload/catalog/catalog_graph.h"
 
 #include <algorithm>
 #include <map>
@@ -28,7 +28,7 @@ Costs costs_of(const TransformerSpec& s, const CatalogGraphOptions& o) {
   const double mlp = mlp_parameter_count(s);
   const int local_experts = s.moe() ? s.experts / o.ep : 1;
   Costs c;
-  // Forward FLOPs (train/catalog/catalog.h): 2 per weight a token meets, + 4*seq*h of attention
+  // Forward FLOPs (workload/catalog/catalog.h): 2 per weight a token meets, + 4*seq*h of attention
   // scores and weighted values; a MoE token meets top_k experts (balanced routing).
   c.attn_flops = tokens * (2 * (attn + dense_rest) + 4.0 * s.seq * h) / tp;
   c.mlp_flops = tokens * 2 * mlp * (s.moe() ? s.top_k : 1) / tp;

@@ -1,6 +1,6 @@
 #pragma once
 // Iteration time of a catalog workload (GPT-3 175B, Llama-3, ...) at real scale: every message the
-// parallelism sends (train/catalog/catalog.h) is timed as a collective on the cluster's network,
+// parallelism sends (workload/catalog/catalog.h) is timed as a collective on the cluster's network,
 // with all groups of one kind running concurrently so they share links as they would. Ranks are
 // laid out tp-innermost (a TP group sits in one server, on NVLink), then pp, then dp.
 #include <functional>
@@ -10,8 +10,8 @@
 #include "network/analytical.h"
 #include "network/backend.h"
 #include "topology/routing.h"
-#include "train/catalog/catalog.h"
-#include "train/catalog/compute_model.h"
+#include "train/compute_model.h"
+#include "workload/catalog/catalog.h"
 #include "workload/scheduler.h"
 
 namespace commlab {

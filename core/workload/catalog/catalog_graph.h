@@ -1,5 +1,5 @@
 #pragma once
-// A catalog transformer (train/catalog/catalog.h) as a workload graph, one DAG per rank, the way
+// A catalog transformer (workload/catalog/catalog.h) as a workload graph, one DAG per rank, the way
 // Megatron runs it: tensor parallelism inside a block (two all-reduces forward, two backward), a
 // 1F1B pipeline over the stages (activations and their gradients as send/recv), expert parallelism
 // for MoE blocks (dispatch and combine all-to-alls), and data parallelism as gradient buckets that
@@ -9,7 +9,7 @@
 // every modelling choice.
 #include <cstdint>
 
-#include "train/catalog/catalog.h"
+#include "workload/catalog/catalog.h"
 #include "workload/graph.h"
 
 namespace commlab::workload {

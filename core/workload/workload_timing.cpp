@@ -1,4 +1,4 @@
-#include "scenario/catalog/workload_timing.h"
+#include "workload/workload_timing.h"
 
 #include <cmath>
 #include <stdexcept>

@@ -1,4 +1,4 @@
-#include "scenario/catalog/catalog_run.h"
+#include "scenario/run/catalog_run.h"
 
 #include <cmath>
 #include <stdexcept>
@@ -11,9 +11,9 @@
 #include "scenario/config_problem.h"
 #include "topology/gpu_presets.h"
 #include "topology/presets.h"
-#include "train/catalog/catalog.h"
 #include "train/layers/model_gradients.h"
-#include "workload/catalog_graph.h"
+#include "workload/catalog/catalog.h"
+#include "workload/catalog/catalog_graph.h"
 #include "workload/chakra_trace.h"
 #include "workload/scheduler.h"
 

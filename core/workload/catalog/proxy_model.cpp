@@ -1,8 +1,8 @@
-#include "train/catalog/proxy_model.h"
+#include "workload/catalog/proxy_model.h"
 
 #include <stdexcept>
 
-#include "train/catalog/catalog.h"
+#include "workload/catalog/catalog.h"
 
 namespace commlab {
 
@@ -51,7 +51,7 @@ ProxyModel transformer_proxy(const std::string& catalog_name, int64_t seq) {
   ProxyModel m;
   m.name = s.name;
   m.display = s.display;
-  m.source = "workload catalog (train/catalog/catalog.cpp), " + std::to_string(s.seq) +
+  m.source = "workload catalog (workload/catalog/catalog.cpp), " + std::to_string(s.seq) +
              " tokens per sample";
   const double tokens = static_cast<double>(s.seq);
   const double h = static_cast<double>(s.hidden);

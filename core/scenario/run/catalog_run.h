@@ -1,16 +1,16 @@
 #pragma once
 // A catalog workload run (workload.kind = catalog): GPT-3 175B, Llama-3, ... at real scale are far
 // too big to train here, so their runs live on the time plane only. Every message the
-// parallelism sends is timed once on the cluster's network (workload_timing.h) with the run's
-// techniques (a codec's ratio measured on real bytes of workload.tensor_source, SkipReduce on DP
-// reduce-scatter); each iteration then costs the same, and its samples carry the time split but no
-// loss (NaN) and no byte count (0), so the GUI and the CLI chart catalog and trained runs with the
-// same code.
+// parallelism sends is timed once on the cluster's network (workload/workload_timing.h) with the
+// run's techniques (a codec's ratio measured on real bytes of workload.tensor_source, SkipReduce on
+// DP reduce-scatter); each iteration then costs the same, and its samples carry the time split but
+// no loss (NaN) and no byte count (0), so the GUI and the CLI chart catalog and trained runs with
+// the same code.
 #include <string>
 
-#include "scenario/catalog/workload_timing.h"
 #include "scenario/run_config.h"
 #include "train/trainer.h"
+#include "workload/workload_timing.h"
 
 namespace commlab {
 
