@@ -1,5 +1,6 @@
 # docs/architecture.md is drawn from the build: its target table has a row for every core module,
-# and the core modules a row says it "depends on" are exactly the module's DEPS. Fails naming the
+# the core modules a row says it "depends on" are exactly the module's DEPS, and its folder cell
+# names every subfolder of the module as a room. Fails naming the
 # row that drifted. Run by ctest: cmake -DSOURCE_DIR=... -DLAYERS=... -P architecture_doc_check.cmake
 cmake_minimum_required(VERSION 3.20)  # policies of this era: if(IN_LIST), list() keeps empty cells
 include(${CMAKE_CURRENT_LIST_DIR}/core_deps.cmake)
@@ -25,7 +26,16 @@ foreach(module IN LISTS LAYERS)
   endif()
   # | target | folder | depends on | what it holds |
   string(REPLACE "|" ";" cells "${row}")
+  list(GET cells 2 folder)
   list(GET cells 3 depends_on)
+  # Every subfolder of core/<module> is a room the folder cell names ("rooms: plans/, nccl/").
+  file(GLOB entries LIST_DIRECTORIES true ${SOURCE_DIR}/core/${module}/*)
+  foreach(entry IN LISTS entries)
+    get_filename_component(room ${entry} NAME)
+    if(IS_DIRECTORY ${entry} AND NOT folder MATCHES "[ ,:]${room}/")
+      string(APPEND problems "`commlab_${module}`: the folder cell does not name the room ${room}/\n")
+    endif()
+  endforeach()
   string(REGEX MATCHALL "[a-z_]+" words "${depends_on}")
   set(documented "")
   foreach(w IN LISTS words)
@@ -45,4 +55,4 @@ endforeach()
 if(problems)
   message(FATAL_ERROR "docs/architecture.md disagrees with the build:\n${problems}")
 endif()
-message(STATUS "docs/architecture.md: ${modules} core modules, each row's dependencies as built")
+message(STATUS "docs/architecture.md: ${modules} core modules, each row's dependencies and rooms as built")

@@ -13,9 +13,10 @@
 #include "cli/util/network_util.h"
 #include "collective/algorithms.h"
 #include "collective/codec_wire.h"
-#include "collective/executor.h"
 #include "collective/nccl/nccl_run.h"
 #include "collective/reference.h"
+#include "collective/simulated_executor.h"
+#include "exec/calibration.h"
 #include "io/size_parse.h"
 #include "scenario/scenario.h"
 #include "topology/topology.h"
@@ -78,6 +79,9 @@ int run(const CollectiveOptions& o) {
   if (parse_exec_flag(o.exec) == ExecutionMode::kMpi) return run_collective_mpi(o);
   auto [min_bytes, max_bytes] = parse_size_range(o.sizes);
   std::unique_ptr<NetworkBackend> backend = make_backend(o.net, o.ranks);
+  // A cluster file from `calibrate` is timed here by its nodes and links; its calibration block
+  // is checked as --exec mpi checks it, so a malformed block is refused rather than ignored.
+  if (!o.net.cluster.empty()) exec::read_calibration(o.net.cluster);
   apply_routing(*backend, o.routing);
   const int ranks = backend->topology().ranks();
   CollectiveOp op = parse_op(o.op);

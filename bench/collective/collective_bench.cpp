@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "collective/algorithms.h"
-#include "collective/executor.h"
+#include "collective/simulated_executor.h"
 
 namespace commlab {
 namespace {

@@ -3,8 +3,8 @@
 // buffer. Per step it sends the real chunk bytes of the transfers it is the source of and receives
 // those it is the destination of (non-blocking MPI point-to-point under the runtime's watchdog),
 // then decodes and reduces them in plan order: the same order as the simulated data plane
-// (collective/executor.h), so the buffer is bit-identical to execute_plan's for the same plan,
-// codec and seed. Steps are bulk-synchronous (no slicing): compare with a plan whose
+// (collective/simulated_executor.h), so the buffer is bit-identical to execute_plan's for the same
+// plan, codec and seed. Steps are bulk-synchronous (no slicing): compare with a plan whose
 // PipelineConfig has slice_bytes = 0.
 #include <cstdint>
 #include <span>

@@ -3,7 +3,7 @@
 // which transfers of a step it sends and receives, the wire bytes it sends (encoded, and cut where
 // a switch would trim), and the decode-and-reduce of what it received, in plan order. The MPI
 // executor (exec/mpi_executor.h) and the PyTorch hooks (python/) move the bytes; both produce the
-// buffer execute_plan (collective/executor.h) produces for the same plan, codec and seed.
+// buffer execute_plan (collective/simulated_executor.h) produces for the same plan, codec and seed.
 #include <cstddef>
 #include <cstdint>
 #include <span>

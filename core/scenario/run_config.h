@@ -18,7 +18,9 @@ struct ClusterConfig {
   double mfu = 0.4;           // model FLOPs utilisation of the compute model
 };
 
-struct PacketConfigSpec {
+// The scenario's `packet` section (a *Section is one section of the file as written; the engine's
+// own settings are network/packet_config.h's PacketConfig, collective's SkipConfig, ...).
+struct PacketSection {
   uint32_t mtu = 4096;         // payload bytes per packet
   uint32_t queue_packets = 8;  // data-queue threshold per port before admission acts
   Admission admission = Admission::kTrim;
@@ -93,7 +95,7 @@ struct CollectiveConfig {
   int ranks_per_node = 0;          // hier; 0: from the cluster
 };
 
-struct SkipConfigSpec {
+struct SkipReduceSection {
   int skip = 0;                             // s; or use ratio
   double ratio = 0;                         // s = round(ratio * ranks) when skip is 0
   SkipPolicy policy = SkipPolicy::kRandom;  // collective/skip.h
@@ -105,7 +107,7 @@ struct SkipConfigSpec {
   uint64_t min_elements = 100000;
 };
 
-struct TrimConfigSpec {
+struct TrimmingSection {
   bool enabled = false;
   trim::TrimEncoding encoding = trim::TrimEncoding::kEden;
   int head_bits = 1;
@@ -118,12 +120,12 @@ struct TrimConfigSpec {
 
 // Gradient-compression baselines with error feedback (compress/, issue 22): they replace the
 // collective's all-reduce, so neither combines with skipreduce, trimming or a codec.
-struct TopKConfigSpec {
+struct TopKSection {
   bool enabled = false;
   double fraction = 0.01;  // k = ceil(fraction * bucket size) (index, value) pairs per rank
 };
 
-struct PowerSgdConfigSpec {
+struct PowerSgdSection {
   bool enabled = false;
   int rank = 4;  // rank of the P Q^T approximation
 };
@@ -132,10 +134,10 @@ struct TechniquesConfig {
   std::string codec =
       "none";  // none or a codec name from codec/codec.h (netzip-paper, commlab, ...)
   CodecPlacement codec_placement = CodecPlacement::kNic;  // where codec time is charged
-  SkipConfigSpec skipreduce;
-  TrimConfigSpec trimming;
-  TopKConfigSpec topk;
-  PowerSgdConfigSpec powersgd;
+  SkipReduceSection skipreduce;
+  TrimmingSection trimming;
+  TopKSection topk;
+  PowerSgdSection powersgd;
 };
 
 struct RunConfig {
@@ -148,7 +150,7 @@ struct RunConfig {
   // by `mpirun -np <training.ranks> commlab-cli run ...` (exec/runs/rank_trainer.h).
   ExecutionMode execution = ExecutionMode::kSimulated;
   ClusterConfig cluster;
-  PacketConfigSpec packet;
+  PacketSection packet;
   WorkloadConfig workload;
   TrainingConfig training;
   CollectiveConfig collective;

@@ -73,7 +73,7 @@ uint32_t effective_trim_bytes(const RunConfig& config);
 // background_load too (an "onoff:LOAD" would say it twice and is refused). Throws
 // std::invalid_argument for a pattern the packet backend cannot run; the scenario checks call it,
 // so a bad pattern is refused by validate, not minutes into a run.
-TrafficSpec background_traffic(const PacketConfigSpec& packet);
+TrafficSpec background_traffic(const PacketSection& packet);
 // Queue-mode multi-level trimming: the wire size of each techniques.trimming.levels entry, packet
 // header included (the 64 B header + trim header + levels[i] head planes of a full packet); what
 // the switch cuts a packet to at each level (PacketConfig::trim_level_bytes). Empty when trimming

@@ -116,7 +116,7 @@ std::vector<std::pair<const char*, std::string>> sharding_problems(const RunConf
 
 }  // namespace
 
-TrafficSpec background_traffic(const PacketConfigSpec& packet) {
+TrafficSpec background_traffic(const PacketSection& packet) {
   const bool onoff = packet.background == "onoff";
   if (packet.background.rfind("onoff:", 0) == 0)
     throw std::invalid_argument("'" + packet.background +
@@ -436,7 +436,7 @@ uint32_t head_trim_bytes(const RunConfig& c) {
 }
 
 std::vector<uint32_t> trim_level_bytes(const RunConfig& c) {
-  const TrimConfigSpec& t = c.techniques.trimming;
+  const TrimmingSection& t = c.techniques.trimming;
   std::vector<uint32_t> out;
   if (!t.enabled || t.mode != TrimMode::kQueue || t.levels.empty()) return out;
   try {
@@ -459,7 +459,7 @@ uint32_t effective_trim_bytes(const RunConfig& c) {
 }
 
 int skipreduce_skip(const RunConfig& c) {
-  const SkipConfigSpec& k = c.techniques.skipreduce;
+  const SkipReduceSection& k = c.techniques.skipreduce;
   return k.skip > 0 ? k.skip : static_cast<int>(std::lround(k.ratio * c.training.ranks));
 }
 

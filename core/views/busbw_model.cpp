@@ -3,8 +3,8 @@
 #include <stdexcept>
 
 #include "collective/algorithms.h"
-#include "collective/executor.h"
 #include "collective/nccl/nccl_run.h"
+#include "collective/simulated_executor.h"
 #include "network/analytical.h"
 #include "topology/builders.h"
 #include "topology/presets.h"

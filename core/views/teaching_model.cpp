@@ -10,7 +10,7 @@
 
 #include "collective/algorithms.h"
 #include "collective/codec_wire.h"
-#include "collective/executor.h"
+#include "collective/simulated_executor.h"
 #include "collective/skip.h"
 
 namespace commlab::views {

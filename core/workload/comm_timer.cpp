@@ -5,7 +5,7 @@
 #include <string>
 
 #include "collective/algorithms.h"
-#include "collective/executor.h"
+#include "collective/simulated_executor.h"
 #include "topology/topology.h"
 
 namespace commlab::workload {

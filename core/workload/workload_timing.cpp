@@ -4,7 +4,7 @@
 #include <stdexcept>
 
 #include "collective/algorithms.h"
-#include "collective/executor.h"
+#include "collective/simulated_executor.h"
 #include "topology/topology.h"
 
 namespace commlab {

@@ -37,7 +37,7 @@ def skipreduce_plan(ranks, count, skip=0, policy="naive", seed=0, iteration=0, b
 
 def allreduce_reference(per_rank, plan, wire=None, iteration=0, bucket=0):
     """The engine's collective output for per-rank gradients (a (ranks, count) float32 array):
-    execute() runs the simulated data plane (collective/executor.h); returns rank 0's buffer
+    execute() runs the simulated data plane (collective/simulated_executor.h); returns rank 0's buffer
     times 1/ranks in float32, the averaged gradient."""
     import numpy as np
 

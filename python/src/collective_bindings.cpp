@@ -1,6 +1,6 @@
 // Collective plans (collective/plan.h, algorithms.h, skip.h), the wire formats of their transfers
 // (collective/wire.h, codec_wire.h) and the simulated data plane that runs a plan on real buffers
-// (collective/executor.h).
+// (collective/simulated_executor.h).
 
 #include <stdexcept>
 #include <vector>
@@ -8,7 +8,7 @@
 #include "bindings.h"
 #include "collective/algorithms.h"
 #include "collective/codec_wire.h"
-#include "collective/executor.h"
+#include "collective/simulated_executor.h"
 #include "scenario/scenario.h"
 
 namespace commlab::python {

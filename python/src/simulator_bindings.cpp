@@ -9,7 +9,7 @@
 #include "cli/command.h"
 #include "cli/util/network_util.h"
 #include "collective/algorithms.h"
-#include "collective/executor.h"
+#include "collective/simulated_executor.h"
 #include "topology/gpu_presets.h"
 #include "topology/topology.h"
 #include "workload/catalog/catalog_graph.h"

@@ -4,8 +4,8 @@
 #include <span>
 #include <vector>
 
-#include "collective/executor.h"
 #include "collective/reference.h"
+#include "collective/simulated_executor.h"
 
 namespace commlab::testing {
 

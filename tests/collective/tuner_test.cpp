@@ -6,9 +6,9 @@
 #include <gtest/gtest.h>
 
 #include "collective/algorithms.h"
-#include "collective/executor.h"
 #include "collective/nccl/nccl_run.h"
 #include "collective/reference.h"
+#include "collective/simulated_executor.h"
 #include "network/analytical.h"
 #include "test_util.h"
 #include "topology/presets.h"

@@ -10,6 +10,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "support/cli_runner.h"
+
 namespace {
 
 using commlab::exec::Calibration;
@@ -102,6 +104,22 @@ TEST(Calibration, HostileCountsAreRefusedBeforeAnyAllocation) {
               std::string::npos)
         << e.what();
   }
+}
+
+// The simulated `collective --cluster cal.json` times the file's nodes and links; a malformed
+// calibration block in it used to be ignored there (only --exec mpi read it). Now both refuse it.
+TEST(Calibration, TheSimulatedCollectiveRefusesAMalformedBlockToo) {
+  const std::string file = std::string(COMMLAB_BINARY_DIR) + "/calibration_test_simulated.json";
+  nlohmann::json j = commlab::exec::calibration_to_json(two_regime());
+  std::ofstream(file) << j.dump();
+  const auto good = commlab::testing::run_cli("collective --cluster " + file + " --sizes 4K:8K");
+  ASSERT_EQ(good.code, 0) << good.err;  // the file as calibrate writes it is a cluster
+  j["calibration"]["reduce_gbps"] = -5;
+  std::ofstream(file) << j.dump();
+  const auto bad = commlab::testing::run_cli("collective --cluster " + file + " --sizes 4K:8K");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find(file + ":calibration.reduce_gbps: expected"), std::string::npos)
+      << bad.err;
 }
 
 }  // namespace

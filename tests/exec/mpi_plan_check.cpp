@@ -12,7 +12,7 @@
 
 #include "collective/algorithms.h"
 #include "collective/codec_wire.h"
-#include "collective/executor.h"
+#include "collective/simulated_executor.h"
 #include "exec/mpi_executor.h"
 #include "exec/rank_reference.h"
 

@@ -11,7 +11,7 @@
 #include "cli/command.h"
 #include "cli/util/collective_options.h"
 #include "collective/algorithms.h"
-#include "collective/executor.h"
+#include "collective/simulated_executor.h"
 #include "exec/calibration.h"
 #include "exec/mpi_executor.h"
 #include "exec/mpi_runtime.h"

@@ -1,8 +1,8 @@
 #include "collective/nccl/nccl_run.h"
 
 #include "collective/algorithms.h"
-#include "collective/executor.h"
 #include "collective/nccl/nccl_protocol.h"
+#include "collective/simulated_executor.h"
 
 namespace commlab {
 

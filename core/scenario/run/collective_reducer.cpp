@@ -6,7 +6,7 @@
 
 #include "codec/plane_entropy.h"
 #include "collective/algorithms.h"
-#include "collective/executor.h"
+#include "collective/simulated_executor.h"
 #include "scenario/scenario.h"
 #include "topology/topology.h"
 
@@ -92,7 +92,7 @@ Plan CollectiveReducer::plan_for(int iteration, const BucketInfo& bucket, int ra
 }
 
 double CollectiveReducer::trim_rate() const {
-  const TrimConfigSpec& t = config_.techniques.trimming;
+  const TrimmingSection& t = config_.techniques.trimming;
   return trim_ && t.mode == TrimMode::kBernoulli ? t.rate : 0.0;
 }
 

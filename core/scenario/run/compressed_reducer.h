@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "codec/codec.h"
-#include "collective/executor.h"
+#include "collective/simulated_executor.h"
 #include "collective/wire.h"
 #include "compress/powersgd.h"
 #include "compress/topk_ef.h"

@@ -4,7 +4,7 @@
 #include <stdexcept>
 
 #include "codec/codec.h"
-#include "collective/executor.h"
+#include "collective/simulated_executor.h"
 #include "scenario/config_problem.h"
 #include "topology/gpu_presets.h"
 

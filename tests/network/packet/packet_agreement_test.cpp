@@ -10,7 +10,7 @@
 #include <memory>
 
 #include "collective/algorithms.h"
-#include "collective/executor.h"
+#include "collective/simulated_executor.h"
 #include "network/analytical.h"
 #include "network/framed_backend.h"
 #include "network/packet_backend.h"

@@ -1,7 +1,7 @@
 // Chakra trace throughput: encode (writer) and parse (reader) of a synthetic per-rank graph shaped
 // like a training iteration (a chain of compute nodes, each followed by a TP all-reduce on a
 // 4-rank group and a DP reduce-scatter on a stream of its own, plus a send/recv pipeline hop), in
-// memory and through files. Run: build-X/bench/chakra/chakra_bench
+// memory and through files. Run: build-X/bench/workload/chakra/chakra_bench
 #include <benchmark/benchmark.h>
 
 #include <filesystem>

@@ -1,6 +1,7 @@
 // Speed of the packet backend on the scenarios htsim was measured on (issue 3): a 128-host k=8
 // fat-tree, 100 Gb/s links, 1 us per hop, 4 KB packets, NDP transport with trimming.
-//   build-*/bench/packet/packet_scenarios [perm|incast|all] [--queue P] [--paths N] [--repeat R]
+//   build-*/bench/network/packet/packet_scenarios [perm|incast|all] [--queue P] [--paths N]
+//   [--repeat R]
 //       [--transport ndp|reliable|accept-trimmed|roce]
 // prints one line per run: scenario, flows, last FCT, packets, trims, data packet-hops, wall
 // seconds and data packet-hops per second (whole data packets only; trimmed headers and control

@@ -1,10 +1,11 @@
 #pragma once
-// Runs a Plan: the data plane moves and reduces real buffers step by step through the transfer
-// codec, and the time plane times every step's flows on a network backend, plus the reduction
-// (read two buffers, write one, at the GPU's memory bandwidth). Steps marked pipelined are timed
-// as NCCL's sliced pipeline (pipeline_time below, or slice by slice as a flow graph on a backend
-// that times them: collective/pipeline_graph.h); the others bulk-synchronously, one after the
-// other.
+// Runs a Plan on the simulated cluster (the real one, across MPI processes, is
+// exec/mpi_executor.h): the data plane moves and reduces real buffers step by step through the
+// transfer codec, and the time plane times every step's flows on a network backend, plus the
+// reduction (read two buffers, write one, at the GPU's memory bandwidth). Steps marked pipelined
+// are timed as NCCL's sliced pipeline (pipeline_time below, or slice by slice as a flow graph on a
+// backend that times them: collective/pipeline_graph.h); the others bulk-synchronously, one after
+// the other.
 #include <cstdint>
 #include <span>
 #include <string>

@@ -1,4 +1,4 @@
-#include "collective/executor.h"
+#include "collective/simulated_executor.h"
 
 #include <omp.h>
 
