@@ -260,16 +260,18 @@ int run(const Options& o) {
     if (o.net.cluster.empty())
       throw InvalidInput("--cluster is required (e.g. netzip-512:gbps=400)");
     const int gpus = make_backend(o.net, 0)->topology().ranks();
-    p.tp = o.tp;
-    p.pp = o.pp;
-    p.dp = o.dp > 0 ? o.dp : gpus / (o.tp * o.pp);
-    p.micro_batch = o.micro_batch;
-    p.global_batch = o.global_batch;
-    if (p.dp < 1)
-      throw InvalidInput("--tp x --pp exceeds the cluster's " + std::to_string(gpus) + " GPUs");
-    if (p.gpus() > gpus)
-      throw InvalidInput("dp x tp x pp = " + std::to_string(p.gpus()) + " exceeds the cluster's " +
-                         std::to_string(gpus) + " GPUs");
+    Parallelism asked;
+    asked.dp = o.dp;  // 0: as many as fit
+    asked.tp = o.tp;
+    asked.pp = o.pp;
+    asked.micro_batch = o.micro_batch;
+    asked.global_batch = o.global_batch;
+    try {
+      p = resolve_parallelism(asked, gpus);
+    } catch (const std::invalid_argument& e) {
+      throw InvalidInput(std::string("--dp, --tp, --pp: ") + e.what() + " of --cluster " +
+                         o.net.cluster);
+    }
     // SkipReduce skips steps of the DP ring, as a catalog scenario does (scenario.h).
     if (std::string bad = skip_limit_problem("ring", p.dp, o.skip); !bad.empty())
       throw InvalidInput("--skip: the DP reduce-scatter's " + bad);

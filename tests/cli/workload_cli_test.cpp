@@ -307,5 +307,20 @@ TEST(WorkloadCli, IdealRoutingRemovesTheLeafSpineEcmpPenalty) {
   EXPECT_EQ(run_cli(run + " --routing spray").code, 2);
 }
 
+// The split is resolved by the catalog's rule (resolve_parallelism), and the refusal names the
+// flags and the cluster: flat:8 cannot hold tp 4 x pp 4.
+TEST(WorkloadCli, ASplitLargerThanTheClusterNamesTheFlagsAndTheCluster) {
+  const auto r = run_cli("workload --catalog llama3-8b --cluster flat:8 --tp 4 --pp 4");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err,
+            "commlab-cli: --dp, --tp, --pp: tp x pp = 16 exceeds the 8 GPUs of --cluster flat:8\n");
+  // dp 0 fills the cluster: floor(8 / (2 x 2)) = 2 replicas, 8 GPUs.
+  const auto ok = run_cli("workload --catalog llama3-8b --cluster flat:8 --tp 2 --pp 2 --json");
+  ASSERT_EQ(ok.code, 0) << ok.err;
+  const json j = json::parse(ok.out);
+  EXPECT_EQ(j["dp"], 2);
+  EXPECT_EQ(j["gpus"], 8);
+}
+
 }  // namespace
 }  // namespace commlab

@@ -57,16 +57,20 @@ CatalogRun::CatalogRun(const RunConfig& c) {
     if (w.seq > 0) spec.seq = w.seq;
   }
   AnalyticalBackend backend(cluster_from_spec(c.cluster.spec));
-  Parallelism p;
-  p.tp = w.tp;
-  p.pp = w.pp;
-  p.dp = w.dp > 0 ? w.dp : c.training.ranks / (p.tp * p.pp);
-  p.micro_batch = w.micro_batch;
-  p.global_batch = c.training.global_batch;
-  if (!trace && p.dp < 1)
-    throw ConfigError("workload.tp", "tp x pp = " + std::to_string(p.tp * p.pp) +
-                                         " exceeds training.ranks (" +
-                                         std::to_string(c.training.ranks) + ")");
+  Parallelism p;  // a trace fixes its own ranks and parallelism
+  if (!trace) {
+    Parallelism asked;
+    asked.dp = w.dp;  // 0: training.ranks / (tp x pp)
+    asked.tp = w.tp;
+    asked.pp = w.pp;
+    asked.micro_batch = w.micro_batch;
+    asked.global_batch = c.training.global_batch;
+    try {
+      p = resolve_parallelism(asked, c.training.ranks);
+    } catch (const std::invalid_argument& e) {
+      throw ConfigError("workload.tp", std::string(e.what()) + " of training.ranks");
+    }
+  }
   ComputeModel compute;
   compute.gpu = gpu_preset(c.cluster.gpu);
   compute.mfu = c.cluster.mfu;

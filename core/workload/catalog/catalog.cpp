@@ -113,6 +113,22 @@ double compute_time_s(const IterationPlan& plan, const Parallelism& p, const Com
   return gpu.time(plan.flops_per_gpu, 0) * bubble;
 }
 
+Parallelism resolve_parallelism(Parallelism asked, int gpus) {
+  if (asked.dp < 0 || asked.tp < 1 || asked.pp < 1)
+    throw std::invalid_argument("parallelism degrees must be >= 1 (dp 0: as many as fit), got dp " +
+                                std::to_string(asked.dp) + ", tp " + std::to_string(asked.tp) +
+                                ", pp " + std::to_string(asked.pp));
+  const long long tp_pp = static_cast<long long>(asked.tp) * asked.pp;
+  const std::string of_gpus = "the " + std::to_string(gpus) + " GPUs";
+  if (tp_pp > gpus)
+    throw std::invalid_argument("tp x pp = " + std::to_string(tp_pp) + " exceeds " + of_gpus);
+  if (asked.dp == 0) asked.dp = static_cast<int>(gpus / tp_pp);
+  const long long all = asked.dp * tp_pp;
+  if (all > gpus)
+    throw std::invalid_argument("dp x tp x pp = " + std::to_string(all) + " exceeds " + of_gpus);
+  return asked;
+}
+
 IterationPlan plan_iteration(const TransformerSpec& s, const Parallelism& p) {
   if (p.dp < 1 || p.tp < 1 || p.pp < 1 || p.micro_batch < 1 || p.global_batch < 1) {
     throw std::invalid_argument("parallelism degrees and batch sizes must be >= 1");

@@ -64,6 +64,14 @@ struct Parallelism {
   int gpus() const { return dp * tp * pp; }
 };
 
+// The split a catalog run asks for, resolved on `gpus` GPUs by the one rule the `workload`
+// command and a scenario's catalog run share: dp 0 means as many data-parallel replicas as fit,
+// floor(gpus / (tp x pp)). Throws std::invalid_argument, without a flag or field name (the caller
+// adds its own), when a degree is below 1, when tp x pp exceeds the GPUs ("tp x pp = 16 exceeds
+// the 8 GPUs") or when dp x tp x pp does. A scenario asks more (dp x tp x pp equal to
+// training.ranks: scenario_checks.cpp); the command may leave GPUs of a larger cluster idle.
+Parallelism resolve_parallelism(Parallelism asked, int gpus);
+
 enum class MessageKind { kTpAllReduce, kDpReduceScatter, kDpAllGather, kPpSendRecv };
 
 // `count` messages of `bytes` each, per iteration, in every group of this kind (there are

@@ -102,5 +102,33 @@ TEST(Catalog, InvalidSplitsAreRejected) {
   EXPECT_THROW(plan_iteration(find_workload("gpt-7b"), p), std::invalid_argument);
 }
 
+// One rule for the `workload` command and a scenario's catalog run: dp 0 takes as many replicas
+// as fit, floor(gpus / (tp x pp)); a given dp is kept; the GPUs bound tp x pp and dp x tp x pp.
+TEST(Catalog, ResolveParallelismFillsDpAndBoundsTheSplit) {
+  Parallelism asked;
+  asked.dp = 0;  // Parallelism's own default is 1
+  asked.tp = 4;
+  asked.pp = 2;
+  // floor(20 / 8) = 2 replicas; 4 of the 20 GPUs stay idle.
+  EXPECT_EQ(resolve_parallelism(asked, 20).dp, 2);
+  EXPECT_EQ(resolve_parallelism(asked, 64).gpus(), 64);
+  asked.dp = 3;  // 3 x 8 = 24 <= 32: kept as asked
+  EXPECT_EQ(resolve_parallelism(asked, 32).dp, 3);
+  auto message = [](Parallelism a, int gpus) {
+    try {
+      resolve_parallelism(a, gpus);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("(accepted)");
+  };
+  EXPECT_EQ(message(asked, 16), "dp x tp x pp = 24 exceeds the 16 GPUs");
+  asked.dp = 0;
+  EXPECT_EQ(message(asked, 4), "tp x pp = 8 exceeds the 4 GPUs");
+  asked.pp = 0;
+  EXPECT_EQ(message(asked, 64),
+            "parallelism degrees must be >= 1 (dp 0: as many as fit), got dp 0, tp 4, pp 0");
+}
+
 }  // namespace
 }  // namespace commlab
