@@ -37,7 +37,7 @@ std::vector<std::byte> bytes_of(const std::vector<float>& v, DType dtype) {
   return out;
 }
 
-struct Case {
+struct GoldenCase {
   const char* codec;
   const char* dist;
   DType dtype;
@@ -46,13 +46,13 @@ struct Case {
 };
 
 // Generated on the native path (AVX-512 VBMI2) at commit time; see the file comment.
-const Case kCases[] = {
+const GoldenCase kCases[] = {
 #include "codec_golden_bytes.inc"
 };
 
 TEST(CodecGoldenBytes, EveryFrameIsTheCommittedOne) {
   std::map<std::string, std::unique_ptr<Codec>> codecs;
-  for (const Case& c : kCases) {
+  for (const GoldenCase& c : kCases) {
     auto& codec = codecs[c.codec];
     if (!codec)
       codec = std::string(c.codec) == "commlab" ? make_commlab_codec(2) : make_codec(c.codec);
