@@ -16,7 +16,6 @@
 #include "collective/nccl/nccl_run.h"
 #include "collective/reference.h"
 #include "collective/simulated_executor.h"
-#include "exec/calibration.h"
 #include "io/size_parse.h"
 #include "scenario/scenario.h"
 #include "topology/topology.h"
@@ -79,9 +78,6 @@ int run(const CollectiveOptions& o) {
   if (parse_exec_flag(o.exec) == ExecutionMode::kMpi) return run_collective_mpi(o);
   auto [min_bytes, max_bytes] = parse_size_range(o.sizes);
   std::unique_ptr<NetworkBackend> backend = make_backend(o.net, o.ranks);
-  // A cluster file from `calibrate` is timed here by its nodes and links; its calibration block
-  // is checked as --exec mpi checks it, so a malformed block is refused rather than ignored.
-  if (!o.net.cluster.empty()) exec::read_calibration(o.net.cluster);
   apply_routing(*backend, o.routing);
   const int ranks = backend->topology().ranks();
   CollectiveOp op = parse_op(o.op);
@@ -94,19 +90,16 @@ int run(const CollectiveOptions& o) {
   // Fail on a bad name or an oversized plan before printing anything (and before the tuner's
   // set-up, which takes seconds on a million ranks). Under auto the ring is the plan checked: the
   // tuner's other choice, NCCL's tree, needs fewer transfers.
-  for (uint64_t bytes = min_bytes; bytes <= max_bytes && bytes > 0; bytes *= 2) {
-    PlanRequest probe{op, ranks, std::max<uint64_t>(bytes / sizeof(float), 1), o.time_only};
+  {
+    PlanRequest probe{op, ranks, 1, o.time_only};
     probe.ranks_per_node = std::max(o.ranks_per_node, 1);
-    if (find_algorithm(plan_algo).transfers(probe) > kMaxPlanTransfers) {
-      try {
-        build_plan(plan_algo, probe);  // throws with the message
-      } catch (const std::invalid_argument& e) {
-        if (o.algo != "auto") throw;
-        throw InvalidInput(std::string("--algo auto (NCCL's tuner, whose ring is checked): ") +
-                           e.what());
-      }
+    try {
+      check_plan_sizes(plan_algo, probe, min_bytes, max_bytes);
+    } catch (const std::invalid_argument& e) {
+      if (o.algo != "auto") throw;
+      throw InvalidInput(std::string("--algo auto (NCCL's tuner, whose ring is checked): ") +
+                         e.what());
     }
-    if (bytes > max_bytes / 2) break;
   }
   std::optional<NcclTuner> tuner;
   if (nccl) tuner.emplace(tuner_inputs(backend->topology(), o.channels > 0 ? o.channels : 16));

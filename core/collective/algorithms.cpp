@@ -102,6 +102,16 @@ std::string skipping_algorithms_text() {
   return text;
 }
 
+void check_plan_sizes(const std::string& algorithm, PlanRequest request, uint64_t min_bytes,
+                      uint64_t max_bytes) {
+  const Algorithm& a = find_algorithm(algorithm);
+  for (uint64_t bytes = min_bytes; bytes <= max_bytes && bytes > 0; bytes *= 2) {
+    request.count = std::max<uint64_t>(bytes / sizeof(float), 1);
+    if (a.transfers(request) > kMaxPlanTransfers) build_plan(algorithm, request);  // throws
+    if (bytes > max_bytes / 2) break;
+  }
+}
+
 Plan build_plan(const std::string& algorithm, const PlanRequest& request) {
   if (request.ranks < 1) throw std::invalid_argument("a collective needs at least one rank");
   const Algorithm& a = find_algorithm(algorithm);

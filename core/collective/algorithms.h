@@ -59,6 +59,12 @@ std::string skipping_algorithms_text();
 // Refuses (std::invalid_argument) an unknown name, an op the algorithm does not implement, a skip
 // on an algorithm without steps to skip or on broadcast, and a plan over kMaxPlanTransfers.
 Plan build_plan(const std::string& algorithm, const PlanRequest& request);
+// Refuses, with build_plan's message, a plan over kMaxPlanTransfers at any size of the doubling
+// sweep [min_bytes, max_bytes] (FP32 elements: bytes / 4), `request` giving the rest; counts
+// transfers only, so it is cheap. Callers run it before timing a sweep, whose smaller sizes (and
+// NCCL's tuner set-up) would otherwise take minutes before the refusal on a huge cluster.
+void check_plan_sizes(const std::string& algorithm, PlanRequest request, uint64_t min_bytes,
+                      uint64_t max_bytes);
 
 // Building blocks shared by ring and hierarchical: the steps of a ring over `group` (ranks in ring
 // order) on elements [begin, begin + count), split into group.size() chunks.

@@ -51,6 +51,11 @@ std::vector<BusbwSeries> compute_busbw(int ranks, double bw_gbps, double alpha_u
 std::vector<BusbwSeries> compute_nccl_busbw(const std::string& cluster, const std::string& proto,
                                             int channels, uint64_t min_bytes, uint64_t max_bytes) {
   const Topology topo = cluster_from_spec(cluster);
+  // NCCL's ring is the largest plan the tuner may pick (its tree needs fewer transfers): an
+  // oversized one is refused before the tuner's set-up and the sweep, as `collective --algo auto`
+  // refuses it (a flat:100000 sweep ran over a minute before the refusal).
+  check_plan_sizes("ring", PlanRequest{CollectiveOp::kAllReduce, topo.ranks(), 1, true}, min_bytes,
+                   max_bytes);
   const NcclTuner tuner(tuner_inputs(topo));
   const int ranks = topo.ranks();
   std::vector<BusbwSeries> result;

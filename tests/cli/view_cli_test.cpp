@@ -115,5 +115,14 @@ TEST(ViewCli, WhatTheEngineRefusesExitsTwo) {
   EXPECT_NE(w.err.find("no-such-model"), std::string::npos) << w.err;
 }
 
+// NCCL mode on a huge cluster: the ring's plan is over the transfer limit at the larger sizes.
+// The sweep is refused with build_plan's message before the tuner's set-up and the smaller sizes
+// are timed (as `collective --algo auto` refuses it); it used to run over a minute first.
+TEST(ViewCli, AThroughputSweepTooLargeToPlanIsRefusedWithTheLimit) {
+  const auto o = run_cli("view throughput --cluster flat:100000");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("transfers, over the limit of 50000000"), std::string::npos) << o.err;
+}
+
 }  // namespace
 }  // namespace commlab

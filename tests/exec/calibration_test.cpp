@@ -107,7 +107,8 @@ TEST(Calibration, HostileCountsAreRefusedBeforeAnyAllocation) {
 }
 
 // The simulated `collective --cluster cal.json` times the file's nodes and links; a malformed
-// calibration block in it used to be ignored there (only --exec mpi read it). Now both refuse it.
+// calibration block in it used to be ignored there (only --exec mpi read it). Now every command
+// that takes --cluster refuses it.
 TEST(Calibration, TheSimulatedCollectiveRefusesAMalformedBlockToo) {
   const std::string file = std::string(COMMLAB_BINARY_DIR) + "/calibration_test_simulated.json";
   nlohmann::json j = commlab::exec::calibration_to_json(two_regime());
@@ -120,6 +121,13 @@ TEST(Calibration, TheSimulatedCollectiveRefusesAMalformedBlockToo) {
   EXPECT_EQ(bad.code, 2);
   EXPECT_NE(bad.err.find(file + ":calibration.reduce_gbps: expected"), std::string::npos)
       << bad.err;
+  // Every command that takes --cluster builds its network in one place (make_backend), which
+  // checks the block: workload refuses it as well.
+  const auto workload =
+      commlab::testing::run_cli("workload --catalog llama3-8b --cluster " + file + " --tp 1");
+  EXPECT_EQ(workload.code, 2);
+  EXPECT_NE(workload.err.find(file + ":calibration.reduce_gbps: expected"), std::string::npos)
+      << workload.err;
 }
 
 }  // namespace
