@@ -28,12 +28,12 @@ void add_network_flags(CLI::App& app, NetworkFlags& f) {
 }
 
 std::unique_ptr<NetworkBackend> make_backend(const NetworkFlags& f, int ranks) {
-  // A cluster file from `calibrate` is timed by its nodes and links; its calibration block is
-  // checked too (as `collective --exec mpi` reads it), so a malformed block is refused, not
-  // ignored.
-  if (!f.cluster.empty()) exec::read_calibration(f.cluster);
   Topology topo = f.cluster.empty() ? make_flat(ranks, f.bw_gbps * 1e9, f.alpha_us * 1e-6)
                                     : cluster_from_spec(f.cluster);
+  // A cluster file from `calibrate` is timed by its nodes and links; its calibration block is
+  // checked too (as `collective --exec mpi` reads it), so a malformed block is refused, not
+  // ignored. After the cluster parser, whose errors (its depth limit of 32, ...) come first.
+  if (!f.cluster.empty()) exec::read_calibration(f.cluster);
   return make_backend(f.backend, std::move(topo));
 }
 
