@@ -1,14 +1,61 @@
 #include "workload/comm_timer.h"
 
 #include <algorithm>
+#include <span>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "collective/algorithms.h"
 #include "collective/simulated_executor.h"
+#include "numeric/rng.h"
 #include "topology/topology.h"
 
 namespace commlab::workload {
+namespace {
+
+// The backend as a plan over the class's participants sees it: local rank i is global rank
+// ranks[i]. The executor numbers a plan's ranks 0 .. plan.ranks - 1 and judges a step ring-like
+// (its pipelined slices share every sender's program order) when every one of them sends: a plan
+// numbered over all the cluster's ranks with one group taking part would be timed as independent
+// connections, its reduce-scatter and all-gather phases overlapping, below the ring's bandwidth
+// bound. Flows are mapped back to global ranks here; the executor's flow ids (the hash of source
+// and destination) are recomputed on the global ranks, so ECMP picks the paths it picks for the
+// global plan.
+class ParticipantBackend final : public NetworkBackend {
+ public:
+  ParticipantBackend(NetworkBackend& inner, const std::vector<int>& ranks)
+      : inner_(inner), ranks_(ranks) {}
+  std::string name() const override { return inner_.name(); }
+  const Topology& topology() const override { return inner_.topology(); }
+  bool stateful() const override { return inner_.stateful(); }
+  bool times_flow_graphs() const override { return inner_.times_flow_graphs(); }
+  StepResult time_step(std::span<const Flow> flows, const StepOptions& options) override {
+    std::vector<Flow> global(flows.begin(), flows.end());
+    for (Flow& f : global) f = to_global(f);
+    return inner_.time_step(global, options);
+  }
+  StepResult time_flow_graph(const FlowGraph& graph, const StepOptions& options) override {
+    FlowGraph global = graph;
+    for (Flow& f : global.flows) f = to_global(f);
+    return inner_.time_flow_graph(global, options);
+  }
+
+ private:
+  Flow to_global(Flow f) const {
+    const auto src = static_cast<uint64_t>(f.src), dst = static_cast<uint64_t>(f.dst);
+    f.src = ranks_[f.src];
+    f.dst = ranks_[f.dst];
+    if (f.id == hash_combine(src, dst))
+      f.id = hash_combine(static_cast<uint64_t>(f.src), static_cast<uint64_t>(f.dst));
+    return f;
+  }
+
+  NetworkBackend& inner_;
+  const std::vector<int>& ranks_;
+};
+
+}  // namespace
 
 CommTimer::CommTimer(NetworkBackend& backend, std::string algorithm, PipelineConfig pipeline)
     : backend_(backend), algorithm_(std::move(algorithm)), pipeline_(pipeline) {
@@ -79,9 +126,17 @@ CommTiming CommTimer::time_collectives(const CollectiveShape& shape, const std::
   }
   if (shape.op == CommOp::kAllToAll) check_all_to_all_transfers(shape.group_size, groups.size());
   const Plan local = local_plan(shape);
+  // The plan runs over the ranks that take part (sorted), numbered 0 .. k - 1.
+  std::vector<int> participants;
+  for (int g : groups)
+    participants.insert(participants.end(), group_ranks[g].begin(), group_ranks[g].end());
+  std::sort(participants.begin(), participants.end());
+  participants.erase(std::unique(participants.begin(), participants.end()), participants.end());
+  std::vector<int> local_of(backend_.topology().ranks(), -1);
+  for (size_t i = 0; i < participants.size(); ++i) local_of[participants[i]] = static_cast<int>(i);
   Plan merged;
   merged.op = local.op;
-  merged.ranks = backend_.topology().ranks();
+  merged.ranks = static_cast<int>(participants.size());
   merged.count = local.count;
   merged.pipeline = local.pipeline;
   for (const PlanStep& step : local.steps) {
@@ -90,15 +145,18 @@ CommTiming CommTimer::time_collectives(const CollectiveShape& shape, const std::
     for (int g : groups) {
       const std::vector<int>& members = group_ranks[g];
       for (Transfer t : step.transfers) {
-        t.src = members[t.src];
-        t.dst = members[t.dst];
+        t.src = local_of[members[t.src]];
+        t.dst = local_of[members[t.dst]];
         out.transfers.push_back(t);
       }
     }
     merged.steps.push_back(std::move(out));
   }
+  // Every rank in order: the local numbering is the global one.
+  const bool identity = participants.size() == local_of.size();
+  ParticipantBackend mapped(backend_, participants);
   ExecutorOptions options;
-  options.backend = &backend_;
+  options.backend = identity ? &backend_ : static_cast<NetworkBackend*>(&mapped);
   CollectiveReport report = execute_plan(merged, {}, options);
   CommTiming timing{report.time_s, report.bytes_on_wire};
   if (cacheable) cache_.emplace(std::move(key), timing);
