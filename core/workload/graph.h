@@ -88,6 +88,12 @@ struct Graph {
   // Communicator groups, each a list of global ranks in ring order; a collective node names one.
   std::vector<std::vector<int>> groups;
   std::vector<std::string> names{""};  // interned node names
+  // Whether a receive holds its stream while it waits for its message. true (CommLab's graphs and
+  // traces): a receive runs on its stream like any node, so the nodes queued behind it wait.
+  // false (third-party traces, which carry no streams: ASTRA-sim's issue rule): a receive is
+  // posted as soon as its dependencies are done, holds no stream, and ends when its message has
+  // arrived; only its dependants wait for it.
+  bool receives_hold_stream = true;
 
   int rank_count() const { return static_cast<int>(ranks.size()); }
   uint64_t node_count() const;

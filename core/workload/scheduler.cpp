@@ -23,6 +23,7 @@ class Engine {
   Engine(const Graph& graph, NetworkBackend& backend, const SchedulerOptions& options)
       : g_(graph),
         o_(options),
+        recv_holds_stream_(graph.receives_hold_stream),
         timer_(backend, options.algorithm, options.pipeline),
         instances_(graph.groups.size()) {}
 
@@ -38,23 +39,25 @@ class Engine {
   void release(int rank, uint32_t v, int stream, double t, uint32_t by);
   void start(int rank, int stream, const ReadyNode& ready, double t);
   void arrive_collective(int rank, uint32_t v, double t, NodeWaiting w, int group, uint64_t bytes);
-  void arrive_p2p(int rank, uint32_t v, NodeKind kind, CommTarget target);
+  void arrive_p2p(int rank, uint32_t v, NodeKind kind, CommTarget target, double t);
+  void post_recv(int rank, uint32_t v, double t, uint32_t by);
+  // False for a receive of a graph whose receives hold no stream (Graph::receives_hold_stream).
+  bool holds_stream(NodeKind kind) const { return kind != NodeKind::kRecv || recv_holds_stream_; }
   void finish_recv(const EagerMessage& message);
   void flush_pending(double t);
   void flush_collectives(double t);
   void flush_p2p(double t);
   Flow flow_of(const P2pPost& send, int dst) const;
-  // When a posted send or recv got its stream (it holds the stream until it ends).
-  double arrival_of(const P2pPost& post) const {
-    const RankState& s = ranks_[post.rank];
-    return s.streams[s.nodes[post.node].waiting.stream].arrive_s;
-  }
+  // When a send or recv was posted.
+  static double arrival_of(const P2pPost& post) { return post.posted_s; }
   void end_at(int rank, uint32_t v, double start, double end, Pred pred);
   [[noreturn]] void deadlock() const;
+  std::string waiting_node(int rank, uint32_t v) const;  // "rank R node ID (...) waits for ..."
   [[noreturn, gnu::cold, gnu::noinline]] void nan_end(int rank, uint32_t v) const;
 
   const Graph& g_;
   const SchedulerOptions& o_;
+  bool recv_holds_stream_;
   CommTimer timer_;
   ReplayArena arena_;  // ranks_' per-node arrays
   std::vector<RankState> ranks_;
@@ -127,7 +130,12 @@ void Engine::init_rank(int r, bool timeline) {
   s.streams.resize(streams);
   if (timeline) s.ready_s.assign(count, 0.0);
   for (uint32_t v = 0; v < count; ++v)
-    if (s.nodes[v].waiting.count == 0) make_ready(r, v, s.nodes[v].waiting.stream, 0, kNoNode);
+    if (s.nodes[v].waiting.count == 0) {
+      if (holds_stream(s.nodes[v].waiting.kind))
+        make_ready(r, v, s.nodes[v].waiting.stream, 0, kNoNode);
+      else
+        post_recv(r, v, 0, kNoNode);
+    }
   for (int st = 0; st < streams; ++st) try_start(r, st, 0);
 }
 
@@ -149,6 +157,7 @@ void Engine::try_start(int rank, int stream, double t) {
 // try_start would do, without the round trip through the queue.
 void Engine::release(int rank, uint32_t v, int stream, double t, uint32_t by) {
   RankState& s = ranks_[rank];
+  if (!holds_stream(s.nodes[v].waiting.kind)) return post_recv(rank, v, t, by);
   StreamState& st = s.streams[stream];
   if (st.busy || st.head != st.queue.size()) {
     make_ready(rank, v, stream, t, by);
@@ -183,7 +192,7 @@ void Engine::start(int rank, int stream, const ReadyNode& ready, double t) {
       arrive_collective(rank, v, t, ns.waiting, target.group_or_peer, ns.bytes);
       break;
     case NodeKind::kSend:
-    case NodeKind::kRecv: arrive_p2p(rank, v, ns.waiting.kind, target); break;
+    case NodeKind::kRecv: arrive_p2p(rank, v, ns.waiting.kind, target, t); break;
   }
 }
 
@@ -191,15 +200,31 @@ void Engine::end_at(int rank, uint32_t v, double start, double end, Pred pred) {
   if (std::isnan(end)) [[unlikely]]
     nan_end(rank, v);
   RankState& s = ranks_[rank];
-  const int stream = s.nodes[v].waiting.stream;  // read before start_s takes its storage
+  // Read before start_s takes their storage.
+  const int stream = s.nodes[v].waiting.stream;
+  const bool held = holds_stream(s.nodes[v].waiting.kind);
   s.nodes[v].start_s = start;
   s.nodes[v].end_s = end;
   s.nodes[v].pred = pred;
+  if (!held) {  // a posted receive: no stream to account or free
+    events_.push(end, Event{rank, v, kNoStream});
+    return;
+  }
   // v holds its stream until this event, so the stream's arrival is v's.
   StreamBusy& busy = s.streams[stream].busy_total;
   busy.busy_s += end - start;
   busy.wait_s += start - s.streams[stream].arrive_s;
   events_.push(end, Event{rank, v, static_cast<uint8_t>(stream)});
+}
+
+// A receive that holds no stream is posted as soon as its dependencies are done.
+void Engine::post_recv(int rank, uint32_t v, double t, uint32_t by) {
+  RankState& s = ranks_[rank];
+  if (!s.ready_s.empty()) s.ready_s[v] = t;
+  NodeState& ns = s.nodes[v];
+  const CommTarget target = ns.target;  // before pred takes its storage
+  ns.pred = by != kNoNode ? Pred{rank, by} : Pred{};
+  arrive_p2p(rank, v, NodeKind::kRecv, target, t);
 }
 
 // A collective's op, kind, group and bytes come from its record (w, group, bytes), not its Node.
@@ -243,14 +268,14 @@ uint64_t p2p_key(int src, int dst, int tag) {
                       static_cast<uint64_t>(static_cast<uint32_t>(tag)));
 }
 
-void Engine::arrive_p2p(int rank, uint32_t v, NodeKind kind, CommTarget target) {
+void Engine::arrive_p2p(int rank, uint32_t v, NodeKind kind, CommTarget target, double t) {
   const bool send = kind == NodeKind::kSend;
   const bool eager = o_.p2p == P2pMode::kEager;
   const int peer = target.group_or_peer;
   const int src = send ? rank : peer, dst = send ? peer : rank;
   const uint64_t key = p2p_key(src, dst, target.tag);
   P2pQueues& q = p2p_[key];
-  P2pPost post{rank, v};
+  P2pPost post{rank, v, kNoNode, t};
   if (send && eager) {  // the data leaves now, matched or not
     post.message = static_cast<uint32_t>(messages_.size());
     EagerMessage message;
@@ -407,10 +432,12 @@ void Engine::process_batch() {
 
 void Engine::process(const Event& e, double t) {
   RankState& s = ranks_[e.rank];
-  StreamState& st = s.streams[e.stream];
-  st.busy = false;
-  st.last = e.node;
-  st.free_at = t;
+  if (e.stream != kNoStream) {
+    StreamState& st = s.streams[e.stream];
+    st.busy = false;
+    st.last = e.node;
+    st.free_at = t;
+  }
   ++done_;
   for (uint32_t i = s.dependant_begin[e.node]; i < s.dependant_begin[e.node + 1]; ++i) {
     const uint32_t w = s.dependants[i];
@@ -419,7 +446,7 @@ void Engine::process(const Event& e, double t) {
       release(e.rank, w, waiting.stream, t, e.node);
     }
   }
-  try_start(e.rank, e.stream, t);
+  if (e.stream != kNoStream) try_start(e.rank, e.stream, t);
 }
 
 ScheduleResult Engine::run() {
@@ -447,6 +474,19 @@ void Engine::nan_end(int rank, uint32_t v) const {
                               " would end at NaN seconds (a NaN duration or network time)");
 }
 
+std::string Engine::waiting_node(int rank, uint32_t v) const {
+  const Node& node = g_.ranks[rank].nodes[v];
+  return "rank " + std::to_string(rank) + " node " + std::to_string(node.id) + " (" +
+         (node.kind == NodeKind::kCollective
+              ? std::string(comm_op_name(node.op)) + " on group " +
+                    std::to_string(node.group_or_peer) + ")"
+              : std::string(node_kind_name(node.kind)) +
+                    (node.kind == NodeKind::kSend ? " to" : " from") + " rank " +
+                    std::to_string(node.group_or_peer) + ", tag " + std::to_string(node.tag) +
+                    ")") +
+         " waits for its peers";
+}
+
 void Engine::deadlock() const {
   std::string what;
   int listed = 0;
@@ -459,19 +499,19 @@ void Engine::deadlock() const {
       const uint32_t v = st.current;
       const Node& node = g_.ranks[r].nodes[v];
       if (node.kind == NodeKind::kCompute) continue;
-      what += (what.empty() ? "" : "; ") + std::string("rank ") + std::to_string(r) + " node " +
-              std::to_string(node.id) + " (" +
-              (node.kind == NodeKind::kCollective
-                   ? std::string(comm_op_name(node.op)) + " on group " +
-                         std::to_string(node.group_or_peer) + ")"
-                   : std::string(node_kind_name(node.kind)) +
-                         (node.kind == NodeKind::kSend ? " to" : " from") + " rank " +
-                         std::to_string(node.group_or_peer) + ", tag " + std::to_string(node.tag) +
-                         ")") +
-              " waits for its peers";
+      what += (what.empty() ? "" : "; ") + waiting_node(r, v);
       a_send_waits = a_send_waits || node.kind == NodeKind::kSend;
       ++listed;
     }
+  }
+  if (!recv_holds_stream_) {  // posted receives wait in the matching queues, on no stream
+    std::vector<std::pair<int, uint32_t>> posted;
+    for (const auto& [key, q] : p2p_)
+      for (size_t i = q.recv_head; i < q.recvs.size(); ++i)
+        posted.emplace_back(q.recvs[i].rank, q.recvs[i].node);
+    std::sort(posted.begin(), posted.end());
+    for (size_t i = 0; i < posted.size() && listed < 3; ++i, ++listed)
+      what += (what.empty() ? "" : "; ") + waiting_node(posted[i].first, posted[i].second);
   }
   if (what.empty()) what = "nodes wait for dependencies that never finish";
   if (o_.p2p == P2pMode::kRendezvous && a_send_waits)

@@ -17,6 +17,9 @@
 namespace commlab::workload::detail {
 
 inline constexpr uint32_t kNoNode = std::numeric_limits<uint32_t>::max();
+// The stream of an event whose node held none (a receive of a graph whose receives hold no
+// stream: Graph::receives_hold_stream).
+inline constexpr uint8_t kNoStream = std::numeric_limits<uint8_t>::max();
 
 // Which node's end decided another node's start (the critical path walks these).
 struct Pred {
@@ -121,6 +124,7 @@ struct P2pPost {
   int rank = 0;
   uint32_t node = 0;
   uint32_t message = kNoNode;  // eager sends: index into the engine's EagerMessage list
+  double posted_s = 0;         // when it was posted (got its stream, or its dependencies done)
 };
 
 // An eager send (SchedulerOptions::p2p): its data flow starts when the send is posted, and the
@@ -221,7 +225,7 @@ inline void prefetch_ahead(const std::vector<RankState>& ranks, const std::vecto
   if (const Event* e = ahead(3)) {
     const RankState& s = ranks[e->rank];
     __builtin_prefetch(&s.dependant_begin[e->node]);
-    __builtin_prefetch(&s.streams[e->stream]);
+    if (e->stream != kNoStream) __builtin_prefetch(&s.streams[e->stream]);
   }
   if (const Event* e = ahead(2)) {
     const RankState& s = ranks[e->rank];

@@ -24,6 +24,10 @@ inline constexpr const char* kMemBytes = "commlab_mem_bytes";    // double
 inline constexpr const char* kCommKind = "commlab_comm_kind";    // "TP" "DP" "PP" "EP" "other"
 inline constexpr const char* kStream = "commlab_stream";         // uint
 inline constexpr const char* kGraphName = "commlab_graph_name";  // GlobalMetadata: Graph::name
+// GlobalMetadata: true when the graph's receives hold no stream (Graph::receives_hold_stream
+// false). Without it a trace CommLab wrote keeps its receives on their streams and a trace without
+// commlab_graph_name (a third-party one) does not.
+inline constexpr const char* kPostedReceives = "commlab_posted_receives";  // bool
 // Exact Node::bytes of a collective when comm_size x group size is not it (chakra_comm_size.h).
 inline constexpr const char* kCommBytes = "commlab_comm_bytes";  // uint
 // GlobalMetadata: how comm_size was written. Traces CommLab wrote before it carry

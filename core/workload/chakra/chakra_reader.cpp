@@ -122,10 +122,16 @@ void RankParser::read_metadata(std::string_view msg) {
   if (!meta.ParseFromArray(msg.data(), static_cast<int>(msg.size())))
     fail(at_offset(0), "not a valid GlobalMetadata message");
   bool commlab = false, convention = false;
+  std::optional<bool> posted_receives;
   for (const pb::AttributeProto& a : meta.attr()) {
     if (a.name() == attr::kGraphName && a.has_string_val()) {
       commlab = true;
       if (rank_ == 0) ctx_.graph->name = a.string_val();
+    } else if (a.name() == attr::kPostedReceives) {
+      if (!a.has_bool_val())
+        fail(at_offset(0), std::string("GlobalMetadata attribute ") + attr::kPostedReceives +
+                               ": expected bool_val");
+      posted_receives = a.bool_val();
     } else if (a.name() == attr::kCommSizeConvention) {
       convention = true;
       if (!a.has_string_val() || a.string_val() != attr::kCommSizeInput)
@@ -137,6 +143,10 @@ void RankParser::read_metadata(std::string_view msg) {
     }
   }
   gathered_all_gather_ = commlab && !convention;
+  // A trace CommLab wrote carries commlab_graph_name or commlab_comm_size; a third-party one
+  // names no streams, and its receives hold none, as ASTRA-sim issues them.
+  if (rank_ == 0)
+    ctx_.graph->receives_hold_stream = !posted_receives.value_or(!(commlab || convention));
 }
 
 void RankParser::parse(std::string_view bytes, RankGraph* out, std::string* owner) {

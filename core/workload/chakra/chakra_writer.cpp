@@ -150,6 +150,11 @@ std::vector<std::string> encode_chakra_trace(const Graph& graph, std::string* co
     a->set_name(attr::kGraphName);
     a->set_string_val(graph.name);
   }
+  if (!graph.receives_hold_stream) {
+    pb::AttributeProto* a = meta.add_attr();
+    a->set_name(attr::kPostedReceives);
+    a->set_bool_val(true);
+  }
   pb::Node n;
   for (int r = 0; r < graph.rank_count(); ++r) {
     const RankGraph& g = graph.ranks[r];
