@@ -48,8 +48,9 @@ struct Options {
   double bucket_mb = 25;
   bool no_overlap = false, no_distributed_optimizer = false;
   std::string emit_trace;
-  std::string p2p = "eager";     // point-to-point semantics (workload::P2pMode)
-  std::string routing = "ecmp";  // analytical backend: per-flow ECMP or ideal (RoutingMode)
+  std::string p2p = "eager";           // point-to-point semantics (workload::P2pMode)
+  std::string comm_issue = "overlap";  // how a rank issues communication (workload::CommIssue)
+  std::string routing = "ecmp";        // analytical backend: per-flow ECMP or ideal (RoutingMode)
   bool json = false;
   // The first flag given that shapes a catalog model only (--catalog, --tp, ...), as typed
   // ("--tp 2"): a trace has its own ranks and groups, so it is refused with --trace.
@@ -125,6 +126,7 @@ Timing replay(const workload::Graph& g, const Options& o, const ComputeModel& co
   auto backend = routed_backend(o, g.rank_count(), routing);
   workload::SchedulerOptions options = graph_options(compute, tech);
   options.p2p = workload::parse_p2p_mode(o.p2p);
+  options.comm_issue = workload::parse_comm_issue(o.comm_issue);
   const workload::ScheduleResult r = workload::schedule(g, *backend, options);
   Timing t;
   t.w = timing_of(r);
@@ -226,6 +228,8 @@ int run(const Options& o) {
                        ": applies to catalog models only, not to --trace (a trace has its own "
                        "model, ranks and groups)");
   if (o.p2p != "eager" && !graph_engine) throw InvalidInput("--p2p needs --engine graph");
+  if (o.comm_issue != "overlap" && !graph_engine)
+    throw InvalidInput("--comm-issue needs --engine graph");
   if (!o.comm_groups.empty() && o.trace.empty())
     throw InvalidInput("--comm-groups " + o.comm_groups +
                        ": needs --trace (catalog models "
@@ -354,6 +358,7 @@ int run(const Options& o) {
     }
     if (graph_engine) {
       doc["p2p"] = o.p2p;
+      doc["comm_issue"] = o.comm_issue;
       doc["untimed_compute_nodes"] = coverage.untimed;
       doc["compute_timed"] = !coverage.none_timed();
       if (!warning.empty()) doc["warning"] = warning;
@@ -382,6 +387,11 @@ int run(const Options& o) {
   else
     std::printf("# %s, %s at MFU %.2f, %s point-to-point\n", what.c_str(), o.gpu.c_str(), o.mfu,
                 o.p2p.c_str());
+  if (o.comm_issue != "overlap")  // only a mode other than the default is named
+    std::printf(
+        "# communication issued as ASTRA-sim does (%s): one collective or send in flight "
+        "per rank\n",
+        o.comm_issue.c_str());
   std::printf("# wire ratio %.3f (%s) on TP and DP, SkipReduce s=%d on DP reduce-scatter\n", ratio,
               o.ratio > 0 ? "given" : (o.codec + " measured on " + o.source + " BF16").c_str(),
               o.skip);
@@ -464,6 +474,12 @@ const RegisterCommand reg{Command{
                    "DP communication waits for the whole backward (and all-gathers for the step)");
       app.add_flag("--no-distributed-optimizer", o->no_distributed_optimizer,
                    "DDP all-reduce of every bucket instead of reduce-scatter + all-gather");
+      app.add_option("--comm-issue", o->comm_issue,
+                     "how a rank issues communication: overlap (each stream runs its own node) "
+                     "or astra (one collective or send in flight per rank, as ASTRA-sim)")
+          ->capture_default_str()
+          ->check(CLI::IsMember({workload::comm_issue_name(workload::CommIssue::kOverlap),
+                                 workload::comm_issue_name(workload::CommIssue::kAstra)}));
       app.add_option("--p2p", o->p2p,
                      "point-to-point semantics: eager (a send completes when its data has "
                      "arrived, as in ASTRA-sim) or rendezvous (a send waits for its recv)")

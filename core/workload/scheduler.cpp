@@ -23,7 +23,8 @@ class Engine {
   Engine(const Graph& graph, NetworkBackend& backend, const SchedulerOptions& options)
       : g_(graph),
         o_(options),
-        recv_holds_stream_(graph.receives_hold_stream),
+        astra_(options.comm_issue == CommIssue::kAstra),
+        recv_holds_stream_(graph.receives_hold_stream && !astra_),
         timer_(backend, options.algorithm, options.pipeline),
         instances_(graph.groups.size()) {}
 
@@ -43,6 +44,12 @@ class Engine {
   void post_recv(int rank, uint32_t v, double t, uint32_t by);
   // False for a receive of a graph whose receives hold no stream (Graph::receives_hold_stream).
   bool holds_stream(NodeKind kind) const { return kind != NodeKind::kRecv || recv_holds_stream_; }
+  // The stream a node runs on: the graph's, or under CommIssue::kAstra 0 for compute and 1 (the
+  // communication slot) for the rest.
+  uint8_t stream_of(const Node& node) const {
+    if (!astra_) return node.stream;
+    return node.kind == NodeKind::kCompute ? kComputeStream : 1;
+  }
   void finish_recv(const EagerMessage& message);
   void flush_pending(double t);
   void flush_collectives(double t);
@@ -57,6 +64,7 @@ class Engine {
 
   const Graph& g_;
   const SchedulerOptions& o_;
+  bool astra_;  // CommIssue::kAstra
   bool recv_holds_stream_;
   CommTimer timer_;
   ReplayArena arena_;  // ranks_' per-node arrays
@@ -103,7 +111,7 @@ void Engine::init_rank(int r, bool timeline) {
   std::fill(begin.begin(), begin.end(), 0);
   int streams = 1;
   for (const Node& node : rg.nodes) {
-    streams = std::max(streams, node.stream + 1);
+    streams = std::max(streams, stream_of(node) + 1);
     for (uint32_t i = 0; i < uint32_t{node.data_deps} + node.ctrl_deps; ++i)
       ++begin[rg.deps[node.dep_begin + i] + 1];
   }
@@ -113,7 +121,7 @@ void Engine::init_rank(int r, bool timeline) {
   for (uint32_t v = 0; v < count; ++v) {
     const Node& node = rg.nodes[v];
     NodeState& ns = *new (&s.nodes[v]) NodeState{};
-    ns.waiting = NodeWaiting{uint32_t{node.data_deps} + node.ctrl_deps, node.stream, node.kind,
+    ns.waiting = NodeWaiting{uint32_t{node.data_deps} + node.ctrl_deps, stream_of(node), node.kind,
                              node.op, node.comm};
     if (node.kind == NodeKind::kCompute) {
       ns.end_s =
@@ -148,6 +156,13 @@ void Engine::make_ready(int rank, uint32_t v, int stream, double t, uint32_t by)
 void Engine::try_start(int rank, int stream, double t) {
   StreamState& st = ranks_[rank].streams[stream];
   if (st.busy || st.head == st.queue.size()) return;
+  if (astra_) {  // ASTRA-sim issues the ready node of the smallest id first
+    const std::vector<Node>& nodes = g_.ranks[rank].nodes;
+    size_t first = st.head;
+    for (size_t i = st.head + 1; i < st.queue.size(); ++i)
+      if (nodes[st.queue[i].node].id < nodes[st.queue[first].node].id) first = i;
+    std::swap(st.queue[st.head], st.queue[first]);
+  }
   const ReadyNode ready = st.queue[st.head++];
   if (st.head == st.queue.size()) st.queue.clear(), st.head = 0;
   start(rank, stream, ready, t);
@@ -514,6 +529,10 @@ void Engine::deadlock() const {
       what += (what.empty() ? "" : "; ") + waiting_node(posted[i].first, posted[i].second);
   }
   if (what.empty()) what = "nodes wait for dependencies that never finish";
+  if (astra_)
+    what +=
+        " (comm issue astra: a rank runs one collective or send at a time, so one waiting for its "
+        "peers holds back the rank's others)";
   if (o_.p2p == P2pMode::kRendezvous && a_send_waits)
     what +=
         " (p2p rendezvous: a send waits for its matching recv; eager sends, the default, "
@@ -529,6 +548,17 @@ P2pMode parse_p2p_mode(const std::string& name) {
   if (name == "rendezvous") return P2pMode::kRendezvous;
   throw std::invalid_argument("unknown point-to-point mode '" + name +
                               "' (expected eager or rendezvous)");
+}
+
+CommIssue parse_comm_issue(const std::string& name) {
+  if (name == "overlap") return CommIssue::kOverlap;
+  if (name == "astra") return CommIssue::kAstra;
+  throw std::invalid_argument("unknown communication issue mode '" + name +
+                              "' (expected overlap or astra)");
+}
+
+const char* comm_issue_name(CommIssue issue) {
+  return issue == CommIssue::kOverlap ? "overlap" : "astra";
 }
 
 const char* p2p_mode_name(P2pMode mode) {

@@ -38,6 +38,16 @@ enum class P2pMode : uint8_t { kEager, kRendezvous };
 const char* p2p_mode_name(P2pMode mode);          // "eager", "rendezvous"
 P2pMode parse_p2p_mode(const std::string& name);  // the inverse; throws std::invalid_argument
 
+// How a rank issues communication (docs/workload.md "The graph engine"). overlap, CommLab's: each
+// stream runs its own node, so communication on different streams is in flight together (a TP
+// all-reduce beside a DP bucket). astra, ASTRA-sim's (HardwareResource at commit 518bd51): a rank
+// runs one compute node at a time (stream 0) and one collective or send at a time (stream 1, its
+// communication slot), the smallest node id first among those ready; a receive holds neither.
+// The streams a graph names are then not used.
+enum class CommIssue : uint8_t { kOverlap, kAstra };
+const char* comm_issue_name(CommIssue issue);         // "overlap", "astra"
+CommIssue parse_comm_issue(const std::string& name);  // the inverse; throws std::invalid_argument
+
 struct SchedulerOptions {
   std::string algorithm = "ring";  // collective planner (collective/algorithms.h)
   PipelineConfig pipeline;         // NCCL slicing of ring steps in the time plane
@@ -47,6 +57,7 @@ struct SchedulerOptions {
   std::vector<int> timeline_ranks{0};  // ranks whose per-node timeline is recorded (-1: all)
   bool want_critical_path = true;
   P2pMode p2p = P2pMode::kEager;
+  CommIssue comm_issue = CommIssue::kOverlap;
 };
 
 struct TimelineEntry {
