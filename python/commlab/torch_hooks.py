@@ -11,9 +11,17 @@ collective gives for the same per-rank gradients, seed and iteration (commlab.al
     ddp.register_comm_hook(ch.codec_state("zstd-3"), ch.commlab_hook)
     ddp.register_comm_hook(ch.trim_state(rate=0.1, trim_seed=3), ch.commlab_hook)
 
-The hooks are for torch 1.13's DistributedDataParallel.register_comm_hook(state, hook); the hook
-returns a completed torch.futures.Future holding the averaged bucket.
+The hooks are for torch 1.13's DistributedDataParallel.register_comm_hook(state, hook). The hook
+is asynchronous, as PyTorch's own hooks are: it builds the bucket's plan, queues the plan's steps
+on the process's communication thread and returns a torch.futures.Future that completes when the
+averaged bucket is ready, so DDP goes on with the backward pass meanwhile. The thread runs buckets
+one at a time in the order the hooks queued them; DDP calls the hooks in bucket order on every
+rank, so every rank posts the same sends and receives in the same order (what gloo needs).
 """
+import os
+import queue
+import threading
+
 import numpy as np
 import torch
 import torch.distributed as dist
@@ -44,6 +52,8 @@ class CommLabState:
         self.iteration = 0
         self.bytes_sent = 0  # by this rank, on the wire (sizes and payloads)
         self.last_plan = None
+        # For tests: a threading.Event the communication thread waits for before each bucket.
+        self.gate = None
 
 
 def skipreduce_state(skip, policy="naive", seed=0, unbiased=False, **kwargs):
@@ -130,9 +140,38 @@ def run_plan(plan, rank, buffer, wire=None, iteration=0, bucket=0, group=None, t
     return buffer
 
 
+class _CommThread:
+    """A daemon thread running queued jobs one at a time, first in first out."""
+
+    def __init__(self):
+        self.pid = os.getpid()
+        self.jobs = queue.SimpleQueue()
+        self.thread = threading.Thread(target=self._run, name="commlab-hook", daemon=True)
+        self.thread.start()
+
+    def _run(self):
+        while True:
+            self.jobs.get()()
+
+
+_comm_thread = None
+_comm_thread_lock = threading.Lock()
+
+
+def _submit(job):
+    """Queues job on this process's communication thread (started on first use, and again in a
+    forked child, which inherits the object but not the thread)."""
+    global _comm_thread
+    with _comm_thread_lock:
+        if _comm_thread is None or _comm_thread.pid != os.getpid():
+            _comm_thread = _CommThread()
+        _comm_thread.jobs.put(job)
+
+
 def commlab_hook(state, bucket):
     """The DDP communication hook: the bucket's gradients summed by the state's CommLab plan,
-    times 1/N (float32), in a completed future."""
+    times 1/N (float32). Returns a future that the communication thread completes (or fails with
+    the plan's exception)."""
     group = state.process_group
     world = dist.get_world_size(group)
     rank = dist.get_rank(group)
@@ -145,13 +184,26 @@ def commlab_hook(state, bucket):
                            state.iteration, index, state.bucket_name(index), state.unbiased,
                            state.algorithm, state.protected_buckets, state.min_elements)
     state.last_plan = plan
-    run_plan(plan, rank, values, state.wire, state.iteration, index, group, state.trim_mask,
-             state)
-    values *= np.float32(1.0 / world)
+    iteration = state.iteration
     if bucket.is_last():
         state.iteration += 1
     future = torch.futures.Future()
-    future.set_result(torch.from_numpy(values).to(grads.device))
+    device = grads.device
+
+    def reduce_bucket():
+        try:
+            if state.gate is not None:
+                state.gate.wait()
+            run_plan(plan, rank, values, state.wire, iteration, index, group, state.trim_mask,
+                     state)
+            np.multiply(values, np.float32(1.0 / world), out=values)
+            result = torch.from_numpy(values).to(device)
+        except BaseException as e:  # noqa: B036 (handed to whoever waits on the future)
+            future.set_exception(e)
+            return
+        future.set_result(result)
+
+    _submit(reduce_bucket)
     return future
 
 

@@ -1,7 +1,8 @@
 """The DDP hooks against the engine: 2 and 4 gloo processes train a small model for two
-iterations under each hook; every bucket's averaged gradient must equal CommLab's collective output
-(commlab.allreduce_reference: the simulated executor on the same per-rank gradients, seed and
-iteration) bit for bit for every SkipReduce policy, each lossless codec and Bernoulli or
+iterations under each hook; each returns futures still pending (its communication thread is held
+until the iteration's last bucket has been handed over), and every bucket's averaged gradient must
+equal CommLab's collective output (commlab.allreduce_reference: the simulated executor on the same
+per-rank gradients, seed and iteration) bit for bit for every SkipReduce policy, each lossless codec and Bernoulli or
 mask-given trimming, and be within the trimming encoding's documented error of the exact mean.
 Exit 77 (ctest: skipped) when torch or the built module is missing."""
 import os
@@ -9,6 +10,7 @@ import pickle
 import socket
 import sys
 import tempfile
+import threading
 
 SKIP = 77
 try:
@@ -87,27 +89,86 @@ def worker(rank, world, port, out_dir):
     results = {}
     for name, make_state, _, _ in cases(world):
         ddp = torch.nn.parallel.DistributedDataParallel(model(), bucket_cap_mb=0.002)
-        records = []
+        records, pending = [], []
+        state = make_state()
+        # The communication thread waits for the gate, which opens once the last bucket's hook
+        # has returned: every hook of an iteration must then hand back a future not yet done.
+        state.gate = threading.Event()
 
         def recording_hook(state, bucket):
             before = (state.iteration, bucket.index(), bucket.buffer().detach().clone().numpy())
-            averaged = ch.commlab_hook(state, bucket).value()
-            records.append(before + (averaged.numpy().copy(),))
-            fut = torch.futures.Future()
-            fut.set_result(averaged)
-            return fut
+            future = ch.commlab_hook(state, bucket)
+            pending.append(not future.done())
+            if bucket.is_last():
+                state.gate.set()
 
-        ddp.register_comm_hook(make_state(), recording_hook)
+            def record(done):
+                averaged = done.value()
+                records.append(before + (averaged.numpy().copy(),))
+                return averaged
+
+            return future.then(record)
+
+        ddp.register_comm_hook(state, recording_hook)
         gen = torch.Generator().manual_seed(1000 * rank + 1)
         for _ in range(ITERATIONS):
             ddp.zero_grad()
+            state.gate.clear()
             x = torch.randn(16, 24, generator=gen)
             y = torch.randint(0, 5, (16,), generator=gen)
             torch.nn.functional.cross_entropy(ddp(x), y).backward()
-        results[name] = records
+        results[name] = (records, pending)
+    results["queued"] = queued_buckets(rank, world)
     with open(os.path.join(out_dir, "rank%d.pkl" % rank), "wb") as f:
         pickle.dump(results, f)
     dist.destroy_process_group()
+
+
+class FakeBucket:
+    """What commlab_hook reads of DDP's GradBucket."""
+
+    def __init__(self, index, last, values):
+        self._index, self._last, self._values = index, last, values
+
+    def index(self):
+        return self._index
+
+    def is_last(self):
+        return self._last
+
+    def buffer(self):
+        return self._values
+
+
+def queued_buckets(rank, world):
+    """Two buckets handed to the hook while its communication thread is held: both futures pending
+    on return (the second bucket queued behind the first), then both complete with the mean."""
+    state = ch.CommLabState()
+    state.gate = threading.Event()
+    # rank r holds (r + 1) * k: the mean is (N + 1) / 2 * k, exact in float32 for these sizes.
+    futures = [ch.commlab_hook(state, FakeBucket(b, b == 1, torch.arange(
+        1000, dtype=torch.float32) * (rank + 1) * (b + 1))) for b in range(2)]
+    pending = [not f.done() for f in futures]
+    state.gate.set()
+    return pending, [f.wait().numpy().copy() for f in futures], state.iteration
+
+
+def check_queued(world, ranks):
+    """Fails unless every rank's two held buckets were pending and averaged exactly."""
+    failures = 0
+    for r in range(world):
+        pending, outputs, iteration = ranks[r]["queued"]
+        for b, out in enumerate(outputs):
+            want = np.arange(1000, dtype=np.float32) * np.float32((world + 1) / 2 * (b + 1))
+            if not np.array_equal(out, want):
+                print("FAIL %d ranks queued buckets: rank %d bucket %d not the mean" % (world, r, b))
+                failures += 1
+        # The hook advances the iteration when it is handed the last bucket: 0 -> 1.
+        if pending != [True, True] or iteration != 1:
+            print("FAIL %d ranks queued buckets: rank %d pending %r, iteration %d (want "
+                  "[True, True], 1)" % (world, r, pending, iteration))
+            failures += 1
+    return failures
 
 
 def free_port():
@@ -127,14 +188,22 @@ def check(world):
         for r in range(world):
             with open(os.path.join(out_dir, "rank%d.pkl" % r), "rb") as f:
                 ranks.append(pickle.load(f))
-    failures = 0
+    failures = check_queued(world, ranks)
     for name, make_state, exact, reference_wire in cases(world):
         state = make_state()
         wire = reference_wire() if reference_wire else state.wire
         buckets = 0
-        for k, (iteration, index, _, _) in enumerate(ranks[0][name]):
-            inputs = np.stack([ranks[r][name][k][2] for r in range(world)])
-            outputs = np.stack([ranks[r][name][k][3] for r in range(world)])
+        # The hook is asynchronous: with the communication thread held, every future it returned
+        # was still pending.
+        for r in range(world):
+            pending = ranks[r][name][1]
+            if len(pending) < ITERATIONS or not all(pending):
+                print("FAIL %d ranks %s: rank %d: futures pending on return %r (want all of "
+                      "at least %d buckets)" % (world, name, r, pending, ITERATIONS))
+                failures += 1
+        for k, (iteration, index, _, _) in enumerate(ranks[0][name][0]):
+            inputs = np.stack([ranks[r][name][0][k][2] for r in range(world)])
+            outputs = np.stack([ranks[r][name][0][k][3] for r in range(world)])
             plan = commlab.skipreduce_plan(world, inputs.shape[1], state.skip, state.policy,
                                            state.seed, iteration, index,
                                            state.bucket_name(index), state.unbiased,
