@@ -50,7 +50,7 @@ class CommLabState:
         self.min_elements = min_elements
         self.bucket_name = bucket_name or (lambda index: "bucket%d" % index)
         self.iteration = 0
-        self.bytes_sent = 0  # by this rank, on the wire (sizes and payloads)
+        self.bytes_sent = 0  # by this rank, on the wire (payloads, and sizes where they travel)
         self.last_plan = None
         # For tests: a threading.Event the communication thread waits for before each bucket.
         self.gate = None
@@ -106,9 +106,12 @@ def _exchange(sends, recvs, group):
 def run_plan(plan, rank, buffer, wire=None, iteration=0, bucket=0, group=None, trim_mask=None,
              state=None):
     """Runs `plan` for this rank on `buffer` (float32 NumPy array, updated in place) with
-    torch.distributed point-to-point: sizes first (wires may compress), then the bytes."""
+    torch.distributed point-to-point. A wire that may change a chunk's size (codec, trimming)
+    exchanges the sizes first, then the bytes; the plain wire sends a transfer's count x 4 bytes,
+    which both ends know, so only the bytes travel."""
     stepper = RankStepper(plan, rank, wire, iteration, bucket)
     to_global = (lambda r: _global_rank(group, r)) if group is not None else (lambda r: r)
+    sizes_known = wire is None and trim_mask is None
     sent = 0
     for s in range(stepper.steps):
         sends, recvs = stepper.sends(s), stepper.recvs(s)
@@ -121,17 +124,28 @@ def run_plan(plan, rank, buffer, wire=None, iteration=0, bucket=0, group=None, t
                                     stepper.bernoulli_mask(s, i, rate, seed))
                 masks[i] = np.ascontiguousarray(trim_mask(key), dtype=np.uint8)
         wires = [stepper.encode(s, i, buffer, masks.get(i)) for i in sends]
-        sizes_out = [torch.tensor([len(w)], dtype=torch.int64) for w in wires]
-        sizes_in = [torch.zeros(1, dtype=torch.int64) for _ in recvs]
-        _exchange([(to_global(stepper.transfer(s, i).dst), t, i) for i, t in zip(sends, sizes_out)],
-                  [(to_global(stepper.transfer(s, i).src), t, i) for i, t in zip(recvs, sizes_in)],
-                  group)
-        payload_in = [torch.empty(int(n.item()), dtype=torch.uint8) for n in sizes_in]
+        if sizes_known:
+            sizes = [4 * stepper.transfer(s, i).count for i in recvs]
+            for i, w in zip(sends, wires):
+                if len(w) != 4 * stepper.transfer(s, i).count:
+                    raise RuntimeError("run_plan: step %d transfer %d encodes %d bytes for %d "
+                                       "values on the plain wire" % (s, i, len(w),
+                                                                     stepper.transfer(s, i).count))
+        else:
+            sizes_out = [torch.tensor([len(w)], dtype=torch.int64) for w in wires]
+            sizes_in = [torch.zeros(1, dtype=torch.int64) for _ in recvs]
+            _exchange([(to_global(stepper.transfer(s, i).dst), t, i)
+                       for i, t in zip(sends, sizes_out)],
+                      [(to_global(stepper.transfer(s, i).src), t, i)
+                       for i, t in zip(recvs, sizes_in)], group)
+            sizes = [int(n.item()) for n in sizes_in]
+            sent += 8 * len(wires)
+        payload_in = [torch.empty(n, dtype=torch.uint8) for n in sizes]
         _exchange([(to_global(stepper.transfer(s, i).dst), torch.from_numpy(w), i)
                    for i, w in zip(sends, wires) if len(w)],
                   [(to_global(stepper.transfer(s, i).src), t, i)
                    for i, t in zip(recvs, payload_in) if t.numel()], group)
-        sent += sum(8 + len(w) for w in wires)
+        sent += sum(len(w) for w in wires)
         for i, t in zip(recvs, payload_in):  # plan order, as the simulated executor reduces
             stepper.receive(s, i, buffer, t.numpy(), masks.get(i))
     stepper.finish(buffer)
