@@ -171,6 +171,37 @@ def check_queued(world, ranks):
     return failures
 
 
+def check_network_fit():
+    """The example's ping-pong fit (examples/pytorch/train_fashion_mnist.py): exact on a line,
+    refused for a falling line, an absurd bandwidth and scattered times."""
+    import importlib.util
+
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples",
+                        "pytorch", "train_fashion_mnist.py")
+    spec = importlib.util.spec_from_file_location("train_fashion_mnist", path)
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    sizes = example.PING_PONG_SIZES
+    failures = 0
+    # t = 20 us + bytes / (5 GB/s) exactly: the fit returns alpha 20 us, 5 GB/s, R^2 1.
+    alpha, bandwidth, r2, reason = example.fit_network(sizes, [20e-6 + n / 5e9 for n in sizes])
+    if reason is not None or abs(alpha - 20e-6) > 1e-12 or abs(bandwidth - 5.0) > 1e-9 or \
+            r2 < 1 - 1e-12:
+        print("FAIL network fit of an exact line: %r" % ((alpha, bandwidth, r2, reason),))
+        failures += 1
+    refused = {
+        "slope": [1e-3 - n * 1e-11 for n in sizes],  # falls with size
+        "bandwidth": [20e-6 + n / 5e14 for n in sizes],  # 500,000 GB/s
+        "R^2": [1e-3 if k % 2 else 1e-4 for k in range(len(sizes))],  # alternating, no line
+    }
+    for word, times in refused.items():
+        reason = example.fit_network(sizes, times)[3]
+        if reason is None or word not in reason:
+            print("FAIL network fit: %s case gives %r" % (word, reason))
+            failures += 1
+    return failures
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -242,5 +273,5 @@ def check(world):
 
 
 if __name__ == "__main__":
-    failed = check(2) + check(4)
+    failed = check_network_fit() + check(2) + check(4)
     sys.exit(1 if failed else 0)
