@@ -150,14 +150,28 @@ def queued_buckets(rank, world):
         1000, dtype=torch.float32) * (rank + 1) * (b + 1))) for b in range(2)]
     pending = [not f.done() for f in futures]
     state.gate.set()
-    return pending, [f.wait().numpy().copy() for f in futures], state.iteration
+    outputs = [f.wait().numpy().copy() for f in futures]
+    # A plan that raises on the thread fails its future with that error (every rank raises at
+    # its first encode, before any message), and the thread goes on with the next bucket.
+    bad = ch.trim_state(mask=lambda key: np.ones(1, dtype=np.uint8), payload_bytes=256)
+    try:
+        ch.commlab_hook(bad, FakeBucket(0, True, torch.ones(1000))).wait()
+        error = None
+    except Exception as e:  # noqa: BLE001 (what the future re-raises is the test's subject)
+        error = str(e)
+    after = ch.commlab_hook(ch.CommLabState(), FakeBucket(0, True, torch.ones(1000))).wait()
+    return pending, outputs, state.iteration, error, after.numpy().copy()
 
 
 def check_queued(world, ranks):
     """Fails unless every rank's two held buckets were pending and averaged exactly."""
     failures = 0
     for r in range(world):
-        pending, outputs, iteration = ranks[r]["queued"]
+        pending, outputs, iteration, error, after = ranks[r]["queued"]
+        if error is None or "mask" not in error or not np.array_equal(after, np.ones(1000)):
+            print("FAIL %d ranks failing plan: rank %d error %r, next bucket %s" % (
+                world, r, error, "exact" if np.array_equal(after, np.ones(1000)) else "wrong"))
+            failures += 1
         for b, out in enumerate(outputs):
             want = np.arange(1000, dtype=np.float32) * np.float32((world + 1) / 2 * (b + 1))
             if not np.array_equal(out, want):
