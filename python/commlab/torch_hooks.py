@@ -44,7 +44,8 @@ class CommLabState:
         self.unbiased = unbiased
         self.algorithm = algorithm
         # trim_mask(key) -> uint8 array, one entry per packet (non-zero: trimmed to the head);
-        # called by both ends of a transfer with the same key (see transfer_key).
+        # called by both ends of a transfer with the same key (see transfer_key), on the
+        # communication thread.
         self.trim_mask = trim_mask
         self.protected_buckets = list(protected_buckets)
         self.min_elements = min_elements
