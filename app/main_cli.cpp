@@ -5,8 +5,10 @@
 #include <csignal>
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 
 #include "cli/command.h"
+#include "cli/util/flag_parse_util.h"
 #include "scenario/config_problem.h"
 #include "scenario/run/results_io.h"
 
@@ -27,32 +29,6 @@ int report(const ConfigProblem& problem) {
                                                             : "failed: ";
   std::cerr << "commlab-cli: " << kind << problem.text() << "\n";
   return exit_status(problem.code);
-}
-// Every number flag of every subcommand refuses NaN and infinities (issue #21): CLI11's range
-// checks compare, and every comparison with NaN is false, so `--lr nan` used to pass them. Checked
-// before CLI11 parses, so the message is the same whatever other check the flag has.
-std::string non_finite_flag(CLI::App& app, int argc, char** argv) {
-  CLI::App* sub = nullptr;
-  for (int i = 1; i < argc; ++i) {
-    std::string token = argv[i], value;
-    // The subcommand, or a subcommand of it (view topology): its flags are the ones checked.
-    CLI::App* parent = sub ? sub : &app;
-    auto named = parent->get_subcommands([&](CLI::App* s) { return s->get_name() == token; });
-    if (!named.empty()) sub = named.front();
-    if (!sub || !named.empty()) continue;
-    if (!token.starts_with("-")) continue;
-    if (auto eq = token.find('='); eq != std::string::npos)
-      value = token.substr(eq + 1), token.resize(eq);
-    else if (i + 1 < argc)
-      value = argv[i + 1];
-    const CLI::Option* option = sub->get_option_no_throw(token);
-    if (!option || option->get_type_name().rfind("FLOAT", 0) != 0) continue;
-    char* end = nullptr;
-    const double v = std::strtod(value.c_str(), &end);
-    if (end != value.c_str() && *end == '\0' && !std::isfinite(v))
-      return token + ": expected a finite number, got " + value;
-  }
-  return "";
 }
 }  // namespace
 }  // namespace commlab::cli
@@ -87,23 +63,7 @@ int main(int argc, char** argv) {
               << "' (expected one of: " << names << ")\n";
     return kExitInvalid;
   }
-  if (std::string bad = non_finite_flag(app, argc, argv); !bad.empty()) {
-    std::cerr << "commlab-cli: " << bad << " (see --help)\n";
-    return kExitInvalid;
-  }
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    // One line on stderr, exit 2 (CLI.md): CLI11's own exit() would print a multi-line help hint.
-    std::cerr << "commlab-cli: " << e.what() << " (see --help)\n";
-    return kExitInvalid;
-  }
+  if (std::optional<int> status = parse_flags(app, argc, argv, "commlab-cli")) return *status;
   try {
     return action ? action() : kExitInvalid;
   } catch (const AlreadyReported& e) {

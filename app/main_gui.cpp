@@ -1,11 +1,17 @@
-// commlab: the desktop app. Thin: parse arguments, open the main window (or render it to a PNG
-// with --screenshot, which works with QT_QPA_PLATFORM=offscreen).
+// commlab: the desktop app. Thin: parse arguments (with commlab-cli's flag parser and checks),
+// open the main window (or render it to a PNG with --screenshot, which works with
+// QT_QPA_PLATFORM=offscreen).
 #include <QApplication>
-#include <QCommandLineParser>
 #include <QFile>
 #include <QTimer>
 #include <cstdio>
+#include <optional>
+#include <string>
 
+#include "cli/command.h"
+#include "cli/util/flag_parse_util.h"
+#include "collective/algorithms.h"
+#include "collective/collective_settings.h"
 #include "compare_view.h"
 #include "io/size_parse.h"
 #include "main_window.h"
@@ -16,28 +22,257 @@
 #include "topology_view.h"
 #include "training_panel.h"
 #include "training_view.h"
+#include "views/teaching_model.h"
 #include "workload_view.h"
 
 namespace {
 
-// An integer flag in [lo, hi], or a one-line error naming the flag, the value and the range:
-// --iterations -5, --run 99 and --size abc used to be ignored silently (issue #31).
-bool int_flag(const QString& flag, const QString& text, int lo, int hi, int& out) {
-  bool ok = false;
-  const long long v = text.trimmed().toLongLong(&ok);
-  if (ok && v >= lo && v <= hi) {
-    out = static_cast<int>(v);
+using commlab::cli::kExitInvalid;
+
+struct GuiFlags {
+  std::string scenario;
+  std::string screenshot, tab, export_file, chart, tensor_file, workload_trace;
+  std::string size;
+  std::optional<int> iterations, step, compare_seeds;
+  // Checked against what the window holds (the scenario's runs, the Throughput tab's clusters).
+  std::optional<std::string> run_index, throughput_cluster;
+  bool run_all = false;
+  // Teaching
+  std::optional<int> skip, teach_ranks, teach_per_node;
+  std::optional<double> trim;
+  std::string teach_algo;
+  // Topology
+  std::string cluster, topology_backend, background, message;
+
+  bool teaching() const {
+    return skip || trim || !teach_algo.empty() || teach_ranks || teach_per_node;
+  }
+  bool topology() const {
+    return !topology_backend.empty() || !background.empty() || !message.empty();
+  }
+};
+
+void add_flags(CLI::App& app, GuiFlags& f) {
+  using commlab::views::kTeachingMaxRanks;
+  app.set_version_flag("--version", std::string("commlab ") + commlab::commlab_version());
+  app.add_option("scenario", f.scenario, "scenario file to open (JSON)");
+  app.add_option("--screenshot", f.screenshot, "render the main window to FILE.png and exit");
+  app.add_option("--iterations", f.iterations, "iterations to run before the screenshot")
+      ->check(commlab::cli::integer_in(1, 1000000));
+  app.add_option("--tab", f.tab, "tab to show in the screenshot");
+  app.add_option("--export", f.export_file,
+                 "with --screenshot: also export the shown tab to FILE (.png, .svg, .csv)");
+  app.add_option("--step", f.step, "teaching tab: show step N of the collective")
+      ->check(commlab::cli::integer_in(0, 1000000));
+  app.add_option("--skip", f.skip,
+                 "teaching tab: SkipReduce s (ring, tree, hd: within the algorithm's limit)")
+      ->check(commlab::cli::integer_in(0, kTeachingMaxRanks - 1));
+  app.add_option("--trim", f.trim, "teaching tab: fraction of packets trimmed")
+      ->check(CLI::Range(0.0, 1.0));
+  app.add_option("--cluster", f.cluster, "topology tab: cluster preset or spec");
+  app.add_option("--topology-backend", f.topology_backend,
+                 "topology tab: analytical or packet (queues, trims, drops)")
+      ->check(CLI::IsMember({"analytical", "packet"}));
+  app.add_option("--background", f.background,
+                 "topology tab, packet backend: background traffic (incast:8, ...)");
+  app.add_option("--message", f.message, "topology tab: all-reduce size per rank (e.g. 4M)");
+  app.add_option("--size", f.size, "window size for the screenshot, WxH");
+  app.add_option("--chart", f.chart,
+                 "training tab: chart page to show (convergence, codec, skipreduce, trimming)");
+  app.add_flag("--run-all", f.run_all, "with --screenshot: run every run of the scenario, pinned");
+  app.add_option("--compare-seeds", f.compare_seeds,
+                 "with --screenshot: run the Compare tab over N seeds (2-50)")
+      ->check(commlab::cli::integer_in(2, 50));
+  app.add_option("--run", f.run_index, "training tab: the scenario's run to show (0-based)");
+  app.add_option("--workload-trace", f.workload_trace,
+                 "workload tab: replay the Chakra trace PREFIX.RANK.et")
+      ->check(commlab::cli::kNonEmpty);
+  app.add_option("--teach-algo", f.teach_algo, "teaching tab: ring, tree, hd, hier or direct")
+      ->check(CLI::IsMember({"ring", "tree", "hd", "hier", "direct"}));
+  app.add_option("--teach-ranks", f.teach_ranks, "teaching tab: GPUs")
+      ->check(commlab::cli::integer_in(2, kTeachingMaxRanks));
+  app.add_option("--teach-per-node", f.teach_per_node, "teaching tab, hier: GPUs per node")
+      ->check(commlab::cli::integer_in(1, kTeachingMaxRanks));
+  app.add_option("--throughput-cluster", f.throughput_cluster,
+                 "throughput tab: 0 the flat network, 1-4 NCCL on 1, 2, 4 or 16 nodes of 8 H100, 5 "
+                 "a leaf-spine, 6 a fat-tree");
+  app.add_option("--tensor-file", f.tensor_file,
+                 "training tab, Codec page: draw a .npy/.safetensors file instead of the runs");
+}
+
+// The integer `text` holds, or `fallback` when it holds something else.
+int integer_or(const std::string& text, int fallback) {
+  int value = 0;
+  char tail = 0;
+  return std::sscanf(text.c_str(), "%d%c", &value, &tail) == 1 ? value : fallback;
+}
+
+bool refuse(const char* flag, const std::string& message) {
+  std::fprintf(stderr, "commlab: --%s: %s\n", flag, message.c_str());
+  return false;
+}
+
+// The Teaching settings of the flags, checked as the engine checks them (the algorithm's skip
+// limit on the chosen ranks) so that a refused value exits 2 instead of showing an error later.
+bool apply_teaching(const GuiFlags& f, commlab::ui::MainWindow& window) {
+  commlab::ui::TeachingSettings s;
+  if (f.skip) s.skip = *f.skip;
+  if (f.trim) s.trim_rate = *f.trim;
+  if (!f.teach_algo.empty()) s.algorithm = f.teach_algo;
+  if (f.teach_ranks) s.ranks = *f.teach_ranks;
+  if (f.teach_per_node) s.ranks_per_node = *f.teach_per_node;
+  if (s.skip > 0 && !commlab::find_algorithm(s.algorithm).skips())
+    return refuse("skip", "SkipReduce runs on --teach-algo " + commlab::skipping_algorithms_text() +
+                              ", not " + s.algorithm + ", got " + std::to_string(s.skip));
+  if (auto bad = commlab::skip_problem(s.algorithm, s.ranks, s.skip))
+    return refuse("skip", bad->message);
+  window.teaching_view()->set_settings(s);
+  return true;
+}
+
+bool apply_window_flags(const GuiFlags& f, commlab::ui::MainWindow& window) {
+  if (!f.workload_trace.empty()) {
+    commlab::ui::WorkloadSettings w;
+    w.source = commlab::ui::WorkloadSettings::Source::kTrace;
+    w.trace_prefix = f.workload_trace;
+    window.set_workload_settings(w);
+  }
+  if (!f.tab.empty() && !window.select_tab(QString::fromStdString(f.tab)))
+    return refuse("tab", "no tab named '" + f.tab +
+                             "' (tabs: " + window.tab_names().join(", ").toStdString() + ")");
+  if (!f.size.empty()) {
+    int w = 0, h = 0;
+    char tail = 0;
+    if (std::sscanf(f.size.c_str(), "%dx%d%c", &w, &h, &tail) != 2 || w < 100 || h < 100 ||
+        w > 16384 || h > 16384)
+      return refuse("size", "expected WxH with each from 100 to 16384 (e.g. 1400x900), got '" +
+                                f.size.substr(0, 80) + "'");
+    window.resize(w, h);
+  }
+  // Explicit Teaching / Topology settings win over the scenario's.
+  if (f.teaching() || f.topology() || !f.cluster.empty()) window.set_follow_scenario(false);
+  if (f.throughput_cluster) {
+    const int index = integer_or(*f.throughput_cluster, -1);
+    const auto choice = window.choose_throughput_cluster(index);
+    if (!choice.valid)
+      return refuse("throughput-cluster", "expected an integer from 0 to " +
+                                              std::to_string(choice.count - 1) + ", got '" +
+                                              f.throughput_cluster->substr(0, 80) + "'");
+  }
+  if (f.teaching() && !apply_teaching(f, window)) return false;
+  if (f.topology()) {
+    commlab::ui::TopologySettings t;
+    if (!f.cluster.empty()) t.spec = f.cluster;
+    if (!f.topology_backend.empty()) t.backend = f.topology_backend;
+    if (!f.background.empty()) t.background = f.background;
+    if (!f.message.empty()) {
+      const auto bytes = commlab::parse_size(f.message);
+      if (!bytes) return refuse("message", "expected a size like 4M, got '" + f.message + "'");
+      t.message_bytes = *bytes;
+    }
+    window.topology_view()->set_settings(t);
+  } else if (!f.cluster.empty()) {
+    window.topology_view()->set_spec(QString::fromStdString(f.cluster));
+  }
+  return true;
+}
+
+bool open_scenario(const GuiFlags& f, commlab::ui::MainWindow& window) {
+  if (f.scenario.empty()) {
+    if (f.run_index) {
+      std::fprintf(stderr,
+                   "commlab: --run %s: chooses one of a scenario's runs; give the scenario file "
+                   "too (commlab SCENARIO.json --run I)\n",
+                   f.run_index->substr(0, 80).c_str());
+      return false;
+    }
     return true;
   }
-  std::fprintf(stderr, "commlab: --%s: expected an integer from %d to %d, got '%s'\n",
-               qPrintable(flag), lo, hi, qPrintable(text.left(80)));
-  return false;
+  // The scenario's runs fill the Training tab's chooser; the first is shown.
+  const QStringList problems = window.open_scenario(QString::fromStdString(f.scenario));
+  for (const QString& p : problems) std::fprintf(stderr, "%s\n", qPrintable(p));
+  if (!problems.isEmpty()) return false;
+  if (!f.tab.empty() && !window.select_tab(QString::fromStdString(f.tab))) return false;
+  if (f.run_index) {
+    const int runs = static_cast<int>(commlab::load_scenario(f.scenario, {}).runs.size());
+    const int index = integer_or(*f.run_index, -1);
+    if (index < 0 || index >= runs)
+      return refuse("run", "expected an integer from 0 to " + std::to_string(runs - 1) + ", got '" +
+                               f.run_index->substr(0, 80) + "'");
+    window.training_view()->choose_run(index);
+  }
+  return true;
+}
+
+bool apply_training_flags(const GuiFlags& f, commlab::ui::MainWindow& window) {
+  auto* charts = window.training_view()->charts();
+  if (!f.chart.empty() && !charts->select_page(QString::fromStdString(f.chart)))
+    return refuse("chart", "no chart page named '" + f.chart +
+                               "' (pages: " + charts->page_names().join(", ").toStdString() + ")");
+  if (!f.tensor_file.empty()) {
+    const QString error = charts->show_tensor_file(QString::fromStdString(f.tensor_file));
+    if (!error.isEmpty()) {
+      std::fprintf(stderr, "commlab: --tensor-file %s\n", qPrintable(error));
+      return false;
+    }
+  }
+  // With --screenshot, a scenario (or --iterations on the training tab) runs before the grab.
+  if (!f.screenshot.empty() && (!f.scenario.empty() || f.iterations)) {
+    const int n = f.iterations.value_or(0);
+    // Both --compare-seeds and --run-all: the Training table shows the runs with their seed
+    // intervals once both have ended.
+    if (f.compare_seeds) {
+      window.compare_view()->set_seeds(*f.compare_seeds);
+      window.compare_view()->run();
+    }
+    if (f.run_all)
+      window.training_view()->run_all(n);
+    else if (!f.compare_seeds)
+      window.training_view()->run(n);
+  }
+  return true;
+}
+
+// Waits until the window is idle (at most two minutes), shows --step, grabs the window to the
+// file and exports the tab; the exit status says whether both were written.
+int screenshot(QApplication& app, const GuiFlags& f, commlab::ui::MainWindow& window) {
+  window.show();
+  auto* poll = new QTimer(&window);
+  int waited_ms = 0;
+  bool stepped = false;
+  QObject::connect(poll, &QTimer::timeout, [&] {
+    waited_ms += 50;
+    if (!window.idle() && waited_ms < 120000) return;
+    if (f.step && !stepped) {  // frames change only after the trace has arrived
+      window.teaching_view()->show_frame(*f.step);
+      stepped = true;
+      return;
+    }
+    poll->stop();
+    const QString file = QString::fromStdString(f.screenshot);
+    bool ok = window.grab().save(file);
+    if (!ok) std::fprintf(stderr, "commlab: could not write %s\n", qPrintable(file));
+    if (ok && !f.export_file.empty()) {
+      const QString error = window.export_current(QString::fromStdString(f.export_file));
+      if (!error.isEmpty()) std::fprintf(stderr, "commlab: --export: %s\n", qPrintable(error));
+      ok = error.isEmpty();
+    }
+    app.exit(ok ? 0 : 1);
+  });
+  poll->start(50);
+  return app.exec();
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  // QApplication takes Qt's own arguments (-platform, ...) out of argv; the rest are ours.
   QApplication app(argc, argv);
+  GuiFlags flags;
+  CLI::App cli{"CommLab: a laboratory for the communication of distributed training", "commlab"};
+  add_flags(cli, flags);
+  if (std::optional<int> status = commlab::cli::parse_flags(cli, argc, argv, "commlab"))
+    return *status;
   // The style sheet is compiled into the static commlab_ui library: its resources must be
   // registered by name, or :/style.qss is never found.
   Q_INIT_RESOURCE(commlab);
@@ -46,205 +281,13 @@ int main(int argc, char** argv) {
   QFile style(":/style.qss");
   if (style.open(QIODevice::ReadOnly)) app.setStyleSheet(QString::fromUtf8(style.readAll()));
 
-  QCommandLineParser parser;
-  parser.setApplicationDescription(
-      "CommLab: a laboratory for the communication of distributed training");
-  parser.addHelpOption();
-  parser.addVersionOption();
-  parser.addPositionalArgument("scenario", "scenario file to open (JSON)", "[SCENARIO.json]");
-  QCommandLineOption shot("screenshot", "render the main window to FILE.png and exit", "FILE");
-  QCommandLineOption iterations("iterations", "iterations to run before the screenshot", "N");
-  QCommandLineOption tab("tab", "tab to show in the screenshot", "NAME");
-  QCommandLineOption exp(
-      "export", "with --screenshot: also export the shown tab to FILE (.png, .svg, .csv)", "FILE");
-  QCommandLineOption step("step", "teaching tab: show step N of the collective", "N");
-  QCommandLineOption skip("skip", "teaching tab: SkipReduce s", "S");
-  QCommandLineOption trim("trim", "teaching tab: fraction of packets trimmed", "RATE");
-  QCommandLineOption cluster("cluster", "topology tab: cluster preset or spec", "SPEC");
-  QCommandLineOption topo_backend(
-      "topology-backend", "topology tab: analytical or packet (queues, trims, drops)", "NAME");
-  QCommandLineOption background(
-      "background", "topology tab, packet backend: background traffic (incast:8, ...)", "SPEC");
-  QCommandLineOption message("message", "topology tab: all-reduce size per rank (e.g. 4M)", "SIZE");
-  QCommandLineOption size("size", "window size for the screenshot, WxH", "WxH");
-  QCommandLineOption chart("chart",
-                           "training tab: chart page to show (convergence, codec, skipreduce, "
-                           "trimming)",
-                           "PAGE");
-  QCommandLineOption run_all("run-all", "with --screenshot: run every run of the scenario, pinned");
-  QCommandLineOption compare_seeds(
-      "compare-seeds", "with --screenshot: run the Compare tab over N seeds (2-50)", "N");
-  parser.addOption(compare_seeds);
-  QCommandLineOption run_index("run", "training tab: the scenario's run to show (0-based)", "I");
-  parser.addOptions({shot, iterations, tab, exp, step, skip, trim, cluster, topo_backend,
-                     background, message, size, chart, run_all, run_index});
-  QCommandLineOption workload_trace(
-      "workload-trace", "workload tab: replay the Chakra trace PREFIX.RANK.et", "PREFIX");
-  parser.addOption(workload_trace);
-  QCommandLineOption teach_algo("teach-algo", "teaching tab: ring, tree, hd, hier or direct",
-                                "NAME");
-  QCommandLineOption teach_ranks("teach-ranks", "teaching tab: GPUs (2-8)", "N");
-  QCommandLineOption teach_per_node("teach-per-node", "teaching tab, hier: GPUs per node", "N");
-  QCommandLineOption busbw_cluster(
-      "throughput-cluster",
-      "throughput tab: 0 the flat network, 1-4 NCCL on 1, 2, 4 or 16 nodes of 8 H100, 5 a "
-      "leaf-spine, 6 a fat-tree",
-      "I");
-  QCommandLineOption tensor_file(
-      "tensor-file", "training tab, Codec page: draw a .npy/.safetensors file instead of the runs",
-      "FILE");
-  parser.addOptions({teach_algo, teach_ranks, teach_per_node, busbw_cluster, tensor_file});
-  parser.process(app);
-
   commlab::ui::MainWindow window;
-  if (parser.isSet(workload_trace)) {
-    commlab::ui::WorkloadSettings w;
-    w.source = commlab::ui::WorkloadSettings::Source::kTrace;
-    w.trace_prefix = parser.value(workload_trace).toStdString();
-    window.set_workload_settings(w);
-  }
-  if (parser.isSet(tab) && !window.select_tab(parser.value(tab))) {
-    std::fprintf(stderr, "commlab: --tab: no tab named '%s' (tabs: %s)\n",
-                 qPrintable(parser.value(tab)), qPrintable(window.tab_names().join(", ")));
-    return 2;
-  }
-  if (parser.isSet(size)) {
-    const QStringList wh = parser.value(size).split('x');
-    int w = 0, h = 0;
-    if (wh.size() != 2 || !int_flag("size (width)", wh[0], 100, 16384, w) ||
-        !int_flag("size (height)", wh[1], 100, 16384, h)) {
-      std::fprintf(stderr, "commlab: --size: expected WxH (e.g. 1400x900), got '%s'\n",
-                   qPrintable(parser.value(size).left(80)));
-      return 2;
-    }
-    window.resize(w, h);
-  }
-  int iteration_count = 0;
-  if (parser.isSet(iterations) &&
-      !int_flag("iterations", parser.value(iterations), 1, 1000000, iteration_count))
-    return 2;
-  // Explicit Teaching / Topology settings win over the scenario's.
-  const bool teaching = parser.isSet(skip) || parser.isSet(trim) || parser.isSet(teach_algo) ||
-                        parser.isSet(teach_ranks) || parser.isSet(teach_per_node);
-  if (teaching || parser.isSet(cluster) || parser.isSet(topo_backend) || parser.isSet(background) ||
-      parser.isSet(message))
-    window.set_follow_scenario(false);
-  if (parser.isSet(busbw_cluster)) {
-    // Not a number ("abc" read as 0 before) is refused like an index out of range.
-    bool number = false;
-    const int index = parser.value(busbw_cluster).trimmed().toInt(&number);
-    const auto choice = window.choose_throughput_cluster(number ? index : -1);
-    if (!choice.valid) {
-      std::fprintf(stderr,
-                   "commlab: --throughput-cluster: expected an integer from 0 to %d, got '%s'\n",
-                   choice.count - 1, qPrintable(parser.value(busbw_cluster).left(80)));
-      return 2;
-    }
-  }
-  if (teaching) {
-    commlab::ui::TeachingSettings s;
-    s.skip = parser.value(skip).toInt();
-    s.trim_rate = parser.value(trim).toDouble();
-    if (parser.isSet(teach_algo)) s.algorithm = parser.value(teach_algo).toStdString();
-    if (parser.isSet(teach_ranks)) s.ranks = parser.value(teach_ranks).toInt();
-    if (parser.isSet(teach_per_node)) s.ranks_per_node = parser.value(teach_per_node).toInt();
-    window.teaching_view()->set_settings(s);
-  }
-  if (parser.isSet(topo_backend) || parser.isSet(background) || parser.isSet(message)) {
-    commlab::ui::TopologySettings t;
-    if (parser.isSet(cluster)) t.spec = parser.value(cluster).toStdString();
-    if (parser.isSet(topo_backend)) t.backend = parser.value(topo_backend).toStdString();
-    if (parser.isSet(background)) t.background = parser.value(background).toStdString();
-    if (parser.isSet(message)) {
-      const auto bytes = commlab::parse_size(parser.value(message).toStdString());
-      if (!bytes) {
-        std::fprintf(stderr, "commlab: --message: expected a size like 4M, got '%s'\n",
-                     qPrintable(parser.value(message)));
-        return 2;
-      }
-      t.message_bytes = *bytes;
-    }
-    window.topology_view()->set_settings(t);
-  } else if (parser.isSet(cluster)) {
-    window.topology_view()->set_spec(parser.value(cluster));
-  }
-  const QStringList args = parser.positionalArguments();
-  if (args.isEmpty() && parser.isSet(run_index)) {
-    std::fprintf(stderr,
-                 "commlab: --run %s: chooses one of a scenario's runs; give the scenario "
-                 "file too (commlab SCENARIO.json --run I)\n",
-                 qPrintable(parser.value(run_index)));
-    return 2;
-  }
-  if (!args.isEmpty()) {
-    // The scenario's runs fill the Training tab's chooser; the first is shown.
-    const QStringList problems = window.open_scenario(args.front());
-    for (const QString& p : problems) std::fprintf(stderr, "%s\n", qPrintable(p));
-    if (!problems.isEmpty()) return 2;
-    if (parser.isSet(tab) && !window.select_tab(parser.value(tab))) return 2;
-    if (parser.isSet(run_index)) {
-      const int runs =
-          static_cast<int>(commlab::load_scenario(args.front().toStdString(), {}).runs.size());
-      int index = 0;
-      if (!int_flag("run", parser.value(run_index), 0, runs - 1, index)) return 2;
-      window.training_view()->choose_run(index);
-    }
-  }
-  if (parser.isSet(chart) && !window.training_view()->charts()->select_page(parser.value(chart))) {
-    std::fprintf(stderr, "commlab: --chart: no chart page named '%s' (pages: %s)\n",
-                 qPrintable(parser.value(chart)),
-                 qPrintable(window.training_view()->charts()->page_names().join(", ")));
-    return 2;
-  }
-  if (parser.isSet(tensor_file)) {
-    const QString error =
-        window.training_view()->charts()->show_tensor_file(parser.value(tensor_file));
-    if (!error.isEmpty()) {
-      std::fprintf(stderr, "commlab: --tensor-file %s\n", qPrintable(error));
-      return 2;
-    }
-  }
-  // With --screenshot, a scenario (or --iterations on the training tab) runs before the grab.
-  if (parser.isSet(shot) && (!args.isEmpty() || parser.isSet(iterations))) {
-    const int n = iteration_count;
-    // Both --compare-seeds and --run-all: the Training table shows the runs with their seed
-    // intervals once both have ended.
-    if (parser.isSet(compare_seeds)) {
-      window.compare_view()->set_seeds(parser.value(compare_seeds).toInt());
-      window.compare_view()->run();
-    }
-    if (parser.isSet(run_all))
-      window.training_view()->run_all(n);
-    else if (!parser.isSet(compare_seeds))
-      window.training_view()->run(n);
-  }
-  if (!parser.isSet(shot)) {
+  if (!apply_window_flags(flags, window) || !open_scenario(flags, window) ||
+      !apply_training_flags(flags, window))
+    return kExitInvalid;
+  if (flags.screenshot.empty()) {
     window.show();
     return app.exec();
   }
-  const QString file = parser.value(shot);
-  window.show();
-  auto* poll = new QTimer(&window);
-  int waited_ms = 0;
-  bool stepped = false;
-  QObject::connect(poll, &QTimer::timeout, [&] {
-    waited_ms += 50;
-    if (!window.idle() && waited_ms < 120000) return;
-    if (parser.isSet(step) && !stepped) {  // frames change only after the trace has arrived
-      window.teaching_view()->show_frame(parser.value(step).toInt());
-      stepped = true;
-      return;
-    }
-    poll->stop();
-    bool ok = window.grab().save(file);
-    if (!ok) std::fprintf(stderr, "commlab: could not write %s\n", qPrintable(file));
-    if (ok && parser.isSet(exp)) {
-      const QString error = window.export_current(parser.value(exp));
-      if (!error.isEmpty()) std::fprintf(stderr, "commlab: --export: %s\n", qPrintable(error));
-      ok = error.isEmpty();
-    }
-    app.exit(ok ? 0 : 1);
-  });
-  poll->start(50);
-  return app.exec();
+  return screenshot(app, flags, window);
 }

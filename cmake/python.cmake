@@ -33,22 +33,25 @@ function(commlab_add_python_module)
   endif()
   set(py_dir ${PROJECT_SOURCE_DIR}/python)
   file(GLOB module_sources CONFIGURE_DEPENDS ${py_dir}/src/*.cpp)
-  pybind11_add_module(commlab_python MODULE ${module_sources}
-                      # The simulator entry builds backends as commlab-cli does (network_util.cpp).
-                      ${PROJECT_SOURCE_DIR}/app/cli/util/network_util.cpp)
-  target_include_directories(commlab_python PRIVATE ${py_dir}/src ${PROJECT_SOURCE_DIR}/app)
-  target_link_libraries(commlab_python PRIVATE commlab_core CLI11::CLI11)
+  pybind11_add_module(commlab_python MODULE ${module_sources})
+  target_include_directories(commlab_python PRIVATE ${py_dir}/src)
+  target_link_libraries(commlab_python PRIVATE commlab_core)
   target_compile_options(commlab_python PRIVATE -Wall -Wextra)
   # The package: python/commlab/*.py next to the extension _commlab in one folder, so that
   # PYTHONPATH=<build>/python imports the built module with its Python helpers.
   set(package_dir ${PROJECT_BINARY_DIR}/python/commlab)
   set_target_properties(commlab_python PROPERTIES OUTPUT_NAME _commlab LIBRARY_OUTPUT_DIRECTORY
                                                                        ${package_dir})
-  file(GLOB package_files CONFIGURE_DEPENDS ${py_dir}/commlab/*.py)
+  # The modules, their type stubs (.pyi: the extension's API, typed) and py.typed (PEP 561).
+  file(GLOB package_files CONFIGURE_DEPENDS ${py_dir}/commlab/*.py ${py_dir}/commlab/*.pyi
+       ${py_dir}/commlab/py.typed)
   foreach(file IN LISTS package_files)
     get_filename_component(name ${file} NAME)
     configure_file(${file} ${package_dir}/${name} COPYONLY)
   endforeach()
+  # commlab.__version__: the project's version, written at configure time.
+  file(CONFIGURE OUTPUT ${package_dir}/_version.py
+       CONTENT "\"\"\"The version of CommLab this package was built from.\"\"\"\n__version__ = \"@PROJECT_VERSION@\"\n")
   set(COMMLAB_PYTHONPATH ${PROJECT_BINARY_DIR}/python PARENT_SCOPE)
 
   # Installed into the interpreter's platform-specific site directory under the prefix: on Debian
@@ -59,7 +62,8 @@ function(commlab_add_python_module)
             "import sysconfig; s = 'deb_system' if 'deb_system' in sysconfig.get_scheme_names() else 'posix_prefix'; print(sysconfig.get_path('platlib', s, vars={'platbase': '', 'base': ''}).lstrip('/'))"
     OUTPUT_VARIABLE site_dir OUTPUT_STRIP_TRAILING_WHITESPACE)
   install(TARGETS commlab_python LIBRARY DESTINATION ${site_dir}/commlab COMPONENT python)
-  install(FILES ${package_files} DESTINATION ${site_dir}/commlab COMPONENT python)
+  install(FILES ${package_files} ${package_dir}/_version.py DESTINATION ${site_dir}/commlab
+          COMPONENT python)
 
   if(COMMLAB_BUILD_TESTS)
     # Exit code 77: torch (or the module) is missing; ctest reports the test as skipped.
@@ -70,6 +74,16 @@ function(commlab_add_python_module)
       set_tests_properties(python.${test} PROPERTIES
         ENVIRONMENT "PYTHONPATH=${PROJECT_BINARY_DIR}/python;OMP_NUM_THREADS=1"
         SKIP_RETURN_CODE 77 TIMEOUT 120)
+    endforeach()
+    # pytest files: every test reported by name in ctest's log (-v); skipped with a reason when
+    # the module or a package it needs is missing.
+    foreach(test test_boundary test_packaging)
+      add_test(NAME python.${test}
+               COMMAND ${Python3_EXECUTABLE} -m pytest -v -p no:cacheprovider ${py_dir}/tests/${test}.py
+               WORKING_DIRECTORY ${PROJECT_BINARY_DIR})
+      set_tests_properties(python.${test} PROPERTIES
+        ENVIRONMENT "PYTHONPATH=${PROJECT_BINARY_DIR}/python;OMP_NUM_THREADS=1;COMMLAB_CLI=$<TARGET_FILE:commlab-cli>;COMMLAB_BUILD_DIR=${PROJECT_BINARY_DIR}"
+        TIMEOUT 300)
     endforeach()
   endif()
 endfunction()

@@ -12,7 +12,7 @@ packages=(
   nlohmann-json3-dev libcli11-dev libzstd-dev liblz4-dev zlib1g-dev zstd lz4
   libprotobuf-dev protobuf-compiler libopenmpi-dev openmpi-bin
   dataset-fashion-mnist xvfb xauth dpkg-dev
-  python3-dev pybind11-dev python3-numpy python3-torch
+  python3-dev pybind11-dev python3-numpy python3-torch python3-pytest python3-pip python3-mypy
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -43,10 +43,7 @@ std::pair<uint64_t, uint64_t> parse_size_range(const std::string& text) {
 }
 
 void check_skip(const CollectiveOptions& o, const std::string& algorithm, int ranks) {
-  if (o.skip < 0)
-    throw InvalidInput("--skip: expected a non-negative integer, got " + std::to_string(o.skip));
-  if (std::string bad = skip_limit_problem(algorithm, ranks, o.skip); !bad.empty())
-    throw InvalidInput("--skip: " + bad);
+  if (std::optional<Status> bad = skip_problem(algorithm, ranks, o.skip)) throw_flag_error(*bad);
 }
 
 std::unique_ptr<TransferCodec> make_transfer_codec(const CollectiveOptions& o, double cpu_Bps) {
@@ -77,8 +74,7 @@ namespace {
 int run(const CollectiveOptions& o) {
   if (parse_exec_flag(o.exec) == ExecutionMode::kMpi) return run_collective_mpi(o);
   auto [min_bytes, max_bytes] = parse_size_range(o.sizes);
-  std::unique_ptr<NetworkBackend> backend = make_backend(o.net, o.ranks);
-  apply_routing(*backend, o.routing);
+  std::unique_ptr<NetworkBackend> backend = make_backend(o.net, o.ranks, o.routing);
   const int ranks = backend->topology().ranks();
   CollectiveOp op = parse_op(o.op);
   // NCCL mode (--algo auto, --proto, --channels): the tuner picks algorithm, protocol and

@@ -4,10 +4,12 @@
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "cli/command.h"
 #include "cli/util/collective_options.h"
 #include "cli/util/experiment_files_util.h"
+#include "cli/util/network_util.h"
 #include "cli/util/size_flag_util.h"
 #include "io/staged_files.h"
 #include "scenario/config_enums.h"
@@ -87,7 +89,8 @@ void add_teaching(CLI::App& app, Options& o) {
       ->capture_default_str();
   add_int(*p, "--ranks-per-node", s.ranks_per_node, 1, kTeachingMaxRanks,
           "hier: consecutive ranks per node");
-  add_int(*p, "--skip", s.skip, 0, kTeachingMaxRanks - 1, "SkipReduce s (ring only)");
+  add_int(*p, "--skip", s.skip, 0, kTeachingMaxRanks - 1,
+          "SkipReduce s (ring, tree, hd: within the algorithm's limit)");
   p->add_option("--policy", s.policy, "SkipReduce policy: naive, random or selective")
       ->check(CLI::IsMember({"naive", "random", "selective"}))
       ->capture_default_str();
@@ -174,12 +177,12 @@ void resolve(Options& o) {
   if (o.page == "teaching") {
     TeachingSettings& s = o.teaching;
     s.iteration = static_cast<uint64_t>(o.iteration);
-    s.seed = static_cast<uint64_t>(o.seed);  // the page offers SkipReduce on the ring only
-    if (s.skip > 0 && s.algorithm != "ring")
-      throw InvalidInput("--skip: SkipReduce runs on --algorithm ring, not " + s.algorithm +
-                         ", got " + std::to_string(s.skip));
-    if (std::string bad = skip_limit_problem(s.algorithm, s.ranks, s.skip); !bad.empty())
-      throw InvalidInput("--skip: " + bad);
+    s.seed = static_cast<uint64_t>(o.seed);
+    if (s.skip > 0 && !find_algorithm(s.algorithm).skips())
+      throw InvalidInput("--skip: SkipReduce runs on --algorithm " + skipping_algorithms_text() +
+                         ", not " + s.algorithm + ", got " + std::to_string(s.skip));
+    if (std::optional<Status> bad = skip_problem(s.algorithm, s.ranks, s.skip))
+      throw_flag_error(*bad);
   } else if (o.page == "topology") {
     o.topology.message_bytes = size_flag("--bytes", o.message_bytes, 4, kMaxCollectiveBytes);
   } else if (o.page == "workload") {

@@ -69,8 +69,7 @@ struct Timing {  // one replay (or the closed form), in the JSON's terms
 
 // The backend under `routing`, counting link bytes when it is the analytical backend.
 std::unique_ptr<NetworkBackend> routed_backend(const Options& o, int ranks, RoutingMode routing) {
-  auto backend = make_backend(o.net, ranks);
-  apply_routing(*backend, routing_mode_name(routing));
+  auto backend = make_backend(o.net, ranks, routing_mode_name(routing));
   if (auto* analytical = dynamic_cast<AnalyticalBackend*>(backend.get()))
     analytical->set_link_accounting(true);
   return backend;

@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <bit>
 #include <iterator>
+#include <optional>
 #include <stdexcept>
+
+#include "collective/collective_settings.h"
 
 namespace commlab {
 
@@ -63,18 +66,22 @@ const std::vector<Algorithm>& algorithms() {
       {"ring", "ring reduce-scatter + all-gather, bandwidth-optimal; SkipReduce applies here",
        &build_ring, all, &ring_transfers, &ring_skip},
       {"tree", "double binary tree (NCCL): each tree reduces and broadcasts half the data",
-       &build_tree, all, &logarithmic_transfers, &tree_skip},
+       &build_tree, all, &logarithmic_transfers, &tree_skip, false, RankLayout::kTree},
       {"hd", "recursive halving-doubling (Rabenseifner), 2 log2 N steps", &build_halving_doubling,
-       all, &logarithmic_transfers, &hd_skip},
+       all, &logarithmic_transfers, &hd_skip, false, RankLayout::kGrid},
       {"hier", "hierarchical: intra-node reduce-scatter, inter-node ring, intra-node all-gather",
-       &build_hierarchical, reducing_and_gather, &hierarchical_transfers},
+       &build_hierarchical, reducing_and_gather, &hierarchical_transfers, nullptr, true,
+       RankLayout::kNodes},
       {"direct", "one-shot: every rank sends its data straight to every other (small messages)",
        &build_direct, all, &direct_transfers},
       {"nccl-tree",
        "NCCL's tree: a chain inside each node, a double binary tree over the nodes (all-reduce)",
        &build_nccl_tree,
        {CollectiveOp::kAllReduce},
-       &logarithmic_transfers},
+       &logarithmic_transfers,
+       nullptr,
+       false,
+       RankLayout::kTree},
   };
   return table;
 }
@@ -128,6 +135,12 @@ Plan build_plan(const std::string& algorithm, const PlanRequest& request) {
         std::to_string(transfers) + " transfers, over the limit of " +
         std::to_string(kMaxPlanTransfers) +
         " (fewer ranks; for ring, a size divisible by the ranks with --time-only folds the plan)");
+  if (request.skip.rotation < 0 || request.skip.rotation >= std::max(request.ranks, 1))
+    throw StatusError("rotation", "expected 0 to ranks - 1 (" + std::to_string(request.ranks - 1) +
+                                      "), got " + std::to_string(request.skip.rotation));
+  // A skip beyond the algorithm's limit would be clamped: the plan would not be the one asked for.
+  if (std::optional<Status> bad = skip_problem(a.name, request.ranks, request.skip.skip))
+    throw StatusError(*bad);
   if (request.skip.skip > 0 && !a.skips())
     throw std::invalid_argument("SkipReduce skips steps of " + skipping_algorithms_text() +
                                 "; algorithm '" + a.name + "' has none to skip");

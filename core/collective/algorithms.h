@@ -31,7 +31,11 @@ struct SkipLimit {
   const char* what = "";  // what is skipped and why that many: "steps (N-1)"
 };
 
-// One algorithm, described once: everything that used to be an if-chain on its name.
+// How an algorithm's ranks are best drawn (the Teaching page, docs' figures): on a circle, as a
+// binary tree, on a grid of partners (halving-doubling's hypercube), or grouped by node.
+enum class RankLayout { kRing, kTree, kGrid, kNodes };
+
+// One algorithm, described once: callers ask the descriptor, never the name.
 struct Algorithm {
   std::string name;
   std::string description;
@@ -41,6 +45,11 @@ struct Algorithm {
   uint64_t (*transfers)(const PlanRequest&);
   // SkipReduce's limit on `ranks` ranks; nullptr: the plan has no steps to skip.
   SkipLimit (*skip_limit)(int ranks) = nullptr;
+  // True when the plan is built of whole nodes (PlanRequest::ranks_per_node consecutive ranks
+  // each), so the ranks must be a multiple of ranks_per_node. NCCL's tree reads ranks_per_node too
+  // but takes any remainder as a short last node.
+  bool whole_nodes = false;
+  RankLayout layout = RankLayout::kRing;
 
   bool supports(CollectiveOp op) const;
   bool skips() const { return skip_limit != nullptr; }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "io/status.h"
 #include "numeric/rng.h"
 
 namespace commlab {
@@ -18,6 +19,12 @@ SkipPolicy parse_skip_policy(const std::string& name) {
 SkipDecision decide_skip(const SkipConfig& config, int ranks, int bucket,
                          const std::string& bucket_name, uint64_t elements, uint64_t iteration,
                          int segment) {
+  if (ranks < 1)
+    throw StatusError("ranks", "expected at least 1 rank, got " + std::to_string(ranks));
+  if (config.skip < 0 || config.skip > std::max(ranks - 1, 0))
+    throw StatusError("skip", "expected 0 to ranks - 1 (" + std::to_string(std::max(ranks - 1, 0)) +
+                                  ") steps on " + std::to_string(ranks) + " ranks, got " +
+                                  std::to_string(config.skip));
   SkipDecision d;
   if (ranks < 2 || config.skip <= 0) return d;
   d.skip = std::min(config.skip, ranks - 1);

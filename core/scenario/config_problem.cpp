@@ -1,21 +1,6 @@
 #include "scenario/config_problem.h"
 
-#include <utility>
-
 namespace commlab {
-
-int exit_status(ErrorCode code) {
-  switch (code) {
-    case ErrorCode::kBadInput: return 2;
-    case ErrorCode::kFailedRun:
-    case ErrorCode::kInternal: return 1;
-  }
-  return 1;
-}
-
-std::string ConfigProblem::text() const {
-  return field.empty() ? message : field + ": " + message;
-}
 
 std::vector<std::string> problem_lines(const ConfigProblems& problems) {
   std::vector<std::string> lines;
@@ -24,14 +9,8 @@ std::vector<std::string> problem_lines(const ConfigProblems& problems) {
   return lines;
 }
 
-ConfigError::ConfigError(ConfigProblem p)
-    : std::invalid_argument(p.text()), problem(std::move(p)) {}
-
-ConfigError::ConfigError(std::string field, std::string message)
-    : ConfigError(ConfigProblem{ErrorCode::kBadInput, std::move(field), std::move(message)}) {}
-
 ConfigProblem problem_of(const std::exception& e) {
-  if (const auto* config = dynamic_cast<const ConfigError*>(&e)) return config->problem;
+  if (const auto* status = dynamic_cast<const StatusError*>(&e)) return status->status;
   if (dynamic_cast<const std::invalid_argument*>(&e) != nullptr)
     return {ErrorCode::kBadInput, "", e.what()};
   // Any other logic_error is a broken precondition inside the engine (a buffer too short for its
@@ -39,6 +18,15 @@ ConfigProblem problem_of(const std::exception& e) {
   if (dynamic_cast<const std::logic_error*>(&e) != nullptr)
     return {ErrorCode::kInternal, "", e.what()};
   return {ErrorCode::kFailedRun, "", e.what()};
+}
+
+std::exception_ptr exception_of(const ConfigProblem& problem) {
+  switch (problem.code) {
+    case ErrorCode::kBadInput: return std::make_exception_ptr(ConfigError(problem));
+    case ErrorCode::kInternal: return std::make_exception_ptr(std::logic_error(problem.text()));
+    case ErrorCode::kFailedRun: break;
+  }
+  return std::make_exception_ptr(std::runtime_error(problem.text()));
 }
 
 }  // namespace commlab

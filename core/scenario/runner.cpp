@@ -20,6 +20,7 @@
 #include "scenario/run/tta_stats.h"
 #include "scenario/scenario.h"
 #include "topology/presets.h"
+#include "train/data/sampler.h"
 #include "train/data/synthetic.h"
 #include "train/models.h"
 #include "train/sample_store.h"
@@ -128,7 +129,7 @@ namespace {
 
 // What a training run builds before its first iteration, in the order the checks run. RunSession
 // keeps the parts; check_run_startable builds and drops them, so validate refuses exactly what
-// run would refuse before training starts (issue 21).
+// run would refuse before training starts.
 struct TrainParts {
   std::unique_ptr<NetworkBackend> backend;
   std::shared_ptr<const TrainTest> data;
@@ -141,6 +142,11 @@ TrainParts build_train_parts(const RunConfig& config) {
   TrainParts p;
   p.backend = make_run_backend(config);
   p.data = load_run_data(config);
+  // The shards each rank trains on depend on the data (a non-iid rank may be left without rows):
+  // built here as the trainer builds them, so validate refuses what the run would.
+  ShardSampler(p.data->train,
+               SamplerConfig{config.training.ranks, config.training.global_batch, config.seed,
+                             Sharding{config.training.sharding, config.training.sharding_alpha}});
   p.model.emplace(make_model(config.workload.model, p.data->train, config.workload.hidden));
   p.reducer = std::make_unique<CollectiveReducer>(config, *p.backend);
   if (uses_compression_baseline(config))

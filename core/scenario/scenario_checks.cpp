@@ -10,6 +10,7 @@
 #include "codec/codec.h"
 #include "codec/lossy/trim_format.h"
 #include "collective/algorithms.h"
+#include "collective/collective_settings.h"
 #include "network/packet_config.h"
 #include "scenario/scenario.h"
 #include "scenario/scenario_internal.h"
@@ -130,12 +131,9 @@ TrafficSpec background_traffic(const PacketSection& packet) {
 }
 
 std::string skip_limit_problem(const std::string& algorithm, int ranks, long long skip) {
-  const Algorithm* a = lookup_algorithm(algorithm);
-  if (a == nullptr || !a->skips()) return "";
-  const SkipLimit limit = a->skip_limit(ranks);
-  if (skip <= limit.max) return "";
-  return algorithm + " on " + str(ranks) + " ranks skips at most " + str(limit.max) + " " +
-         limit.what + ", got " + str(skip);
+  if (skip < 0) return "";  // the sign is the field's own check
+  const std::optional<Status> bad = skip_problem(algorithm, ranks, skip);
+  return bad ? bad->message : "";
 }
 
 ClusterInfo ClusterCache::lookup(const std::string& spec) {
@@ -171,246 +169,237 @@ ClusterInfo ClusterCache::lookup(const std::string& spec) {
   return info;
 }
 
-ConfigProblems check_run(const RunConfig& c, ClusterCache& cache) {
-  ConfigProblems out;
-  auto add = [&](const char* path, std::string msg) {
-    out.push_back({ErrorCode::kBadInput, path, std::move(msg)});
-  };
-  const auto& t = c.training;
-  const auto& tech = c.techniques;
-  const bool train = c.workload.kind == WorkloadKind::kTrain;
+namespace {
 
+// The problems of one run, each rule adding the field it refuses (a JSON path) and why.
+struct Problems {
+  ConfigProblems list;
+  void add(const std::string& path, std::string message) {
+    list.push_back({ErrorCode::kBadInput, path, std::move(message)});
+  }
+};
+
+bool trains(const RunConfig& c) {
+  return c.workload.kind == WorkloadKind::kTrain;
+}
+
+// cluster, training.ranks and the trained model's sizes.
+void check_cluster_and_sizes(const RunConfig& c, ClusterCache& cache, Problems& p) {
+  const auto& t = c.training;
+  const bool train = trains(c);
   ClusterInfo cluster = cache.lookup(c.cluster.spec);
   if (!cluster.error.empty())
-    add("cluster.spec", cluster.error);
+    p.add("cluster.spec", cluster.error);
   else if (cluster.gpus != t.ranks)
-    add("training.ranks", "is " + str(t.ranks) + " but cluster.spec '" + c.cluster.spec + "' has " +
-                              str(cluster.gpus) + " GPUs (omit one of them to take the other's)");
-
+    p.add("training.ranks", "is " + str(t.ranks) + " but cluster.spec '" + c.cluster.spec +
+                                "' has " + str(cluster.gpus) +
+                                " GPUs (omit one of them to take the other's)");
   if (train && t.ranks > kMaxTrainingRanks)
-    add("training.ranks", "training runs (workload.kind train) support at most " +
-                              str(kMaxTrainingRanks) + " ranks, got " + str(t.ranks));
+    p.add("training.ranks", "training runs (workload.kind train) support at most " +
+                                str(kMaxTrainingRanks) + " ranks, got " + str(t.ranks));
   if (train && t.global_batch % t.ranks != 0)
-    add("training.global_batch",
-        "must be a multiple of training.ranks (" + str(t.ranks) + "), got " + str(t.global_batch));
-  if (train && t.ranks <= kMaxTrainingRanks) {
-    const long long params = model_params(c);
-    if (params * t.ranks > kMaxTrainingFloats)
-      add("workload.hidden", "the model has " + str(params) + " parameters per replica; times " +
+    p.add("training.global_batch", "must be a multiple of training.ranks (" + str(t.ranks) +
+                                       "), got " + str(t.global_batch));
+  if (!train || t.ranks > kMaxTrainingRanks) return;
+  const long long params = model_params(c);
+  if (params * t.ranks > kMaxTrainingFloats)
+    p.add("workload.hidden", "the model has " + str(params) + " parameters per replica; times " +
                                  str(t.ranks) + " ranks that is more than " +
                                  str(kMaxTrainingFloats) + " floats");
-    long long widest = input_width(c.workload.dataset);
-    for (int width : hidden_widths(c)) widest = std::max<long long>(widest, width);
-    const long long rows = (t.global_batch + t.ranks - 1) / t.ranks;
-    if (rows * widest * t.ranks > kMaxTrainingFloats)
-      add("training.global_batch", "batches of " + str(t.global_batch) + " rows of up to " +
+  long long widest = input_width(c.workload.dataset);
+  for (int width : hidden_widths(c)) widest = std::max<long long>(widest, width);
+  const long long rows = (t.global_batch + t.ranks - 1) / t.ranks;
+  if (rows * widest * t.ranks > kMaxTrainingFloats)
+    p.add("training.global_batch", "batches of " + str(t.global_batch) + " rows of up to " +
                                        str(widest) + " values are more than " +
                                        str(kMaxTrainingFloats) + " floats");
-    if (static_cast<long long>(c.workload.max_train) * input_width(c.workload.dataset) >
-        kMaxTrainingFloats)
-      add("workload.max_train", str(c.workload.max_train) + " rows of " +
+  if (static_cast<long long>(c.workload.max_train) * input_width(c.workload.dataset) >
+      kMaxTrainingFloats)
+    p.add("workload.max_train", str(c.workload.max_train) + " rows of " +
                                     str(input_width(c.workload.dataset)) +
                                     " values are more than " + str(kMaxTrainingFloats) + " floats");
-  }
-  if (train)
-    for (auto& [path, msg] : sharding_problems(c)) add(path, std::move(msg));
-  if (train && c.workload.dataset.rfind("text:", 0) == 0 && c.workload.model != "transformer")
-    add("workload.dataset",
-        "a text data set needs workload.model transformer, got " + c.workload.model);
-  if (!c.workload.comm_groups.empty() && c.workload.kind != WorkloadKind::kTrace)
-    add("workload.comm_groups",
-        "a communicator-group file belongs to kind trace, got kind " + enum_name(c.workload.kind));
-  if (!train) {
-    const auto& w = c.workload;
-    long long tp_pp = static_cast<long long>(w.tp) * w.pp;
-    const bool trace = w.kind == WorkloadKind::kTrace;
-    if (trace && w.trace.empty())
-      add("workload.trace", "kind trace needs a Chakra trace DIR/PREFIX (PREFIX.0.et, ...)");
-    std::error_code ec;  // validate checked only the field, so it passed where run then failed
-    if (trace && !w.trace.empty() && !std::filesystem::is_regular_file(w.trace + ".0.et", ec))
-      add("workload.trace", "no trace file '" + w.trace.substr(0, 200) +
-                                ".0.et' (expected a Chakra trace PREFIX.0.et, PREFIX.1.et, ...)");
-    if (trace && !w.comm_groups.empty() && !std::filesystem::is_regular_file(w.comm_groups, ec))
-      add("workload.comm_groups", "no file '" + w.comm_groups.substr(0, 200) +
-                                      "' (expected a communicator-group JSON file)");
-    if (trace && w.engine != WorkloadEngine::kGraph)
-      add("workload.engine", "a trace is replayed by the graph engine, got " + enum_name(w.engine));
-    if (!trace && w.engine == WorkloadEngine::kSum &&
-        (w.ep > 1 || w.grad_dtype != DType::kBf16 || !w.overlap || !w.distributed_optimizer ||
-         w.micro_batch > 1 || w.seq > 0))
-      add("workload.engine",
-          "ep, seq, micro_batch, grad_dtype, overlap and distributed_optimizer need engine graph");
-    if (trace) {
-      // The trace fixes its own ranks and parallelism.
-    } else if (w.dp > 0 && w.dp * tp_pp != t.ranks)
-      add("workload.dp", "dp * tp * pp = " + str(w.dp * tp_pp) + " must equal training.ranks (" +
-                             str(t.ranks) + ")");
-    else if (w.dp == 0 && t.ranks % tp_pp != 0)
-      add("workload.tp", "training.ranks (" + str(t.ranks) + ") is not a multiple of tp * pp (" +
-                             str(tp_pp) + ")");
-    // Catalog and trace runs are time plane only (scenario/run/catalog_run.h).
-    if (tech.trimming.enabled)
-      add("techniques.trimming.enabled",
-          "catalog workloads have no packets to trim; use workload.kind train");
-    if (c.cluster.backend != ClusterBackend::kAnalytical)
-      add("cluster.backend", "catalog workloads are timed on the analytical backend, got " +
-                                 enum_name(c.cluster.backend));
-    if (c.collective.algorithm != "ring")
-      add("collective.algorithm",
-          "catalog workloads are timed with ring collectives, got " + c.collective.algorithm);
-  }
+}
 
-  // The compression baselines (compress/, issue 22) replace the all-reduce: one technique at a
-  // time, on trained gradients in this process.
-  if (tech.topk.enabled || tech.powersgd.enabled) {
-    const char* path =
-        tech.topk.enabled ? "techniques.topk.enabled" : "techniques.powersgd.enabled";
-    const std::string what = tech.topk.enabled ? "top-k" : "PowerSGD";
-    if (tech.topk.enabled && tech.powersgd.enabled)
-      add("techniques.powersgd.enabled", "top-k and PowerSGD exclude each other; enable one");
-    if (tech.skipreduce.skip > 0 || tech.skipreduce.ratio > 0)
-      add(path, what +
+// workload: the data of a trained run, the parallelism of a catalog or trace run.
+void check_workload(const RunConfig& c, Problems& p) {
+  const auto& t = c.training;
+  const bool train = trains(c);
+  if (train)
+    for (auto& [path, msg] : sharding_problems(c)) p.add(path, std::move(msg));
+  if (train && c.workload.dataset.rfind("text:", 0) == 0 && c.workload.model != "transformer")
+    p.add("workload.dataset",
+          "a text data set needs workload.model transformer, got " + c.workload.model);
+  if (!c.workload.comm_groups.empty() && c.workload.kind != WorkloadKind::kTrace)
+    p.add("workload.comm_groups", "a communicator-group file belongs to kind trace, got kind " +
+                                      enum_name(c.workload.kind));
+  if (train) return;
+  const auto& w = c.workload;
+  long long tp_pp = static_cast<long long>(w.tp) * w.pp;
+  const bool trace = w.kind == WorkloadKind::kTrace;
+  if (trace && w.trace.empty())
+    p.add("workload.trace", "kind trace needs a Chakra trace DIR/PREFIX (PREFIX.0.et, ...)");
+  std::error_code ec;  // the files themselves, as run opens them
+  if (trace && !w.trace.empty() && !std::filesystem::is_regular_file(w.trace + ".0.et", ec))
+    p.add("workload.trace", "no trace file '" + w.trace.substr(0, 200) +
+                                ".0.et' (expected a Chakra trace PREFIX.0.et, PREFIX.1.et, ...)");
+  if (trace && !w.comm_groups.empty() && !std::filesystem::is_regular_file(w.comm_groups, ec))
+    p.add("workload.comm_groups", "no file '" + w.comm_groups.substr(0, 200) +
+                                      "' (expected a communicator-group JSON file)");
+  if (trace && w.engine != WorkloadEngine::kGraph)
+    p.add("workload.engine", "a trace is replayed by the graph engine, got " + enum_name(w.engine));
+  if (!trace && w.engine == WorkloadEngine::kSum &&
+      (w.ep > 1 || w.grad_dtype != DType::kBf16 || !w.overlap || !w.distributed_optimizer ||
+       w.micro_batch > 1 || w.seq > 0))
+    p.add("workload.engine",
+          "ep, seq, micro_batch, grad_dtype, overlap and distributed_optimizer need engine graph");
+  if (trace) {
+    // The trace fixes its own ranks and parallelism.
+  } else if (w.dp > 0 && w.dp * tp_pp != t.ranks) {
+    p.add("workload.dp", "dp * tp * pp = " + str(w.dp * tp_pp) + " must equal training.ranks (" +
+                             str(t.ranks) + ")");
+  } else if (w.dp == 0 && t.ranks % tp_pp != 0) {
+    p.add("workload.tp", "training.ranks (" + str(t.ranks) + ") is not a multiple of tp * pp (" +
+                             str(tp_pp) + ")");
+  }
+  // Catalog and trace runs are time plane only (scenario/run/catalog_run.h).
+  if (c.techniques.trimming.enabled)
+    p.add("techniques.trimming.enabled",
+          "catalog workloads have no packets to trim; use workload.kind train");
+  if (c.cluster.backend != ClusterBackend::kAnalytical)
+    p.add("cluster.backend", "catalog workloads are timed on the analytical backend, got " +
+                                 enum_name(c.cluster.backend));
+  if (c.collective.algorithm != "ring")
+    p.add("collective.algorithm",
+          "catalog workloads are timed with ring collectives, got " + c.collective.algorithm);
+}
+
+// techniques.topk and techniques.powersgd replace the all-reduce: one technique at a time, on
+// trained gradients in this process (execution mpi runs them too: each process keeps its rank's
+// state, compressed_exchange.h).
+void check_compression_baselines(const RunConfig& c, Problems& p) {
+  const auto& tech = c.techniques;
+  if (!tech.topk.enabled && !tech.powersgd.enabled) return;
+  const char* path = tech.topk.enabled ? "techniques.topk.enabled" : "techniques.powersgd.enabled";
+  const std::string what = tech.topk.enabled ? "top-k" : "PowerSGD";
+  if (tech.topk.enabled && tech.powersgd.enabled)
+    p.add("techniques.powersgd.enabled", "top-k and PowerSGD exclude each other; enable one");
+  if (tech.skipreduce.skip > 0 || tech.skipreduce.ratio > 0)
+    p.add(path, what +
                     " replaces the all-reduce whose steps SkipReduce skips; set "
                     "techniques.skipreduce.skip and ratio to 0");
-    if (tech.trimming.enabled)
-      add(path, what + " sends its own format; set techniques.trimming.enabled to false");
-    if (tech.codec != "none")
-      add(path, what + " sends its own format; set techniques.codec to none, got " + tech.codec);
-    if (!train)
-      add(path, "workload.kind " + enum_name(c.workload.kind) +
+  if (tech.trimming.enabled)
+    p.add(path, what + " sends its own format; set techniques.trimming.enabled to false");
+  if (tech.codec != "none")
+    p.add(path, what + " sends its own format; set techniques.codec to none, got " + tech.codec);
+  if (!trains(c))
+    p.add(path, "workload.kind " + enum_name(c.workload.kind) +
                     " has no gradients to compress; use train");
-    // Execution mpi runs them too: each process keeps its rank's state (compressed_exchange.h).
-  }
+}
 
-  const bool skipping = tech.skipreduce.skip > 0 || tech.skipreduce.ratio > 0;
+// techniques.skipreduce: the algorithm can skip, the skip (or the one a ratio gives) is within its
+// limit on the ring's ranks, and one compensation at a time.
+void check_skipreduce(const RunConfig& c, Problems& p) {
+  const auto& t = c.training;
+  const auto& sr = c.techniques.skipreduce;
+  const bool skipping = sr.skip > 0 || sr.ratio > 0;
   const char* skip_path =
-      tech.skipreduce.skip > 0 ? "techniques.skipreduce.skip" : "techniques.skipreduce.ratio";
+      sr.skip > 0 ? "techniques.skipreduce.skip" : "techniques.skipreduce.ratio";
   // docs/collectives.md: the paper skips ring reduce-scatter steps; tree and halving-doubling
   // have analogues (deepest reduce levels, last halving rounds); hier and direct have none.
   const std::string& algo = c.collective.algorithm;
   if (const Algorithm* a = lookup_algorithm(algo); skipping && a != nullptr && !a->skips())
-    add(skip_path,
-        "SkipReduce needs collective.algorithm " + skipping_algorithms_text() + ", got " + algo);
+    p.add(skip_path,
+          "SkipReduce needs collective.algorithm " + skipping_algorithms_text() + ", got " + algo);
   // The skip a ratio gives is checked too: round(ratio * N) is N at ratio 1. A catalog model skips
   // steps of its data-parallel ring (scenario/run/catalog_run.cpp), of dp ranks.
   const long long tp_pp = static_cast<long long>(c.workload.tp) * c.workload.pp;
   const int ring = c.workload.kind != WorkloadKind::kCatalog ? t.ranks
                    : c.workload.dp > 0                       ? c.workload.dp
                                                              : static_cast<int>(t.ranks / tp_pp);
-  const long long effective_skip =
-      tech.skipreduce.skip > 0 ? tech.skipreduce.skip : std::llround(tech.skipreduce.ratio * ring);
+  const long long effective_skip = sr.skip > 0 ? sr.skip : std::llround(sr.ratio * ring);
   if (std::string bad = skip_limit_problem(algo, ring, effective_skip); !bad.empty())
-    add(skip_path, tech.skipreduce.skip > 0
-                       ? bad
-                       : "ratio " + limit_text(tech.skipreduce.ratio) + " gives skip " +
-                             str(effective_skip) + ": " + bad);
+    p.add(skip_path, sr.skip > 0 ? bad
+                                 : "ratio " + limit_text(sr.ratio) + " gives skip " +
+                                       str(effective_skip) + ": " + bad);
   // lr_compensation undoes the ring's (N - s) / N scaling; unbiased already rescales each chunk by
   // N / contributors, so the two together would compensate twice.
-  if (tech.skipreduce.lr_compensation && tech.skipreduce.unbiased)
-    add("techniques.skipreduce.lr_compensation",
-        "unbiased already rescales the skipped chunks; set one of lr_compensation and unbiased");
-  if (tech.skipreduce.lr_compensation && skipping && algo != "ring")
-    add("techniques.skipreduce.lr_compensation",
-        "the N / (N - s) factor holds for the ring, whose every chunk loses s contributions; "
-        "collective.algorithm is " +
-            algo + " (use unbiased)");
+  if (sr.lr_compensation && sr.unbiased)
+    p.add("techniques.skipreduce.lr_compensation",
+          "unbiased already rescales the skipped chunks; set one of lr_compensation and unbiased");
+  if (sr.lr_compensation && skipping && algo != "ring")
+    p.add("techniques.skipreduce.lr_compensation",
+          "the N / (N - s) factor holds for the ring, whose every chunk loses s contributions; "
+          "collective.algorithm is " +
+              algo + " (use unbiased)");
+}
+
+// workload.time_as, the evaluation cadence and learning-rate tuning: what a trained run measures.
+void check_measurement(const RunConfig& c, Problems& p) {
+  const auto& t = c.training;
+  const bool train = trains(c);
   // Proxy timing (scenario/run/proxy_timer.h) retimes a trained run in this process.
   if (!c.workload.time_as.empty() && !train)
-    add("workload.time_as", "workload.kind " + enum_name(c.workload.kind) +
-                                " has no trained model to time as another; use train or \"\"");
+    p.add("workload.time_as", "workload.kind " + enum_name(c.workload.kind) +
+                                  " has no trained model to time as another; use train or \"\"");
   if (!c.workload.time_as.empty() && c.execution != ExecutionMode::kSimulated)
-    add("workload.time_as", "proxy timing runs in the simulated execution only, got execution " +
-                                enum_name(c.execution));
+    p.add("workload.time_as", "proxy timing runs in the simulated execution only, got execution " +
+                                  enum_name(c.execution));
   if (!c.workload.time_as.empty() && c.cluster.backend != ClusterBackend::kAnalytical)
-    add("workload.time_as",
-        "proxy timing runs on cluster.backend analytical, got " + enum_name(c.cluster.backend));
+    p.add("workload.time_as",
+          "proxy timing runs on cluster.backend analytical, got " + enum_name(c.cluster.backend));
   // The adaptive evaluation cadence (train/eval_schedule.h) keeps the crossing exact only with a
   // smoothing window in iterations: one in evaluations would span both cadences.
   if (t.eval_every_far > 0 && t.tta_window <= 0)
-    add("training.eval_every_far",
-        "the adaptive cadence needs training.tta_window > 0 (the crossing's smoothing window in "
-        "iterations; 4 x eval_every = " +
-            str(4 * t.eval_every) + " is the 5-evaluation window)");
+    p.add("training.eval_every_far",
+          "the adaptive cadence needs training.tta_window > 0 (the crossing's smoothing window in "
+          "iterations; 4 x eval_every = " +
+              str(4 * t.eval_every) + " is the 5-evaluation window)");
   if (t.eval_every_far > 0 && t.eval_every <= 0)
-    add("training.eval_every_far", "the adaptive cadence needs training.eval_every > 0");
+    p.add("training.eval_every_far", "the adaptive cadence needs training.eval_every > 0");
   if (t.eval_every_far > 0 && t.eval_fine_until > 0 && t.eval_fine_until < t.target_accuracy)
-    add("training.eval_fine_until",
-        "must be 0 or at least training.target_accuracy (" + limit_text(t.target_accuracy) +
-            "), or the crossing would fall in the coarse cadence; got " +
-            limit_text(t.eval_fine_until));
+    p.add("training.eval_fine_until",
+          "must be 0 or at least training.target_accuracy (" + limit_text(t.target_accuracy) +
+              "), or the crossing would fall in the coarse cadence; got " +
+              limit_text(t.eval_fine_until));
   // Tuning ranks grid values by time to target accuracy (scenario/run/lr_tuning.h).
   if (!t.lr_grid.empty() && !train)
-    add("training.lr_grid", "workload.kind " + enum_name(c.workload.kind) +
-                                " has no accuracy to tune for; use train or []");
+    p.add("training.lr_grid", "workload.kind " + enum_name(c.workload.kind) +
+                                  " has no accuracy to tune for; use train or []");
   for (size_t i = 1; i < t.lr_grid.size(); ++i)
     if (std::find(t.lr_grid.begin(), t.lr_grid.begin() + static_cast<std::ptrdiff_t>(i),
                   t.lr_grid[i]) != t.lr_grid.begin() + static_cast<std::ptrdiff_t>(i))
-      add("training.lr_grid", "the values must differ (" + limit_text(t.lr_grid[i]) +
-                                  " is there twice): each is trained on the same tuning seeds");
+      p.add("training.lr_grid", "the values must differ (" + limit_text(t.lr_grid[i]) +
+                                    " is there twice): each is trained on the same tuning seeds");
   if (!t.lr_grid.empty() && c.execution != ExecutionMode::kSimulated)
-    add("training.lr_grid",
-        "learning-rate tuning runs in the simulated execution only, got execution " +
-            enum_name(c.execution));
-  if (c.collective.algorithm == "hier" && c.collective.ranks_per_node > 0 &&
-      t.ranks % c.collective.ranks_per_node != 0)
-    add("collective.ranks_per_node", "training.ranks (" + str(t.ranks) +
-                                         ") is not a multiple of ranks_per_node (" +
-                                         str(c.collective.ranks_per_node) + ")");
+    p.add("training.lr_grid",
+          "learning-rate tuning runs in the simulated execution only, got execution " +
+              enum_name(c.execution));
+}
 
-  const auto& trim = tech.trimming;
-  if (trim.enabled && trim.mode == TrimMode::kQueue && c.cluster.backend != ClusterBackend::kPacket)
-    add("techniques.trimming.mode",
-        "queue trimming needs cluster.backend packet (the analytical backend has no queues), got " +
-            enum_name(c.cluster.backend));
-  if (trim.enabled && trim.mode == TrimMode::kQueue && c.packet.admission != Admission::kTrim)
-    add("techniques.trimming.mode",
-        "queue trimming needs packet.admission trim, got " + enum_name(c.packet.admission));
-  int max_bits = trim.encoding == trim::TrimEncoding::kSq     ? 8
-                 : trim.encoding == trim::TrimEncoding::kEden ? 4
-                                                              : 1;
-  if (trim.head_bits > max_bits)
-    add("techniques.trimming.head_bits", "encoding " + enum_name(trim.encoding) +
-                                             " supports 1 to " + str(max_bits) + " bits, got " +
-                                             str(trim.head_bits));
-  if (c.packet.background != "none") try {
-      (void)background_traffic(c.packet);
-    } catch (const std::invalid_argument& e) {
-      add("packet.background", e.what());
-    }
-  if (c.packet.trim_bytes > c.packet.mtu)
-    add("packet.trim_bytes",
-        "must be at most packet.mtu (" + str(c.packet.mtu) + "), got " + str(c.packet.trim_bytes));
-  // Multi-level heads (docs/scenario.md, "Multi-level trimming").
-  for (size_t i = 0; trim.enabled && i < trim.levels.size(); ++i) {
-    const std::string path = "techniques.trimming.levels[" + str(static_cast<long long>(i)) + "]";
-    if (trim.levels[i] > trim.head_bits)
-      add(path.c_str(), "a level keeps at most the head_bits (" + str(trim.head_bits) +
-                            ") the packets are encoded with, got " + str(trim.levels[i]));
-    if (i > 0 && trim.levels[i] >= trim.levels[i - 1])
-      add(path.c_str(), "levels must decrease (a deeper queue keeps fewer bits), got " +
-                            str(trim.levels[i - 1]) + " then " + str(trim.levels[i]));
-  }
-  if (trim.enabled && !trim.levels.empty() && c.execution != ExecutionMode::kSimulated)
-    add("techniques.trimming.levels",
-        "multi-level trimming runs in the simulated execution only, got execution " +
-            enum_name(c.execution));
-  if (trim.enabled && !trim.levels.empty() && trim.mode == TrimMode::kQueue &&
-      c.packet.trim_bytes != 0)
-    add("packet.trim_bytes",
-        "the levels set the kept sizes; set 0 (auto) with "
-        "techniques.trimming.levels, got " +
-            str(c.packet.trim_bytes));
-  // An explicit trim_bytes below the whole head cuts into it: the experiment would measure a
-  // truncated head, not the scheme (issue 22). Refused where the switch trims (packet backend,
-  // trim admission); 0 (auto) derives the size.
+// collective.ranks_per_node: an algorithm built of whole nodes needs the ranks to fill them.
+void check_collective(const RunConfig& c, Problems& p) {
+  const Algorithm* algorithm = lookup_algorithm(c.collective.algorithm);
+  if (algorithm != nullptr && algorithm->whole_nodes && c.collective.ranks_per_node > 0 &&
+      c.training.ranks % c.collective.ranks_per_node != 0)
+    p.add("collective.ranks_per_node", "training.ranks (" + str(c.training.ranks) +
+                                           ") is not a multiple of ranks_per_node (" +
+                                           str(c.collective.ranks_per_node) + ")");
+}
+
+// An explicit trim_bytes below the whole head cuts into it: the experiment would measure a
+// truncated head, not the scheme. Refused where the switch trims (packet backend, trim admission);
+// 0 (auto) derives the size.
+void check_head_kept(const RunConfig& c, Problems& p) {
+  const auto& trim = c.techniques.trimming;
   const uint32_t head = head_trim_bytes(c);
-  if (trim.enabled && c.cluster.backend == ClusterBackend::kPacket &&
-      c.packet.admission == Admission::kTrim && c.packet.trim_bytes != 0 && head > 0 &&
-      c.packet.trim_bytes < head) {
-    const trim::TrimConfig tc = trim_config_of(c);
-    const size_t n = trim::coords_per_packet(tc);
-    const trim::PacketLayout l = trim::packet_layout(tc.encoding, tc.head_bits, tc.wire, n);
-    add("packet.trim_bytes",
+  if (!(trim.enabled && c.cluster.backend == ClusterBackend::kPacket &&
+        c.packet.admission == Admission::kTrim && c.packet.trim_bytes != 0 && head > 0 &&
+        c.packet.trim_bytes < head))
+    return;
+  const trim::TrimConfig tc = trim_config_of(c);
+  const size_t n = trim::coords_per_packet(tc);
+  const trim::PacketLayout l = trim::packet_layout(tc.encoding, tc.head_bits, tc.wire, n);
+  p.add("packet.trim_bytes",
         str(c.packet.trim_bytes) + " B cuts into the " + str(trim.head_bits) + "-bit " +
             enum_name(trim.encoding) + " head: a full packet of " + str(static_cast<long long>(n)) +
             " " + enum_name(c.collective.wire) + " coordinates keeps its head in " + str(head) +
@@ -418,8 +407,78 @@ ConfigProblems check_run(const RunConfig& c, ClusterCache& cache) {
             str(static_cast<long long>(l.header)) + " B trim header + " + str(trim.head_bits) +
             " x " + str(static_cast<long long>(l.plane)) + " B head plane" +
             (trim.head_bits > 1 ? "s" : "") + "); set 0 (auto) or at least " + str(head));
+}
+
+// techniques.trimming: where packets are cut and how many head bits an encoding has.
+void check_trim_heads(const RunConfig& c, Problems& p) {
+  const auto& trim = c.techniques.trimming;
+  if (trim.enabled && trim.mode == TrimMode::kQueue && c.cluster.backend != ClusterBackend::kPacket)
+    p.add("techniques.trimming.mode",
+          "queue trimming needs cluster.backend packet (the analytical backend has no queues), "
+          "got " +
+              enum_name(c.cluster.backend));
+  if (trim.enabled && trim.mode == TrimMode::kQueue && c.packet.admission != Admission::kTrim)
+    p.add("techniques.trimming.mode",
+          "queue trimming needs packet.admission trim, got " + enum_name(c.packet.admission));
+  const int max_bits = trim::max_head_bits(trim.encoding);
+  if (trim.head_bits > max_bits)
+    p.add("techniques.trimming.head_bits", "encoding " + enum_name(trim.encoding) +
+                                               " supports 1 to " + str(max_bits) + " bits, got " +
+                                               str(trim.head_bits));
+}
+
+// techniques.trimming.levels (docs/scenario.md, "Multi-level trimming"), and a trim size that keeps
+// the whole head.
+void check_trim_levels(const RunConfig& c, Problems& p) {
+  const auto& trim = c.techniques.trimming;
+  for (size_t i = 0; trim.enabled && i < trim.levels.size(); ++i) {
+    const std::string path = "techniques.trimming.levels[" + str(static_cast<long long>(i)) + "]";
+    if (trim.levels[i] > trim.head_bits)
+      p.add(path, "a level keeps at most the head_bits (" + str(trim.head_bits) +
+                      ") the packets are encoded with, got " + str(trim.levels[i]));
+    if (i > 0 && trim.levels[i] >= trim.levels[i - 1])
+      p.add(path, "levels must decrease (a deeper queue keeps fewer bits), got " +
+                      str(trim.levels[i - 1]) + " then " + str(trim.levels[i]));
   }
-  return out;
+  if (trim.enabled && !trim.levels.empty() && c.execution != ExecutionMode::kSimulated)
+    p.add("techniques.trimming.levels",
+          "multi-level trimming runs in the simulated execution only, got execution " +
+              enum_name(c.execution));
+  if (trim.enabled && !trim.levels.empty() && trim.mode == TrimMode::kQueue &&
+      c.packet.trim_bytes != 0)
+    p.add("packet.trim_bytes",
+          "the levels set the kept sizes; set 0 (auto) with "
+          "techniques.trimming.levels, got " +
+              str(c.packet.trim_bytes));
+  check_head_kept(c, p);
+}
+
+// packet: background traffic and trim sizes.
+void check_packet(const RunConfig& c, Problems& p) {
+  if (c.packet.background != "none") try {
+      (void)background_traffic(c.packet);
+    } catch (const std::invalid_argument& e) {
+      p.add("packet.background", e.what());
+    }
+  if (c.packet.trim_bytes > c.packet.mtu)
+    p.add("packet.trim_bytes", "must be at most packet.mtu (" + str(c.packet.mtu) + "), got " +
+                                   str(c.packet.trim_bytes));
+}
+
+}  // namespace
+
+ConfigProblems check_run(const RunConfig& c, ClusterCache& cache) {
+  Problems p;
+  check_cluster_and_sizes(c, cache, p);
+  check_workload(c, p);
+  check_compression_baselines(c, p);
+  check_skipreduce(c, p);
+  check_measurement(c, p);
+  check_collective(c, p);
+  check_trim_heads(c, p);
+  check_packet(c, p);
+  check_trim_levels(c, p);
+  return p.list;
 }
 
 uint32_t head_trim_bytes(const RunConfig& c) {

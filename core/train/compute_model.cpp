@@ -1,7 +1,9 @@
 #include "train/compute_model.h"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
+#include <string>
 
 namespace commlab {
 
@@ -9,6 +11,31 @@ double ComputeModel::time(double flops, double bytes) const {
   const double t_flops = gpu.bf16_flops > 0 ? flops / (gpu.bf16_flops * mfu) : 0;
   const double t_mem = gpu.hbm_Bps > 0 ? bytes / gpu.hbm_Bps : 0;
   return std::max(t_flops, t_mem);
+}
+
+namespace {
+
+std::optional<Status> time_problem(const std::string& field, double seconds) {
+  if (std::isfinite(seconds) && seconds >= 0) return std::nullopt;
+  return invalid_input(field,
+                       "expected a finite time >= 0 in seconds, got " + std::to_string(seconds));
+}
+
+}  // namespace
+
+std::optional<Status> step_costs_problem(const std::vector<LayerCost>& layers,
+                                         const std::vector<double>& comm,
+                                         const std::vector<double>& codec) {
+  for (size_t i = 0; i < layers.size(); ++i) {
+    const std::string at = "layers[" + std::to_string(i) + "]";
+    if (auto bad = time_problem(at + ".forward_s", layers[i].forward_s)) return bad;
+    if (auto bad = time_problem(at + ".backward_s", layers[i].backward_s)) return bad;
+  }
+  for (size_t b = 0; b < comm.size(); ++b)
+    if (auto bad = time_problem("bucket_comm_s[" + std::to_string(b) + "]", comm[b])) return bad;
+  for (size_t b = 0; b < codec.size(); ++b)
+    if (auto bad = time_problem("bucket_codec_s[" + std::to_string(b) + "]", codec[b])) return bad;
+  return std::nullopt;
 }
 
 StepTiming overlap_step(const std::vector<LayerCost>& layers, const std::vector<double>& comm,

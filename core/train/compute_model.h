@@ -2,9 +2,11 @@
 // Simulated time of one training step on a GPU: compute from FLOPs (peak BF16 x MFU) or weight
 // traffic (HBM bandwidth), whichever is slower, and DDP-style overlap of bucket communication with
 // the backward pass. GPU figures come from the shared presets in topology/gpu_presets.h.
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "io/status.h"
 #include "topology/gpu_presets.h"
 
 namespace commlab {
@@ -34,6 +36,11 @@ struct StepTiming {
 // DDP overlap: layers' backward run last to first; a bucket is ready when its layer's backward
 // ends; one communication stream processes buckets in readiness order, each taking comm + codec.
 // bucket_comm_s / bucket_codec_s are indexed by bucket.
+// Times from outside (Python's overlap_step) checked before overlap_step: every forward, backward,
+// communication and codec time finite and >= 0 (field "layers[i].backward_s", "bucket_comm_s[b]").
+std::optional<Status> step_costs_problem(const std::vector<LayerCost>& layers,
+                                         const std::vector<double>& bucket_comm_s,
+                                         const std::vector<double>& bucket_codec_s);
 StepTiming overlap_step(const std::vector<LayerCost>& layers,
                         const std::vector<double>& bucket_comm_s,
                         const std::vector<double>& bucket_codec_s);

@@ -12,6 +12,7 @@
 #include "collective/codec_wire.h"
 #include "collective/simulated_executor.h"
 #include "collective/skip.h"
+#include "io/status.h"
 
 namespace commlab::views {
 
@@ -44,7 +45,8 @@ std::pair<int, int> TeachingTrace::cells_of(const Transfer& t) const {
 
 TeachingTrace compute_teaching_trace(const TeachingSettings& s) {
   if (s.ranks < 2 || s.ranks > kTeachingMaxRanks)
-    throw std::invalid_argument("teaching mode shows 2 to 8 ranks, not " + std::to_string(s.ranks));
+    throw StatusError("ranks", "teaching mode shows 2 to " + std::to_string(kTeachingMaxRanks) +
+                                   " ranks, not " + std::to_string(s.ranks));
   if (s.skip < 0) throw std::invalid_argument("SkipReduce s must be >= 0");
   if (!(s.trim_rate >= 0 && s.trim_rate <= 1))
     throw std::invalid_argument("the trim rate is a fraction of packets in [0, 1]");
@@ -53,10 +55,11 @@ TeachingTrace compute_teaching_trace(const TeachingSettings& s) {
   skip_config.policy = parse_skip_policy(s.policy);
   skip_config.seed = s.seed;
   skip_config.min_elements = 0;  // the teaching buffer is tiny; selective would never skip
+  const Algorithm& algorithm = find_algorithm(s.algorithm);
   PlanRequest request;
   request.ranks = s.ranks;
   request.count = kTeachingCount;
-  request.ranks_per_node = s.algorithm == "hier" ? s.ranks_per_node : 1;
+  request.ranks_per_node = algorithm.whole_nodes ? s.ranks_per_node : 1;
   request.skip = decide_skip(skip_config, s.ranks, 0, "teaching", kTeachingCount, s.iteration);
   const Plan plan = build_plan(s.algorithm, request);
 
@@ -65,7 +68,7 @@ TeachingTrace compute_teaching_trace(const TeachingSettings& s) {
   trace.ranks = s.ranks;
   trace.count = plan.count;
   trace.rotation = request.skip.rotation;
-  trace.skipped_steps = s.algorithm == "ring" ? request.skip.skip : 0;
+  trace.skipped_steps = algorithm.skips() ? request.skip.skip : 0;
 
   // Display cells: every chunk boundary and every transfer edge, so each cell is uniform.
   std::vector<uint64_t> edges(plan.chunk_begin.begin(), plan.chunk_begin.end());

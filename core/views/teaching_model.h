@@ -12,10 +12,10 @@
 namespace commlab::views {
 
 struct TeachingSettings {
-  int ranks = 4;                   // 2..8 (2^7 sums stay exact in FP32)
+  int ranks = 4;                   // 2..kTeachingMaxRanks
   std::string algorithm = "ring";  // ring | tree | hd | hier | direct
   int ranks_per_node = 2;          // hier: consecutive ranks share a node
-  int skip = 0;                    // SkipReduce s (ring only)
+  int skip = 0;                    // SkipReduce s (algorithms whose descriptor skips)
   std::string policy = "naive";    // naive | random | selective
   uint64_t iteration = 0;          // random policy: rotation depends on the iteration
   uint64_t seed = 1;
@@ -56,10 +56,12 @@ struct TeachingTrace {
   std::pair<int, int> cells_of(const Transfer& t) const;
 };
 
-inline constexpr int kTeachingMaxRanks = 8;
+// Rank r holds 2^r, so a cell's value is the bitmask of the ranks it holds: sums of up to 16 ranks
+// stay below 2^16, exact in FP32 (24-bit significand).
+inline constexpr int kTeachingMaxRanks = 16;
 inline constexpr uint32_t kTeachingPacketValues = 32;  // values per trimmable packet
 
-// Throws std::invalid_argument for settings the engine rejects (e.g. SkipReduce with tree).
+// Throws std::invalid_argument for settings the engine rejects (e.g. SkipReduce with direct).
 TeachingTrace compute_teaching_trace(const TeachingSettings& settings);
 
 // "step 3/6 reduce-scatter: rank 0 sends chunk 3 to rank 1, which adds it; ..."

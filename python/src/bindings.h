@@ -11,6 +11,7 @@
 #include <string>
 
 #include "collective/wire.h"
+#include "io/status.h"
 
 namespace commlab::python {
 
@@ -21,6 +22,8 @@ void bind_collective(py::module_& m);
 void bind_rank_stepper(py::module_& m);
 void bind_trim(py::module_& m);
 void bind_simulator(py::module_& m);
+// commlab.InvalidInput and the translation of the engine's errors (commlab_module.cpp).
+void register_errors(py::module_& m);
 
 // A float32 array as a mutable span (std::invalid_argument naming `what` otherwise).
 std::span<float> float_span(py::array& array, const std::string& what);

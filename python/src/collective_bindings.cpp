@@ -136,6 +136,15 @@ void bind_collective(py::module_& m) {
     return names;
   });
   m.def(
+      "skip_limit",
+      [](const std::string& algorithm, int ranks) {
+        const Algorithm& a = find_algorithm(algorithm);
+        return a.skips() ? a.skip_limit(ranks).max : 0;
+      },
+      py::arg("algorithm"), py::arg("ranks"),
+      "The most SkipReduce steps `algorithm` can skip on `ranks` ranks (ring N-1, tree and hd "
+      "floor(log2 N)); 0 when it has none to skip");
+  m.def(
       "decide_skip",
       [](int skip, const std::string& policy, uint64_t seed, int ranks, int bucket,
          const std::string& bucket_name, uint64_t elements, uint64_t iteration, bool unbiased,

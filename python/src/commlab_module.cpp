@@ -41,6 +41,37 @@ std::span<const std::byte> byte_span(const py::array& array, const std::string& 
   return {static_cast<const std::byte*>(array.data()), static_cast<size_t>(array.nbytes())};
 }
 
+// Every Status the engine reports reaches Python with its three parts: bad input raises
+// commlab.InvalidInput (a ValueError) with .field, .code and .message, str() the engine's line
+// "field: message"; a failed run or an internal error raises RuntimeError with that line. Plain
+// std::invalid_argument (bad input without a field) maps the same way, field "".
+void register_errors(py::module_& m) {
+  static py::exception<StatusError> invalid_input(m, "InvalidInput", PyExc_ValueError);
+  invalid_input.doc() =
+      "Bad input: .field names the argument at fault ('' if none), .code is 'bad_input', "
+      ".message says what was expected";
+  py::register_exception_translator([](std::exception_ptr p) {
+    const auto raise = [](const Status& s) {
+      if (s.code != ErrorCode::kBadInput) {
+        PyErr_SetString(PyExc_RuntimeError, s.text().c_str());
+        return;
+      }
+      py::object error = py::reinterpret_borrow<py::object>(invalid_input.ptr())(s.text());
+      error.attr("field") = s.field;
+      error.attr("code") = code_name(s.code);
+      error.attr("message") = s.message;
+      PyErr_SetObject(invalid_input.ptr(), error.ptr());
+    };
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const StatusError& e) {
+      raise(e.status);
+    } catch (const std::invalid_argument& e) {
+      raise(Status{ErrorCode::kBadInput, "", e.what()});
+    }
+  });
+}
+
 py::array_t<uint8_t> to_numpy(std::span<const std::byte> bytes) {
   py::array_t<uint8_t> out(static_cast<py::ssize_t>(bytes.size()));
   if (!bytes.empty()) std::memcpy(out.mutable_data(), bytes.data(), bytes.size());
@@ -52,7 +83,7 @@ py::array_t<uint8_t> to_numpy(std::span<const std::byte> bytes) {
 PYBIND11_MODULE(_commlab, m) {
   using namespace commlab::python;
   m.doc() = "CommLab's engine: codecs, collective plans, trimmable packets, simulator";
-  py::register_exception<std::invalid_argument>(m, "InvalidInput", PyExc_ValueError);
+  register_errors(m);
   bind_codecs(m);
   bind_collective(m);
   bind_rank_stepper(m);

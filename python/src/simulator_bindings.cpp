@@ -3,13 +3,15 @@
 // (what `commlab-cli workload` computes), and DDP's overlap of a step's compute and buckets
 // (train/compute_model.h), to predict a data-parallel iteration from measured layers.
 
+#include <optional>
 #include <stdexcept>
 
 #include "bindings.h"
-#include "cli/command.h"
-#include "cli/util/network_util.h"
 #include "collective/algorithms.h"
+#include "collective/collective_settings.h"
 #include "collective/simulated_executor.h"
+#include "exec/calibration.h"
+#include "network/backend_factory.h"
 #include "topology/gpu_presets.h"
 #include "topology/topology.h"
 #include "workload/catalog/catalog_graph.h"
@@ -20,43 +22,38 @@ namespace commlab::python {
 
 namespace {
 
-cli::NetworkFlags network(const std::string& cluster, const std::string& backend, double bw_gbps,
-                          double alpha_us) {
-  return cli::NetworkFlags{cluster, backend, bw_gbps, alpha_us};
+// The backend every door builds: checked by backend_settings, built by make_backend, a cluster
+// file's calibration block checked as commlab-cli checks it.
+std::unique_ptr<NetworkBackend> backend_of(const BackendRequest& request) {
+  std::unique_ptr<NetworkBackend> backend = make_backend(backend_settings(request).value()).value();
+  if (!request.cluster.empty()) exec::read_calibration(request.cluster);
+  return backend;
 }
 
-py::dict time_collective(const std::string& algorithm, const std::string& op, int ranks,
-                         uint64_t bytes, const cli::NetworkFlags& net, int skip,
-                         const std::string& policy, uint64_t seed, uint64_t iteration,
-                         bool unbiased, double element_bytes, double reduce_gbps,
-                         uint64_t slice_bytes, uint64_t chunk_bytes) {
-  std::unique_ptr<NetworkBackend> backend = cli::make_backend(net, ranks);
-  const int n = backend->topology().ranks();
-  const uint64_t count = std::max<uint64_t>(bytes / sizeof(float), 1);
+py::dict time_collective(CollectiveRequest request, const BackendRequest& net) {
+  std::unique_ptr<NetworkBackend> backend = backend_of(net);
+  request.ranks = backend->topology().ranks();
+  const CollectiveSettings s = collective_settings(request).value();
+  const uint64_t count = std::max<uint64_t>(s.bytes / sizeof(float), 1);
   PlanRequest req;
-  req.op = parse_op(op);
-  req.ranks = n;
+  req.op = s.op;
+  req.ranks = s.ranks;
   req.count = count;
   req.time_only = true;
-  req.unbiased_skip = unbiased;
-  req.ranks_per_node = cli::backend_ranks_per_node(*backend);
-  SkipConfig sc;
-  sc.skip = skip;
-  sc.policy = parse_skip_policy(policy);
-  sc.seed = seed;
-  sc.unbiased = unbiased;
-  req.skip = decide_skip(sc, n, 0, "bucket0", count, iteration);
-  req.pipeline = PipelineConfig{slice_bytes, chunk_bytes};
-  Plan plan = build_plan(algorithm, req);
-  ExecutorOptions ex{backend.get(), nullptr, reduce_gbps * 1e9};
-  ex.iteration = iteration;
-  ex.time_only_element_bytes = element_bytes;
+  req.unbiased_skip = s.skip.unbiased;
+  req.ranks_per_node = backend_ranks_per_node(*backend);
+  req.skip = decide_skip(s.skip, s.ranks, 0, "bucket0", count, s.iteration);
+  req.pipeline = s.pipeline;
+  Plan plan = build_plan(s.algorithm->name, req);
+  ExecutorOptions ex{backend.get(), nullptr, s.reduce_Bps};
+  ex.iteration = s.iteration;
+  ex.time_only_element_bytes = s.element_bytes;
   CollectiveReport rep = execute_plan(plan, {}, ex);
   py::dict d;
   d["time_s"] = rep.time_s;
   d["steps"] = rep.steps;
   d["bytes_on_wire"] = rep.bytes_on_wire;
-  d["ranks"] = n;
+  d["ranks"] = s.ranks;
   d["backend"] = backend->name();
   d["algbw_gbps"] =
       rep.time_s > 0 ? static_cast<double>(count * sizeof(float)) / rep.time_s / 1e9 : 0.0;
@@ -76,18 +73,17 @@ py::dict to_dict(const WorkloadTiming& w) {
 }
 
 // `commlab-cli workload --catalog NAME` for one set of techniques (graph or sum engine).
-py::dict time_workload(const std::string& catalog, const cli::NetworkFlags& net,
+py::dict time_workload(const std::string& catalog, const BackendRequest& net,
                        const std::string& engine, int dp, int tp, int pp, int micro_batch,
                        int global_batch, const std::string& gpu, double mfu, double ratio, int skip,
                        double codec_s_per_byte) {
   if (engine != "graph" && engine != "sum")
     throw std::invalid_argument("time_workload: engine must be graph or sum, got '" + engine + "'");
-  if (net.cluster.empty()) throw std::invalid_argument("time_workload: a cluster is required");
   const TransformerSpec& spec = find_workload(catalog);
   ComputeModel compute;
   compute.gpu = gpu_preset(gpu);
   compute.mfu = mfu;
-  std::unique_ptr<NetworkBackend> backend = cli::make_backend(net, 0);
+  std::unique_ptr<NetworkBackend> backend = backend_of(net);
   const int gpus = backend->topology().ranks();
   Parallelism p;
   p.tp = tp;
@@ -118,6 +114,8 @@ py::dict overlap(const std::vector<std::tuple<double, double, int>>& layers,
                                   " has no comm/codec time");
     costs.push_back(LayerCost{f, b, bucket});
   }
+  if (std::optional<Status> bad = step_costs_problem(costs, bucket_comm_s, bucket_codec_s))
+    throw StatusError(*bad);
   StepTiming t = overlap_step(costs, bucket_comm_s, bucket_codec_s);
   py::dict d;
   d["compute_s"] = t.compute_s;
@@ -131,22 +129,16 @@ py::dict overlap(const std::vector<std::tuple<double, double, int>>& layers,
 }  // namespace
 
 void bind_simulator(py::module_& m) {
-  py::register_exception_translator([](std::exception_ptr p) {
-    try {
-      if (p) std::rethrow_exception(p);
-    } catch (const cli::InvalidInput& e) {
-      PyErr_SetString(PyExc_ValueError, e.what());
-    }
-  });
   m.def(
       "time_collective",
       [](const std::string& algorithm, const std::string& op, int ranks, uint64_t bytes,
          const std::string& cluster, const std::string& backend, double bw_gbps, double alpha_us,
          int skip, const std::string& policy, uint64_t seed, uint64_t iteration, bool unbiased,
          double element_bytes, double reduce_gbps, uint64_t slice_bytes, uint64_t chunk_bytes) {
-        return time_collective(
-            algorithm, op, ranks, bytes, network(cluster, backend, bw_gbps, alpha_us), skip, policy,
-            seed, iteration, unbiased, element_bytes, reduce_gbps, slice_bytes, chunk_bytes);
+        CollectiveRequest request{algorithm,   op,          ranks,      bytes,    skip,
+                                  policy,      seed,        iteration,  unbiased, element_bytes,
+                                  reduce_gbps, slice_bytes, chunk_bytes};
+        return time_collective(request, BackendRequest{cluster, backend, bw_gbps, alpha_us, ranks});
       },
       py::arg("algorithm") = "ring", py::arg("op") = "allreduce", py::arg("ranks") = 8,
       py::arg("bytes") = 1 << 20, py::arg("cluster") = "", py::arg("backend") = "analytical",
@@ -160,7 +152,8 @@ void bind_simulator(py::module_& m) {
       [](const std::string& catalog, const std::string& cluster, const std::string& backend,
          const std::string& engine, int dp, int tp, int pp, int micro_batch, int global_batch,
          const std::string& gpu, double mfu, double ratio, int skip, double codec_s_per_byte) {
-        return time_workload(catalog, network(cluster, backend, 25.0, 5.0), engine, dp, tp, pp,
+        if (cluster.empty()) throw StatusError("cluster", "time_workload needs a cluster");
+        return time_workload(catalog, BackendRequest{cluster, backend}, engine, dp, tp, pp,
                              micro_batch, global_batch, gpu, mfu, ratio, skip, codec_s_per_byte);
       },
       py::arg("catalog") = "gpt3-175b", py::arg("cluster") = "", py::arg("backend") = "analytical",

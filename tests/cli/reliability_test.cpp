@@ -208,7 +208,23 @@ TEST(Reliability, GuiFlagsAreCheckedNotIgnored) {
            {"--throughput-cluster 7",
             "--throughput-cluster: expected an integer from 0 to 6, got '7'"},
            {"--throughput-cluster abc",
-            "--throughput-cluster: expected an integer from 0 to 6, got 'abc'"}}) {
+            "--throughput-cluster: expected an integer from 0 to 6, got 'abc'"},
+           // Parsed by commlab-cli's flag parser: the same checks and words.
+           {"--skip abc", "--skip: expected an integer from 0 to 15, got 'abc'"},
+           {"--teach-ranks 99999", "--teach-ranks: expected an integer from 2 to 16, got '99999'"},
+           {"--compare-seeds 1", "--compare-seeds: expected an integer from 2 to 50, got '1'"},
+           {"--trim nan", "--trim: expected a finite number, got nan"},
+           {"--step -1", "--step: expected an integer from 0 to 1000000, got '-1'"},
+           {"--teach-algo bogus", "--teach-algo: bogus not in"},
+           // The engine's skip limits, as commlab-cli collective states them.
+           {"--teach-algo direct --skip 1",
+            "--skip: SkipReduce runs on --teach-algo ring, tree or hd, not direct, got 1"},
+           {"--teach-algo tree --teach-ranks 8 --skip 4",
+            "--skip: tree on 8 ranks skips at most 3 reduce levels (its depth), got 4"},
+           {"--teach-ranks 4 --skip 4",
+            "--skip: ring on 4 ranks skips at most 3 steps (N-1), got 4"},
+           {"--no-such-flag",
+            "commlab: The following argument was not expected: --no-such-flag"}}) {
     const std::string out = ::testing::TempDir() + "/gui_err.txt";
     const int status = std::system((gui + args + " >/dev/null 2>" + out).c_str());
     EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 2) << args;

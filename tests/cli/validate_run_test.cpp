@@ -79,3 +79,29 @@ TEST(ValidateRun, EverySampleStillValidates) {
 
 }  // namespace
 }  // namespace commlab
+
+namespace commlab {
+namespace {
+
+// A data-dependent refusal: with Dirichlet alpha 1e-300 each class goes to one rank, so of 16 ranks
+// on the 2 classes of spiral data most get no rows. The shards are built from the data set;
+// validate builds them too (without training) and refuses with run's message.
+TEST(ValidateRun, NonIidShardsLeavingARankEmptyAreRefusedByBoth) {
+  const fs::path file = fs::path(::testing::TempDir()) / "validate_run_noniid.json";
+  std::ofstream(file) << R"({"name": "vr", "workload": {"dataset": "spiral"}, "training": {
+      "ranks": 16, "iterations": 2, "global_batch": 64, "sharding": "non-iid",
+      "sharding_alpha": 1e-300}})";
+  const auto v = run_cli("validate " + file.string());
+  EXPECT_EQ(v.code, 2) << v.out << v.err;
+  const std::string prefix = file.string() + ": run 'vr': ";
+  ASSERT_EQ(v.err.rfind(prefix, 0), 0u) << v.err;
+  const std::string message = v.err.substr(prefix.size());
+  EXPECT_NE(message.find("non-iid"), std::string::npos) << message;
+  const fs::path out = fs::path(::testing::TempDir()) / "validate_run_noniid_out";
+  const auto r = run_cli("run " + file.string() + " --quiet --no-charts --out " + out.string());
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "commlab-cli: " + message);
+}
+
+}  // namespace
+}  // namespace commlab

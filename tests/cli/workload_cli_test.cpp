@@ -303,7 +303,7 @@ TEST(WorkloadCli, IdealRoutingRemovesTheLeafSpineEcmpPenalty) {
       "workload --catalog gpt3-175b --cluster netzip-512:gbps=100 --engine sum --backend packet "
       "--routing ideal");
   EXPECT_EQ(packet.code, 2);
-  EXPECT_NE(packet.err.find("needs --backend analytical"), std::string::npos) << packet.err;
+  EXPECT_NE(packet.err.find("needs the analytical backend"), std::string::npos) << packet.err;
   EXPECT_EQ(run_cli(run + " --routing spray").code, 2);
 }
 

@@ -208,7 +208,7 @@ TEST(CatalogRun, ATraceRunReplaysItsFiles) {
     RunSession bad(c);
     ADD_FAILURE() << "a missing trace was accepted";
   } catch (const ConfigError& e) {
-    EXPECT_EQ(e.problem.field, "workload.trace") << e.what();
+    EXPECT_EQ(e.status.field, "workload.trace") << e.what();
     EXPECT_EQ(std::string(e.what()).rfind("workload.trace: ", 0), 0u) << e.what();
   }
   std::filesystem::remove_all(dir);

@@ -30,8 +30,8 @@ TEST(ConfigProblem, CodesMapToTheCliExitStatus) {
 
 TEST(ConfigProblem, ConfigErrorIsBadInputWithTheTextAsWhat) {
   const ConfigError e("techniques.codec", "trimming carries its own encoding");
-  EXPECT_EQ(e.problem.code, ErrorCode::kBadInput);
-  EXPECT_EQ(e.problem.field, "techniques.codec");
+  EXPECT_EQ(e.status.code, ErrorCode::kBadInput);
+  EXPECT_EQ(e.status.field, "techniques.codec");
   EXPECT_STREQ(e.what(), "techniques.codec: trimming carries its own encoding");
   const std::invalid_argument& base = e;  // caught where bad input is caught today
   EXPECT_STREQ(base.what(), e.what());
@@ -89,7 +89,7 @@ TEST(ConfigProblem, TheEngineRefusesWithTheField) {
     CollectiveReducer reducer(c, backend);
     ADD_FAILURE() << "trimming with a codec was accepted";
   } catch (const ConfigError& e) {
-    EXPECT_EQ(e.problem.field, "techniques.codec");
+    EXPECT_EQ(e.status.field, "techniques.codec");
     EXPECT_EQ(std::string(e.what()),
               "techniques.codec: trimming carries its own encoding; set codec to none when "
               "techniques.trimming.enabled is true");

@@ -128,8 +128,9 @@ TEST(TeachingCanvas, BoxesNeverOverlapInAnyLayoutOrSize) {
 }
 
 std::shared_ptr<const TeachingTrace> trace_of(const char* algorithm, int ranks, int per_node,
-                                              double trim_rate = 0) {
+                                              double trim_rate = 0, int skip = 0) {
   TeachingSettings s;
+  s.skip = skip;
   s.ranks = ranks;
   s.algorithm = algorithm;
   s.ranks_per_node = per_node;
@@ -234,13 +235,35 @@ TEST(TeachingLegend, TrimmedColourIsItsOwnAndInTheLegend) {
     EXPECT_NE(e.text, "approximate (trimmed)");
 }
 
+// The legend lists only what can happen: "dropped by SkipReduce" when the trace skipped steps
+// (ring, tree and hd alike), not for a plain all-reduce; every rank up to 16 has its own colour.
+TEST(TeachingLegend, ListsOnlyWhatCanHappen) {
+  test::app();
+  TeachingCanvas canvas;
+  canvas.resize(950, 650);
+  const auto has_dropped = [&] {
+    for (const TeachingLegendEntry& e : canvas.legend_entries())
+      if (e.text == "dropped by SkipReduce") return true;
+    return false;
+  };
+  canvas.set_trace(trace_of("ring", 8, 1, 0));
+  EXPECT_FALSE(has_dropped());
+  for (const char* algo : {"ring", "tree", "hd"}) {
+    canvas.set_trace(trace_of(algo, 8, 1, 0, 1));
+    EXPECT_TRUE(has_dropped()) << algo;
+  }
+  for (int a = 0; a < kTeachingMaxRanks; ++a)
+    for (int b = 0; b < a; ++b)
+      EXPECT_GT(rgb_distance(rank_color(a), rank_color(b)), 30) << a << " vs " << b;
+}
+
 // The zoomed legend was clipped after rank 6: at every zoom it wraps, every item inside the
 // canvas's logical area (width / zoom), no two items meeting, and the GPU boxes below it.
 TEST(TeachingLegend, EveryItemStaysInsideAtEveryZoom) {
   test::app();
   TeachingCanvas canvas;
   canvas.resize(950, 650);
-  canvas.set_trace(trace_of("ring", 8, 1, 0.3));
+  canvas.set_trace(trace_of("ring", 8, 1, 0.3, 1));
   for (double zoom = 1; zoom <= TeachingCanvas::kMaxZoom + 1e-9; zoom *= 1.25) {
     canvas.set_zoom(zoom);
     const QRectF logical(0, 0, canvas.width() / canvas.zoom(), canvas.height() / canvas.zoom());

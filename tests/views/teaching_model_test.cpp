@@ -5,6 +5,9 @@
 #include <bit>
 #include <stdexcept>
 
+#include "collective/algorithms.h"
+#include "io/status.h"
+
 namespace commlab::views {
 namespace {
 
@@ -141,7 +144,7 @@ TEST(TeachingModel, TrimmedPacketsMakeExactlyTheCellsTheyFedApproximate) {
 
 TEST(TeachingModel, RejectsWhatTheEngineCannotShow) {
   TeachingSettings s;
-  s.ranks = 9;
+  s.ranks = kTeachingMaxRanks + 1;
   EXPECT_THROW(compute_teaching_trace(s), std::invalid_argument);
   s.ranks = 4;
   s.algorithm = "no-such-algorithm";
@@ -151,6 +154,43 @@ TEST(TeachingModel, RejectsWhatTheEngineCannotShow) {
   s.algorithm = "tree";
   s.skip = 1;
   EXPECT_NO_THROW(compute_teaching_trace(s));
+  // Beyond the tree's depth floor(log2 4) = 2 the plan would clamp: refused, naming the field.
+  s.skip = 3;
+  try {
+    compute_teaching_trace(s);
+    ADD_FAILURE() << "tree skip 3 on 4 ranks was accepted";
+  } catch (const StatusError& e) {
+    EXPECT_EQ(e.status.field, "skip");
+  }
+  s.algorithm = "direct";
+  s.skip = 1;
+  EXPECT_THROW(compute_teaching_trace(s), std::invalid_argument);
+}
+
+// Every algorithm whose descriptor has a skip limit is shown skipping, at every rank count up to
+// the page's 16: the trace reports the skipped steps and SkipReduce's dropped contributions, and
+// every cell misses exactly the ranks the plan says it dropped.
+TEST(TeachingModel, EverySkippingAlgorithmShowsItsDroppedRanks) {
+  for (const Algorithm& a : algorithms()) {
+    if (!a.skips() || a.whole_nodes || a.name == "nccl-tree") continue;
+    for (int n : {4, 8, 16}) {
+      TeachingSettings s;
+      s.algorithm = a.name;
+      s.ranks = n;
+      s.skip = 1;
+      const TeachingTrace trace = compute_teaching_trace(s);
+      EXPECT_EQ(trace.skipped_steps, 1) << a.name << " n=" << n;
+      uint32_t dropped_any = 0;
+      const uint32_t all = (1u << n) - 1;
+      for (int c = 0; c < trace.cells(); ++c) {
+        dropped_any |= trace.dropped_mask[c];
+        for (int r = 0; r < n; ++r)
+          ASSERT_EQ(trace.frames.back().masks[r][c] | trace.dropped_mask[c], all)
+              << a.name << " n=" << n << " rank " << r << " cell " << c;
+      }
+      EXPECT_NE(dropped_any, 0u) << a.name << " n=" << n << " dropped nothing";
+    }
+  }
 }
 
 }  // namespace

@@ -28,12 +28,16 @@ double stripes_height(int ranks) {
 }  // namespace
 
 QColor rank_color(int rank) {
-  // Tableau 10: distinct, colour-blind friendlier than the Qt defaults.
-  static const QColor palette[] = {QColor(0x4e, 0x79, 0xa7), QColor(0xf2, 0x8e, 0x2b),
-                                   QColor(0x59, 0xa1, 0x4f), QColor(0xe1, 0x57, 0x59),
-                                   QColor(0xb0, 0x7a, 0xa1), QColor(0x76, 0xb7, 0xb2),
-                                   QColor(0xed, 0xc9, 0x48), QColor(0x9c, 0x75, 0x5f)};
-  return palette[rank % 8];
+  // Tableau 10 first (distinct, colour-blind friendlier than the Qt defaults), then Tableau 20's
+  // other shades for ranks 8-15: one colour per rank up to the page's 16.
+  static const QColor palette[] = {
+      QColor(0x4e, 0x79, 0xa7), QColor(0xf2, 0x8e, 0x2b), QColor(0x59, 0xa1, 0x4f),
+      QColor(0xe1, 0x57, 0x59), QColor(0xb0, 0x7a, 0xa1), QColor(0x76, 0xb7, 0xb2),
+      QColor(0xed, 0xc9, 0x48), QColor(0x9c, 0x75, 0x5f), QColor(0xff, 0x9d, 0xa7),
+      QColor(0xba, 0xb0, 0xac), QColor(0xa0, 0xcb, 0xe8), QColor(0x8c, 0xd1, 0x7d),
+      QColor(0xd3, 0x72, 0x95), QColor(0x49, 0x98, 0x94), QColor(0xb6, 0x99, 0x2d),
+      QColor(0x79, 0x70, 0x6e)};
+  return palette[rank % 16];
 }
 
 TeachingCanvas::TeachingCanvas(QWidget* parent) : QWidget(parent) {
@@ -221,7 +225,8 @@ std::vector<TeachingLegendEntry> TeachingCanvas::legend_entries(double width) co
   add(Qt::NoBrush, "contains data of:", true);
   for (int r = 0; r < trace_->ranks; ++r) add(rank_color(r), QString("rank %1").arg(r));
   add(kMissing, "not yet");
-  add(QBrush(kDropped, Qt::BDiagPattern), "dropped by SkipReduce");
+  // Only what can happen in this trace: SkipReduce drops only when it skipped something.
+  if (trace_->skipped_steps > 0) add(QBrush(kDropped, Qt::BDiagPattern), "dropped by SkipReduce");
   if (trace_->settings.trim_rate > 0)
     add(QBrush(kTrimmed, Qt::DiagCrossPattern), "approximate (trimmed)");
   return out;

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <numbers>
 
+#include "collective/algorithms.h"
+
 namespace commlab::ui {
 
 namespace {
@@ -98,9 +100,13 @@ TeachingLayout nodes(int ranks, int ranks_per_node) {
 
 TeachingLayout teaching_layout(const std::string& algorithm, int ranks, int ranks_per_node) {
   if (ranks < 1) return {};
-  if (algorithm == "tree") return tree(ranks);
-  if (algorithm == "hd") return grid(ranks);
-  if (algorithm == "hier") return nodes(ranks, ranks_per_node);
+  const Algorithm* a = lookup_algorithm(algorithm);
+  switch (a ? a->layout : RankLayout::kRing) {
+    case RankLayout::kTree: return tree(ranks);
+    case RankLayout::kGrid: return grid(ranks);
+    case RankLayout::kNodes: return nodes(ranks, ranks_per_node);
+    case RankLayout::kRing: break;
+  }
   return circle(ranks);
 }
 

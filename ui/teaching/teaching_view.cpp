@@ -18,6 +18,7 @@
 #include <QVBoxLayout>
 #include <stdexcept>
 
+#include "collective/algorithms.h"
 #include "teaching_canvas.h"
 
 namespace commlab::ui {
@@ -46,7 +47,8 @@ TeachingView::TeachingView(QWidget* parent) : QWidget(parent) {
   skip_ = new QSpinBox;
   skip_->setRange(0, kTeachingMaxRanks - 1);
   skip_->setToolTip(
-      "SkipReduce s: how many of the ring's N-1 reduce-scatter steps are skipped (ring only).");
+      "SkipReduce s: how many of the ring's N-1 reduce-scatter steps (tree: reduce levels; hd: "
+      "halving rounds) are skipped.");
   policy_ = new QComboBox;
   policy_->addItems({"naive", "random", "selective"});
   policy_->setToolTip(
@@ -212,8 +214,8 @@ TeachingSettings TeachingView::settings() const {
   s.ranks = ranks_->value();
   s.algorithm = algorithm_->currentText().toStdString();
   s.ranks_per_node = per_node_->value();
-  // SkipReduce only exists for the ring; other algorithms reject s > 0.
-  s.skip = algorithm_->currentText() == "ring" ? skip_->value() : 0;
+  // SkipReduce exists for the algorithms whose descriptor has a skip limit; others reject s > 0.
+  s.skip = skips() ? skip_->value() : 0;
   s.policy = policy_->currentText().toStdString();
   s.iteration = static_cast<uint64_t>(iteration_->value());
   s.trim_rate = trim_->value();
@@ -324,16 +326,23 @@ CsvTable TeachingView::export_data() const {
   return table;
 }
 
+bool TeachingView::skips() const {
+  const Algorithm* algorithm = lookup_algorithm(algorithm_->currentText().toStdString());
+  return algorithm != nullptr && algorithm->skips();
+}
+
 void TeachingView::update_controls() {
-  const bool ring = algorithm_->currentText() == "ring";
+  const Algorithm* algorithm = lookup_algorithm(algorithm_->currentText().toStdString());
+  const bool skipping = algorithm != nullptr && algorithm->skips();
   {
+    // The algorithm's own limit (ring N-1 steps, tree and hd floor(log2 N)); 0 when it cannot skip.
     const QSignalBlocker block(skip_);
-    skip_->setMaximum(ranks_->value() - 1);
+    skip_->setMaximum(skipping ? algorithm->skip_limit(ranks_->value()).max : 0);
   }
-  skip_->setEnabled(ring);
-  per_node_->setEnabled(algorithm_->currentText() == "hier");
-  policy_->setEnabled(ring);
-  iteration_->setEnabled(ring);
+  skip_->setEnabled(skipping);
+  per_node_->setEnabled(algorithm != nullptr && algorithm->whole_nodes);
+  policy_->setEnabled(skipping);
+  iteration_->setEnabled(skipping);
   const int last = trace_ ? trace_->steps() : 0;
   back_->setEnabled(frame_ > 0);
   forward_->setEnabled(frame_ < last);

@@ -59,6 +59,8 @@ class TeachingView : public QWidget, public Exportable {
   void computed();
 
  private:
+  // True when the chosen algorithm's descriptor has SkipReduce steps.
+  bool skips() const;
   void update_controls();
 
   QSpinBox* ranks_;

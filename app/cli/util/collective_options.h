@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "cli/util/network_util.h"
+#include "collective/collective_settings.h"
 #include "collective/wire.h"
 
 namespace commlab::cli {
@@ -39,14 +40,11 @@ struct CollectiveOptions {
   double timeout_s = 60;
 };
 
-// Bytes per rank a collective may be given (1 TiB): bytes_on_wire cannot overflow below it.
-inline constexpr uint64_t kMaxCollectiveBytes = 1ull << 40;
-
 // --sizes MIN:MAX in bytes (K/M/G suffixes), MIN a multiple of 4 bytes, MAX at most
 // kMaxCollectiveBytes; throws InvalidInput.
 std::pair<uint64_t, uint64_t> parse_size_range(const std::string& text);
-// --skip within what `algorithm` can skip on `ranks` ranks (scenario/scenario.h:
-// skip_limit_problem, the scenarios' check); throws InvalidInput naming --skip.
+// --skip within what `algorithm` can skip on `ranks` ranks (collective_settings.h: skip_problem,
+// every door's check); throws InvalidInput naming --skip.
 void check_skip(const CollectiveOptions& o, const std::string& algorithm, int ranks);
 // The wire of --wire / --codec (null: FP32); `cpu_Bps` > 0 times the codec as one CPU core at that
 // speed (a calibration), else the codec's default placement. Throws InvalidInput.

@@ -1,15 +1,9 @@
 #include "cli/util/network_util.h"
 
-#include <map>
 #include <stdexcept>
 
 #include "cli/command.h"
 #include "exec/calibration.h"
-#include "network/analytical.h"
-#include "network/framed_backend.h"
-#include "network/packet_backend.h"
-#include "topology/presets.h"
-#include "topology/topology.h"
 
 namespace commlab::cli {
 
@@ -27,24 +21,41 @@ void add_network_flags(CLI::App& app, NetworkFlags& f) {
       ->capture_default_str();
 }
 
-std::unique_ptr<NetworkBackend> make_backend(const NetworkFlags& f, int ranks) {
-  Topology topo = f.cluster.empty() ? make_flat(ranks, f.bw_gbps * 1e9, f.alpha_us * 1e-6)
-                                    : cluster_from_spec(f.cluster);
+std::string flag_of(const std::string& field) {
+  static const std::pair<const char*, const char*> kFlags[] = {
+      {"bw_gbps", "--bw"}, {"alpha_us", "--alpha-us"}, {"element_bytes", "--element-bytes"}};
+  if (field.empty()) return field;
+  for (auto [name, flag] : kFlags)
+    if (field == name) return flag;
+  std::string flag = "--" + field;
+  for (char& c : flag)
+    if (c == '_') c = '-';
+  return flag;
+}
+
+void throw_flag_error(const Status& status) {
+  if (status.code != ErrorCode::kBadInput) throw StatusError(status);
+  throw InvalidInput(Status{status.code, flag_of(status.field), status.message}.text());
+}
+
+std::unique_ptr<NetworkBackend> make_backend(const NetworkFlags& f, int ranks,
+                                             const std::string& routing) {
+  StatusOr<BackendSettings> settings =
+      backend_settings({f.cluster, f.backend, f.bw_gbps, f.alpha_us, ranks, routing});
+  if (!settings) throw_flag_error(settings.status());
+  StatusOr<std::unique_ptr<NetworkBackend>> backend = make_backend(*settings);
+  if (!backend) throw_flag_error(backend.status());
   // A cluster file from `calibrate` is timed by its nodes and links; its calibration block is
   // checked too (as `collective --exec mpi` reads it), so a malformed block is refused, not
   // ignored. After the cluster parser, whose errors (its depth limit of 32, ...) come first.
   if (!f.cluster.empty()) exec::read_calibration(f.cluster);
-  return make_backend(f.backend, std::move(topo));
+  return std::move(backend).value();
 }
 
 std::unique_ptr<NetworkBackend> make_backend(const std::string& backend, Topology topo) {
-  if (backend == "analytical") return std::make_unique<AnalyticalBackend>(std::move(topo));
-  if (backend == "packet") return std::make_unique<PacketBackend>(std::move(topo), PacketConfig{});
-  if (backend == "analytical+framing")
-    return std::make_unique<FramedBackend>(std::make_unique<AnalyticalBackend>(std::move(topo)),
-                                           framing_of(PacketConfig{}));
-  throw InvalidInput("--backend: expected analytical, packet or analytical+framing, got '" +
-                     backend + "'");
+  StatusOr<BackendKind> kind = parse_backend_kind(backend);
+  if (!kind) throw_flag_error(kind.status());
+  return commlab::make_backend(*kind, std::move(topo));
 }
 
 void add_routing_flag(CLI::App& app, std::string& routing) {
@@ -53,27 +64,6 @@ void add_routing_flag(CLI::App& app, std::string& routing) {
                  "switches do) or ideal (split evenly over all of them: packet spraying)")
       ->capture_default_str()
       ->check(CLI::IsMember({"ecmp", "ideal"}));
-}
-
-void apply_routing(NetworkBackend& backend, const std::string& routing) {
-  RoutingMode mode = RoutingMode::kEcmp;
-  try {
-    mode = parse_routing_mode(routing);
-  } catch (const std::invalid_argument& e) {
-    throw InvalidInput(std::string("--routing: ") + e.what());
-  }
-  if (auto* analytical = dynamic_cast<AnalyticalBackend*>(&backend))
-    analytical->set_routing(mode);
-  else if (mode != RoutingMode::kEcmp)
-    throw InvalidInput("--routing " + routing + ": needs --backend analytical (the " +
-                       backend.name() + " backend routes per-flow ECMP)");
-}
-
-int backend_ranks_per_node(const NetworkBackend& backend) {
-  const Topology& t = backend.topology();
-  std::map<int, int> per_server;
-  for (int g : t.gpus()) ++per_server[t.nodes()[g].server];
-  return per_server.empty() ? 1 : per_server.begin()->second;
 }
 
 }  // namespace commlab::cli

@@ -22,15 +22,6 @@ size_t wire_size(DType wire) {
   return 0;
 }
 
-int max_head_bits(TrimEncoding encoding) {
-  switch (encoding) {
-    case TrimEncoding::kSq: return 8;
-    case TrimEncoding::kDrive: return 1;
-    case TrimEncoding::kEden: return 4;
-  }
-  return 0;
-}
-
 template <typename T>
 void put(std::span<std::byte> out, size_t at, T v) {
   std::memcpy(out.data() + at, &v, sizeof(T));
@@ -55,6 +46,15 @@ uint16_t header_check(std::span<const std::byte> h) {
 }
 
 }  // namespace
+
+int max_head_bits(TrimEncoding encoding) {
+  switch (encoding) {
+    case TrimEncoding::kSq: return 8;
+    case TrimEncoding::kDrive: return 1;
+    case TrimEncoding::kEden: return 4;
+  }
+  return 0;
+}
 
 std::string_view encoding_name(TrimEncoding encoding) {
   switch (encoding) {

@@ -31,6 +31,8 @@ struct TrimConfig {
 // Invariant checked by validate(): every packet of `config` fits in payload_bytes, so transports
 // may lay packets out in payload_bytes slots.
 
+// The most head bits `encoding` encodes (SQ 8, EDEN 4, DRIVE 1).
+int max_head_bits(TrimEncoding encoding);
 // Throws std::invalid_argument with a precise message for an unusable configuration.
 void validate(const TrimConfig& config);
 

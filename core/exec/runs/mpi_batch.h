@@ -3,6 +3,7 @@
 // processes of an `mpirun -np K` job: each process does the items assigned to it, and process 0
 // gathers what they produced (MpiRuntime::gather_strings of the bytes written here) and writes
 // the files a single process would write. No mpi.h here.
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -65,13 +66,18 @@ class ByteReader {
   }
   std::vector<double> doubles() {
     const uint64_t n = pod<uint64_t>();
-    need(n * sizeof(double));
+    need_items(n, sizeof(double));
     std::vector<double> v(n);
     std::memcpy(v.data(), in_.data() + pos_, n * sizeof(double));
     pos_ += n * sizeof(double);
     return v;
   }
   bool done() const { return pos_ == in_.size(); }
+  // Refuses (std::runtime_error) a count of items of `item_bytes` each that the bytes left cannot
+  // hold, before anything is sized by it: a count from a peer is not trusted.
+  void need_items(uint64_t count, size_t item_bytes) const {
+    if (count > (in_.size() - pos_) / std::max<size_t>(item_bytes, 1)) need(in_.size() - pos_ + 1);
+  }
 
  private:
   void need(uint64_t n) const;

@@ -14,6 +14,7 @@
 #include "exec/mpi_runtime.h"
 #include "exec/runs/mpi_batch.h"
 #include "io/json_input.h"
+#include "scenario/config_problem.h"
 #include "scenario/run/fork.h"
 #include "scenario/run/lr_tuning.h"
 #include "scenario/run/run_batch.h"
@@ -286,11 +287,8 @@ std::vector<BatchItem> Execution::my_items() {
     if (errors_[i]) {
       try {
         std::rethrow_exception(errors_[i]);
-      } catch (const std::invalid_argument& e) {
-        it.invalid = true;
-        it.error = e.what();
       } catch (const std::exception& e) {
-        it.error = e.what();
+        it.error = problem_of(e);
       }
     } else if (out_.started[i]) {
       it.result = std::move(slots_[i]);
@@ -318,8 +316,7 @@ void Execution::gather() {
       if (it.status == 0) continue;
       out_.started[i] = 1;
       if (it.status == 2) {
-        errors_[i] = it.invalid ? std::make_exception_ptr(std::invalid_argument(it.error))
-                                : std::make_exception_ptr(std::runtime_error(it.error));
+        errors_[i] = exception_of(it.error);
         continue;
       }
       slots_[i] = std::move(it.result);

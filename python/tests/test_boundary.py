@@ -1,0 +1,103 @@
+"""Every door refuses the same things: the Python module's bad arguments raise
+commlab.InvalidInput (a ValueError) naming the argument (.field) with the message commlab-cli
+prints for the same value; none returns a number. Runs under pytest, or as a script."""
+import math
+import os
+import subprocess
+import sys
+
+import pytest
+
+commlab = pytest.importorskip("commlab")
+
+CLI = os.environ.get("COMMLAB_CLI", "")
+
+# (what is called, the call, the field it must name, the message's start, the CLI command giving
+# the same value, or None when the CLI has no such flag).
+CASES = [
+    ("bytes beyond 1 TiB", lambda: commlab.time_collective(bytes=2**64 - 1), "bytes",
+     "expected 1 to 1099511627776 bytes per rank", None),
+    ("zero bytes", lambda: commlab.time_collective(bytes=0), "bytes", "expected 1 to", None),
+    ("element_bytes 0", lambda: commlab.time_collective(element_bytes=0), "element_bytes",
+     "expected a number in (0, 8], got 0", None),
+    ("element_bytes nan", lambda: commlab.time_collective(element_bytes=math.nan),
+     "element_bytes", "expected a number in (0, 8]", None),
+    ("reduce_gbps negative", lambda: commlab.time_collective(reduce_gbps=-1), "reduce_gbps",
+     "expected a finite number >= 0, got -1", None),
+    ("skip beyond the ring's N-1", lambda: commlab.time_collective(ranks=8, skip=100), "skip",
+     "ring on 8 ranks skips at most 7 steps",
+     ["collective", "--ranks", "8", "--skip", "100", "--sizes", "1M:1M", "--time-only"]),
+    ("skip beyond the tree's depth", lambda: commlab.time_collective(algorithm="tree", ranks=8,
+                                                                    skip=4), "skip",
+     "tree on 8 ranks skips at most 3",
+     ["collective", "--algo", "tree", "--ranks", "8", "--skip", "4", "--sizes", "1M:1M",
+      "--time-only"]),
+    ("negative skip", lambda: commlab.time_collective(skip=-1), "skip",
+     "expected a non-negative integer, got -1",
+     ["collective", "--ranks", "8", "--skip", "-1", "--sizes", "1M:1M", "--time-only"]),
+    ("unknown backend", lambda: commlab.time_collective(backend="bogus"), "backend",
+     "expected analytical, packet or analytical+framing, got 'bogus'",
+     ["collective", "--ranks", "8", "--backend", "bogus", "--sizes", "1M:1M", "--time-only"]),
+    ("bandwidth 0", lambda: commlab.time_collective(bw_gbps=0), "bw_gbps",
+     "expected a finite number > 0", None),
+    ("latency nan", lambda: commlab.time_collective(alpha_us=math.nan), "alpha_us",
+     "expected a finite number >= 0", None),
+    ("no ranks", lambda: commlab.time_collective(ranks=0), "ranks", "expected 1 to", None),
+    ("unknown algorithm", lambda: commlab.time_collective(algorithm="bogus"), "algorithm",
+     "unknown", None),
+    ("unknown op", lambda: commlab.time_collective(op="bogus"), "op", "", None),
+    ("unknown skip policy", lambda: commlab.time_collective(policy="bogus"), "skip_policy",
+     "unknown skip policy 'bogus'", None),
+    ("build_plan skip beyond N-1", lambda: commlab.build_plan("ring", "allreduce", 4, 1024,
+                                                              skip=10), "skip",
+     "ring on 4 ranks skips at most 3 steps",
+     ["collective", "--ranks", "4", "--skip", "10", "--sizes", "1M:1M", "--time-only"]),
+    ("build_plan negative skip", lambda: commlab.build_plan(skip=-5), "skip",
+     "expected a non-negative integer, got -5",
+     ["collective", "--ranks", "2", "--skip", "-5", "--sizes", "1M:1M", "--time-only"]),
+    ("build_plan rotation out of range", lambda: commlab.build_plan("ring", "allreduce", 4, 16,
+                                                                   skip=1, rotation=4),
+     "rotation", "expected 0 to ranks - 1 (3), got 4", None),
+    ("decide_skip no ranks", lambda: commlab.decide_skip(0, "naive", 0, 0, 0, "b", 10, 0),
+     "ranks", "expected at least 1 rank, got 0", None),
+    ("decide_skip negative", lambda: commlab.decide_skip(-1, "naive", 0, 8, 0, "b", 10, 0),
+     "skip", "expected 0 to ranks - 1 (7) steps on 8 ranks, got -1", None),
+    ("decide_skip beyond N-1", lambda: commlab.decide_skip(100, "random", 0, 8, 0, "b", 10, 0),
+     "skip", "expected 0 to ranks - 1 (7) steps on 8 ranks, got 100", None),
+    ("overlap_step nan", lambda: commlab.overlap_step([(math.nan, 1.0, 0)], [1.0], [0.0]),
+     "layers[0].forward_s", "expected a finite time >= 0", None),
+    ("overlap_step negative", lambda: commlab.overlap_step([(1.0, 1.0, 0)], [-1.0], [0.0]),
+     "bucket_comm_s[0]", "expected a finite time >= 0", None),
+]
+
+
+@pytest.mark.parametrize("name,call,field,message,cli", CASES, ids=[c[0] for c in CASES])
+def test_bad_argument_raises_invalid_input(name, call, field, message, cli):
+    with pytest.raises(commlab.InvalidInput) as caught:
+        result = call()
+        pytest.fail("%s returned %r" % (name, result))
+    error = caught.value
+    assert isinstance(error, ValueError)
+    assert error.field == field
+    assert error.code == "bad_input"
+    assert error.message.startswith(message), error.message
+    # str() is the engine's one line: "field: message".
+    assert str(error) == "%s: %s" % (field, error.message)
+    if cli is None or not CLI:
+        return
+    run = subprocess.run([CLI] + cli, capture_output=True, text=True, timeout=60)
+    assert run.returncode == 2, run.stderr
+    # The CLI names the flag of the same field, then the same message.
+    flag = "--" + field.replace("_", "-")
+    assert run.stderr == "commlab-cli: %s: %s\n" % (flag, error.message)
+
+
+def test_good_arguments_still_time():
+    # Ring all-reduce on a flat network: 2 (N-1) steps.
+    r = commlab.time_collective(ranks=8, bytes=1 << 20, skip=7)
+    assert r["steps"] == 2 * 7 - 7
+    assert r["time_s"] > 0
+
+
+if __name__ == "__main__":
+    sys.exit(pytest.main([__file__, "-v", "-p", "no:cacheprovider"]))
