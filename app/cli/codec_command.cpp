@@ -28,6 +28,7 @@ struct Options {
   bool json = false;
   bool verify = false;
   uint64_t seed = 1;
+  TensorInputBudgets budgets;  // --max-files, --max-tensors
 };
 
 std::vector<std::string> codec_list(const std::string& spec) {
@@ -111,8 +112,8 @@ std::vector<Source> sources(const Options& o, DType dtype, std::vector<nlohmann:
     return out;
   }
   try {
-    for (const std::string& path : tensor_input_paths(o.input)) {
-      const TensorFile f = read_tensor_file_index(path, o.dtype);
+    for (const TensorFile& f : read_tensor_input_index(o.input, o.dtype, o.budgets)) {
+      const std::string& path = f.path;
       nlohmann::json metadata = nlohmann::json::object();
       for (const auto& [k, v] : f.metadata) metadata[k] = v;
       file_rows.push_back({{"path", path},
@@ -318,7 +319,8 @@ int run(const Options& o) {
         {"count", total.count},   {"dtype", total.dtype},
         {"codecs", rows},         {"entropy", entropy_json(combined_bounds(total.entropy))},
         {"tensors", tensor_rows}, {"files", file_rows}};
-    std::cout << doc.dump(2) << "\n";
+    // File names and safetensors metadata need not be UTF-8: invalid bytes become U+FFFD.
+    std::cout << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   }
   return (o.verify && !total.verified) ? kExitFailed : kExitOk;
 }
@@ -341,6 +343,14 @@ const RegisterCommand reg{Command{
       app.add_option("--codecs", o->codecs, "comma-separated codec names, or all")
           ->capture_default_str();
       app.add_option("--seed", o->seed, "seed of the generator")->capture_default_str();
+      app.add_option("--max-files", o->budgets.files,
+                     "--input DIR: refuse a directory of more files, before any is opened")
+          ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 32))
+          ->capture_default_str();
+      app.add_option("--max-tensors", o->budgets.tensors,
+                     "--input: refuse more tensors (all files together), before any value is read")
+          ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 32))
+          ->capture_default_str();
       app.add_flag("--json", o->json, "one JSON document on stdout");
       app.add_flag("--verify", o->verify,
                    "exit 1 if a lossless codec does not round-trip bit-exactly");

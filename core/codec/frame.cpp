@@ -167,6 +167,12 @@ Result<Header> parse(std::span<const std::byte> in, CodecId expected, int thread
   if ((h.flags & kFlagStored) && h.payload_size != h.original_size) {
     return make_error("stored frame size mismatch");
   }
+  Result<uint64_t> most = max_original_size(h, payload(in, h));
+  if (!most) return make_error(most.error());
+  if (h.original_size > *most)
+    return make_error("frame claims " + std::to_string(h.original_size) + " decoded bytes, its " +
+                      std::to_string(h.payload_size) + "-byte payload holds at most " +
+                      std::to_string(*most));
   return h;
 }
 

@@ -47,7 +47,18 @@ uint32_t crc32c(uint32_t crc, const std::byte* data, size_t size, int threads = 
 // checksum (on up to `threads` threads). `out` must hold kHeaderSize + payload_size bytes.
 size_t finish(std::span<std::byte> out, const Header& header, int threads = 1);
 
-// Parses and verifies a frame (magic, version, codec id, dtype, flags, sizes, checksum).
+// The largest original size a frame may claim: encode() refuses an input of 4 GiB or more (the
+// payload size is 32 bits), so a larger claim is a forged or corrupt header.
+inline constexpr uint64_t kMaxOriginalSize = UINT32_MAX;
+
+// The most bytes `payload` can decode to under the header's codec: what its format can physically
+// encode (lz4 at most 255 bytes per payload byte, zstd its frame's content size, top-k 100 values
+// per kept value, PowerSGD rows x cols, ...), never above kMaxOriginalSize. An error when the
+// payload cannot be a frame of the codec at all (a zstd payload that is no zstd frame).
+Result<uint64_t> max_original_size(const Header& header, std::span<const std::byte> payload);
+
+// Parses and verifies a frame (magic, version, codec id, dtype, flags, sizes, checksum) and
+// refuses an original size over max_original_size, so no caller sizes a buffer by a forged header.
 Result<Header> parse(std::span<const std::byte> in, CodecId expected, int threads = 1);
 
 inline std::span<const std::byte> payload(std::span<const std::byte> in, const Header& h) {

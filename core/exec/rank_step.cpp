@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
+#include "codec/codec.h"
+#include "codec/frame.h"
 #include "numeric/rng.h"
 
 namespace commlab::exec {
@@ -68,13 +71,15 @@ uint64_t cut_packets(std::vector<std::byte>& wire, std::span<const PacketCut> cu
 
 void reslot_packets(std::span<const std::byte> received, std::span<const PacketCut> cuts,
                     size_t slot, std::vector<std::byte>& slotted) {
+  size_t kept = 0;
+  for (const PacketCut& c : cuts) kept += c.keep;
+  if (received.size() != kept)
+    throw std::invalid_argument("trimmed transfer: received " + std::to_string(received.size()) +
+                                " bytes, its " + std::to_string(cuts.size()) +
+                                " packets as cut keep " + std::to_string(kept));
   slotted.assign(cuts.empty() ? 0 : (cuts.size() - 1) * slot + cuts.back().size, std::byte{0});
   size_t in = 0;
   for (size_t p = 0; p < cuts.size(); ++p) {
-    if (in + cuts[p].keep > received.size())
-      throw std::runtime_error("trimmed transfer of " + std::to_string(received.size()) +
-                               " bytes is shorter than its cuts: packet " + std::to_string(p) +
-                               " needs bytes up to " + std::to_string(in + cuts[p].keep));
     std::copy_n(received.data() + in, cuts[p].keep, slotted.data() + p * slot);
     in += cuts[p].keep;
   }
@@ -108,8 +113,64 @@ RankTransfers rank_transfers(const PlanStep& step, int rank) {
   return io;
 }
 
+namespace {
+
+std::string transfer_name(const WireContext& ctx) {
+  const Transfer& t = *ctx.transfer;
+  return "transfer of " + std::to_string(t.count) + " values from rank " + std::to_string(t.src) +
+         " to rank " + std::to_string(t.dst) + " (step " + std::to_string(ctx.step) + ")";
+}
+
+[[noreturn]] void refuse_bytes(const TransferCodec& codec, const WireContext& ctx,
+                               const std::string& why) {
+  throw std::invalid_argument("received " + transfer_name(ctx) + " on the " + codec.name() +
+                              " wire: " + why);
+}
+
+// Bytes a fixed-size wire sends for the transfer; nullopt for a codec (its frame says).
+std::optional<uint64_t> fixed_wire_bytes(const TransferCodec& codec, const WireContext& ctx) {
+  const uint64_t count = ctx.transfer->count;
+  if (dynamic_cast<const Fp32Wire*>(&codec)) return count * sizeof(float);
+  if (dynamic_cast<const Bf16Wire*>(&codec)) return count * 2;
+  if (const auto* trim = dynamic_cast<const TrimWire*>(&codec)) {
+    const std::vector<PacketCut> cuts = cuts_where(*trim, count, [](size_t) { return false; });
+    return cuts.empty() ? 0 : (cuts.size() - 1) * trim->config().payload_bytes + cuts.back().size;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+void check_received(const TransferCodec& codec, const WireContext& ctx,
+                    std::span<const std::byte> wire) {
+  if (std::optional<uint64_t> expected = fixed_wire_bytes(codec, ctx)) {
+    if (wire.size() != *expected)
+      refuse_bytes(
+          codec, ctx,
+          std::to_string(wire.size()) + " bytes, the wire sends " + std::to_string(*expected));
+    return;
+  }
+  const auto* framed = dynamic_cast<const CodecWire*>(&codec);
+  if (!framed) return;  // a transfer codec without a known wire size checks its own bytes
+  Result<size_t> size = frame_original_size(wire);
+  if (!size) refuse_bytes(codec, ctx, "bad frame: " + size.error());
+  // A frame followed by other bytes is not what a sender's encode produced.
+  if (const size_t claimed = frame::kHeaderSize + frame::get32(wire.data() + 16);
+      claimed != wire.size())
+    refuse_bytes(
+        codec, ctx,
+        std::to_string(wire.size()) + " bytes, the frame holds " + std::to_string(claimed));
+  const uint64_t expected = ctx.transfer->count * dtype_size(framed->dtype());
+  if (*size != expected)
+    refuse_bytes(codec, ctx,
+                 "the frame decodes to " + std::to_string(*size) + " bytes, the transfer has " +
+                     std::to_string(expected) + " (" + std::string(dtype_name(framed->dtype())) +
+                     ")");
+}
+
 void decode_into(TransferCodec& codec, const WireContext& ctx, std::span<const std::byte> wire,
                  const FlowResult* fate, std::span<float> buffer, std::vector<float>& scratch) {
+  check_received(codec, ctx, wire);
   const Transfer& t = *ctx.transfer;
   if (!t.reduce) {
     codec.decode(ctx, wire, fate, buffer.subspan(t.offset, t.count));

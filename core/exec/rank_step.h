@@ -34,8 +34,8 @@ size_t packet_count(const TrimWire& wire, uint64_t count);
 // Compacts a slotted wire (TrimWire::encode) to the kept bytes of each packet; returns how many
 // packets were cut.
 uint64_t cut_packets(std::vector<std::byte>& wire, std::span<const PacketCut> cuts, size_t slot);
-// Puts received kept bytes back in their slots (zero-filled); std::runtime_error when the
-// received bytes are fewer than the cuts say.
+// Puts received kept bytes back in their slots (zero-filled); std::invalid_argument when the
+// received byte count differs from the sum of the cuts' kept bytes.
 void reslot_packets(std::span<const std::byte> received, std::span<const PacketCut> cuts,
                     size_t slot, std::vector<std::byte>& slotted);
 // What the receiver's TrimWire::decode reads as the network's verdict for cuts (kept bytes).
@@ -50,8 +50,16 @@ struct RankTransfers {
 };
 RankTransfers rank_transfers(const PlanStep& step, int rank);
 
+// Refuses (std::invalid_argument, naming the transfer) received bytes the transfer's wire cannot
+// have sent: for the fixed-size wires a byte count other than theirs (fp32: 4 bytes per value,
+// bf16: 2, trimmable packets: the slotted size of every packet), for a codec a frame that fails
+// the frame checks (header, sizes, checksum) or holds another number of bytes than the transfer.
+// The bytes come from a peer (an MPI rank, a Python hook), so their length is never trusted.
+void check_received(const TransferCodec& codec, const WireContext& ctx,
+                    std::span<const std::byte> wire);
+
 // Decodes one received transfer and reduces (adds) or copies it into `buffer`, as execute_plan
-// does; `scratch` holds decoded values between calls.
+// does; `scratch` holds decoded values between calls. Checks the bytes first (check_received).
 void decode_into(TransferCodec& codec, const WireContext& ctx, std::span<const std::byte> wire,
                  const FlowResult* fate, std::span<float> buffer, std::vector<float>& scratch);
 

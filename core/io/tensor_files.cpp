@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <stdexcept>
 
 #include "io/input_file.h"
@@ -201,6 +202,38 @@ TensorEntry safetensors_entry(const std::string& key, const nlohmann::json& v,
   return t;
 }
 
+// The first top-level key of a JSON object text that appears twice, or "". The spec's names are
+// unique, and nlohmann keeps one of two equal keys, so a tensor named twice would vanish. A SAX
+// pass, linear (nlohmann's parser callback rescans an object's members at the end of every
+// member, quadratic: 20,000 tensors took 5 s). Call it on text that parsed.
+std::string key_named_twice(std::string_view text) {
+  struct Keys : nlohmann::json_sax<nlohmann::json> {
+    int depth = 0;
+    std::set<std::string> seen;
+    std::string twice;
+    bool null() override { return true; }
+    bool boolean(bool) override { return true; }
+    bool number_integer(number_integer_t) override { return true; }
+    bool number_unsigned(number_unsigned_t) override { return true; }
+    bool number_float(number_float_t, const string_t&) override { return true; }
+    bool string(string_t&) override { return true; }
+    bool binary(binary_t&) override { return true; }
+    bool start_object(std::size_t) override { return ++depth, true; }
+    bool end_object() override { return --depth, true; }
+    bool start_array(std::size_t) override { return ++depth, true; }
+    bool end_array() override { return --depth, true; }
+    bool key(string_t& k) override {
+      if (depth == 1 && !seen.insert(k).second) twice = k;
+      return twice.empty();  // stops at the first
+    }
+    bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override {
+      return false;
+    }
+  } keys;
+  nlohmann::json::sax_parse(text, &keys);
+  return keys.twice;
+}
+
 std::vector<std::byte> read_range(const std::string& path, uint64_t offset, uint64_t bytes) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::invalid_argument(path + ": cannot open: " + std::strerror(errno));
@@ -212,6 +245,18 @@ std::vector<std::byte> read_range(const std::string& path, uint64_t offset, uint
            "file ended early: expected " + std::to_string(bytes) + " bytes from offset " +
                std::to_string(offset) + " (did it change while being read?)");
   return out;
+}
+
+// An input without values is an error (docs/cli.md), not a measurement of nothing: a file of
+// no tensors, or a tensor of no values (a shape with a 0).
+void refuse_empty(const TensorFile& f) {
+  if (f.tensors.empty())
+    refuse(f.path, 8, "holds no tensors (expected at least one tensor with values)");
+  for (const TensorEntry& t : f.tensors)
+    if (t.bytes == 0)
+      refuse(f.path, t.offset,
+             "tensor '" + excerpt(t.name) + "' of shape " + shape_text(t.shape) +
+                 " has no values (an empty input cannot be measured)");
 }
 
 bool ends_with(std::string_view s, std::string_view tail) {
@@ -291,6 +336,8 @@ TensorFile parse_safetensors_header(std::span<const std::byte> head, uint64_t fi
     refuse(path, 8, "header JSON has a number out of range");
   }
   if (!doc.is_object()) refuse(path, 8, "header must be a JSON object of tensors");
+  if (const std::string twice = key_named_twice(text); !twice.empty())
+    refuse(path, 8, "tensor '" + excerpt(twice) + "' is named twice in the header");
   const uint64_t buffer_at = 8 + header_len, buffer_size = file_size - buffer_at;
   TensorFile f{path, "safetensors", {}, {}};
   for (const auto& [key, v] : doc.items()) {
@@ -307,13 +354,27 @@ TensorFile parse_safetensors_header(std::span<const std::byte> head, uint64_t fi
   std::sort(f.tensors.begin(), f.tensors.end(), [](const TensorEntry& a, const TensorEntry& b) {
     return a.offset != b.offset ? a.offset < b.offset : a.bytes < b.bytes;
   });
-  for (size_t i = 1; i < f.tensors.size(); ++i) {
-    const TensorEntry &prev = f.tensors[i - 1], &t = f.tensors[i];
-    if (t.offset < prev.offset + prev.bytes)
+  // The spec: the tensors cover the data buffer exactly, without overlaps or holes.
+  uint64_t covered = buffer_at;  // where the tensors so far end
+  const TensorEntry* last = nullptr;
+  for (const TensorEntry& t : f.tensors) {
+    if (last && t.offset < covered)
       refuse(path, t.offset,
-             "tensor '" + excerpt(t.name) + "' overlaps tensor '" + excerpt(prev.name) +
-                 "' (which ends at offset " + std::to_string(prev.offset + prev.bytes) + ")");
+             "tensor '" + excerpt(t.name) + "' overlaps tensor '" + excerpt(last->name) +
+                 "' (which ends at offset " + std::to_string(covered) + ")");
+    if (t.offset > covered)
+      refuse(path, covered,
+             "the data buffer has a hole: bytes " + std::to_string(covered) + " to " +
+                 std::to_string(t.offset) + " belong to no tensor (before tensor '" +
+                 excerpt(t.name) + "'; safetensors forbids holes)");
+    covered = t.offset + t.bytes;
+    last = &t;
   }
+  if (covered != file_size)
+    refuse(path, covered,
+           "the data buffer has a hole: bytes " + std::to_string(covered) + " to " +
+               std::to_string(file_size) + " (the end of the file) belong to no tensor " +
+               "(safetensors forbids holes)");
   return f;
 }
 
@@ -330,7 +391,10 @@ TensorFile read_tensor_file_index(const std::string& path, std::string_view raw_
                                               : le_uint(head, 0, 8);
     const uint64_t cap = npy ? kMaxNpyHeaderBytes : kMaxSafetensorsHeaderBytes;
     if (len <= cap && prefix + len <= size) head = read_range(path, 0, prefix + len);
-    return npy ? parse_npy_header(head, size, path) : parse_safetensors_header(head, size, path);
+    TensorFile f =
+        npy ? parse_npy_header(head, size, path) : parse_safetensors_header(head, size, path);
+    refuse_empty(f);
+    return f;
   }
   const uint64_t width = element_size(raw_dtype);
   if (size == 0)
@@ -363,6 +427,28 @@ std::vector<std::string> tensor_input_paths(const std::string& path) {
     throw std::invalid_argument(path + ": the directory has no files (expected .npy, " +
                                 ".safetensors or raw tensor files)");
   std::sort(files.begin(), files.end());
+  return files;
+}
+
+std::vector<TensorFile> read_tensor_input_index(const std::string& path, std::string_view raw_dtype,
+                                                const TensorInputBudgets& budgets) {
+  const std::vector<std::string> paths = tensor_input_paths(path);
+  if (paths.size() > budgets.files)
+    throw std::invalid_argument(path + ": " + std::to_string(paths.size()) +
+                                " files, over the budget of " + std::to_string(budgets.files) +
+                                " files per input (codec --max-files raises it)");
+  std::vector<TensorFile> files;
+  uint64_t tensors = 0;
+  for (const std::string& p : paths) {
+    files.push_back(read_tensor_file_index(p, raw_dtype));
+    tensors += files.back().tensors.size();
+    if (tensors > budgets.tensors)
+      throw std::invalid_argument(
+          path + ": " + std::to_string(tensors) + " tensors" +
+          (paths.size() > 1 ? " in its first " + std::to_string(files.size()) + " files" : "") +
+          ", over the budget of " + std::to_string(budgets.tensors) +
+          " tensors per input (codec --max-tensors raises it)");
+  }
   return files;
 }
 

@@ -36,7 +36,9 @@ struct TensorFile {
 };
 
 // Parsers over a file's first bytes (`head`, at least the whole header when the file has it) and
-// its total size; `path` only names the file in messages. The fuzz target calls these.
+// its total size; `path` only names the file in messages. The fuzz target calls these. A
+// safetensors header is read as its specification says: unique tensor names, and tensors that
+// cover the data buffer exactly (no overlap, no hole, up to the end of the file).
 TensorFile parse_npy_header(std::span<const std::byte> head, uint64_t file_size,
                             const std::string& path);
 TensorFile parse_safetensors_header(std::span<const std::byte> head, uint64_t file_size,
@@ -44,13 +46,30 @@ TensorFile parse_safetensors_header(std::span<const std::byte> head, uint64_t fi
 
 // Opens PATH (a regular file) and reads its header: .npy and .safetensors by their extension,
 // anything else as a raw file of `raw_dtype` values (its size must be a non-zero multiple of the
-// element size). No tensor's values are read.
+// element size). No tensor's values are read. A file without tensors, or with a tensor of no
+// values (a 0 in its shape), is refused: an empty input is an error.
 TensorFile read_tensor_file_index(const std::string& path, std::string_view raw_dtype);
 
 // PATH itself when it is a file; when it is a directory, its regular files (names not starting
 // with '.'; subdirectories are not entered) sorted by name, so the order never depends on the
 // file system. An empty directory is an error.
 std::vector<std::string> tensor_input_paths(const std::string& path);
+
+// Work budgets of one input that count items, not bytes: every file and every tensor costs a
+// fixed overhead (opening, a header, a table per codec), so a directory of 100,000 two-byte files
+// or a safetensors file of 200,000 one-value tensors would run for minutes under every byte cap.
+// A published checkpoint has hundreds of tensors per file and tens of files.
+struct TensorInputBudgets {
+  uint64_t files = 4096;     // codec --max-files
+  uint64_t tensors = 16384;  // codec --max-tensors
+};
+
+// The headers of every file of tensor_input_paths(path), in that order, refusing an input over
+// `budgets` (std::invalid_argument naming the count, the budget and codec's flag that raises it)
+// before any value is read: the file count before any file is opened, the tensor count as soon
+// as the files read so far exceed it.
+std::vector<TensorFile> read_tensor_input_index(const std::string& path, std::string_view raw_dtype,
+                                                const TensorInputBudgets& budgets = {});
 
 // The bytes of one tensor of a file read by read_tensor_file_index. Refuses a tensor larger than
 // max_bytes, and a file that became shorter than its header says.

@@ -140,9 +140,13 @@ struct TechniquesConfig {
   PowerSgdSection powersgd;
 };
 
+// The largest seed: 2^53, the largest integer every JSON reader holds exactly (many read numbers
+// as doubles). The schema's `seed` and the CLI's --seed flags share it.
+inline constexpr int64_t kMaxSeed = int64_t{1} << 53;
+
 struct RunConfig {
   std::string name = "baseline";
-  uint64_t seed = 1;
+  uint64_t seed = 1;  // 0..kMaxSeed
   // Seeds the run is repeated over: seed, seed+1, ..., seed+seeds-1 (`run --seeds N` overrides
   // it); summary.json carries each seed's values with their mean and 95% interval.
   int seeds = 1;

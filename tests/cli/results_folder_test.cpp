@@ -184,5 +184,56 @@ TEST(ResultsFolder, OutIsRefusedWhenItIsNotAResultsFolder) {
   EXPECT_FALSE(fs::exists(dir.string() + ".prev"));
 }
 
+// DIR.incomplete and DIR.prev are touched only when commlab-cli wrote them (their INCOMPLETE and
+// PREVIOUS markers): a user's folder of that name survives, and the command exits 2 naming it.
+TEST(ResultsFolder, AUserFolderNamedIncompleteSurvivesRunAndReproduce) {
+  const fs::path base = fs::path(::testing::TempDir()) / "user_incomplete";
+  fs::remove_all(base);
+  const fs::path staging = base.string() + ".incomplete";
+  fs::create_directories(staging);
+  std::ofstream(staging / "thesis.tex") << "not a result\n";
+  const std::string message = "commlab-cli: --out: " + staging.string() +
+                              " exists and was not written by commlab-cli (no INCOMPLETE in "
+                              "it); move or remove it, or choose another folder\n";
+  for (const std::string command :
+       {"run " + kTiny + " --quiet --no-charts", std::string("reproduce netzip --quick")}) {
+    const auto o = run_cli(command + " --out " + base.string());
+    EXPECT_EQ(o.code, 2) << command;
+    EXPECT_EQ(o.err, message) << command;
+    EXPECT_EQ(read_file(staging / "thesis.tex"), "not a result\n") << command;
+    EXPECT_FALSE(fs::exists(base)) << command;
+  }
+}
+
+TEST(ResultsFolder, AUserFolderNamedPrevIsNeverReplaced) {
+  const fs::path dir = old_results("user_prev");
+  const fs::path prev = dir.string() + ".prev";
+  fs::create_directories(prev);
+  std::ofstream(prev / "thesis.tex") << "not a result\n";
+  const std::string old_summary = read_file(dir / "summary.json");
+  const auto o = run_cli("run " + kTiny + " --out " + dir.string() + " --quiet --no-charts");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_EQ(o.err, "commlab-cli: --out: " + prev.string() +
+                       " exists and was not written by commlab-cli (no PREVIOUS in it); move or "
+                       "remove it, or choose another folder\n");
+  EXPECT_TRUE(fs::exists(prev / "thesis.tex"));
+  EXPECT_EQ(read_file(dir / "summary.json"), old_summary);
+  EXPECT_FALSE(fs::exists(dir.string() + ".incomplete"));
+}
+
+TEST(ResultsFolder, APrevFolderCommlabWroteIsReplacedByTheNextRun) {
+  const fs::path dir = old_results("own_prev");
+  const std::string first = read_file(dir / "summary.json");
+  const std::string run = "run " + kTiny + " --out " + dir.string() + " --quiet --no-charts ";
+  ASSERT_EQ(run_cli(run + "--set training.iterations=3").code, 0);
+  EXPECT_TRUE(fs::exists(dir.string() + ".prev/PREVIOUS"));
+  EXPECT_EQ(read_file(dir.string() + ".prev/summary.json"), first);
+  EXPECT_FALSE(fs::exists(dir / "PREVIOUS"));
+  const std::string second = read_file(dir / "summary.json");
+  ASSERT_EQ(run_cli(run + "--set training.iterations=4").code, 0);
+  EXPECT_EQ(read_file(dir.string() + ".prev/summary.json"), second);
+  EXPECT_FALSE(fs::exists(dir / "INCOMPLETE"));
+}
+
 }  // namespace
 }  // namespace commlab

@@ -212,5 +212,58 @@ TEST(TensorFiles, TensorsOverTheCapAreRefusedBeforeTheyAreRead) {
                         "over the cap of 8191 per tensor"));
 }
 
+// The safetensors specification: unique names, and tensors covering the data buffer exactly.
+TEST(TensorFiles, SafetensorsDuplicateNamesHolesAndOverlapsAreRefused) {
+  const std::string a = R"("a":{"dtype":"F16","shape":[4],"data_offsets":[0,8]})";
+  const std::string a2 = R"("a":{"dtype":"F16","shape":[4],"data_offsets":[8,16]})";
+  EXPECT_THAT(st_error("{" + a + "," + a2 + "}", 16),
+              HasSubstr("offset 8: tensor 'a' is named twice in the header"));
+  // b starts at 10: bytes 8..10 of the buffer belong to no tensor.
+  const std::string gap = "{" + a + R"(,"b":{"dtype":"F16","shape":[3],"data_offsets":[10,16]}})";
+  const size_t at = 8 + gap.size();  // where the data buffer starts
+  EXPECT_THAT(
+      st_error(gap, 16),
+      HasSubstr("offset " + std::to_string(at + 8) + ": the data buffer has a hole: bytes " +
+                std::to_string(at + 8) + " to " + std::to_string(at + 10)));
+  // A hole before the first tensor, and after the last one (up to the end of the file).
+  EXPECT_THAT(st_error(R"({"t":{"dtype":"F16","shape":[2],"data_offsets":[4,8]}})", 8),
+              HasSubstr("the data buffer has a hole"));
+  EXPECT_THAT(st_error("{" + a + "}", 9), HasSubstr("(the end of the file) belong to no tensor"));
+  // Two tensors sharing bytes, whatever their order in the header.
+  const std::string share = R"({"b":{"dtype":"F16","shape":[4],"data_offsets":[4,12]},)" + a + "}";
+  EXPECT_THAT(st_error(share, 12), HasSubstr("overlaps tensor"));
+  // Zero-size tensors take no bytes and may sit anywhere a tensor ends.
+  const std::string empty_one =
+      "{" + a + R"(,"z":{"dtype":"F16","shape":[0],"data_offsets":[8,8]}})";
+  const auto ok = safetensors(empty_one, 8);
+  EXPECT_EQ(parse_safetensors_header(ok, ok.size(), "x").tensors.size(), 2u);
+}
+
+TEST(TensorFiles, InputsWithoutValuesAreRefused) {
+  const auto dir = std::filesystem::path(::testing::TempDir()) / "tensor_files_empty";
+  std::filesystem::create_directories(dir);
+  auto write = [&](const std::string& name, const std::vector<std::byte>& b) {
+    std::ofstream(dir / name, std::ios::binary)
+        .write(reinterpret_cast<const char*>(b.data()), std::streamsize(b.size()));
+    return (dir / name).string();
+  };
+  // np.save of np.zeros(0, np.float32): shape (0,), no bytes after the header.
+  std::string npy_header = "{'descr': '<f4', 'fortran_order': False, 'shape': (0,), }";
+  npy_header += std::string(128 - 10 - npy_header.size() - 1, ' ') + "\n";  // 128-byte aligned
+  std::string npy = std::string("\x93NUMPY\x01\x00", 8);
+  npy += char(npy_header.size()), npy += '\0';
+  const std::string zero_npy = write("zero.npy", bytes_of(npy + npy_header));
+  EXPECT_THAT(error_of([&] { read_tensor_file_index(zero_npy, "bf16"); }),
+              HasSubstr("zero.npy: offset 128: tensor 'zero.npy' of shape [0] has no values"));
+  const std::string zero_st =
+      write("zero.safetensors",
+            safetensors(R"({"z":{"dtype":"F32","shape":[3,0],"data_offsets":[0,0]}})", 0));
+  EXPECT_THAT(error_of([&] { read_tensor_file_index(zero_st, "bf16"); }),
+              HasSubstr("tensor 'z' of shape [3, 0] has no values"));
+  const std::string none = write("none.safetensors", safetensors(R"({"__metadata__":{}})", 0));
+  EXPECT_THAT(error_of([&] { read_tensor_file_index(none, "bf16"); }),
+              HasSubstr("holds no tensors"));
+}
+
 }  // namespace
 }  // namespace commlab

@@ -13,7 +13,7 @@ namespace commlab::cli {
 // --seed (>= 0), --seeds (> 0) and --exec ("", simulated or mpi; else InvalidInput) applied to the
 // runs and to the scenario as run (scenario.json).
 // The largest seed a scenario file can hold exactly (2^53, the schema's bound).
-inline constexpr int64_t kMaxSeed = int64_t{1} << 53;
+using commlab::kMaxSeed;
 
 // The value of `--exec` (run and collective): the scenario's `execution` words (simulated, mpi),
 // or sim, the word `collective --exec` took first (../shared/CLI.md). InvalidInput otherwise.

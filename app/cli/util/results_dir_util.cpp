@@ -43,6 +43,22 @@ bool replaceable(const fs::path& dir) {
   return false;
 }
 
+// A sibling commlab-cli may remove or replace (DIR.incomplete, DIR.prev): absent, an empty folder,
+// or a folder holding `marker`, which only commlab-cli writes. A file, a symbolic link or a folder
+// without the marker is the user's and is never touched.
+bool owned_sibling(const fs::path& sibling, const char* marker) {
+  std::error_code ec;
+  const fs::file_status st = fs::symlink_status(sibling, ec);
+  if (!fs::exists(st)) return true;
+  if (!fs::is_directory(st)) return false;
+  return fs::is_empty(sibling, ec) || fs::exists(fs::symlink_status(sibling / marker, ec));
+}
+
+std::string not_owned(const fs::path& sibling, const char* marker) {
+  return sibling.string() + " exists and was not written by commlab-cli (no " + marker +
+         " in it); move or remove it, or choose another folder";
+}
+
 // Holds DIR.lock with flock (released by the kernel when the process dies, so a killed run's lock
 // is reclaimed by the next) and writes this pid into it. Two runs with the same --out started
 // together used to delete each other's live DIR.incomplete (issue #31): the second now refuses.
@@ -88,10 +104,17 @@ ResultsDir::ResultsDir(const std::string& dir, const std::string& writer) {
                          " is not a results folder (no summary.json, REPORT.md or INCOMPLETE in "
                          "it); give a new or empty folder");
   }
+  // DIR.incomplete is removed below and DIR.prev replaced at commit (when DIR exists): both only
+  // when commlab-cli wrote them.
+  if (!owned_sibling(staging_, kIncompleteMarker))
+    throw InvalidInput("--out: " + not_owned(staging_, kIncompleteMarker));
+  const std::string prev = final_ + ".prev";
+  if (fs::exists(p, ec) && !owned_sibling(prev, kPreviousMarker))
+    throw InvalidInput("--out: " + not_owned(prev, kPreviousMarker));
   if (p.has_parent_path()) fs::create_directories(p.parent_path());
   lock_fd_ = take_lock(final_);  // before touching DIR.incomplete, which a live run may own
   try {
-    fs::remove_all(staging_);  // a killed run's leftovers: never a result
+    fs::remove_all(staging_);  // a killed run's leftovers (its marker is checked above)
     fs::create_directories(staging_);
     write_file(staging_ + "/" + kIncompleteMarker,
                "commlab-cli " + writer + " (pid " + std::to_string(getpid()) +
@@ -113,21 +136,33 @@ ResultsDir::~ResultsDir() {
 
 void ResultsDir::commit(const std::string& incomplete_reason) {
   const fs::path staging(staging_), target(final_);
-  const fs::path marker = staging / kIncompleteMarker;
-  if (incomplete_reason.empty())
-    fs::remove(marker);
-  else
-    write_file(marker.string(), incomplete_reason + "\n");
+  if (!incomplete_reason.empty())
+    write_file((staging / kIncompleteMarker).string(), incomplete_reason + "\n");
   for (const fs::directory_entry& e : fs::recursive_directory_iterator(staging))
     sync_path(e.path(), e.is_directory());
   sync_path(staging, true);
   if (fs::exists(target)) {
     const fs::path prev = final_ + ".prev";
+    if (!owned_sibling(prev, kPreviousMarker)) {
+      committed_ = true;  // keep the finished results where they are
+      throw std::runtime_error(not_owned(prev, kPreviousMarker) + "; the new results stay in " +
+                               staging_);
+    }
+    // Marked before the rename, so a DIR.prev never exists without its marker.
+    write_file((target / kPreviousMarker).string(),
+               "commlab-cli moved the previous " + target.filename().string() +
+                   " here; the next run to it replaces this folder.\n");
     fs::remove_all(prev);
     rename_or_throw(target, prev);
   }
   rename_or_throw(staging, target);
   committed_ = true;
+  // A complete result loses its marker last: a crash before leaves DIR marked INCOMPLETE (a
+  // complete result shown as incomplete), never a DIR.incomplete without its marker.
+  if (incomplete_reason.empty()) {
+    fs::remove(target / kIncompleteMarker);
+    sync_path(target, true);
+  }
   sync_path(target.has_parent_path() ? target.parent_path() : fs::path("."), true);
 }
 

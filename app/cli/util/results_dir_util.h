@@ -12,8 +12,10 @@ namespace commlab::cli {
 class ResultsDir {
  public:
   // Refuses (InvalidInput) a DIR that is not a folder name, or that exists and is not a folder
-  // commlab-cli wrote (no summary.json, REPORT.md or INCOMPLETE in it, and not empty); removes a
-  // DIR.incomplete a killed run left behind and starts a fresh one. Takes DIR.lock first: another
+  // commlab-cli wrote (no summary.json, REPORT.md or INCOMPLETE in it, and not empty), and a
+  // DIR.incomplete without INCOMPLETE or (when DIR exists) a DIR.prev without PREVIOUS: those are
+  // the user's, never removed. Removes a DIR.incomplete a killed run left behind (it holds
+  // INCOMPLETE) and starts a fresh one. Takes DIR.lock first: another
   // live commlab-cli writing DIR is InvalidInput naming its pid. `writer` names the command in
   // the marker ("run", "reproduce").
   ResultsDir(const std::string& dir, const std::string& writer);
@@ -24,7 +26,9 @@ class ResultsDir {
 
   const std::string& path() const { return staging_; }  // where to write
   const std::string& final_path() const { return final_; }
-  // fsync, DIR -> DIR.prev (an older DIR.prev is removed), DIR.incomplete -> DIR. A non-empty
+  // fsync, DIR -> DIR.prev (an older DIR.prev is removed; the new one gets PREVIOUS),
+  // DIR.incomplete -> DIR. A DIR.prev without PREVIOUS that appeared during the run is kept, and
+  // so is DIR.incomplete (std::runtime_error naming both). A non-empty
   // `incomplete_reason` keeps DIR/INCOMPLETE with that text (a stopped run). Throws
   // std::runtime_error naming the path if a file cannot be synced or renamed.
   void commit(const std::string& incomplete_reason = "");
@@ -37,5 +41,7 @@ class ResultsDir {
 
 // The marker's file name inside a folder that is not a complete result.
 inline constexpr const char* kIncompleteMarker = "INCOMPLETE";
+// The marker commit() writes into DIR.prev: only a DIR.prev holding it (or empty) is replaced.
+inline constexpr const char* kPreviousMarker = "PREVIOUS";
 
 }  // namespace commlab::cli

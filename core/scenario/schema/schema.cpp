@@ -208,7 +208,7 @@ std::vector<Field> make_table() {
   constexpr double kBig = 1e7;  // iterations, batches, rows: at most ten million
   const std::vector<std::string> gpus = {"a100", "h100", "h200", "b200"};
   return {
-      int_field("seed", ACC(seed), 0, 9007199254740992.0,
+      int_field("seed", ACC(seed), 0, double(kMaxSeed),
                 "Seed of every random choice (data order, init, SkipReduce rotation, trimming)."),
       int_field("seeds", ACC(seeds), 1, 100,
                 "Seeds the run is repeated over: seed, seed+1, ..., seed+seeds-1 (run --seeds N "

@@ -18,11 +18,28 @@ bool integral(const json& v) {
   return std::isfinite(d) && d == std::floor(d);
 }
 
+// An integer written as one compares exactly: as a double, 2^53 + 1 rounds to 2^53 and would pass
+// a bound of 2^53. Every bound is an integer exact in a double; a number written with a fraction
+// or exponent (1e3) is a double already and compares as one.
+bool int_in_range(const json& v, double min, double max) {
+  if (v.is_number_unsigned()) {
+    const uint64_t u = v.get<uint64_t>();
+    return max >= 0 && (min <= 0 || u >= static_cast<uint64_t>(min)) &&
+           (max >= 18446744073709551615.0 || u <= static_cast<uint64_t>(max));
+  }
+  if (v.is_number_integer()) {
+    const int64_t i = v.get<int64_t>();
+    return (min < -9223372036854775807.0 || i >= static_cast<int64_t>(min)) &&
+           (max >= 9223372036854775807.0 || i <= static_cast<int64_t>(max));
+  }
+  const double d = v.get<double>();
+  return d >= min && d <= max;
+}
+
 std::optional<std::string> check_int(const Field& f, const json& v, double min, double max) {
   if (!integral(v)) return "expected an integer, got " + value_as_written(v);
-  // Compare as double: every bound is exact in a double and a larger value is out of range anyway.
+  if (int_in_range(v, min, max)) return std::nullopt;
   double d = v.is_number_unsigned() ? static_cast<double>(v.get<uint64_t>()) : v.get<double>();
-  if (d >= min && d <= max) return std::nullopt;
   if (d < min && min == 1) return "expected a positive integer, got " + value_as_written(v);
   if (d < min && min == 0) return "expected a non-negative integer, got " + value_as_written(v);
   (void)f;
