@@ -41,7 +41,7 @@ int main(int argc, char** argv) {
   std::signal(SIGXFSZ, SIG_IGN);
   CLI::App app{
       "CommLab headless engine: collectives, codecs, trimming and training on a simulated "
-      "cluster (contract: CLI.md)",
+      "cluster (contract: docs/cli.md)",
       "commlab-cli"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("commlab-cli ") + commlab::commlab_version());

@@ -1,4 +1,4 @@
-# Install rules and the CPack .deb (issue 35). Layout under the prefix (/usr in the .deb):
+# Install rules and the CPack .deb. Layout under the prefix (/usr in the .deb):
 #   bin/commlab-cli, bin/commlab (the GUI, when built)
 #   share/commlab/samples   scenario files; both programs look for ../share/commlab next to
 #                           their executable first (docs/install.md), so no source tree is needed

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes Chakra traces that stress the reader's memory (issue 31), one per class:
+"""Writes Chakra traces that stress the reader's memory, one per class:
 
   groups  PREFIX RANKS GROUPS  every rank file starts with a METADATA node defining GROUPS process
                                groups with "ranks": [] (each is every rank)

@@ -21,5 +21,5 @@ done
 cat "$out/allreduce_ring.txt"
 echo
 echo "Results written to $out:"
-echo "  quickstart/summary.json, quickstart/series.csv   training runs (CLI.md 'run')"
+echo "  quickstart/summary.json, quickstart/series.csv   training runs (docs/cli.md, 'run')"
 echo "  allreduce_*.txt / *.json                          nccl-tests-style tables, verified buffers"

@@ -1,5 +1,5 @@
 // commlab-cli codec: compresses the same bytes with each codec and reports ratio, loss and speed
-// (contract: ../shared/CLI.md). --verify fails on any lossless codec that does not round-trip.
+// (contract: docs/cli.md). --verify fails on any lossless codec that does not round-trip.
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
@@ -51,11 +51,11 @@ std::vector<std::string> codec_list(const std::string& spec) {
 // Generated values: --count stays within 1 GiB of them. A distribution's values are generated
 // block by block (below), a model's gradients are in memory whole.
 constexpr uint64_t kMaxCodecInputBytes = 1ull << 30;
-// Tensors are measured in blocks of this size, each coded on its own (issue 31: a 1 GiB input
+// Tensors are measured in blocks of this size, each coded on its own (a 1 GiB input
 // held the tensor, the decoded copy, the frame and a float copy, 3.1 GB), so memory is a few
 // blocks whatever the input size; a tensor within one block gives the numbers it always gave.
 constexpr uint64_t kCodecBlockBytes = 32ull << 20;
-// Work budget: input bytes x codecs measured, checked before any value is read (issue 31: a 1 GiB
+// Work budget: input bytes x codecs measured, checked before any value is read (a 1 GiB
 // input with --codecs all ran for many minutes). 4 GiB is 256 MiB with all 16 codecs.
 constexpr uint64_t kMaxCodecWorkBytes = 4ull << 30;
 
@@ -250,7 +250,7 @@ BlockMeasures measure_blocks(const std::vector<std::string>& names, const Source
 }
 
 // Reads one tensor, measures every codec on it, prints its table (text) and adds it to the
-// totals; returns its --json object. `single`: the only tensor (the table as before issue 35).
+// totals; returns its --json object. `single`: the only tensor (the single-tensor table).
 nlohmann::json measure_source(const Options& o, const std::vector<std::string>& names, Source& s,
                               bool single, Totals& total) {
   const DType dtype = parse_dtype(s.tensor.dtype);

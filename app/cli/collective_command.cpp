@@ -31,7 +31,7 @@ std::pair<uint64_t, uint64_t> parse_size_range(const std::string& text) {
         "--sizes: expected MIN:MAX with byte sizes such as 1K:64M (K/M/G suffixes), "
         "got '" +
         text + "'");
-  // Every row is MIN x 2^k bytes of 4-byte elements: a MIN of 3 used to be reported as 4.
+  // Every row is MIN x 2^k bytes of 4-byte elements: a MIN of 3 would be reported as 4.
   if (*lo % sizeof(float) != 0)
     throw InvalidInput("--sizes: MIN must be a multiple of the 4-byte element, got " +
                        std::to_string(*lo) + " bytes in '" + text + "'");

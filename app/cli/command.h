@@ -1,6 +1,6 @@
 #pragma once
 // Subcommands of commlab-cli register themselves here, one file each (app/cli/*_command.cpp), so
-// that adding one never touches main_cli.cpp. Contract: ../shared/CLI.md.
+// that adding one never touches main_cli.cpp. Contract: docs/cli.md.
 #include <CLI/CLI.hpp>
 #include <functional>
 #include <string>
@@ -75,7 +75,7 @@ inline CLI::Validator integer_in(long long lo, long long hi) {
 }
 inline const CLI::Validator kPositive = number_above(0, false, "a number > 0");
 inline const CLI::Validator kNonNegative = number_above(0, true, "a number >= 0");
-// A path flag given as "": the empty value used to mean "not given" (workload --trace "").
+// A path flag given as "": the empty value would read as "not given" (workload --trace "").
 inline const CLI::Validator kNonEmpty(
     [](std::string& s) {
       return s.empty() ? std::string("expected a path, got an empty value") : "";

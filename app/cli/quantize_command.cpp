@@ -1,6 +1,6 @@
 // commlab-cli quantize: vNMSE and bias of a trimmable gradient encoding (SQ, DRIVE, EDEN) when a
 // fraction of its packets is trimmed to the head (docs/formats.md ("Trimmable packets"),
-// research/trimming.md).
+// the trimming paper (docs/papers.md)).
 #include <cmath>
 #include <cstdio>
 #include <iostream>

@@ -91,7 +91,7 @@ Dumped compress_dump(Report& r, const std::string& train_args, const std::string
 }
 
 void netzip(Report& r, const Options& o) {
-  r.section("NetZIP: lossless compression of BF16 gradients (research/netzip.md)");
+  r.section("NetZIP: lossless compression of BF16 gradients (NetZIP, MICRO 2025)");
   const std::string data = o.out + "/data";
   std::filesystem::create_directories(data);
   const std::string iters = o.quick ? "30" : "200";
@@ -197,7 +197,7 @@ void netzip(Report& r, const Options& o) {
 }
 
 void skipreduce(Report& r, const Options& o) {
-  r.section("SkipReduce: skipping ring reduce-scatter steps (research/skipreduce.md)");
+  r.section("SkipReduce: skipping ring reduce-scatter steps (SkipReduce, MICRO 2025)");
   auto time_us = [&](const std::string& args) {
     json d = r.run("collective --time-only --json " + args);
     return d["rows"][0]["time_us"].get<double>();
@@ -244,7 +244,7 @@ void skipreduce(Report& r, const Options& o) {
 }
 
 void trimming(Report& r, const Options& o) {
-  r.section("Trimming: just-in-time gradient compression (research/trimming.md)");
+  r.section("Trimming: just-in-time gradient compression (HotNets 2024)");
   const std::string trials = o.quick ? "20" : "200";
   struct Q {
     const char* enc;

@@ -1,5 +1,5 @@
 // commlab-cli traffic: plain traffic (no collective) through the packet backend; flow completion
-// times, packet counts and the speed of the simulation itself (CLI.md).
+// times, packet counts and the speed of the simulation itself (docs/cli.md).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>

@@ -1,4 +1,4 @@
-// commlab-cli validate: checks a scenario file and prints every problem, one line each (CLI.md).
+// commlab-cli validate: checks a scenario file and prints every problem, one line each (docs/cli.md).
 // Also regenerates the field reference of docs/scenario.md and docs/scenario.schema.json from the
 // field table, so the docs never drift from the parser.
 #include <fstream>

@@ -190,7 +190,7 @@ void print_routing_line(const std::string& routing, const Timing& base, const Ti
 }
 
 // Flags whose limits come from a trace (its rank count: the number of PREFIX.K.et files) say so,
-// with the flag, the value and the limit (issue 31).
+// with the flag, the value and the limit.
 // --max-trace-nodes: the node budget, and a memory budget that lets that many nodes in (the
 // reader's estimate would refuse them otherwise).
 workload::ChakraReadBudgets trace_budgets(const Options& o) {

@@ -299,7 +299,7 @@ int main(int argc, char** argv) {
   }
   std::printf("\nelements per buffer: %zu; packet: %s; one core, thread CPU time, best of reps\n",
               count, packet ? (std::to_string(packet) + " B frames").c_str() : "one frame");
-  // Issue 5 targets: commlab >= 2x zstd-1 compress and decompress, ratio <= bytegroup-zstd -19.
+  // Targets: commlab >= 2x zstd-1 compress and decompress, ratio <= bytegroup-zstd -19.
   std::printf(
       "\n### commlab vs zstd-1 (alternating, %d repetitions each, best of)\n\n"
       "| data | commlab ratio | bytegroup-zstd-19 ratio | commlab enc GB/s | zstd-1 enc GB/s | "

@@ -1,4 +1,4 @@
-// commlab against libzstd -1 and liblz4 by buffer size (issue 20): real BF16 MLP gradient bytes
+// commlab against libzstd -1 and liblz4 by buffer size: real BF16 MLP gradient bytes
 // (gradient_stream.h) cut to each size, every codec and memcpy timed alternately sample by sample
 // on one core (thread CPU time, best of the samples), so a load change on the shared machine hits
 // all alike. commlab goes through its whole Codec API (frame header, CRC-32C); the peers are the

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Predicted vs measured collectives over Open MPI on this machine (issue #17, docs/validation.md).
+"""Predicted vs measured collectives over Open MPI on this machine.
 
 For each process count: `calibrate` once, then `collective --exec mpi --cluster CAL --json` for
 ring, tree and hd x allreduce, reducescatter, allgather over the size range, plus SkipReduce and a

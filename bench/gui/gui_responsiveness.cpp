@@ -1,4 +1,4 @@
-// Measures the GUI's responsiveness targets of issue #9 on the real main window (offscreen unless
+// Measures the GUI's responsiveness targets on the real main window (offscreen unless
 // QT_QPA_PLATFORM says otherwise):
 //   1. the GUI thread never blocks for more than 50 ms during a run: a 2 ms PreciseTimer ticks on
 //      the GUI thread; a tick that comes late by d ms means the thread was busy for ~d ms;
@@ -6,7 +6,7 @@
 //      second of the run;
 //   3. moving a control of an analytical view redraws within 100 ms: the busbw view's bandwidth
 //      is changed and the time to its computed() signal plus a synchronous repaint is measured;
-//   4. Live mode (issue #18): a Training setting changed (the learning rate spin box, as a user
+//   4. Live mode: a Training setting changed (the learning rate spin box, as a user
 //      would) until the re-started run's first points are on the charts (first_points_drawn),
 //      target <= 300 ms for the quickstart scenario; each change waits out the 250 ms throttle
 //      window first, so it is measured as a lone change.

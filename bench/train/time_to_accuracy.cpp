@@ -1,5 +1,5 @@
 // Wall time for an N-rank data-parallel MLP to reach a target test accuracy on Fashion-MNIST with
-// the exact reducer (issue 7: 8 ranks, 85%, under 30 s on the 2-core machine).
+// the exact reducer (8 ranks, 85%, under 30 s on the 2-core machine).
 // Usage: train_time_to_accuracy [RANKS=8] [TARGET=0.85] [THREADS=0] [LR=0.05] [MICRO_BATCH=32]
 #include <chrono>
 #include <cstdio>

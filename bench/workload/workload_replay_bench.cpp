@@ -1,7 +1,7 @@
 // Generating and replaying a GPT-3 175B iteration as per-rank graphs
 // (workload/catalog/catalog_graph.h, workload/scheduler.h) at 1,024 and 16,384 ranks on the
 // analytical backend: nodes, generation and replay CPU time, nodes replayed per second. Targets
-// (issue 16): 1,024 ranks under 1 s, 16,384 under 30 s. Splits: tp 8, pp 16 and dp = ranks / 128,
+//: 1,024 ranks under 1 s, 16,384 under 30 s. Splits: tp 8, pp 16 and dp = ranks / 128,
 // global batch 16 x dp (16 micro-batches per pipeline), on a leaf-spine of 8-GPU servers at 400
 // Gb/s.
 #include <benchmark/benchmark.h>

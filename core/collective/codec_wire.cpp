@@ -79,9 +79,10 @@ void CodecWire::decode(const WireContext&, std::span<const std::byte> wire, cons
                        std::span<float> out) {
   tls_values.resize(out.size() * dtype_size(dtype_));
   Result<size_t> n = codec_for_thread().decode(wire, tls_values);
+  // Bytes that do not decode came from outside (a peer, a Python caller): bad input.
   if (!n || *n != tls_values.size())
-    throw std::runtime_error("codec " + name_ +
-                             ": decode failed: " + (n ? "size mismatch" : n.error()));
+    throw std::invalid_argument("codec " + name_ +
+                                ": decode failed: " + (n ? "size mismatch" : n.error()));
   cast_to_float(tls_values, dtype_, out);
 }
 
@@ -175,7 +176,7 @@ void TrimWire::decode(const WireContext& ctx, std::span<const std::byte> wire,
   }
   trim::DecodeStats stats;
   Result<size_t> n = trim::decode_packets(received, config_, out, &stats);
-  if (!n) throw std::runtime_error("trimmed packet decode failed: " + n.error());
+  if (!n) throw std::invalid_argument("trimmed packet decode failed: " + n.error());
   std::lock_guard lock(mutex_);
   stats_.packets += received.size();
   stats_.trimmed += trimmed;

@@ -1,5 +1,5 @@
 #pragma once
-// SkipReduce (research/skipreduce.md): skip s of the N-1 steps of the ring reduce-scatter, so the
+// SkipReduce (the SkipReduce paper, docs/papers.md): skip s of the N-1 steps of the ring reduce-scatter, so the
 // collective really gets shorter. Chunk c, owned by rank (c + rotation) mod N, then sums only the
 // owner and the N-1-s ranks before it; the s ring-successors of the owner are dropped.
 #include <cstdint>

@@ -152,7 +152,7 @@ T typed_field(const json& j, const char* key, const std::string& where, const ch
 }
 
 // A link's fit. The ring's bandwidth must be > 0 and the latency finite: a zero or infinite fit
-// made rank 0 throw while predicting while the other ranks waited for it (issue #31), so it is
+// made rank 0 throw while predicting while the other ranks waited for it, so it is
 // refused here, where every rank reads the file before the first collective.
 LatencyBandwidth fit_from(const json& j, const std::string& where, double min_gbps = 0) {
   LatencyBandwidth f;

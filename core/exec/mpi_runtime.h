@@ -27,7 +27,7 @@ struct MpiUnavailable : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Exit code of a job ended by the watchdog or an MPI error (CLI.md: 1, the run failed).
+// Exit code of a job ended by the watchdog or an MPI error (docs/cli.md: 1, the run failed).
 inline constexpr int kMpiFailureExit = 1;
 
 struct RuntimeOptions {

@@ -1,5 +1,5 @@
 #pragma once
-// Every file CommLab reads from a user goes through here (issue #21): it must be a regular file
+// Every file CommLab reads from a user goes through here: it must be a regular file
 // (a FIFO, a directory or a device such as /dev/zero is refused before it is opened, so nothing
 // blocks or reads forever), no larger than a cap the caller documents, and JSON text must not nest
 // deeper than a limit. Errors are one line: "PATH: what is wrong".

@@ -1,5 +1,5 @@
 #pragma once
-// The one way CommLab parses JSON it did not write itself (issue #31): files (scenarios, cluster
+// The one way CommLab parses JSON it did not write itself: files (scenarios, cluster
 // and calibration files, communicator groups), trace metadata strings and --set values. The
 // nesting depth is checked by a linear scan before the parser runs, so JSON nested 100,000 deep is
 // a one-line error naming the file, the depth reached and the limit instead of a stack overflow;

@@ -1,5 +1,5 @@
 #pragma once
-// Writing files so that a failure never leaves a half-written one in place (issue #31): every file
+// Writing files so that a failure never leaves a half-written one in place: every file
 // goes to a fresh temporary name in its own folder first (opened O_CREAT|O_EXCL|O_NOFOLLOW, so a
 // symlink planted there is never followed), is written and fsynced, and only when every file of
 // the set is complete are they renamed into place (rename replaces a symlink at the final name, it

@@ -1,5 +1,5 @@
 #pragma once
-// Tensor files as published checkpoints and gradient dumps hold them (issue 35): NumPy .npy
+// Tensor files as published checkpoints and gradient dumps hold them: NumPy .npy
 // (format 1.0, 2.0, 3.0) and .safetensors, with BF16, FP16 or FP32 values, plus raw files of one
 // dtype. Only headers are read whole (capped); a tensor's values are read on their own, so a
 // checkpoint of many tensors is processed one tensor at a time. Every refusal is one line:

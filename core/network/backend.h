@@ -1,5 +1,5 @@
 #pragma once
-// The time plane's one interface (DESIGN.md, "The network backends"): a backend times a step of
+// The time plane's one interface (docs/architecture.md): a backend times a step of
 // concurrent flows that start together, and says when each finished. Collectives are sequences of
 // such steps; backends may keep state between steps (the packet backend's clock and background
 // traffic), so steps are timed in order.

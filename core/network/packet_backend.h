@@ -1,5 +1,5 @@
 #pragma once
-// Packet-level backend (DESIGN.md, "The network backends"): every transfer is cut into packets
+// Packet-level backend (docs/architecture.md): every transfer is cut into packets
 // that cross output-queued switch ports with finite buffers, an admission policy (tail-drop, ECN,
 // trim) and a host transport (reliable, NDP, accept-trimmed, or RoCE over a lossless fabric with
 // PFC and DCQCN). It keeps its clock and background

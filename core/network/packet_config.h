@@ -1,6 +1,6 @@
 #pragma once
-// Settings of the packet-level backend (DESIGN.md, "The network backends"; switch behaviour from
-// research/trimming.md): packet sizes, the admission policy of switch ports, the host transport,
+// Settings of the packet-level backend (docs/architecture.md; switch behaviour from
+// the trimming paper (docs/papers.md)): packet sizes, the admission policy of switch ports, the host transport,
 // background traffic, and the per-port time series kept for the GUI.
 #include <cstdint>
 #include <span>

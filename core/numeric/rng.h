@@ -1,7 +1,6 @@
 #pragma once
 // Counter-based randomness: every random choice is a pure function of (seed, rank, iteration,
-// purpose, index), so results never depend on thread count or scheduling (DESIGN.md,
-// "Determinism"). The mixer is SplitMix64's finaliser applied to a combined key; Philox would also
+// purpose, index), so results never depend on thread count or scheduling (docs/architecture.md). The mixer is SplitMix64's finaliser applied to a combined key; Philox would also
 // do, but this passes the statistical tests we need (tests/numeric) and is a handful of cycles.
 #include <cmath>
 #include <cstdint>

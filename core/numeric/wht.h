@@ -1,6 +1,6 @@
 #pragma once
 // Fast Walsh-Hadamard transform and the randomized Hadamard transform (RHT) that DRIVE, EDEN and
-// the trimmable packet heads rotate with (research/trimming.md). The signs D come from the
+// the trimmable packet heads rotate with (the trimming paper, docs/papers.md). The signs D come from the
 // counter-based RNG, so sender and receiver derive the same rotation from a shared key.
 #include <array>
 #include <cstddef>

@@ -1,5 +1,5 @@
 #pragma once
-// The closed sets of scenario fields as enum classes (issue 34): a scenario's text is parsed into
+// The closed sets of scenario fields as enum classes: a scenario's text is parsed into
 // them once, where the JSON or the flags are read (schema.h), and everything after the boundary
 // switches on values instead of comparing strings. Each enum has one table of spellings
 // (config_enums.cpp); the field table takes its allowed values from it, so validation, the docs,

@@ -1,5 +1,5 @@
 #pragma once
-// Command-line flags validated as scenario fields (issue 21). A subcommand that takes its settings
+// Command-line flags validated as scenario fields. A subcommand that takes its settings
 // as flags (train, collective, run's --threads) names the field each flag sets; every value goes
 // through that field's row of the table (schema.h: type, range, extra check) and a resolved run
 // through the scenario's cross-field checks (scenario_checks.cpp). One set of limits, one set of

@@ -118,7 +118,7 @@ struct TrimmingSection {
   std::vector<int> levels;
 };
 
-// Gradient-compression baselines with error feedback (compress/, issue 22): they replace the
+// Gradient-compression baselines with error feedback (compress/): they replace the
 // collective's all-reduce, so neither combines with skipreduce, trimming or a codec.
 struct TopKSection {
   bool enabled = false;

@@ -59,7 +59,7 @@ TrainerConfig trainer_config(const RunConfig& config);
 // the run can start, else the problem run would fail with (problem_of the exception it throws).
 // Builds the training run's parts and drops them (the data set is read); catalog and trace runs get
 // their execution checks only (their graphs take seconds to build). `validate` calls it on every
-// run (issue 21).
+// run.
 std::optional<ConfigProblem> check_run_startable(const RunConfig& config);
 
 class RunSession {

@@ -115,7 +115,7 @@ std::optional<std::string> check_name(const json& v, size_t max_len) {
   return std::nullopt;
 }
 
-// The experiment's name is its results folder, results/NAME (issue 21: "../../x" wrote outside
+// The experiment's name is its results folder, results/NAME ("../../x" wrote outside
 // results/): refused unless it is one folder name that cannot climb, hide or overflow NAME_MAX
 // with the ".incomplete" of its staging folder.
 std::optional<std::string> check_folder_name(const std::string& s) {
@@ -312,7 +312,7 @@ void resolve_cluster(const json& merged, const std::string& file, RunConfig& c,
 
 // packet.background_load sets an onoff source's offered load; a closed-loop background (perm,
 // alltoall, incast:K) never reads it, so a scenario that writes it next to one would be taken as
-// shaping a run it does not touch (issue 31). Only a field the scenario writes is refused: the
+// shaping a run it does not touch. Only a field the scenario writes is refused: the
 // default in RunConfig is not, and to_json leaves it out beside a closed-loop pattern.
 std::optional<std::string> background_load_problem(const json& merged, const RunConfig& c) {
   const json::json_pointer p = field_pointer("packet.background_load");

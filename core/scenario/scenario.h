@@ -58,7 +58,7 @@ ConfigProblems check_run_config(const RunConfig& config);
 // (N-1), got 8".
 std::string skip_limit_problem(const std::string& algorithm, int ranks, long long skip);
 
-// What a trimmed packet must keep so every coordinate keeps its whole head (issue 22): the packet
+// What a trimmed packet must keep so every coordinate keeps its whole head: the packet
 // header (64 B) plus the trim header and techniques.trimming.head_bits bit-planes of a full packet
 // (packet.mtu of payload) of the run's encoding and collective.wire; e.g. 1-bit EDEN, FP32, MTU
 // 4096: 983 coordinates, 64 + 36 + 128 = 228 B. 0 when trimming is off or the packet is unusable.

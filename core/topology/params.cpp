@@ -95,7 +95,7 @@ double Params::get_double(std::string_view key, double fallback, double min, boo
   if (!text) return fallback;
   double v = 0;
   auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), v);
-  // Every number has a ceiling too (issue 21: gbps=1e30 passed validate and run): 10^6 (GB/s,
+  // Every number has a ceiling too (gbps=1e30 passed validate and run): 10^6 (GB/s,
   // microseconds, ratios), buffer sizes in bytes up to 10^12.
   const double max = key == "buffer" ? 1e12 : 1e6;
   bool ok = ec == std::errc() && end == text->data() + text->size() && std::isfinite(v) &&

@@ -112,7 +112,7 @@ Topology build_cluster(std::string_view builder, Params& p) {
   if (b == "dgx-h100-pod") return pod(p, "h100", "dgx-h100-pod");
   if (b == "dgx-b200-pod") return pod(p, "b200", "dgx-b200-pod");
   if (b == "netzip-512") {
-    // NetZIP's SimAI study: 512 GPUs, one per server, 100/200/400 Gb/s NICs (research/netzip.md).
+    // NetZIP's SimAI study: 512 GPUs, one per server, 100/200/400 Gb/s NICs (the NetZIP paper, docs/papers.md).
     LeafSpineParams l;
     l.servers = 512;
     l.gpus_per_server = 1;

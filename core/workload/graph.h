@@ -1,5 +1,5 @@
 #pragma once
-// A workload as a dependency graph per rank (DESIGN.md "Where this round's capabilities live"):
+// A workload as a dependency graph per rank:
 // compute nodes, collective nodes over a communicator group, and point-to-point send/recv nodes,
 // with data and control dependencies inside a rank. The scheduler (scheduler.h) replays it on a
 // network backend; the Chakra reader and writer (chakra_trace.h) are the only code that knows the

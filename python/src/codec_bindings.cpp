@@ -32,9 +32,11 @@ DType dtype_of(const py::array& values, const std::string& given) {
 
 std::vector<std::byte> encode(Codec& codec, const py::array& values, DType dtype) {
   std::span<const std::byte> in = byte_span(values, "codec.encode");
+  if (in.empty()) throw std::invalid_argument("codec.encode: empty values");
   std::vector<std::byte> frame(codec.bound(in.size()));
   Result<size_t> n = codec.encode(in, dtype, frame);
-  if (!n) throw std::runtime_error("codec " + codec.name() + ": encode failed: " + n.error());
+  // What a codec cannot encode is the values it was given (their size, their dtype).
+  if (!n) throw std::invalid_argument("codec " + codec.name() + ": encode failed: " + n.error());
   frame.resize(*n);
   return frame;
 }

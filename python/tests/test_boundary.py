@@ -101,3 +101,26 @@ def test_good_arguments_still_time():
 
 if __name__ == "__main__":
     sys.exit(pytest.main([__file__, "-v", "-p", "no:cacheprovider"]))
+
+
+# Lengths from outside are checked before they size anything: a receive shorter or longer than
+# its transfer, on every wire, is refused (a 1-byte receive of a 16 MiB transfer read past the end).
+@pytest.mark.parametrize("wire", [None, "bf16", "zstd-1", "trim"])
+def test_a_receive_of_the_wrong_length_is_invalid_input(wire):
+    import numpy as np
+    wires = {None: None, "bf16": commlab.Wire.bf16(), "zstd-1": commlab.Wire.codec("zstd-1"),
+             "trim": commlab.Wire.trim(payload_bytes=512)}
+    plan = commlab.build_plan("ring", "allreduce", 4, 4 << 20)
+    stepper = commlab.RankStepper(plan, 1, wires[wire])
+    buf = np.ones(4 << 20, dtype=np.float32)
+    i = stepper.recvs(0)[0]
+    for received in (np.zeros(1, np.uint8), np.zeros(0, np.uint8)):
+        with pytest.raises(commlab.InvalidInput):
+            stepper.receive(0, i, buf, received)
+
+
+@pytest.mark.parametrize("codec", ["netzip-lossless", "netzip-lossless-bits", "powersgd", "lz4"])
+def test_empty_values_are_invalid_input(codec):
+    import numpy as np
+    with pytest.raises(commlab.InvalidInput):
+        commlab.Codec(codec).encode(np.zeros(0, np.float32))

@@ -1,4 +1,4 @@
-// The command-line contract (../shared/CLI.md): exit codes, one-line errors, JSON keys.
+// The command-line contract (docs/cli.md): exit codes, one-line errors, JSON keys.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -85,7 +85,7 @@ TEST(Cli, GoldenScenarioSummaryMatchesTheCommittedFile) {
 }
 
 // --reproducible writes wall_time_s as null, so the files must be byte for byte the same whether
-// the 5 runs execute one after another on 1 thread or two at a time on 2 threads (issue #10).
+// the 5 runs execute one after another on 1 thread or two at a time on 2 threads.
 TEST(Cli, RunFilesAreBitIdenticalWhateverThreadsAndJobs) {
   const std::string src = COMMLAB_SOURCE_DIR;
   const std::string a = ::testing::TempDir() + "/threads1", b = ::testing::TempDir() + "/jobs2";
@@ -111,7 +111,7 @@ TEST(Cli, RunRejectsABadScenarioWithExitTwo) {
 
 }  // namespace
 
-// run --seeds N (issue 22): the seeds really differ, summary.json carries every seed with its
+// run --seeds N: the seeds really differ, summary.json carries every seed with its
 // mean and interval and the time-to-accuracy against the baseline, and the numbers do not depend
 // on --threads or --jobs.
 namespace {

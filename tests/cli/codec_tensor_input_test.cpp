@@ -1,4 +1,4 @@
-// commlab-cli codec --input of tensor files (issue 35): .npy / .safetensors / raw files and a
+// commlab-cli codec --input of tensor files: .npy / .safetensors / raw files and a
 // directory of them, reported per tensor and in total; malformed headers refused with the offset.
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -107,7 +107,7 @@ std::filesystem::path temp_file(const std::string& name, uint64_t bytes, bool sp
   return path;
 }
 
-// issue 31: the 1 GiB per-tensor cap bounded the file, not the work: --codecs all on 1 GiB ran for
+// The 1 GiB per-tensor cap bounded the file, not the work: --codecs all on 1 GiB ran for
 // many minutes. bytes x codecs = 2^30 x 16 > the 4 GiB budget: refused before any value is read.
 TEST(CodecTensorInput, WorkOverTheBudgetIsRefusedBeforeAnyValueIsRead) {
   const auto file = temp_file("codec_budget", 1ull << 30, /*sparse=*/true);
@@ -164,7 +164,7 @@ double raw_ratio(uint64_t bytes, uint64_t blocks, uint64_t small, double ratio_s
   return 1.0 + static_cast<double>(blocks) * h / static_cast<double>(bytes);
 }
 
-// issue 31: memory follows a block (32 MiB), not the tensor. 160 MiB held whole took the input,
+// Memory follows a block (32 MiB), not the tensor. 160 MiB held whole took the input,
 // the decoded copy, the frame and a float copy (~5 x 160 MiB); under a 600 MB address-space limit
 // it only runs block by block. raw codes each block with its own frame header: 5 blocks.
 TEST(CodecTensorInput, MemoryIsBoundedByTheBlockNotTheTensor) {
@@ -187,7 +187,7 @@ TEST(CodecTensorInput, MemoryIsBoundedByTheBlockNotTheTensor) {
   std::filesystem::remove(one);
 }
 
-// issue 31: --generate values are generated a block at a time too. 48 Mi BF16 values (96 MiB)
+// --generate values are generated a block at a time too. 48 Mi BF16 values (96 MiB)
 // were generated whole, as floats (192 MiB) and then as BF16 (96 MiB): exit 1 under a 300 MB
 // address-space limit (316 MB RSS unlimited); block by block they run within it (153 MB RSS).
 // Element i is a function of (seed, i) alone, so the blocks are the whole tensor's values

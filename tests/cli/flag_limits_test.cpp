@@ -1,4 +1,4 @@
-// Flags that crashed, ran for minutes or reported what did not happen (issue 21): each bad value
+// Flags that crashed, ran for minutes or reported what did not happen: each bad value
 // is refused with exit 2 and one exact line naming the flag, before any work; the limits are the
 // scenarios' (scenario/flag_config.h). And the codec error metric counts NaN and infinities.
 #include <gtest/gtest.h>
@@ -21,7 +21,7 @@ struct BadFlags {
   const char* message;  // the whole of stderr after "commlab-cli: "
 };
 
-// The corpus of refused command lines: before issue 21 the first one segfaulted in libgomp, the
+// The corpus of refused command lines: the first one once segfaulted in libgomp, the
 // second ran for minutes into bad_alloc, and the rest exited 0.
 const BadFlags kBad[] = {
     {"train --threads 100000 --iterations 1",

@@ -1,4 +1,4 @@
-// run --fork-at K (issue 33's forks, scenario/run/fork.h): every run but the baseline continues
+// run --fork-at K (the forks, scenario/run/fork.h): every run but the baseline continues
 // the baseline's training from iteration K. Its series rows up to K are the baseline's, the
 // summary says where it forked, and a fork that changes the training itself is refused (exit 2).
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// Flags and input files that used to pass or hang (issue #21): NaN and infinities in number
+// Flags and input files that must not pass or hang: NaN and infinities in number
 // flags, FIFOs and devices as input files, a cluster file that names itself. Each is one line on
 // stderr and exit 2.
 #include <gtest/gtest.h>
@@ -60,7 +60,7 @@ TEST(HostileFlags, AClusterFileThatNamesItselfIsAnErrorNotACrash) {
   }
 }
 
-// `--exec` takes the scenario's words in every command (issue 34): collective once took only
+// `--exec` takes the scenario's words in every command: collective once took only
 // sim, run only simulated. Both spell the same execution, and anything else is refused by name.
 TEST(HostileFlags, ExecTakesTheScenarioWordsInEveryCommand) {
   const std::string collective = "collective --ranks 4 --sizes 64K:64K --json --exec ";

@@ -1,4 +1,4 @@
-// Reliability round 3 (issue #31): each test is one class of failure a hostile user found, and
+// Reliability round 3: each test is one class of failure a hostile user found, and
 // fails without its fix: deep JSON crashed, results lied about their seed, concurrent runs lost
 // data, flags gave unclear errors, and some inputs grew memory without bound.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// A results folder is never lost or mixed (issue 21, app/cli/util/results_dir_util.h): run writes
+// A results folder is never lost or mixed: run writes
 // into DIR.incomplete and renames it into place, the old DIR becoming DIR.prev. These tests start
 // commlab-cli, kill it once it is writing (SIGKILL, SIGTERM) or make a write fail as a full disk
 // would (COMMLAB_FAIL_WRITE), and check that DIR is either the old folder untouched or a folder

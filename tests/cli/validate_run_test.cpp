@@ -1,4 +1,4 @@
-// validate runs every check run makes before training starts (issue 21): each scenario below
+// validate runs every check run makes before training starts: each scenario below
 // passed validate and was then refused by run. Both now go through check_run_startable
 // (scenario/runner.h), the function RunSession's constructor is built from: validate exits 2
 // with "FILE: run 'NAME': MESSAGE" and run with "commlab-cli: MESSAGE", the same MESSAGE.

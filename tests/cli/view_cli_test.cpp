@@ -1,4 +1,4 @@
-// `commlab-cli view PAGE` (issue 34, outcome 4): what a GUI page draws, as JSON on stdout or in
+// `commlab-cli view PAGE`: what a GUI page draws, as JSON on stdout or in
 // --out; a bad flag is one line naming it, exit 2.
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -117,7 +117,7 @@ TEST(ViewCli, WhatTheEngineRefusesExitsTwo) {
 
 // NCCL mode on a huge cluster: the ring's plan is over the transfer limit at the larger sizes.
 // The sweep is refused with build_plan's message before the tuner's set-up and the smaller sizes
-// are timed (as `collective --algo auto` refuses it); it used to run over a minute first.
+// are timed (as `collective --algo auto` refuses it); not after running for over a minute.
 TEST(ViewCli, AThroughputSweepTooLargeToPlanIsRefusedWithTheLimit) {
   const auto o = run_cli("view throughput --cluster flat:100000");
   EXPECT_EQ(o.code, 2);

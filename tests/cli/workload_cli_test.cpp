@@ -1,4 +1,4 @@
-// `workload` on the graph engine (issue #16): the JSON contract, the Chakra round trip through
+// `workload` on the graph engine: the JSON contract, the Chakra round trip through
 // the command line (--emit-trace, then --trace), the closed form still one flag away, and flags
 // that need the graph refused with the sum engine.
 #include <gtest/gtest.h>
@@ -58,7 +58,7 @@ TEST(WorkloadCli, AnEmittedTraceReplaysToTheSameNumbers) {
   for (const char* run : {"baseline", "with_techniques"})
     EXPECT_DOUBLE_EQ(b[run]["iteration_s"].get<double>(), a[run]["iteration_s"].get<double>());
   EXPECT_EQ(b["gpus"], 32);
-  // The node budget is the user's to set (issue 31): 32 ranks of llama3-8b hold far more than 100
+  // The node budget is the user's to set: 32 ranks of llama3-8b hold far more than 100
   // nodes, so the trace is refused before it is parsed, naming the budget and the flag.
   const auto small =
       run_cli("workload --trace " + dir +
@@ -232,7 +232,7 @@ TEST(WorkloadCli, TheClosedFormStaysAvailableAndRefusesGraphOnlyFlags) {
 
 TEST(WorkloadCli, ATraceRefusesEveryCatalogOnlyFlag) {
   // A trace brings its own model, ranks and groups: flags that shape a catalog model were
-  // silently ignored with --trace (issue 31). Each is refused (exit 2) with one line naming it.
+  // silently ignored with --trace. Each is refused (exit 2) with one line naming it.
   const std::string dir =
       ::testing::TempDir() + "/workload_cli_catalog_only_" + std::to_string(getpid());
   ASSERT_EQ(run_cli(kLlama + " --emit-trace " + dir).code, 0);

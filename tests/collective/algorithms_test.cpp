@@ -284,7 +284,7 @@ TEST(Collectives, ResultsAreBitIdenticalForOneAndTwoThreads) {
   }
 }
 
-// Each algorithm's descriptor (issue 34) is what build_plan and the scenario checks consult instead
+// Each algorithm's descriptor is what build_plan and the scenario checks consult instead
 // of if-chains on its name, so it must tell the truth about the plans build() makes.
 TEST(AlgorithmDescriptors, OpsTransferBoundsAndSkipLimitsMatchThePlans) {
   const CollectiveOp all_ops[] = {CollectiveOp::kAllReduce, CollectiveOp::kReduceScatter,

@@ -1,4 +1,4 @@
-// SkipReduce (research/skipreduce.md): the ring runs n-1-s reduce-scatter steps; chunk c keeps only
+// SkipReduce (the SkipReduce paper, docs/papers.md): the ring runs n-1-s reduce-scatter steps; chunk c keeps only
 // its owner and the n-1-s ranks before it. The expected sums come from a separate statement of the
 // rule below, not from the ring's code.
 #include <gtest/gtest.h>

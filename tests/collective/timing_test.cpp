@@ -105,7 +105,7 @@ TEST(CollectiveTiming, PipelinedRingFollowsTheSlicedPipelineFormula) {
 }
 
 TEST(CollectiveTiming, SixtyFourRanksLeaveTheFormulaWhereAChunkSpansTwoSlices) {
-  // Issue 32 item 7: on 64 ranks the ring sits on 2(n-1)(alpha + C/B) up to 32 MiB and drops to
+  // On 64 ranks the ring sits on 2(n-1)(alpha + C/B) up to 32 MiB and drops to
   // the bandwidth term plus one latency at 64 MiB. A rank's chunk C = S/64 is 512 KiB at 32 MiB:
   // one 512 KiB slice, nothing to pipeline (K = 1), the bulk-synchronous form. At 64 MiB C = 1 MiB
   // is K = 2 slices: while a rank sends its second slice (b = 512 KiB / B = 21 us) the first one's

@@ -107,7 +107,7 @@ TEST(Calibration, HostileCountsAreRefusedBeforeAnyAllocation) {
 }
 
 // The simulated `collective --cluster cal.json` times the file's nodes and links; a malformed
-// calibration block in it used to be ignored there (only --exec mpi read it). Now every command
+// calibration block in it is checked there too, not only by --exec mpi: every command
 // that takes --cluster refuses it.
 TEST(Calibration, TheSimulatedCollectiveRefusesAMalformedBlockToo) {
   const std::string file = std::string(COMMLAB_BINARY_DIR) + "/calibration_test_simulated.json";
@@ -132,7 +132,7 @@ TEST(Calibration, TheSimulatedCollectiveRefusesAMalformedBlockToo) {
 
 }  // namespace
 
-// Issue #31: a calibration file is user input. Every field, optional ones included, is checked for
+// A calibration file is user input. Every field, optional ones included, is checked for
 // its type and range with a message naming the field and the value; a negative reduction rate was
 // a free reduction, a zero ring bandwidth made only rank 0 throw while the others waited, and a
 // wrong-typed optional field ended as the JSON library's message (exit 1).

@@ -55,7 +55,7 @@ size_t occurrences(const std::string& text, const std::string& what) {
 
 TEST(CollectiveMpi, WithoutMpirunSaysHowToLaunch) {
   Outcome o = shell(cli() + "collective --exec mpi --sizes 1K:1K");
-  EXPECT_EQ(o.code, 2) << o.output;  // CLI.md: invalid use, exit 2
+  EXPECT_EQ(o.code, 2) << o.output;  // docs/cli.md: invalid use, exit 2
   EXPECT_NE(o.output.find("mpirun -np"), std::string::npos) << o.output;
 }
 

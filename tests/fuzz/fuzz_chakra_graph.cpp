@@ -1,4 +1,4 @@
-// Fuzzes workload graphs, not bytes (issue 31): the input is a program that builds a Graph (ranks,
+// Fuzzes workload graphs, not bytes: the input is a program that builds a Graph (ranks,
 // communicator groups, compute / collective / send / recv nodes on streams, data and control
 // dependencies, some of them wrong on purpose). A graph check_graph refuses is done with; one it
 // accepts must be written as a Chakra trace, read back to the same trace, and replayed by the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The installed tree works without the source tree (issue 35). Usage: install_test.sh MODE BUILD
+# The installed tree works without the source tree. Usage: install_test.sh MODE BUILD
 #   prefix: cmake --install BUILD --prefix TMP, then TMP/bin/commlab-cli runs the installed
 #           TMP/share/commlab/samples/quickstart.json
 #   deb:    cpack builds the .deb, dpkg --root installs it into a fresh TMP/dpkg, dpkg-deb -x

@@ -28,7 +28,7 @@ TEST(TensorGen, DeterministicAndThreadCountIndependent) {
 }
 
 TEST(TensorGen, ATensorGeneratedInBlocksIsTheTensorGeneratedAtOnce) {
-  // codec --generate makes its values a block at a time (issue 31): element i depends on
+  // codec --generate makes its values a block at a time: element i depends on
   // (seed, i) only, so blocks at any offsets, of sizes below and above the parallel threshold
   // (2^16), concatenate to the whole tensor.
   for (const char* d : {"gaussian", "laplace", "student-t", "sparse:0.25"}) {

@@ -1,4 +1,4 @@
-// The error values of the scenario-to-engine boundary (issue 34): the text users read, the exit
+// The error values of the scenario-to-engine boundary: the text users read, the exit
 // status each code maps to, and the field the engine's refusals carry.
 #include "scenario/config_problem.h"
 

@@ -1,4 +1,4 @@
-// Flags validated as scenario fields (scenario/flag_config.h, issue 21): the same limits and the
+// Flags validated as scenario fields (scenario/flag_config.h): the same limits and the
 // same messages as a scenario, naming the flag; and SkipReduce's limit per algorithm, which the
 // scenarios and `collective --skip` share.
 #include "scenario/flag_config.h"
@@ -79,7 +79,7 @@ TEST(FlagConfig, CrossFieldChecksNameTheFlagsNotTheFieldPaths) {
   EXPECT_EQ(refusal({{"--ranks", "training.ranks", 3}, {"--batch", "training.global_batch", 64}}),
             "--batch: must be a multiple of --ranks (3), got 64");
   // The scenario's memory limits: 2,000,000 rows of the default 256-wide hidden layer (spiral
-  // points are only 2 wide: the default width must be counted, it used to be missed).
+  // points are only 2 wide: the default width must be counted, or it is missed).
   EXPECT_EQ(refusal({{"--data", "workload.dataset", "spiral"},
                      {"--hidden", "workload.hidden", nlohmann::json::array()},
                      {"--ranks", "training.ranks", 1},
@@ -140,7 +140,7 @@ TEST(SkipLimit, ScenariosRefuseASkipTheAlgorithmWouldClamp) {
     }
     return std::vector<std::string>{};
   };
-  // Used to pass and run with 3 skipped levels, reported as 5.
+  // Must not pass and run with 3 skipped levels, reported as 5.
   EXPECT_EQ(problems(R"({"collective": {"algorithm": "tree"},
                          "techniques": {"skipreduce": {"skip": 5}}})"),
             std::vector<std::string>{"s.json:techniques.skipreduce.skip: tree on 8 ranks skips at "
@@ -149,7 +149,7 @@ TEST(SkipLimit, ScenariosRefuseASkipTheAlgorithmWouldClamp) {
             std::vector<std::string>{"s.json:techniques.skipreduce.ratio: ratio 1 gives skip 8: "
                                      "ring on 8 ranks skips at most 7 steps (N-1), got 8"});
   EXPECT_EQ(problems(R"({"techniques": {"skipreduce": {"skip": 7}}})"), std::vector<std::string>{});
-  // A catalog model skips steps of its DP ring: 16 ranks at tp 4 are a ring of 4 (the run used to
+  // A catalog model skips steps of its DP ring: 16 ranks at tp 4 are a ring of 4 (the run would
   // fail only when it started).
   EXPECT_EQ(problems(R"({"workload": {"kind": "catalog", "tp": 4}, "training": {"ranks": 16},
                          "techniques": {"skipreduce": {"skip": 4}}})"),

@@ -1,4 +1,4 @@
-// Forks (scenario/run/fork.h, issue 33): a run that continues another's training from iteration K
+// Forks (scenario/run/fork.h): a run that continues another's training from iteration K
 // with new settings. Its first K iterations are the parent's; a fork that changes nothing is the
 // unforked run, bit for bit; one that changes what a fork must keep is refused naming the field.
 #include "scenario/run/fork.h"

@@ -82,7 +82,7 @@ TEST(NetworkProbe, OnOffBackgroundRunsAtTheScenariosLoad) {
 }
 
 // A closed-loop background (perm, alltoall, incast:K) never reads packet.background_load: a
-// scenario that writes it beside one was accepted and the load silently had no effect (issue 31).
+// scenario that writes it beside one was accepted and the load silently had no effect.
 // It is refused by name, written in the file or by --set; the default is not, and the resolved
 // scenario a results folder keeps (to_json) leaves it out so that folder reruns.
 TEST(NetworkProbe, BackgroundLoadBesideAClosedLoopPatternIsRefused) {

@@ -1,4 +1,4 @@
-// RunSession::set_sample_budget: long runs keep a bounded, thinned sample store (issue #10: no
+// RunSession::set_sample_budget: long runs keep a bounded, thinned sample store (no
 // memory growth), and nothing the run reports depends on it.
 #include <gtest/gtest.h>
 

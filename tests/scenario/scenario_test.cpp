@@ -1,6 +1,6 @@
 // Runs (merge patch), sweeps (grid), --set overrides, cluster/ranks resolution, the resolved
 // scenario reloading to the same runs, hostile sizes, and packet.trim_bytes keeping the whole head
-// (issue 22: the default derives from the encoding; a value that cuts into the head is refused).
+// (the default derives from the encoding; a value that cuts into the head is refused).
 #include "scenario/scenario.h"
 
 #include <gtest/gtest.h>
@@ -166,7 +166,7 @@ TEST(Scenario, HostileSizesAreRefusedQuickly) {
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 5.0);
 }
 
-// Problems are values (issue 34): the file, each problem's JSON path and code apart from the
+// Problems are values: the file, each problem's JSON path and code apart from the
 // message; lines() alone makes "FILE:PATH: message". A JSON syntax error names its own place, so
 // its error has no file of its own.
 TEST(Scenario, ProblemsCarryTheFieldAndTheCode) {
@@ -208,7 +208,7 @@ TEST(Scenario, MissingFileIsOneLine) {
   }
 }
 
-// packet.trim_bytes keeps the whole head (issue 22).
+// packet.trim_bytes keeps the whole head.
 RunConfig trimmed(const std::string& encoding, int bits, const std::string& wire, uint32_t mtu) {
   RunConfig c;
   c.cluster.backend = ClusterBackend::kPacket;

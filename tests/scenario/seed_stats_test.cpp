@@ -1,4 +1,4 @@
-// Seeds and intervals (issue 22): the Student-t interval on known inputs, the seed replicas,
+// Seeds and intervals: the Student-t interval on known inputs, the seed replicas,
 // time-to-accuracy against the baseline paired by seed, and seeds that never reach the target.
 #include "scenario/run/seed_stats.h"
 

@@ -1,4 +1,4 @@
-// techniques.skipreduce.lr_compensation (issue 29): the paper's SkipReduce divides a chunk that
+// techniques.skipreduce.lr_compensation: the paper's SkipReduce divides a chunk that
 // summed N - s contributions by N, a learning-rate cut of (N - s) / N. Compensating on the
 // learning rate must give the update the unbiased variant gives, and the scenario checks refuse
 // the combinations where the factor would be wrong.

@@ -1,4 +1,4 @@
-// commlab-cli validate: exit codes and one line per problem on stderr (CLI.md).
+// commlab-cli validate: exit codes and one line per problem on stderr (docs/cli.md).
 #include <gtest/gtest.h>
 
 #include <array>

@@ -1,4 +1,4 @@
-// Hostile cluster files (issue #21): a file that names itself, very deep nesting, a FIFO, a huge
+// Hostile cluster files: a file that names itself, very deep nesting, a FIFO, a huge
 // value in an error message, a big explicit file whose links name nodes.
 #include <gtest/gtest.h>
 #include <sys/stat.h>

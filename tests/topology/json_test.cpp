@@ -87,7 +87,7 @@ TEST(TopologyJson, ErrorsNameTheJsonPath) {
             "gpu0");
   EXPECT_EQ(json_error(json{{"builder", "fattree"}, {"params", {{"k", 5}}}}),
             "cluster.params.k: expected an even integer in [2, 64], got 5");
-  // Optional members of the wrong type (the fuzzer's find: a number as a node name used to
+  // Optional members of the wrong type (the fuzzer's find: a number as a node name would
   // escape as nlohmann's type_error, without file or field).
   json name = base;
   name["nodes"][1]["name"] = 100;

@@ -52,7 +52,7 @@ TEST(Routing, EcmpIsDeterministicAndSpreads) {
   EXPECT_GE(cores.size(), 14u);
 }
 
-// The walk caches each (destination, node) step's next hops (issue 31): a router that has routed
+// The walk caches each (destination, node) step's next hops: a router that has routed
 // every pair before (cache warm) must pick exactly the path a fresh router picks.
 TEST(Routing, CachedWalkPicksTheFreshRoutersPath) {
   for (const char* spec : {"rail:servers=4,gpus_per_server=8", "fattree:k=4"}) {

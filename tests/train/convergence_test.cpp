@@ -7,7 +7,7 @@
 namespace commlab {
 namespace {
 
-// Issue 7: the MLP reaches at least 85% test accuracy on Fashion-MNIST (784-256-10, SGD momentum,
+// The MLP reaches at least 85% test accuracy on Fashion-MNIST (784-256-10, SGD momentum,
 // global batch 128 over 4 ranks; ~2 epochs at most, stops as soon as it gets there).
 TEST(Convergence, MlpReaches85PercentOnFashionMnist) {
   if (!std::filesystem::exists(kFashionMnistDir)) GTEST_SKIP() << "dataset-fashion-mnist missing";

@@ -91,7 +91,7 @@ TEST(Layout, EveryPageAt1280x800ShowsItsChartTextWhole) {
   }
 }
 
-// Issue 33: each technique's key knobs are above the fold of the settings column at 1280x800,
+// Each technique's key knobs are above the fold of the settings column at 1280x800,
 // seen without scrolling: every one lies inside the visible part of the window's training page.
 TEST(Layout, TechniqueKnobsAreAboveTheFoldAt1280x800) {
   app();
@@ -131,7 +131,7 @@ std::vector<double> drawn_y_labels(const QChartView& view) {
   return values;
 }
 
-// Issue 33 audit: after Run all the loss axis read 0, 1.33333, 2.66667, 4. A chart refreshed in
+// After Run all the loss axis read 0, 1.33333, 2.66667, 4. A chart refreshed in
 // place ran Qt's applyNiceNumbers from the previous tick count: a fresh axis (5 ticks) over a loss
 // up to 2.6 became 0..3 in 4 ticks, the next refresh 0..4 in 3 ticks, set as the range first (the
 // labels laid out with the old 4) and then the count, which alone does not lay them out again.

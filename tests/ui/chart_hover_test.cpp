@@ -1,4 +1,4 @@
-// Hover readouts (issue 33): a hover on any chart line shows the nearest data point's exact
+// Hover readouts: a hover on any chart line shows the nearest data point's exact
 // values, on the Training page's charts and on the Throughput page.
 #include "chart_hover.h"
 

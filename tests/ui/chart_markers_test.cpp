@@ -1,4 +1,4 @@
-// Point markers are drawn whole (issue 33): Qt Charts clips a series at its plot area, so a
+// Point markers are drawn whole: Qt Charts clips a series at its plot area, so a
 // marker on a point at an axis end showed half of itself (the accuracy chart's last evaluation,
 // NCCL's choice at the largest size). Every marker's square must lie inside the plot area.
 #include <gtest/gtest.h>

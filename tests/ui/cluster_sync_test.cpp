@@ -1,4 +1,4 @@
-// Issue 33, items 1 and 3: Ranks and the cluster spec stay in step, refusals name the control to
+// Ranks and the cluster spec stay in step, refusals name the control to
 // change and sit above the fold, a red spin box keeps its arrows, a typed 3456 is reported (not
 // cut to 345), and a clashing edit never stops the running run.
 #include "cluster_sync.h"
@@ -169,7 +169,7 @@ TEST(ClusterSync, AClashingEditKeepsTheRunningRunAndMarksTheCodec) {
   EXPECT_TRUE(view.panel()->config().techniques.trimming.enabled);  // the edit is kept
 }
 
-// Issue 33 item 6: the NIC box stepped by 1 Gb/s (400 arrow clicks from 0 to 400 Gb/s).
+// The NIC box stepped by 1 Gb/s (400 arrow clicks from 0 to 400 Gb/s).
 TEST(ClusterSync, TheNicStepsInUsefulRates) {
   app();
   TrainingPanel panel;
@@ -180,7 +180,7 @@ TEST(ClusterSync, TheNicStepsInUsefulRates) {
   EXPECT_GE(nic->singleStep(), 25);
 }
 
-// Issue 33 item 4: after Run all the status names the last run's last iteration and the accuracy
+// After Run all the status names the last run's last iteration and the accuracy
 // of its last evaluation (it stayed as a mid-run redraw left it: 199/200, accuracy of 150).
 TEST(RunAllStatus, NamesTheLastIterationAndItsAccuracy) {
   app();

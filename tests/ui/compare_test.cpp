@@ -1,4 +1,4 @@
-// The Compare tab (issue 29) against the engine: the GUI's intervals are the CLI's for the same
+// The Compare tab against the engine: the GUI's intervals are the CLI's for the same
 // scenario and seeds, because both come from run_experiment and summary.json; the table shows
 // them, the band has one point per common evaluation, and a failed run keeps the previous result.
 #include <gtest/gtest.h>
@@ -58,7 +58,7 @@ TEST(CompareView, IntervalsEqualTheCliSummaryForTheSameSeeds) {
     EXPECT_LE(p.lo, p.mean);
     EXPECT_GE(p.hi, p.mean);
   }
-  // Issue 33, "every chart hover shows the value under the cursor": hovering the baseline's mean
+  // Hovering the baseline's mean
   // curve near its third evaluation reads out that evaluation: time (ms) = 1e3 x sim_time_s and
   // the mean accuracy over the seeds, the band's own numbers.
   auto* chart_view = view.findChild<QChartView*>();

@@ -1,4 +1,4 @@
-// A document you cannot lose (issue #18): the title marks unsaved edits, quitting or opening a
+// A document you cannot lose: the title marks unsaved edits, quitting or opening a
 // preset with unsaved edits asks, presets open untitled (Save asks for a name and never writes a
 // shipped sample), Ctrl+S on an unmodified document does nothing, undo / redo of settings, recent
 // files, and the wheel changes only a focused control.
@@ -213,7 +213,7 @@ TEST(Wheel, AnUnfocusedSpinBoxIgnoresTheWheelAndAFocusedOneTakesIt) {
   EXPECT_NEAR(lr->value(), before + lr->singleStep(), 1e-9);
 }
 
-// Issue 33 item 2: Save wrote the file's old prose unchanged over edited settings, so a saved
+// Save wrote the file's old prose unchanged over edited settings, so a saved
 // file could say "4 ranks" while it held 2. The saved description keeps the prose and adds the
 // changed fields from the actual diff; the app shows the new text; an unedited save keeps it.
 TEST_F(Document, SavingEditedSettingsSaysWhatChangedInTheDescription) {
@@ -260,7 +260,7 @@ TEST_F(Document, SavingEditedSettingsSaysWhatChangedInTheDescription) {
 namespace commlab::ui {
 namespace {
 
-// Issue 33 item 2: the file's description was never shown. It now sits above the settings (at
+// The file's description was never shown. It now sits above the settings (at
 // most four lines; the whole text in its tooltip).
 TEST(ScenarioDescription, TheOpenedFilesDescriptionIsShown) {
   test::app();

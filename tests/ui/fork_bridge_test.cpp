@@ -1,4 +1,4 @@
-// Live forks (issue 33): TrainingBridge::start(config, paused, fork) continues the running
+// Live forks: TrainingBridge::start(config, paused, fork) continues the running
 // training from the iteration it has reached. Stepped to iteration K and forked there, the GUI's
 // run has the numbers of RunSession's fork at K, which is what commlab-cli run --fork-at K runs
 // (tests/cli/fork_cli_test.cpp, tests/scenario/fork_test.cpp).

@@ -1,4 +1,4 @@
-// The GUI and commlab-cli give the same numbers for the same scenario (issue #9): the golden tiny
+// The GUI and commlab-cli give the same numbers for the same scenario: the golden tiny
 // scenario through the Training tab's bridge (Run all) against `commlab-cli run`'s summary.json.
 #include <gtest/gtest.h>
 

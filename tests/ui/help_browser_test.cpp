@@ -1,4 +1,4 @@
-// Help renders the project's Markdown docs inside the app (issue 33 item 6: it opened raw .md
+// Help renders the project's Markdown docs inside the app (item 6: it opened raw .md
 // files through the desktop, and did nothing without a launcher), at the current page's section.
 #include "help_browser.h"
 

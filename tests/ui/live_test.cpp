@@ -1,4 +1,4 @@
-// The Training tab as a live lab (issue #18): a settings change re-trains at once with the old
+// The Training tab as a live lab: a settings change re-trains at once with the old
 // curve as a ghost; runs are kept, shown, hidden, renamed and removed; a refused run or a new Run
 // never takes a result away; run names say what differs.
 #include <gtest/gtest.h>
@@ -56,7 +56,7 @@ TEST(LiveMode, AChangeRestartsTheRunWithTheOldCurveAsAGhost) {
   EXPECT_TRUE(names_at_first.contains("lr 0.08")) << names_at_first.join("|").toStdString();
   ASSERT_TRUE(wait_for([&] { return view.idle(); }));
   // The new run (lr 0.08, same seed) trained all its iterations; a different lr gives a different
-  // loss. The old curve stays drawn after the new one passed it (a history, issue 33).
+  // loss. The old curve stays drawn after the new one passed it (a history).
   ASSERT_EQ(view.samples().size(), 30u);
   EXPECT_EQ(view.current_name(), "lr 0.08");
   EXPECT_NE(view.samples().back().train_loss, old_loss);

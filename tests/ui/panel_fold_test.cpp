@@ -1,4 +1,4 @@
-// Issue 33: "the key knobs of each technique above the fold at 1280x800". The Cluster section was
+// "the key knobs of each technique above the fold at 1280x800". The Cluster section was
 // below it, so a teacher changing the ranks scrolled away from the codec. At 1280x800, with the
 // quickstart scenario's description shown above the settings, the cluster spec, Ranks, GPUs per
 // node and each technique's key knob (codec, SkipReduce's s, trimming) lie inside the settings

@@ -1,4 +1,4 @@
-// Issue 33, item 2: comparisons you can read. 20 runs have 20 distinct colours, the live ghost
+// Comparisons you can read. 20 runs have 20 distinct colours, the live ghost
 // is grey (not the current run's hue), and a chart with many runs leaves the legend to the runs
 // list (full names) instead of eliding every name.
 #include <gtest/gtest.h>
@@ -73,7 +73,7 @@ TEST(RunsPalette, ManyRunsLeaveTheLegendToTheRunsList) {
   pages.resize(900, 600);
   pages.set_runs({runs.begin(), runs.begin() + 2});
   EXPECT_TRUE(pages.chart(RunChart::kLossIteration)->legend()->isVisible());
-  // Issue 33 item 6: the Network page's empty state says to choose the packet backend.
+  // The Network page's empty state says to choose the packet backend.
   EXPECT_TRUE(pages.chart(RunChart::kNetworkQueue)->title().contains("set Backend to packet"))
       << pages.chart(RunChart::kNetworkQueue)->title().toStdString();
   pages.set_runs(runs);
@@ -184,7 +184,7 @@ TEST(RunsList, TwentyRunsShowTwentyDistinctSwatchesAndUnelidedNames) {
 namespace commlab::ui {
 namespace {
 
-// Issue 33 item 4: greyed in NCCL mode, Ranks shows the cluster's GPU count (it said 8 for a
+// Greyed in NCCL mode, Ranks shows the cluster's GPU count (it said 8 for a
 // 16-GPU cluster); the list has a leaf-spine and a fat-tree, and both draw NCCL curves.
 TEST(BusbwView, GreyedRanksShowTheClustersGpusAndFatTreeAndLeafSpineAreListed) {
   test::app();
@@ -243,7 +243,7 @@ std::vector<Sample> with_planes(std::vector<double> planes) {
   return out;
 }
 
-// Issue 33 item 4: a BF16 run beside an FP32 one stood under bare FP32 labels; the labels now say
+// A BF16 run beside an FP32 one stood under bare FP32 labels; the labels now say
 // which BF16 byte each FP32 byte is, and each bar set names its dtype.
 TEST(PlaneEntropyChart, Bf16PlanesAreLabelledAsBf16) {
   test::app();
@@ -283,7 +283,7 @@ std::string time_split_legend(double compute_s) {
   return shown.join(", ").toStdString();
 }
 
-// Issue 33 item 6: "compute" was listed in every MLP legend though no run spent time on it.
+// "compute" was listed in every MLP legend though no run spent time on it.
 TEST(TimeSplitChart, PartsNoRunSpendsTimeOnLeaveTheLegend) {
   test::app();
   EXPECT_EQ(time_split_legend(0), "exposed communication");  // no compute, no codec

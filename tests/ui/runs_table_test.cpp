@@ -1,4 +1,4 @@
-// The runs table beside the Training charts (issue 33): each row carries the run's final
+// The runs table beside the Training charts: each row carries the run's final
 // accuracy, time per iteration, time to target, speedup over the baseline and wire bytes, the
 // numbers the engine's summary gives for that run.
 #include <gtest/gtest.h>
@@ -160,7 +160,7 @@ TEST(RunsTable, SeedColumnsEqualTheCliSummary) {
       << inverse.toStdString();
 }
 
-// Issue 33: at 1280x800 (and 1600x1000) every column of the runs table is readable beside the
+// At 1280x800 (and 1600x1000) every column of the runs table is readable beside the
 // settings without scrolling sideways. The rows are a realistic table: the runs of the sample
 // with the most (and longest-named) runs, what differs from its baseline, the widest figures
 // ("not reached"), and both seed columns filled from a 6-seed comparison with a seed that missed
@@ -242,7 +242,7 @@ TEST(RunsTable, EveryColumnIsReadableAt1280x800WithoutScrollingSideways) {
   EXPECT_EQ(list->tree()->horizontalScrollBar()->maximum(), 0);
 }
 
-// Issue 33: the seeds comparison starts from the Training tab itself. Run seeds with 2 seeds runs
+// The seeds comparison starts from the Training tab itself. Run seeds with 2 seeds runs
 // the Compare tab's comparison (the experiment runner, as commlab-cli run --seeds 2) over the
 // scenario's runs, and when it ends the seed columns show its figures: each row's cells are the
 // ones seed_figures computes from that comparison's summary.json.

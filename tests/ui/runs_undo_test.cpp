@@ -1,4 +1,4 @@
-// Issue 33, item 2: Remove and Clear all acted with no confirmation and no undo. Undo remove brings
+// Remove and Clear all acted with no confirmation and no undo. Undo remove brings
 // the runs back (kept curves, names, order); runs kept since stay.
 #include <gtest/gtest.h>
 
@@ -58,7 +58,7 @@ TEST(RunsUndo, RemoveAndClearAllCanBeUndone) {
   EXPECT_EQ(view.pinned_names().mid(0, 2), both);
 }
 
-// Issue 33 item 6: Step mode promised "about 9 min left" from the wall clock of a paused run.
+// Step mode promised "about 9 min left" from the wall clock of a paused run.
 TEST(StepMode, APausedRunPromisesNoTimeLeft) {
   app();
   TrainingView view;

@@ -99,7 +99,7 @@ TEST(Scenarios, SaveThenOpenGivesTheSameRunsWithTheEditKept) {
   EXPECT_EQ(again.name, "quickstart");
 }
 
-// Issue 33: the quickstart's accuracy chart is the first one a lecture shows; evaluated every 50
+// The quickstart's accuracy chart is the first one a lecture shows; evaluated every 50
 // of 200 iterations it was 4 points joined by straight lines. Each run evaluates at least 10 times
 // (iterations / eval_every >= 10; evaluating does not change the training: the CLI's final loss
 // and accuracy of its baseline are the same at eval_every 50 and 10).
@@ -133,7 +133,7 @@ TEST(ScenarioPanel, EveryControlExplainsItselfInATooltip) {
   EXPECT_GE(controls, 30);
 }
 
-// Issue 34: the panel's combo boxes list the scenario's own spellings (config_enums.h for the typed
+// The panel's combo boxes list the scenario's own spellings (config_enums.h for the typed
 // enums, the field table's choices for the string enums), in the docs' order, so the GUI cannot
 // offer a word validation refuses or miss one it accepts (the transport combo once lacked "roce",
 // the wire combo listed bf16 before fp32).

@@ -144,7 +144,7 @@ TEST(TeachingArrows, CellRangesJoinAdjacentRangesAndListTheOthers) {
   EXPECT_EQ(cell_ranges_label({{4, 5}, {0, 1}}), "c0-1, c4-5");
 }
 
-// Issue 33 item 5: at 8 ranks the labels of one step overlapped each other ("c4-7 +" under
+// At 8 ranks the labels of one step overlapped each other ("c4-7 +" under
 // "c0-3 +") and sat on boxes. Every step of every layout, at 1280x800's canvas and a smaller one:
 // no two labels meet and none covers a GPU box, and each step with few arrows has its labels.
 TEST(TeachingArrows, LabelsOfOneStepMeetNeitherEachOtherNorBoxes) {

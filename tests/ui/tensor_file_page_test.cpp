@@ -1,4 +1,4 @@
-// The Codec page draws a tensor file instead of the runs (issue 35): one bucket per tensor of the
+// The Codec page draws a tensor file instead of the runs: one bucket per tensor of the
 // committed fixtures (tests/data/make_tensor_fixtures.py), and a malformed file is refused with
 // its offset, leaving the runs drawn.
 #include <gtest/gtest.h>

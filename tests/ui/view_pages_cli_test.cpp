@@ -1,4 +1,4 @@
-// The pages and `commlab-cli view PAGE` show the same numbers (issue 34, outcome 4): a page's
+// The pages and `commlab-cli view PAGE` show the same numbers: a page's
 // current picture, converted by the same to_json, equals the CLI's document.
 #include <gtest/gtest.h>
 

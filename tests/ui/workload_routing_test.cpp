@@ -1,4 +1,4 @@
-// The Workload page's routing line (issue 30) against `commlab-cli workload --json` on the same
+// The Workload page's routing line against `commlab-cli workload --json` on the same
 // leaf-spine: the ECMP penalty and the busiest link's load are the CLI's, because the page's
 // replay and the CLI's run the same scheduler on the same backend under both routing modes.
 #include <gtest/gtest.h>

@@ -240,8 +240,8 @@ TEST(TopologyModel, PacketBackendRejectsStepsTooLargeToSimulate) {
 
 namespace commlab::views {
 
-// Issue 33 item 4: the ring's steps are its real 2(N-1), as Teaching counts them (a time-only
-// plan folds the identical ones; the picture used to say "Step 1/2" on 16 GPUs).
+// The ring's steps are its real 2(N-1), as Teaching counts them (a time-only
+// plan folds the identical ones; the picture must not say "Step 1/2" on 16 GPUs).
 TEST(TopologyModel, RingStepsAreTheUnfoldedOnes) {
   TopologySettings s;  // fattree:k=4: 16 GPUs
   TopologyPicture pic = compute_topology_picture(s);

@@ -51,7 +51,7 @@ std::vector<std::string> every_rank_groups(int ranks, int count) {
 }
 
 TEST(ChakraBudget, EveryRankGroupsAreOneGroupHoweverManyKeysNameThem) {
-  // 3,000 keys x 1,000 ranks were 3,000 copies of every rank (12 MB; issue 31's 100,000 x 20,000
+  // 3,000 keys x 1,000 ranks were 3,000 copies of every rank (12 MB; the 100,000 x 20,000
   // needed 8 GB); now one group of 1,000 ranks, which every key and the collective name.
   const Graph g = parse(every_rank_groups(1000, 3000));
   ASSERT_EQ(g.groups.size(), 1u);
@@ -76,7 +76,7 @@ TEST(ChakraBudget, GroupMembersOverTheBudgetNameTheBudget) {
   EXPECT_EQ(parse({meta, meta}, budgets).groups.size(), 2u);
 }
 
-// issue 31: the communicator-group file was parsed into a JSON tree (~27x its size) with no cap on
+// The communicator-group file was once parsed into a JSON tree (~27x its size) with no cap on
 // its groups; now it is read through SAX and its groups and listed ranks are capped as they come.
 std::string group_file_error(const std::string& groups, const ChakraReadBudgets& budgets) {
   const std::vector<std::string> files(2, trace_file({}));
@@ -130,7 +130,7 @@ TEST(ChakraBudget, CommGroupFileKeysAreOrderedNumericallyThenByName) {
 }
 
 // One rank: `fan` compute nodes, a METADATA node depending on all of them, `kept` compute nodes
-// depending on the METADATA node (issue 31: fan 65,535 and kept 20,000 in 1.2 MB).
+// depending on the METADATA node (fan 65,535 and kept 20,000 in 1.2 MB).
 std::string fan_in_through_skipped(int fan, int kept) {
   std::vector<NodeMsg> nodes;
   NodeMsg meta(fan + 1, "m", kMetadata);

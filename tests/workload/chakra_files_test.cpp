@@ -1,5 +1,5 @@
 // Finding a trace's rank files (workload/chakra/chakra_files.h): consecutive PREFIX.K.et from 0,
-// and past the cap an error, never a silently dropped rank (issue 31: 1,048,577 rank files
+// and past the cap an error, never a silently dropped rank (1,048,577 rank files
 // replayed as "gpus": 1048576).
 #include "workload/chakra/chakra_files.h"
 

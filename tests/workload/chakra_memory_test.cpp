@@ -1,4 +1,4 @@
-// The Chakra reader's peak heap on plain nodes follows the file (issue 31: a 62 MB trace took
+// The Chakra reader's peak heap on plain nodes follows the file (a 62 MB trace took
 // 1.79 GB, 29x). This executable counts every operator new / delete to measure the peak heap
 // while a trace is parsed; its own executable, so no other test runs with the counting.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// --emit-trace's file handling (issue 31, "data loss"): write_chakra_trace stages every rank file
+// --emit-trace's file handling: write_chakra_trace stages every rank file
 // and the group file under temporary names and renames them into place only when all are written
 // (io/staged_files.h), so a symlink at PREFIX.0.et is replaced, never written through; a
 // smaller trace over a larger one leaves no extra ranks; a failed write leaves the earlier trace

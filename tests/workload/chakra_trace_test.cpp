@@ -316,7 +316,7 @@ TEST(ChakraRead, MalformedGraphsNameTheNode) {
       "t.comm_groups.json: group \"1\": rank 3 is not in [0, 1) (the trace has 1 rank files)");
 }
 
-// Issue 31, "lies": values the reader used to accept and replay as something else.
+// Values the reader must not accept and replay as something else.
 
 std::string send_file(uint64_t id, uint64_t bytes) {
   return trace_file({NodeMsg(id, "s", kSend)

@@ -1,4 +1,4 @@
-// The comm timer's all-to-all (issue #31): an all-to-all materialises n (n - 1) transfers per
+// The comm timer's all-to-all: an all-to-all materialises n (n - 1) transfers per
 // group, so it has the same transfer cap as the collective planner; over the cap it is a one-line
 // error naming the ranks, the transfers and the limit, raised before any plan is allocated.
 #include "workload/comm_timer.h"

@@ -1,4 +1,4 @@
-// The graph engine against hand-built graphs with analytic answers (issue #16): overlap, chains,
+// The graph engine against hand-built graphs with analytic answers: overlap, chains,
 // rendezvous, DDP overlap of a DP all-reduce with the remaining backward, send/recv, the
 // techniques, the critical path and the errors.
 #include "workload/scheduler.h"

@@ -20,7 +20,7 @@ struct Measured {
   bool lossless = false;  // the codec says it is lossless; err.bit_exact says what happened
   uint64_t in_bytes = 0, out_bytes = 0;
   double encode_seconds = 0, decode_seconds = 0;  // best of the repetitions
-  ErrorStats err;  // NaN and Inf count (ErrorStats::nonfinite_mismatches, issue 21)
+  ErrorStats err;  // NaN and Inf count (ErrorStats::nonfinite_mismatches)
 
   double ratio() const;
   double encode_gbps() const;

@@ -11,7 +11,7 @@ namespace commlab::cli {
 
 namespace {
 
-// DIR/charts/*.png and *.svg (CLI.md), drawn by the GUI's chart code; returns a note for the
+// DIR/charts/*.png and *.svg (docs/cli.md), drawn by the GUI's chart code; returns a note for the
 // final line. A chart failure is reported but keeps the numbers already written.
 std::string write_charts(const std::vector<RunResult>& results, const std::string& dir) {
 #ifdef COMMLAB_HAVE_CHARTS
@@ -25,7 +25,7 @@ std::string write_charts(const std::vector<RunResult>& results, const std::strin
   std::string error;
   const std::vector<std::string> files = write_run_charts(runs, dir, &error);
   // A chart that failed to write (a full disk: a truncated SVG, a 0-byte PNG) fails the run, so the
-  // folder is not committed with it (issue #31).
+  // folder is not committed with it.
   if (!error.empty()) throw std::runtime_error("charts: " + error);
   return ", " + std::to_string(files.size()) + " chart files in charts/";
 #else

@@ -1,7 +1,7 @@
 #pragma once
 // What `run` and `reproduce` both do around the core experiment runner
 // (scenario/run/experiment_runner.h): the command-line overrides of a loaded scenario, and the
-// results folder's files (CLI.md, `run`): summary.json, series.csv, scenario.json, VERSION and
+// results folder's files (docs/cli.md, `run`): summary.json, series.csv, scenario.json, VERSION and
 // charts/.
 #include <cstdint>
 #include <string>
@@ -16,7 +16,7 @@ namespace commlab::cli {
 using commlab::kMaxSeed;
 
 // The value of `--exec` (run and collective): the scenario's `execution` words (simulated, mpi),
-// or sim, the word `collective --exec` took first (../shared/CLI.md). InvalidInput otherwise.
+// or sim, the word `collective --exec` took first (docs/cli.md). InvalidInput otherwise.
 ExecutionMode parse_exec_flag(const std::string& value);
 
 void apply_run_overrides(Experiment& exp, int64_t seed, int seeds, const std::string& exec);

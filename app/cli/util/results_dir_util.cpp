@@ -61,7 +61,7 @@ std::string not_owned(const fs::path& sibling, const char* marker) {
 
 // Holds DIR.lock with flock (released by the kernel when the process dies, so a killed run's lock
 // is reclaimed by the next) and writes this pid into it. Two runs with the same --out started
-// together used to delete each other's live DIR.incomplete (issue #31): the second now refuses.
+// together would delete each other's live DIR.incomplete: the second refuses.
 int take_lock(const std::string& final_path) {
   const std::string lock = final_path + ".lock";
   const int fd = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);

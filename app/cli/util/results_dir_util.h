@@ -1,5 +1,5 @@
 #pragma once
-// A results folder that is never half old, half new (issue 21). Everything is written into a
+// A results folder that is never half old, half new. Everything is written into a
 // fresh sibling DIR.incomplete that holds an INCOMPLETE marker; commit() fsyncs every file and
 // folder in it and renames it into place, the previous DIR becoming DIR.prev. So a run killed at
 // any point (SIGKILL, a crash, a full disk) leaves DIR as it was, and at most a DIR.incomplete that

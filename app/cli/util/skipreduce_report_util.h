@@ -1,5 +1,5 @@
 #pragma once
-// The `reproduce` rows of SkipReduce's time-to-accuracy (issue 29), read from summary.json's
+// The `reproduce` rows of SkipReduce's time-to-accuracy, read from summary.json's
 // paired statistics (scenario/run/tta_stats.h): every arm's speedup over ring all-reduce as the
 // geometric mean of per-seed ratios with its paired log-t interval and verdict, next to the paper's
 // "up to 1.58x" and the communication-only formula 2(N-1)/(2(N-1)-s); the per-iteration gain as

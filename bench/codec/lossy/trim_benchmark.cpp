@@ -1,5 +1,5 @@
 // Trimmable packets: encode + decode of 1-bit EDEN (with its RHT) at d = 2^16, against memcpy of
-// the same buffer in the same run (issue 6 target: >= 500 MB/s of FP32 input per core).
+// the same buffer in the same run (target: >= 500 MB/s of FP32 input per core).
 // bytes_per_second counts the FP32 input once per iteration.
 #include <benchmark/benchmark.h>
 

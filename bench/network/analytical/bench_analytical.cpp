@@ -1,4 +1,4 @@
-// Timing a 1 GiB ring all-reduce schedule with the analytical backend (issue 3 targets: 1,024 GPUs
+// Timing a 1 GiB ring all-reduce schedule with the analytical backend (targets: 1,024 GPUs
 // under 1 ms, 16,384 GPUs under 50 ms of wall time). The ring is 2(N-1) steps of N flows r -> r+1.
 //   Folded:   the collective executor's time-only mode: identical steps are timed once and
 //             repeated, so the schedule is one reduce-scatter step + one all-gather step.

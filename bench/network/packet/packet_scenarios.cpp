@@ -1,4 +1,4 @@
-// Speed of the packet backend on the scenarios htsim was measured on (issue 3): a 128-host k=8
+// Speed of the packet backend on the scenarios htsim was measured on: a 128-host k=8
 // fat-tree, 100 Gb/s links, 1 us per hop, 4 KB packets, NDP transport with trimming.
 //   build-*/bench/network/packet/packet_scenarios [perm|incast|all] [--queue P] [--paths N]
 //   [--repeat R]

@@ -1,5 +1,5 @@
 #pragma once
-// Packetizer of the just-in-time compression scheme (research/trimming.md): a sender's tensor is
+// Packetizer of the just-in-time compression scheme (the trimming paper, docs/papers.md): a sender's tensor is
 // cut into self-contained trimmable packets; a switch may cut any packet after any byte; the
 // receiver decodes whatever prefix arrived. Format and formulas: docs/formats.md ("Trimmable
 // packets").

@@ -1,6 +1,6 @@
 // Ring all-reduce as NCCL runs it: reduce-scatter (n-1 steps) then all-gather (n-1 steps), each
 // step moving one chunk of count/n elements from every rank to its successor. SkipReduce runs only
-// n-1-s reduce-scatter steps (research/skipreduce.md); the same rule applies to a standalone
+// n-1-s reduce-scatter steps (the SkipReduce paper, docs/papers.md); the same rule applies to a standalone
 // reduce-scatter. Beyond the paper, a standalone all-gather with skip s runs n-1-s steps: the s
 // ranks just before a chunk's owner never receive it and keep their own copy of that region.
 // The ring's steps are marked pipelined: the executor's time plane splits every chunk into NCCL

@@ -1,5 +1,5 @@
 #pragma once
-// Every packet simulation has a budget in events and in memory (issue 21): background traffic
+// Every packet simulation has a budget in events and in memory: background traffic
 // whose flows start faster than they can be sent (on/off at full load with 1-byte flows) grew to
 // 7.5 GB before std::bad_alloc, and a trimming livelock ran 250 s of wall time before max_step_s
 // of simulated time stopped it. The event loop checks the budget every kBudgetStride events and
@@ -49,7 +49,7 @@ inline void check_sim_budget(const SimBudget& b, uint64_t events, uint64_t memor
 }
 
 // A step opens all its flows before its first event; a million sprayed flows reached the budget
-// only after ~17 s of opening (issue 31). Before they open, PacketSim estimates what the new
+// only after ~17 s of opening. Before they open, PacketSim estimates what the new
 // flow records and their sprayed paths alone will hold (`per_flow` bytes a flow, measured by
 // routing a sample spread over the step) and refuses the step at once when that, on top of what
 // is alive, exceeds the budget. The message names the flows, the bytes a flow, the estimate, the

@@ -115,7 +115,7 @@ class PacketSim {
     // Packets, pending pull tokens and timers that name this slot; recycled when done and 0. A
     // flow's retransmit timer stops counting when it completes (complete): its event, still in
     // the heap, is recognised as stale by its time (on_timer) instead of holding the slot and
-    // the flow's state for up to an RTO after the last packet (issue 31).
+    // the flow's state for up to an RTO after the last packet.
     uint32_t live = 0;
     SimTime timer_at = 0;  // when the armed timer's event fires
     uint64_t heap = 0;     // bytes its vectors hold (account_heap), in PacketSim::flow_heap_bytes_

@@ -1,5 +1,5 @@
 #pragma once
-// The GradientReducer of the compression baselines with error feedback (compress/, issue 22),
+// The GradientReducer of the compression baselines with error feedback (compress/),
 // stateful per rank and bucket, on the trainer's real gradient buckets:
 // - top-k (techniques.topk): every rank packs its k (index, value) pairs, a ring all-gather moves
 //   the packed bytes (N-1 steps of 4 * ceil(k (4 + v) / 4) bytes per rank, v the wire value

@@ -1,5 +1,5 @@
 #pragma once
-// What a run leaves on disk (CLI.md, `run`): summary.json (one object per run), series.csv (one
+// What a run leaves on disk (docs/cli.md, `run`): summary.json (one object per run), series.csv (one
 // row per sample, one column per metric, a `run` column), the scenario as run, and the version.
 #include <string>
 #include <vector>

@@ -1,6 +1,6 @@
 #pragma once
 // A run's test-accuracy curve over seeds, for charts with a confidence band (the GUI's Compare
-// page, issue 29): at every iteration that all replicas evaluated, the mean accuracy and its 95%
+// page): at every iteration that all replicas evaluated, the mean accuracy and its 95%
 // Student-t interval over the replicas (mean_ci95 in seed_stats.h), at the replicas' mean simulated
 // time.
 #include <vector>

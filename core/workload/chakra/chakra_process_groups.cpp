@@ -118,7 +118,7 @@ class ListReader : public RankScalars<ListReader> {
 };
 
 // ASTRA-sim's {"KEY": [rank, ...], ...} in one pass: depth 1 is the object, 2 a group's ranks.
-// Only keys and ranks are kept (4 bytes a rank), never the JSON tree (~27x the text; issue 31);
+// Only keys and ranks are kept (4 bytes a rank), never the JSON tree (~27x the text);
 // the group count and the ranks listed are capped as they are read. Bad values throw at once;
 // returning false (not an object, invalid JSON) stops the parse.
 class GroupFileReader : public RankScalars<GroupFileReader> {

@@ -1,7 +1,7 @@
 #pragma once
 // PyTorch's process-group list ([{"pg_name": "K", "ranks": [...]}, ...] in a METADATA node) read
 // in one pass through nlohmann's SAX interface: only the names and ranks are kept (about 4 bytes a
-// listed rank), never the JSON tree (about 300 bytes a group, 16x the text; issue 31).
+// listed rank), never the JSON tree (about 300 bytes a group, 16x the text).
 #include <cstdint>
 #include <optional>
 #include <string>

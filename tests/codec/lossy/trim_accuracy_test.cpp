@@ -1,4 +1,4 @@
-// Statistical accuracy of the head encodings against the theory (research/trimming.md): vNMSE at
+// Statistical accuracy of the head encodings against the theory (the trimming paper, docs/papers.md): vNMSE at
 // d = 2^14 with every packet trimmed to its head, and unbiasedness of the decode.
 #include <gtest/gtest.h>
 
@@ -78,7 +78,7 @@ TEST(TrimAccuracy, SqHeadsMatchTheirExactExpectedError) {
 
 TEST(TrimAccuracy, DriveUnbiasedOneBitMatchesPiOverTwoMinusOne) {
   // DRIVE (Vargaftik et al., NeurIPS 2021), unbiased scale S = ||x||^2 / ||R(x)||_1: for large d
-  // vNMSE -> pi/2 - 1 = 0.5708 (research/trimming.md). One RHT block of d = 2^14.
+  // vNMSE -> pi/2 - 1 = 0.5708 (the trimming paper, docs/papers.md). One RHT block of d = 2^14.
   const double want = M_PI / 2 - 1;
   EXPECT_NEAR(vnmse(config(TrimEncoding::kDrive, 1, kD), kD, 1, kTrials), want, 0.02 * want);
   // The same with packets of 2^10 coordinates (16 RHT blocks, each self-contained).
@@ -101,7 +101,7 @@ TEST(TrimAccuracy, EdenOneBitMatchesPiOverTwoMinusOne) {
 }
 
 TEST(TrimAccuracy, EdenTwoBitMatchesLloydMaxTheory) {
-  // b = 2: D = 0.1175 (Max 1960), D / (1 - D) = 0.1331 (research/trimming.md).
+  // b = 2: D = 0.1175 (Max 1960), D / (1 - D) = 0.1331 (the trimming paper, docs/papers.md).
   EXPECT_NEAR(eden_unbiased_vnmse(2), 0.1331, 5e-4);
   EXPECT_NEAR(vnmse(config(TrimEncoding::kEden, 2, kD), kD, 2, kTrials), 0.1331, 0.03 * 0.1331);
 }
@@ -114,7 +114,7 @@ TEST(TrimAccuracy, EdenThreeAndFourBitsMatchLloydMaxTheory) {
 
 TEST(TrimAccuracy, OneBitSqIsFarWorseAndGrowsWithBlockSize) {
   // Min-max 1-bit SQ: vNMSE ~ (range/2)^2 / E[x^2] which grows like log d for Gaussian data
-  // (research/trimming.md: about 7 at d = 256, 12.6 at d = 4096).
+  // (the trimming paper, docs/papers.md: about 7 at d = 256, 12.6 at d = 4096).
   double small = vnmse(config(TrimEncoding::kSq, 1, 256), 4096, 1, 8);
   double large = vnmse(config(TrimEncoding::kSq, 1, 4096), 4096, 1, 8);
   EXPECT_NEAR(small, 7.0, 1.0);

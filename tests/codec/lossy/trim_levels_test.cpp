@@ -1,4 +1,4 @@
-// Multi-level heads in training (issue 22): a packet encoded with B head bits that keeps K <= B of
+// Multi-level heads in training: a packet encoded with B head bits that keeps K <= B of
 // them decodes at K bits through the training path (TrimWire), the Bernoulli and queue rules map
 // draws and queue depths to the documented levels, and the information bits count what arrived.
 #include <gtest/gtest.h>

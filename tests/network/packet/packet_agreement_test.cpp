@@ -1,4 +1,4 @@
-// The packet backend against the analytical one on an uncongested ring (issue 19): with the
+// The packet backend against the analytical one on an uncongested ring: with the
 // packet backend's framing added to the alpha-beta model (network/framed_backend.h: a header per
 // 4096 B packet, one control packet back per data packet) they agree within 2% at several sizes
 // and topologies; without it the packet backend is slower by about the two framing terms. The
@@ -55,7 +55,7 @@ TEST(PacketAgreement, FramedAnalyticalRingMatchesThePacketBackendWithin2Percent)
 }
 
 TEST(PacketAgreement, DefaultSlicedRingTimesTheSameOnBothBackends) {
-  // Issue 32's case: flat:16, 64 MiB, NCCL's default slicing (512 KiB slices, 2 MiB loops). A
+  // The case: flat:16, 64 MiB, NCCL's default slicing (512 KiB slices, 2 MiB loops). A
   // rank's chunk C = 4 MiB is L = 2 loops of K = 4 slices; the D = 2(N-1) = 30 steps pipeline,
   // so the analytical time is L (D K b + alpha) with b = 512 KiB / B (executor.h's closed form).
   const PacketConfig config;

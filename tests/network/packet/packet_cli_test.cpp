@@ -1,4 +1,4 @@
-// `commlab-cli traffic` against its contract (../shared/CLI.md): JSON keys, exit codes.
+// `commlab-cli traffic` against its contract (docs/cli.md): JSON keys, exit codes.
 #include <gtest/gtest.h>
 
 #include <array>

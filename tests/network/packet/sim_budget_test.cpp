@@ -1,5 +1,5 @@
 // Every packet simulation has a budget in events and memory and says which one was exceeded
-// (issue 21, network/packet/packet_budget.h): on/off background at full load with 1-byte flows
+//: on/off background at full load with 1-byte flows
 // starts flows 65 times faster than a NIC can send them, and grew to 7.5 GB before std::bad_alloc.
 #include <gtest/gtest.h>
 
@@ -110,7 +110,7 @@ TEST(SimBudget, AnAllToAllStopsWhileItsFlowsOpen) {
   EXPECT_NE(message.find("budget 9 MiB"), std::string::npos) << message;
 }
 
-// The same all-to-all sprayed over all 16 core paths, refused before its flows open (issue 31:
+// The same all-to-all sprayed over all 16 core paths, refused before its flows open (once
 // the k=16 all-to-all of 1 MiB, 1,047,552 flows, opened for ~17 s before the budget fired). A
 // flow between pods holds its record (sizeof(FlowState), ~470 B) and 16 paths x 6 hops x 4 B
 // each way (capacity 128 ints each way after the appends: 1 KiB), so the records and paths of
@@ -157,7 +157,7 @@ TEST(SimBudget, AStepThatCannotFitIsRefusedBeforeItsFlowsOpen) {
 
 TEST(SimBudget, ACompletedFlowFreesItsStateAtOnce) {
   // 30 steps of 16 flows of 32 KiB on a k=4 fat-tree: each step lasts ~16 us, all 30 well under
-  // the 1 ms RTO. A completed flow used to keep its slot (its 472-byte record plus its window
+  // the 1 ms RTO. A completed flow must not keep its slot (its 472-byte record plus its window
   // records, ~730 B in all) until its retransmit timer fired, so the steps' flows piled up:
   // 29 x 16 x 730 B = 340 KB more after the 30th step than after the first. Freed at completion,
   // slots are reused and what grows is each completed flow's stale timer event, 16 B (32 B while

@@ -1,4 +1,4 @@
-// The catalog generator (issue #16) against what the closed forms say: every FLOP of a training
+// The catalog generator against what the closed forms say: every FLOP of a training
 // iteration is on some rank, every gradient byte in some bucket, the 1F1B pipeline's critical
 // path, DP overlap, MoE all-to-alls, and the round trip through a Chakra trace.
 #include "workload/catalog/catalog_graph.h"
