@@ -356,7 +356,8 @@ QStringList MainWindow::open_scenario(const QString& file) {
   LoadedScenario loaded = load_scenario_file(file);
   if (!loaded.problems.isEmpty()) return loaded.problems;
   training_->reset();
-  training_->set_runs(loaded.runs, loaded.name);  // runs kept from before stay, labelled
+  // Runs kept from before stay, labelled.
+  training_->set_runs(loaded.runs, loaded.name, loaded.forked_from);
   training_->set_description(loaded.description);
   const bool preset = is_preset(file);
   scenario_file_ = preset ? QString() : file;
@@ -383,14 +384,19 @@ QString MainWindow::save_scenario(const QString& file) {
   // the saved description says what changed, field by field.
   const QString description = edited_description(scenario_description_, scenario_source_,
                                                  training_->loaded_runs(), training_->runs());
-  const QString error =
-      save_scenario_file(file, name, description, training_->panel()->config(), training_->runs());
+  // What is on screen: every row of the runs table with its baseline and forks, then the
+  // scenario's runs no row holds.
+  int baseline = 0;
+  std::vector<SavedRun> rows = training_->table_runs(&baseline);
+  const SavePlan plan = plan_save(std::move(rows), baseline, training_->scenario_runs());
+  const QString error = save_scenario_file(file, name, description, plan.runs);
   if (error.isEmpty()) {
     training_->set_description(description);
     scenario_file_ = file;
     training_->undo_stack()->setClean();
     remember(file);
     update_title();
+    save_note_ = plan.note;
   }
   return error;
 }
@@ -427,7 +433,8 @@ bool MainWindow::save_dialog(bool ask) {
   if (QFileInfo(file).suffix().isEmpty()) file += ".json";
   const QString error = save_scenario(file);
   if (error.isEmpty()) {
-    statusBar()->showMessage("Saved " + file, 5000);
+    statusBar()->showMessage(
+        "Saved " + file + (save_note_.isEmpty() ? QString() : " (" + save_note_ + ")"), 8000);
     return true;
   }
   QMessageBox::warning(this, "Save failed", error);

@@ -61,8 +61,9 @@ class MainWindow : public QMainWindow {
   // problems ("FILE:JSON.PATH: message" each) and keeps the current settings. A shipped sample
   // (samples/*.json) opens as an untitled copy. Does not ask about unsaved edits (the menus do).
   QStringList open_scenario(const QString& file);
-  // Saves the Training tab's runs (the chosen one as edited); empty string = success. Refuses a
-  // shipped sample's path.
+  // Saves what the Training tab shows: every run of its runs table (names, order, baseline, each
+  // live fork's provenance), then the scenario's runs no row holds (the chosen one as edited);
+  // empty string = success. Refuses a shipped sample's path.
   QString save_scenario(const QString& file);
   // The file Save writes to; empty for an untitled document (a preset, or nothing opened).
   QString scenario_file() const { return scenario_file_; }
@@ -116,6 +117,7 @@ class MainWindow : public QMainWindow {
   QString scenario_file_;
   QString scenario_name_, scenario_description_;  // as loaded (Save adds what was edited)
   QString scenario_source_;                       // the loaded file's name, a preset's too
+  QString save_note_;  // what the last save renamed or moved to name the baseline (plan_save)
   Prompts prompts_;
 };
 
