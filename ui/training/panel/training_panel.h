@@ -24,7 +24,7 @@ namespace commlab::ui {
 class ClusterEditor;
 
 // What the reserved problems line says when there is neither a problem nor a warning.
-inline constexpr const char* kNoProblemsText = "Problems with a setting show here; none now.";
+inline constexpr const char* kNoProblemsText = "Problems with the settings show here.";
 
 class TrainingPanel : public QWidget {
   Q_OBJECT
