@@ -221,8 +221,11 @@ TEST_F(SaveRuns, TheChosenBaselineIsTheFilesBaseline) {
 
 // A run of the scenario that no row holds (an edit not run yet) is saved too, after the rows.
 TEST_F(SaveRuns, AnEditNotRunYetIsSavedAfterTheRows) {
+  EXPECT_FALSE(window->modified());
   ASSERT_TRUE(view->run_all());
   idle();
+  // New rows are what Save would add: the document is modified (quitting asks, Ctrl+S writes).
+  EXPECT_TRUE(window->modified());
   view->choose_run(3);
   lr_box(view)->setValue(0.33);  // live off: not run
   const QString saved = dir.filePath("pending.json");
@@ -231,6 +234,9 @@ TEST_F(SaveRuns, AnEditNotRunYetIsSavedAfterTheRows) {
   ASSERT_EQ(loaded.runs.size(), 5u);
   EXPECT_EQ(loaded.runs[4].name, "slow (2)");
   EXPECT_DOUBLE_EQ(loaded.runs[4].training.lr, 0.33);
+  EXPECT_FALSE(window->modified());
+  view->remove_run(view->run_ids().front());
+  EXPECT_TRUE(window->modified());
 }
 
 }  // namespace
