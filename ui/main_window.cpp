@@ -20,9 +20,11 @@
 #include "help_browser.h"
 #include "run_naming.h"
 #include "runs_list.h"
+#include "scenario/schema.h"
 #include "scenario_files.h"
 #include "teaching_view.h"
 #include "topology_view.h"
+#include "training_bridge.h"
 #include "training_panel.h"
 #include "training_view.h"
 #include "workload_view.h"
@@ -97,8 +99,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   };
   add_menus();
   connect(training_->undo_stack(), &QUndoStack::cleanChanged, this, [this] { update_title(); });
+  // A run that ends may add a row (Run all keeps each): the title marks what Save would add.
+  connect(training_->bridge(), &TrainingBridge::finished, this, [this] { update_title(); });
   connect(training_->panel(), &TrainingPanel::changed, this, &MainWindow::follow);
   connect(training_->panel(), &TrainingPanel::replaced, this, &MainWindow::follow);
+  saved_table_ = table_key();
   update_title();
   statusBar()->showMessage("CommLab: communication of distributed training on a simulated cluster");
 }
@@ -109,7 +114,17 @@ void MainWindow::set_prompts(Prompts prompts) {
 }
 
 bool MainWindow::modified() const {
-  return !training_->undo_stack()->isClean();
+  return !training_->undo_stack()->isClean() || table_key() != saved_table_;
+}
+
+std::string MainWindow::table_key() const {
+  // What Save writes of the runs table: each row's name, settings and fork, and the baseline.
+  int baseline = 0;
+  std::string key;
+  for (const SavedRun& r : training_->table_runs(&baseline))
+    key += to_json(r.config).dump() + "|" + r.forked_from.run + "|" +
+           std::to_string(r.forked_from.iteration) + "\n";
+  return key + std::to_string(baseline);
 }
 
 void MainWindow::update_title() {
@@ -356,8 +371,10 @@ QStringList MainWindow::open_scenario(const QString& file) {
   LoadedScenario loaded = load_scenario_file(file);
   if (!loaded.problems.isEmpty()) return loaded.problems;
   training_->reset();
-  training_->set_runs(loaded.runs, loaded.name);  // runs kept from before stay, labelled
+  // Runs kept from before stay, labelled.
+  training_->set_runs(loaded.runs, loaded.name, loaded.forked_from);
   training_->set_description(loaded.description);
+  saved_table_ = table_key();  // runs kept from before are not an edit of this file
   const bool preset = is_preset(file);
   scenario_file_ = preset ? QString() : file;
   scenario_name_ = loaded.name;
@@ -383,14 +400,20 @@ QString MainWindow::save_scenario(const QString& file) {
   // the saved description says what changed, field by field.
   const QString description = edited_description(scenario_description_, scenario_source_,
                                                  training_->loaded_runs(), training_->runs());
-  const QString error =
-      save_scenario_file(file, name, description, training_->panel()->config(), training_->runs());
+  // What is on screen: every row of the runs table with its baseline and forks, then the
+  // scenario's runs no row holds.
+  int baseline = 0;
+  std::vector<SavedRun> rows = training_->table_runs(&baseline);
+  const SavePlan plan = plan_save(std::move(rows), baseline, training_->scenario_runs());
+  const QString error = save_scenario_file(file, name, description, plan.runs);
   if (error.isEmpty()) {
     training_->set_description(description);
     scenario_file_ = file;
     training_->undo_stack()->setClean();
+    saved_table_ = table_key();
     remember(file);
     update_title();
+    save_note_ = plan.note;
   }
   return error;
 }
@@ -427,7 +450,8 @@ bool MainWindow::save_dialog(bool ask) {
   if (QFileInfo(file).suffix().isEmpty()) file += ".json";
   const QString error = save_scenario(file);
   if (error.isEmpty()) {
-    statusBar()->showMessage("Saved " + file, 5000);
+    statusBar()->showMessage(
+        "Saved " + file + (save_note_.isEmpty() ? QString() : " (" + save_note_ + ")"), 8000);
     return true;
   }
   QMessageBox::warning(this, "Save failed", error);

@@ -9,6 +9,7 @@
 #include <QMainWindow>
 #include <QMessageBox>
 #include <functional>
+#include <string>
 
 class QMenu;
 class QTabWidget;
@@ -61,11 +62,14 @@ class MainWindow : public QMainWindow {
   // problems ("FILE:JSON.PATH: message" each) and keeps the current settings. A shipped sample
   // (samples/*.json) opens as an untitled copy. Does not ask about unsaved edits (the menus do).
   QStringList open_scenario(const QString& file);
-  // Saves the Training tab's runs (the chosen one as edited); empty string = success. Refuses a
-  // shipped sample's path.
+  // Saves what the Training tab shows: every run of its runs table (names, order, baseline, each
+  // live fork's provenance), then the scenario's runs no row holds (the chosen one as edited);
+  // empty string = success. Refuses a shipped sample's path.
   QString save_scenario(const QString& file);
   // The file Save writes to; empty for an untitled document (a preset, or nothing opened).
   QString scenario_file() const { return scenario_file_; }
+  // Edited settings, or a runs table that differs from the one last opened or saved (runs
+  // trained, pinned, renamed or removed, another baseline): what Save would change in the file.
   bool modified() const;
   // Recent scenario files, newest first (QSettings "recent_files").
   QStringList recent_files() const;
@@ -101,6 +105,7 @@ class MainWindow : public QMainWindow {
   void remember(const QString& file);
   void fill_recent_menu();
   void update_title();
+  std::string table_key() const;  // the runs table as Save writes it, to compare
   void follow();  // pushes the scenario's settings to Topology and Teaching when following
 
   QTabWidget* tabs_;
@@ -116,6 +121,8 @@ class MainWindow : public QMainWindow {
   QString scenario_file_;
   QString scenario_name_, scenario_description_;  // as loaded (Save adds what was edited)
   QString scenario_source_;                       // the loaded file's name, a preset's too
+  std::string saved_table_;  // table_key() when the file was opened or last saved
+  QString save_note_;        // what the last save renamed or moved to name the baseline (plan_save)
   Prompts prompts_;
 };
 

@@ -134,7 +134,36 @@ std::optional<std::string> check_folder_name(const std::string& s) {
 struct Run {
   std::string name;
   json set = json::object();
+  ForkedFrom forked_from;
 };
+
+// A run's "forked_from": {"run": NAME, "iteration": K >= 1}.
+ForkedFrom read_forked_from(const json& value, const std::string& at, Problems& problems) {
+  ForkedFrom out;
+  if (!value.is_object()) {
+    problems.add(at, "expected {\"run\": NAME, \"iteration\": K}, got " + value_as_written(value));
+    return out;
+  }
+  for (const auto& [key, v] : value.items()) {
+    if (key == "run") {
+      if (auto bad = check_name(v, 256))
+        problems.add(at + ".run", *bad);
+      else
+        out.run = v.get<std::string>();
+    } else if (key == "iteration") {
+      if (!v.is_number_integer() || v.get<long long>() < 1 || v.get<long long>() > 1'000'000'000)
+        problems.add(at + ".iteration", "expected an iteration >= 1, got " + value_as_written(v));
+      else
+        out.iteration = v.get<int>();
+    } else {
+      problems.add(at + "." + key, unknown(did_you_mean(key, {"run", "iteration"})));
+    }
+  }
+  if (!value.contains("run")) problems.add(at, "missing run");
+  if (!value.contains("iteration")) problems.add(at, "missing iteration");
+  if (out.run.empty()) out.iteration = 0;
+  return out;
+}
 
 struct SweepDim {
   std::string path;
@@ -142,7 +171,7 @@ struct SweepDim {
 };
 
 std::vector<Run> read_runs(const json& doc, const std::string& default_name, Problems& problems) {
-  if (!doc.contains("runs")) return {Run{default_name}};
+  if (!doc.contains("runs")) return {Run{default_name, json::object(), {}}};
   const json& runs = doc["runs"];
   if (!runs.is_array() || runs.empty()) {
     problems.add("runs", "expected a non-empty list of runs, got " + value_as_written(runs));
@@ -178,8 +207,10 @@ std::vector<Run> read_runs(const json& doc, const std::string& default_name, Pro
         } else {
           problems.add(at + ".set", "expected an object, got " + value_as_written(value));
         }
+      } else if (key == "forked_from") {
+        run.forked_from = read_forked_from(value, at + ".forked_from", problems);
       } else {
-        problems.add(at + "." + key, unknown(did_you_mean(key, {"name", "set"})));
+        problems.add(at + "." + key, unknown(did_you_mean(key, {"name", "set", "forked_from"})));
       }
     }
     if (!r.contains("name")) problems.add(at, "missing name");
@@ -387,7 +418,8 @@ Experiment parse_scenario(const json& doc, const std::string& file,
   exp.resolved["name"] = exp.name;
   if (!exp.description.empty()) exp.resolved["description"] = exp.description;
   exp.resolved["runs"] = json::array();
-  for (const Run& run : runs) {
+  for (size_t r = 0; r < runs.size(); ++r) {
+    const Run& run = runs[r];
     for (size_t point = 0; point < grid; ++point) {
       json merged = base;
       merged.merge_patch(run.set);
@@ -417,8 +449,19 @@ Experiment parse_scenario(const json& doc, const std::string& file,
       json patch = diff(base_json, to_json(config));
       patch.erase("name");
       if (!patch.empty()) entry["set"] = patch;
+      if (run.forked_from.iteration > 0) {
+        // A fork point after the run's last iteration would name iterations it never made.
+        if (run.forked_from.iteration >= config.training.iterations)
+          problems.add("runs[" + std::to_string(r) + "].forked_from.iteration",
+                       "a fork point must come before the run's last iteration (" +
+                           std::to_string(config.training.iterations) + "), got " +
+                           std::to_string(run.forked_from.iteration));
+        entry["forked_from"] = {{"run", run.forked_from.run},
+                                {"iteration", run.forked_from.iteration}};
+      }
       exp.resolved["runs"].push_back(std::move(entry));
       exp.runs.push_back(std::move(config));
+      exp.forked_from.push_back(run.forked_from);
     }
   }
   problems.throw_if_any();

@@ -12,9 +12,20 @@
 
 namespace commlab {
 
+// Where a run came from when it continued another run's training (the GUI's live forks): the
+// run it forked from, by name (a run of the file, or one the GUI replaced and did not keep), and
+// the iteration it forked at. Provenance only: `commlab-cli run` trains the run from iteration 1
+// (run --fork-at K forks every run from the baseline).
+struct ForkedFrom {
+  std::string run;
+  int iteration = 0;  // 0: not a fork
+};
+
 struct Experiment {
   std::string name, description;
   std::vector<RunConfig> runs;
+  // runs[i]'s "forked_from" (iteration 0 when it has none); one per run, sweeps expanded.
+  std::vector<ForkedFrom> forked_from;
   // The scenario as run: the base with every default filled, and every run (sweeps expanded) as a
   // merge patch of the base. parse_scenario(resolved) gives the same runs.
   nlohmann::json resolved;

@@ -115,19 +115,71 @@ QString edited_description(const QString& description, const QString& source,
   return description.isEmpty() ? line : description + "\n" + line;
 }
 
+namespace {
+
+// One difference as a run name says it, short: a cluster by its spec's first part ("flat:16"), a
+// codec or an algorithm by its name, the rest as "label value".
+QString short_change(const SettingChange& c) {
+  if (c.path == "cluster.spec") return c.after.section(',', 0, 0);
+  if (c.path == "techniques.codec" || c.path == "collective.algorithm") return c.after;
+  return c.label + " " + c.after;
+}
+
+}  // namespace
+
 QString describe_run(const RunConfig& baseline, const RunConfig& as_loaded,
                      const RunConfig& config) {
   if (!config.name.empty() && changed_settings(as_loaded, config).isEmpty())
     return QString::fromStdString(config.name);
-  QStringList changes = changed_settings(baseline, config);
-  if (changes.isEmpty()) return "baseline";
-  constexpr int kShown = 4;
-  if (changes.size() > kShown) {
-    const qsizetype more = changes.size() - kShown;
-    changes = changes.mid(0, kShown);
-    changes << QString("+%1 more").arg(more);
+  const std::vector<SettingChange> changes = setting_changes(baseline, config);
+  if (changes.empty()) return "baseline";
+  // Which differences the name shows: first those the user edited (against the scenario's run the
+  // edit started from), then the rest, each taken when the name still fits in kRunNameChars with
+  // "+N" for those left out; two edits of one run then differ in their names. They are shown in
+  // the schema's order.
+  std::vector<size_t> candidates;
+  const std::vector<SettingChange> edits = setting_changes(as_loaded, config);
+  auto edited = [&](const SettingChange& c) {
+    return std::any_of(edits.begin(), edits.end(),
+                       [&](const SettingChange& e) { return e.path == c.path; });
+  };
+  for (size_t i = 0; i < changes.size(); ++i)
+    if (edited(changes[i])) candidates.push_back(i);
+  for (size_t i = 0; i < changes.size(); ++i)
+    if (!edited(changes[i])) candidates.push_back(i);
+  std::vector<bool> shown(changes.size(), false);
+  auto name_of = [&](const std::vector<bool>& with) {
+    QStringList parts;
+    int left = 0;
+    for (size_t i = 0; i < changes.size(); ++i)
+      if (with[i])
+        parts << short_change(changes[i]);
+      else
+        ++left;
+    return parts.join(", ") + (left > 0 ? QString(" +%1").arg(left) : QString());
+  };
+  for (size_t i : candidates) {
+    std::vector<bool> with = shown;
+    with[i] = true;
+    if (name_of(with).size() <= kRunNameChars) shown = with;
   }
-  return changes.join(", ");
+  if (std::none_of(shown.begin(), shown.end(), [](bool b) { return b; })) {
+    // The first difference alone is too long: cut it.
+    const QString more = changes.size() > 1 ? QString(" +%1").arg(changes.size() - 1) : QString();
+    return short_change(changes[candidates.front()]).left(kRunNameChars - more.size() - 1) +
+           "\u2026" + more;
+  }
+  return name_of(shown);
+}
+
+QString fork_text(const QString& parent, int iteration) {
+  return QString("forked from '%1' at iteration %2").arg(parent).arg(iteration);
+}
+
+QString saved_fork_text(const ForkedFrom& forked_from) {
+  return QString("saved as a fork of '%1' at iteration %2; trained here from iteration 1")
+      .arg(QString::fromStdString(forked_from.run))
+      .arg(forked_from.iteration);
 }
 
 QString live_blocker(const RunConfig& config) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "scenario/run_config.h"
+#include "scenario/scenario.h"
 
 namespace commlab::ui {
 
@@ -35,10 +36,19 @@ QString edited_description(const QString& description, const QString& source,
                            const std::vector<RunConfig>& saved);
 
 // A run's name: `config.name` when it equals `as_loaded` (the scenario's run it came from), else
-// its differences from `baseline` (the scenario's first run) joined by ", " (at most four, then
-// "+N more"), or "baseline" when there are none.
+// its differences from `baseline` (the scenario's first run), short ("flat:16" for a cluster, a
+// codec's name, "skip 4"), as many as fit in kRunNameChars with "+N" for the rest (those edited
+// against `as_loaded` taken first), joined by ", " in the schema's order; "baseline" when there
+// are none. changed_settings gives the whole list (the runs table's tooltip).
+inline constexpr int kRunNameChars = 24;
 QString describe_run(const RunConfig& baseline, const RunConfig& as_loaded,
                      const RunConfig& config);
+
+// A live fork's provenance as the runs table says it: "forked from 'lr 0.05' at iteration 86".
+QString fork_text(const QString& parent, int iteration);
+// A scenario file's forked_from of a run that is trained here from iteration 1 (the GUI cannot
+// replay the fork): "saved as a fork of 'lr 0.05' at iteration 86; trained here from iteration 1".
+QString saved_fork_text(const ForkedFrom& forked_from);
 
 // Empty when `config` can re-train live (its first points come within a few hundred ms); else the
 // reason it needs an explicit Run ("catalog workloads time every message of a large model").

@@ -119,7 +119,8 @@ RunsList::RunsList(QWidget* parent) : QWidget(parent) {
     // Read everything first: the view answers by refreshing the rows, this one included.
     const int id = item->data(0, kIdRole).toInt();
     const bool visible = item->checkState(0) == Qt::Checked;
-    const QString name = item->text(0).trimmed();
+    QString name = item->text(0).trimmed();
+    if (name.startsWith(kForkMark.trimmed())) name = name.mid(kForkMark.trimmed().size()).trimmed();
     if (!name.isEmpty() && name != item->data(0, Qt::UserRole).toString())
       emit renamed(id, name);
     else
@@ -160,7 +161,9 @@ void RunsList::set_rows(const std::vector<RunRow>& rows) {
     QTreeWidgetItem* item =
         same ? tree_->topLevelItem(static_cast<int>(i)) : new QTreeWidgetItem(tree_);
     item->setFlags(item->flags() | Qt::ItemIsUserCheckable | Qt::ItemIsEditable);
-    item->setText(0, r.name);
+    // A live fork's name is marked (the mark is not part of the name: a rename drops it).
+    const bool forked = r.forked;
+    item->setText(0, forked ? kForkMark + r.name : r.name);
     item->setData(0, Qt::UserRole, r.name);
     item->setData(0, kIdRole, r.id);
     item->setIcon(0, swatch(r.color, r.current));
@@ -177,9 +180,15 @@ void RunsList::set_rows(const std::vector<RunRow>& rows) {
     font.setBold(r.baseline);  // the speedups' reference
     item->setFont(5, font);
     item->setFont(8, font);
-    const QString tip = QString("%1%2\nscenario: %3\ndiffers from the baseline: %4")
-                            .arg(r.name, r.current ? " (current run)" : "", r.scenario,
-                                 r.changes.isEmpty() ? QString("nothing") : r.changes);
+    QString tip = QString("%1%2\nscenario: %3\ndiffers from the baseline: %4")
+                      .arg(r.name, r.current ? " (current run)" : "", r.scenario,
+                           r.changes.isEmpty() ? QString("nothing") : r.changes);
+    if (!r.fork.isEmpty()) {
+      tip += "\n" + r.fork;
+      if (forked)
+        tip += r.mixed ? "\nms/iter and MB/iter: its own and its parent's iterations (mixed)"
+                       : "\nms/iter and MB/iter: its own iterations only";
+    }
     for (int c = 0; c < kColumns; ++c) item->setToolTip(c, tip);
     item->setToolTip(7, r.tta_seeds.full + "\n\n" + tip);
     item->setToolTip(8, r.speedup_seeds.full + "\n\n" + tip);

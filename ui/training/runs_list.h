@@ -40,7 +40,15 @@ struct RunRow {
   SeedCell tta_seeds = tta_over_seeds(nullptr),
            speedup_seeds = speedup_over_seeds(nullptr, nullptr, false);
   bool baseline = false;  // the row speedups are against (its name is marked)
+  // A live fork: "forked from 'X' at iteration N" (its name is marked with kForkMark, the text is
+  // in its tooltip); or a run the file saved as a fork, trained here afresh. Empty: neither.
+  QString fork;
+  bool forked = false;  // a live fork (the first case)
+  bool mixed = false;   // a fork whose per-iteration figures include its parent's iterations
 };
+
+// What the name column puts before a fork's name.
+inline const QString kForkMark = QStringLiteral("\u21B3 ");
 
 class RunsList : public QWidget {
   Q_OBJECT

@@ -9,7 +9,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "fork_figures.h"
 #include "run_chart_pages.h"
+#include "run_naming.h"
 #include "runs_list.h"
 #include "training_bridge.h"
 #include "training_view.h"
@@ -38,8 +40,16 @@ void TrainingView::promote() {
     ghosts_.push_back({samples_.samples(), name});
     if (ghosts_.size() > kMaxGhosts) ghosts_.erase(ghosts_.begin());
   }
+  // A live fork continued the run it replaces (the bridge forked the running one).
+  const int parent = current_.id;
+  const QString parent_name = display_name(current_);
   current_ = std::move(*starting_);
   starting_.reset();
+  if (const int forked = bridge_->forked_at(); forked > 0 && parent != 0) {
+    current_.parent = parent;
+    current_.parent_name = parent_name;
+    current_.forked_at = forked;
+  }
   samples_.clear();
   announce_first_ = true;
   dirty_ = true;
@@ -213,45 +223,93 @@ QStringList TrainingView::drawn_names() {
   return names;
 }
 
+std::vector<const TrainingView::Run*> TrainingView::table() const {
+  std::vector<const Run*> rows;
+  for (const Run& r : kept_) rows.push_back(&r);
+  if (current_.id != 0 && !samples_.samples().empty()) rows.push_back(&current_);
+  return rows;
+}
+
+size_t TrainingView::baseline_row(const std::vector<const Run*>& rows) const {
+  size_t base = 0;
+  for (size_t i = 0; i < rows.size(); ++i)
+    if (rows[i]->name == "baseline") base = i;
+  for (size_t i = 0; i < rows.size(); ++i)
+    if (rows[i]->id == baseline_id_) base = i;
+  return base;
+}
+
+std::vector<SavedRun> TrainingView::table_runs(int* baseline) const {
+  const std::vector<const Run*> rows = table();
+  if (baseline) *baseline = rows.empty() ? 0 : static_cast<int>(baseline_row(rows));
+  std::vector<SavedRun> out;
+  for (const Run* r : rows) {
+    SavedRun s;
+    s.config = r->config;
+    s.config.name = r->name.toStdString();
+    if (r->forked_at > 0) {
+      s.forked_from = {r->parent_name.toStdString(), r->forked_at};
+      for (size_t p = 0; p < rows.size(); ++p)
+        if (rows[p]->id == r->parent) s.parent = static_cast<int>(p);
+    }
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
 void TrainingView::update_rows() {
+  const std::vector<const Run*> runs = table();
   std::vector<RunRow> rows;
   std::vector<views::RunFigures> figures;
   std::vector<const SeedTimes*> seeds;  // null: no comparison of these settings
-  auto add = [&](const Run& r, const std::vector<Sample>& samples, bool current) {
+  for (const Run* r : runs) {
+    const bool current = r == &current_;
+    const std::vector<Sample>& samples = current ? samples_.samples() : r->samples;
     RunRow row;
-    row.id = r.id;
-    row.name = r.name;
-    row.scenario = r.scenario;
-    row.changes = r.changes;
-    row.color = run_color(r.color);
-    row.visible = r.visible;
+    row.id = r->id;
+    row.name = r->name;
+    row.scenario = r->scenario;
+    row.changes = r->changes;
+    row.color = run_color(r->color);
+    row.visible = r->visible;
     row.current = current;
+    views::RunFigures f = views::run_figures(samples, r->target, r->tta_window);
+    if (r->forked_at > 0) {
+      // A fork's samples begin with its parent's iterations: per iteration, its own only.
+      row.fork = fork_text(r->parent_name, r->forked_at);
+      row.forked = true;
+      const OwnIterations own = own_iterations(samples, r->forked_at);
+      if (own.separated) {
+        f.s_per_iteration = own.s_per_iteration;
+        f.wire_bytes_per_iteration = own.wire_bytes_per_iteration;
+      } else {
+        row.mixed = true;
+      }
+    } else {
+      row.fork = r->saved_fork;
+    }
     rows.push_back(std::move(row));
-    figures.push_back(views::run_figures(samples, r.target, r.tta_window));
-    const auto found = seed_times_.find(r.settings);
+    figures.push_back(f);
+    const auto found = seed_times_.find(r->settings);
     seeds.push_back(found == seed_times_.end() ? nullptr : &found->second);
-  };
-  for (const Run& r : kept_) add(r, r.samples, false);
-  if (current_.id != 0 && !samples_.samples().empty()) add(current_, samples_.samples(), true);
+  }
   // The speedup's baseline: the run the user chose, else the row named "baseline", else the first.
-  size_t base = 0;
-  for (size_t i = 0; i < rows.size(); ++i)
-    if (rows[i].name == "baseline") base = i;
-  for (size_t i = 0; i < rows.size(); ++i)
-    if (rows[i].id == baseline_id_) base = i;
+  const size_t base = runs.empty() ? 0 : baseline_row(runs);
   if (!rows.empty()) rows[base].baseline = true;
   for (size_t i = 0; i < rows.size(); ++i) {
     const views::RunFigures& f = figures[i];
     RunRow& row = rows[i];
     row.accuracy = f.final_accuracy < 0 ? "-" : QString::number(f.final_accuracy, 'f', 3);
-    row.per_iteration = QString::number(f.s_per_iteration * 1e3, 'g', 4);
+    // Mixed: the fork point's sample is gone (thinned), so the parent's iterations are averaged in.
+    const QString mixed = row.mixed ? " mixed" : "";
+    row.per_iteration = QString::number(f.s_per_iteration * 1e3, 'g', 4) + mixed;
     const bool running = row.current && bridge_->active();
     row.tta = f.tta_s >= 0 ? QString::number(f.tta_s * 1e3, 'g', 4)
               : running    ? QString("not yet")
                            : QString("not reached");
     const double speedup = views::tta_speedup(figures[base], f);
     row.speedup = speedup < 0 ? "-" : QString::number(speedup, 'f', 2) + "x";
-    row.wire = QString::number(f.wire_bytes_per_iteration / 1e6, 'g', 4);
+    row.wire = QString::number(f.wire_bytes_per_iteration / 1e6, 'g', 4) + mixed;
     row.tta_seeds = tta_over_seeds(seeds[i]);
     row.speedup_seeds = speedup_over_seeds(seeds[base], seeds[i], i == base);
   }

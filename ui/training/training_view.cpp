@@ -235,7 +235,12 @@ bool TrainingView::start(RunConfig config, int iterations, bool from_run_all) {
   next.target = config.training.target_accuracy;
   next.tta_window = config.training.tta_window;
   next.settings = settings_key(uncapped);
+  next.config = uncapped;
   next.scenario = scenario_;
+  // A run of the file that was saved as a fork trains here from iteration 1: its row says so.
+  for (size_t i = 0; i < loaded_.size(); ++i)
+    if (loaded_forks_[i].iteration > 0 && to_json(loaded_[i]) == to_json(uncapped))
+      next.saved_fork = saved_fork_text(loaded_forks_[i]);
   next.from_run_all = from_run_all;
   // A live restart or a new Run of the current run keeps its colour; the old curve ghosts.
   if (from_run_all)
@@ -296,16 +301,24 @@ void TrainingView::refused(const ConfigProblems& problems) {
   update_progress();
 }
 
-void TrainingView::set_runs(const std::vector<RunConfig>& runs, const QString& scenario) {
+void TrainingView::set_runs(const std::vector<RunConfig>& runs, const QString& scenario,
+                            const std::vector<ForkedFrom>& forked_from) {
   runs_ = runs.empty() ? std::vector<RunConfig>{panel_->config()} : runs;
   loaded_ = runs_;
+  loaded_forks_ = forked_from;
+  loaded_forks_.resize(runs_.size());
   seed_times_.clear();  // another scenario's comparison says nothing of these runs
   scenario_ = scenario.isEmpty() ? QString::fromStdString(runs_.front().name) : scenario;
   chosen_ = 0;
   {
     const QSignalBlocker block(run_choice_);
     run_choice_->clear();
-    for (const RunConfig& r : runs_) run_choice_->addItem(QString::fromStdString(r.name));
+    for (size_t i = 0; i < runs_.size(); ++i) {
+      run_choice_->addItem(QString::fromStdString(runs_[i].name));
+      if (loaded_forks_[i].iteration > 0)
+        run_choice_->setItemData(static_cast<int>(i), saved_fork_text(loaded_forks_[i]),
+                                 Qt::ToolTipRole);
+    }
     run_choice_->setCurrentIndex(0);
   }
   panel_->set_config(runs_.front());
@@ -318,6 +331,17 @@ void TrainingView::set_runs(const std::vector<RunConfig>& runs, const QString& s
 std::vector<RunConfig> TrainingView::runs() const {
   std::vector<RunConfig> out = runs_;
   out[chosen_] = panel_->config();
+  return out;
+}
+
+std::vector<SavedRun> TrainingView::scenario_runs() const {
+  std::vector<SavedRun> out;
+  const std::vector<RunConfig> all = runs();
+  for (size_t i = 0; i < all.size(); ++i) {
+    out.push_back({all[i], loaded_forks_[i], -1});
+    // An edited run is no longer the run the file said was forked.
+    if (to_json(all[i]) != to_json(loaded_[i])) out.back().forked_from = {};
+  }
   return out;
 }
 

@@ -26,6 +26,7 @@
 #include "scenario/config_problem.h"
 #include "scenario/run_config.h"
 #include "scenario/runner.h"
+#include "scenario_files.h"
 #include "seed_figures.h"
 #include "train/sample_store.h"
 #include "train/trainer.h"
@@ -90,7 +91,10 @@ class TrainingView : public QWidget, public Exportable {
 
   // The runs of a loaded scenario: the chooser lists them and the panel shows the first.
   // `scenario` names them in the runs list (runs kept from another scenario keep theirs).
-  void set_runs(const std::vector<RunConfig>& runs, const QString& scenario = QString());
+  // `forked_from` (one per run, or empty): the file's provenance of each run, kept when Save writes
+  // a run that was not trained here again and told in the chooser's tooltip.
+  void set_runs(const std::vector<RunConfig>& runs, const QString& scenario = QString(),
+                const std::vector<ForkedFrom>& forked_from = {});
   // The scenario file's description, shown above the settings (empty hides it).
   void set_description(const QString& text);
   QString description() const;
@@ -98,6 +102,13 @@ class TrainingView : public QWidget, public Exportable {
   std::vector<RunConfig> runs() const;
   // The scenario's runs as set_runs was given them (what runs() is compared with on Save).
   const std::vector<RunConfig>& loaded_runs() const { return loaded_; }
+  // runs() with the file's provenance of each (what Save adds after the table's rows when no row
+  // has its settings).
+  std::vector<SavedRun> scenario_runs() const;
+  // The runs table's rows as Save writes them, in the table's order: each row's settings under its
+  // name, a live fork with the run it continued and the iteration; `baseline` (when given) is set
+  // to the index of the row the speedups are against.
+  std::vector<SavedRun> table_runs(int* baseline = nullptr) const;
   int chosen_run() const;
   void choose_run(int index);
   // Runs every run of the scenario in turn, each kept when it ends (capped like run()).
@@ -152,7 +163,17 @@ class TrainingView : public QWidget, public Exportable {
     double target = 0.85;  // training.target_accuracy and tta_window: the table's time to target
     int tta_window = 0;
     std::string settings;  // settings_key(): matches the run to a seeds comparison
+    RunConfig config;      // its settings as set (not capped): what Save writes under `name`
+    int parent = 0;        // a live fork: the id of the run it continued (0: started afresh)
+    QString parent_name;   // that run's name at the fork (Save's word for it once it is gone)
+    int forked_at = 0;     // the iteration it forked at
+    QString saved_fork;    // the file's forked_from of a run trained here from iteration 1
   };
+  // The table's runs in order (kept ones, then the current one when it has samples).
+  std::vector<const Run*> table() const;
+  // The index in `rows` of the run speedups are against: the one the user chose, else the row
+  // named "baseline", else the first.
+  size_t baseline_row(const std::vector<const Run*>& rows) const;
   bool start(RunConfig config, int iterations, bool from_run_all);
   void promote();  // the starting run's first sample came: it becomes the current run
   void drain();    // takes queued samples (redraw timer)
@@ -215,8 +236,9 @@ class TrainingView : public QWidget, public Exportable {
   std::map<std::string, SeedTimes> seed_times_;  // set_seed_results, by settings_key
   bool announce_first_ = false;                  // emit first_points_drawn after the next redraw
   std::vector<RunSummary> summaries_;
-  std::vector<RunConfig> runs_;    // the loaded scenario's runs (edits of each kept)
-  std::vector<RunConfig> loaded_;  // the same as loaded (names describe edits against these)
+  std::vector<RunConfig> runs_;           // the loaded scenario's runs (edits of each kept)
+  std::vector<RunConfig> loaded_;         // the same as loaded (names describe edits against these)
+  std::vector<ForkedFrom> loaded_forks_;  // the file's forked_from of each loaded run
   QString scenario_;
   RunConfig last_config_;  // the panel's settings before the edit being recorded
   int chosen_ = 0;

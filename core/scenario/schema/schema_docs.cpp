@@ -159,7 +159,17 @@ json scenario_json_schema() {
         {"required", {"name"}},
         {"properties",
          {{"name", {{"type", "string"}, {"maxLength", 256}}},
-          {"set", {{"$ref", "#/$defs/settings"}}}}}}}};
+          {"set", {{"$ref", "#/$defs/settings"}}},
+          {"forked_from",
+           {{"type", "object"},
+            {"additionalProperties", false},
+            {"required", {"run", "iteration"}},
+            {"description",
+             "Provenance: the run this one continued (forked from) and at which iteration; "
+             "commlab-cli trains it from iteration 1."},
+            {"properties",
+             {{"run", {{"type", "string"}, {"maxLength", 256}}},
+              {"iteration", {{"type", "integer"}, {"minimum", 1}}}}}}}}}}}};
   top["properties"]["sweep"] = {
       {"type", "array"},
       {"maxItems", 16},

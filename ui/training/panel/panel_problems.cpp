@@ -1,13 +1,18 @@
-// TrainingPanel's problems: the per-field checks, and marking the control of each problem's field,
-// with the messages above the fold.
+// TrainingPanel's problems: the per-field checks, the warnings, and marking the control of each
+// problem's field, with the messages above the fold in a space of fixed height.
 #include <QComboBox>
 #include <QLabel>
 #include <QPalette>
 #include <QScrollArea>
 #include <QSpinBox>
+#include <algorithm>
 
 #include "cluster_sync.h"
+#include "scenario/config_enums.h"
 #include "scenario/schema.h"
+#include "train/layers/conv.h"
+#include "train/layers/transformer.h"
+#include "train/model.h"
 #include "training_panel.h"
 
 namespace commlab::ui {
@@ -39,6 +44,48 @@ ConfigProblems TrainingPanel::check(const RunConfig& config) const {
                             " but the Cluster has " + std::to_string(gpus) +
                             " GPUs: set Ranks or the Cluster (either updates the other)"});
   return problems;
+}
+
+namespace {
+
+// The buckets (layers with parameters) of the configured model, by name. The names do not depend
+// on the widths, so the model is built with the smallest ones.
+std::vector<std::string> bucket_names(const WorkloadConfig& w) {
+  Model m;
+  if (w.model == "mlp")
+    m = make_mlp(1, std::vector<int>(w.hidden.empty() ? 1 : w.hidden.size(), 1), 1);
+  else if (w.model == "cnn")
+    m = make_cnn(ImageShape{4, 4, 1}, 2, 1, 1);
+  else if (w.model == "transformer")
+    m = make_transformer(2, 2, 4, 4, 2);
+  std::vector<std::string> names;
+  for (size_t i = 0; i < m.num_layers(); ++i)
+    if (m.layer(i).num_params() > 0) names.push_back(m.layer(i).name());
+  return names;
+}
+
+}  // namespace
+
+ConfigProblems TrainingPanel::warnings(const RunConfig& config) const {
+  ConfigProblems out;
+  const auto& skip = config.techniques.skipreduce;
+  if (skip.protected_buckets.empty() || config.workload.kind != WorkloadKind::kTrain) return out;
+  const std::string field = "techniques.skipreduce.protected_buckets";
+  const std::vector<std::string> names = bucket_names(config.workload);
+  std::string unknown, known;
+  for (const std::string& b : skip.protected_buckets)
+    if (std::find(names.begin(), names.end(), b) == names.end())
+      unknown += (unknown.empty() ? "'" : ", '") + b + "'";
+  for (const std::string& n : names) known += (known.empty() ? "" : ", ") + n;
+  if (!names.empty() && !unknown.empty())
+    out.push_back({ErrorCode::kBadInput, field,
+                   unknown + " names no bucket of the " + config.workload.model + " (" + known +
+                       "): nothing is protected by it"});
+  if (skip.policy != SkipPolicy::kSelective)
+    out.push_back({ErrorCode::kBadInput, field,
+                   "protected buckets apply to the selective policy only (policy is " +
+                       enum_name(skip.policy) + ")"});
+  return out;
 }
 
 void TrainingPanel::live_check() {
@@ -96,8 +143,33 @@ void TrainingPanel::show_problems(const ConfigProblems& raw) {
     marked_ << QString::fromStdString(path);
     if (!first) first = target;
   }
-  problems_->setText(problems.join("\n"));
-  problems_->setVisible(!problems.isEmpty());
+  // Warnings: an amber field and their line after the problems; they never stop a run.
+  warned_.clear();
+  QStringList warnings;
+  for (const ConfigProblem& p : this->warnings(config())) {
+    const QString text = "warning: " + panel_wording(QString::fromStdString(p.text()));
+    warnings << text;
+    std::string path;
+    QWidget* target = field_control(p.field, &path);
+    if (!target || marked_.contains(QString::fromStdString(path))) continue;
+    if (!warned_.contains(QString::fromStdString(path))) warned_ << QString::fromStdString(path);
+    target->setStyleSheet("border: 2px solid #c08000;");
+    target->setToolTip(target->toolTip() + "\n\u26a0 " + text);
+  }
+  problems_text_ = problems.join("\n");
+  warnings_text_ = warnings.join("\n");
+  // The label's line: the problems first (red), else the warnings (amber), elided.
+  // With neither, a grey line says what the reserved space is for.
+  QString shown = problems.isEmpty() ? warnings_text_ : problems_text_;
+  if (shown.isEmpty()) shown = kNoProblemsText;
+  const QString all = QStringList({problems_text_, warnings_text_}).join("\n").trimmed();
+  // Before its first layout a label is 100 px wide; the side column gives it about 330.
+  const int room = problems_->width() > 200 ? problems_->width() - 8 : 320;
+  problems_->setText(problems_->fontMetrics().elidedText(shown.simplified(), Qt::ElideRight, room));
+  problems_->setStyleSheet(!problems.isEmpty()   ? "color: #b03030;"
+                           : !warnings.isEmpty() ? "color: #8a5a00;"
+                                                 : "color: #888888;");
+  problems_->setToolTip(all);
   // The first marked control is scrolled into view (the message itself is at the top).
   for (QWidget* w = parentWidget(); w && first; w = w->parentWidget())
     if (auto* scroll = qobject_cast<QScrollArea*>(w)) {
@@ -107,7 +179,7 @@ void TrainingPanel::show_problems(const ConfigProblems& raw) {
 }
 
 QString TrainingPanel::problems_text() const {
-  return problems_->text();
+  return problems_text_;
 }
 
 QStringList TrainingPanel::marked_fields() const {

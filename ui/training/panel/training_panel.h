@@ -23,6 +23,9 @@ namespace commlab::ui {
 
 class ClusterEditor;
 
+// What the reserved problems line says when there is neither a problem nor a warning.
+inline constexpr const char* kNoProblemsText = "Problems with the settings show here.";
+
 class TrainingPanel : public QWidget {
   Q_OBJECT
  public:
@@ -36,13 +39,21 @@ class TrainingPanel : public QWidget {
   // Shows the problems' text; each marks the control of its field (or, for a field that groups
   // several, such as techniques.skipreduce, its first control). Empty clears.
   void show_problems(const ConfigProblems& problems);
+  // The problems' whole text (the label may show it elided), one per line.
   QString problems_text() const;
+  // Settings that run but probably not as meant (a Protected entry naming no bucket of the model,
+  // protected buckets with a policy that ignores them): shown after the problems, in amber, and
+  // marked on their control; they never stop a run.
+  ConfigProblems warnings(const RunConfig& config) const;
+  QString warnings_text() const { return warnings_text_; }
+  QStringList warned_fields() const { return warned_; }
   // The controls whose value is invalid right now (for tests).
   QStringList marked_fields() const;
   // The control editing a JSON path (for tests), or null.
   QWidget* control(const std::string& path) const;
   ClusterEditor* cluster_editor() const { return custom_; }
-  // The refusal message (top of the panel; a view may lay it out above its scroll area).
+  // The refusal message (top of the panel, its height fixed; a view may lay it out above its
+  // scroll area).
   QLabel* problems_label() const { return problems_; }
 
  signals:
@@ -107,6 +118,8 @@ class TrainingPanel : public QWidget {
   QLabel* problems_;
   std::map<std::string, QWidget*> by_path_;
   QStringList marked_;
+  QString problems_text_, warnings_text_;
+  QStringList warned_;
 };
 
 }  // namespace commlab::ui
