@@ -16,6 +16,7 @@
 
 #include "busbw_view.h"
 #include "chart_export.h"
+#include "collective/algorithms.h"
 #include "compare_view.h"
 #include "help_browser.h"
 #include "run_naming.h"
@@ -263,17 +264,22 @@ void MainWindow::follow() {
   t.background = c.packet.background;
   t.algorithm = c.collective.algorithm;
   if (!(t == topology_->settings())) topology_->set_settings(t);
-  // The teaching page draws 2-8 GPUs and the ring, tree, hd, hier and direct algorithms.
+  // The teaching page draws 2 to kTeachingMaxRanks GPUs and the ring, tree, hd, hier and direct
+  // algorithms; SkipReduce for those whose descriptor has a skip limit, within it.
   TeachingSettings s = teaching_->settings();
-  s.ranks = std::clamp(c.training.ranks, 2, 8);
+  s.ranks = std::clamp(c.training.ranks, 2, views::kTeachingMaxRanks);
   const QStringList drawn{"ring", "tree", "hd", "hier", "direct"};
   if (drawn.contains(QString::fromStdString(c.collective.algorithm)))
     s.algorithm = c.collective.algorithm;
-  if (c.collective.ranks_per_node > 0) s.ranks_per_node = std::min(c.collective.ranks_per_node, 8);
+  if (c.collective.ranks_per_node > 0)
+    s.ranks_per_node = std::min(c.collective.ranks_per_node, views::kTeachingMaxRanks);
   const int skip = c.techniques.skipreduce.skip > 0
                        ? c.techniques.skipreduce.skip
                        : static_cast<int>(std::lround(c.techniques.skipreduce.ratio * s.ranks));
-  s.skip = s.algorithm == "ring" ? std::min(skip, s.ranks - 1) : 0;
+  const Algorithm* algorithm = lookup_algorithm(s.algorithm);
+  s.skip = algorithm != nullptr && algorithm->skips()
+               ? std::clamp(skip, 0, algorithm->skip_limit(s.ranks).max)
+               : 0;
   s.policy = enum_name(c.techniques.skipreduce.policy);
   s.trim_rate = c.techniques.trimming.enabled ? c.techniques.trimming.rate : 0;
   if (!(s == teaching_->settings())) teaching_->set_settings(s);

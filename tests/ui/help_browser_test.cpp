@@ -1,5 +1,5 @@
-// Help renders the project's Markdown docs inside the app (item 6: it opened raw .md
-// files through the desktop, and did nothing without a launcher), at the current page's section.
+// Help renders the project's Markdown docs inside the app (not raw .md
+// files through the desktop, which did nothing without a launcher), at the current page's section.
 #include "help_browser.h"
 
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// Problems stay put (issue 49 item 2): a refused edit shows its message in a space of fixed height
+// Problems stay put: a refused edit shows its message in a space of fixed height
 // above the settings, so no control moves and the next click lands where the user aimed; a
 // SkipReduce "Protected" entry that names no bucket of the model is a warning at that field.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// The runs table reads (issue 49 items 3 and 4): a live fork's row is marked and says what it
+// The runs table reads: a live fork's row is marked and says what it
 // forked from, its per-iteration figures are its own iterations'; a run named by its differences
 // fits in 24 characters with the whole list in its tooltip; a run keeps its colour for its life.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// Save writes what the Training tab shows (issue 49 item 1): every row of the runs table (runs of
+// Save writes what the Training tab shows: every row of the runs table (runs of
 // Run all, pinned runs, live edits, live forks, renamed runs) in its order, the row the table calls
 // baseline as the file's baseline, and each fork's provenance; a fresh window that opens the file
 // lists the same runs, and Run all there gives the same table.

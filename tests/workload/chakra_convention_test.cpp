@@ -1,4 +1,4 @@
-// What a collective's comm_size means (item 1; docs/workload.md "What comm_size means"):
+// What a collective's comm_size means (docs/workload.md "What comm_size means"):
 // the bytes of this rank's input buffer, as ASTRA-sim's Ring.cc and its microbenchmark generators
 // read it. ASTRA-sim-shaped traces (no commlab_* attributes, raw wire bytes from the public schema)
 // replay on the alpha-beta formula of each collective under that reading; CommLab writes the

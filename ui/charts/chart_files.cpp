@@ -62,7 +62,7 @@ void paint_chart(QChart* chart, QPainter& painter, const QSizeF& size) {
 }
 
 // Every byte written and synced (write_file checks each write): a full disk is an error, never a
-// truncated SVG or a 0-byte PNG in a committed results folder (issue #31).
+// truncated SVG or a 0-byte PNG in a committed results folder.
 std::string save_bytes(const QString& file, const QByteArray& bytes) {
   try {
     write_file(file.toStdString(),

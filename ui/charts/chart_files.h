@@ -1,6 +1,6 @@
 #pragma once
-// Charts of finished runs as files, for commlab-cli (CLI.md, `run`: charts as PNG and SVG). This
-// header includes no Qt header, so the CLI can call it without seeing Qt; the implementation
+// Charts of finished runs as files, for commlab-cli (docs/cli.md, `run`: charts as PNG and SVG).
+// This header includes no Qt header, so the CLI can call it without seeing Qt; the implementation
 // (chart_files.cpp) draws with the same builders as the GUI's Training tab (run_charts.h).
 #include <string>
 #include <vector>

@@ -1,5 +1,5 @@
 #pragma once
-// Room for point markers (issue 33): Qt Charts clips every series at its plot area, so a marker
+// Room for point markers: Qt Charts clips every series at its plot area, so a marker
 // on a point at an axis end is drawn half. An axis that ends on marked data runs on past it by a
 // share of its span: 5% is 10 px on a 200 px plot, more than half of Qt's 15 px default marker.
 #include <algorithm>

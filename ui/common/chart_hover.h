@@ -1,5 +1,5 @@
 #pragma once
-// Hover readouts (issue 33): hovering a chart's line or marker shows the series and the data point
+// Hover readouts: hovering a chart's line or marker shows the series and the data point
 // nearest the pointer, with its exact values (not the interpolated position on the segment).
 #include <QBarSet>
 #include <QChart>

@@ -367,7 +367,7 @@ void CompareView::draw_chart() {
     y->setRange(std::max(0.0, std::max(lo, hi - 0.25)), std::min(1.0, hi + 0.01));
   }
   chart->legend()->setAlignment(Qt::AlignBottom);
-  // Hover: a run's mean accuracy at the evaluation nearest the pointer, exactly (issue 33).
+  // Hover: a run's mean accuracy at the evaluation nearest the pointer, exactly.
   add_hover_readouts(chart, chart_);
   QChart* old = chart_->chart();
   chart_->setChart(chart);

@@ -1,5 +1,5 @@
 #pragma once
-// Compare tab (issue 29): runs the scenario's runs (with the Training tab's edits) over N seeds
+// Compare tab: runs the scenario's runs (with the Training tab's edits) over N seeds
 // through the engine's experiment runner (scenario/run/experiment_runner.h, the code behind
 // `commlab-cli run --seeds N`) on a worker thread, then draws every run's mean test accuracy with
 // its 95% band (scenario/run/seed_curves.h) and a results table read from the same summary.json

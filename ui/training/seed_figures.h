@@ -1,5 +1,5 @@
 #pragma once
-// The runs table's figures over seeds (issue 33): per run, its time to the target over N seeds
+// The runs table's figures over seeds: per run, its time to the target over N seeds
 // (censored median and order-statistic interval) and its speedup over the baseline row with the
 // 95% paired interval and verdict. The per-seed times come from a seeds comparison's summary.json
 // (the Compare tab's, which is what `commlab-cli run --seeds N` writes: "time_to_accuracy" ->

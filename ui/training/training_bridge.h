@@ -1,5 +1,5 @@
 #pragma once
-// Engine bridge of the Training tab (DESIGN.md, "Threading and the GUI"): a worker thread builds a
+// Engine bridge of the Training tab (docs/architecture.md): a worker thread builds a
 // RunSession and calls step() one iteration at a time, queueing the Samples; the GUI takes them
 // from its redraw timer, never per sample. Pause, step and reset are cooperative: the worker looks
 // at them between iterations, and reset never waits for it (the old run winds down on its own).

@@ -27,7 +27,7 @@ namespace commlab::ui {
 
 namespace {
 constexpr int kSideWidth = 340;  // the scenario panel column
-constexpr int kRedrawMs = 40;    // DESIGN.md: redraw from a snapshot every ~30-40 ms
+constexpr int kRedrawMs = 40;    // redraw from a snapshot every ~30-40 ms
 constexpr int kLiveMs = 250;     // Live mode: at most one restart per this many ms
 }  // namespace
 

@@ -1,5 +1,5 @@
 #pragma once
-// The Workload page's routing line (issue 30): the leaf-spine ECMP penalty of the replay shown,
+// The Workload page's routing line: the leaf-spine ECMP penalty of the replay shown,
 // as `commlab-cli workload` prints it (docs/workload.md, "Routing: the leaf-spine ECMP penalty"):
 // DP time under the chosen routing and under the other mode, their ratio, and the busiest link of
 // the most imbalanced tier against the tier's mean, with a one-line explanation.

@@ -1,5 +1,5 @@
 #pragma once
-// Workload tab (issue #16): a catalog workload or a Chakra trace replayed by the graph engine and
+// Workload tab: a catalog workload or a Chakra trace replayed by the graph engine and
 // drawn as a Gantt chart per rank and stream, with the critical path outlined and a summary of
 // the iteration (exposed communication per kind, stream busy). Any control change replays on a
 // worker thread: one replay runs at a time, a change made meanwhile starts the next one when it

@@ -1,5 +1,5 @@
 #pragma once
-// The Codec page's tensor files (issue 35): a .npy, .safetensors or raw file (or a directory of
+// The Codec page's tensor files: a .npy, .safetensors or raw file (or a directory of
 // them, as commlab-cli codec --input reads them) measured like a run's buckets, one bucket per
 // tensor, so the page's codec-ratio and byte-plane-entropy charts draw a checkpoint or a gradient
 // dump next to nothing else. Tensors are read one at a time (io/tensor_files.h).

@@ -1,5 +1,5 @@
 #pragma once
-// Ranks and the cluster spec kept in step (issue 33): the spec a new rank count turns the current
+// Ranks and the cluster spec kept in step: the spec a new rank count turns the current
 // spec into, and the GPU count of a typed spec. A custom kind (flat, node, leafspine, rail) is
 // rewritten; a preset or file cannot follow, and the refusal names the control to change.
 #include <QString>

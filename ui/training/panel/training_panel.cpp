@@ -71,7 +71,7 @@ QDoubleSpinBox* dspin(double lo, double hi, double step, int decimals) {
   return d;
 }
 
-// Two controls on one form row, "A  label B" (saves a row for the 1280x800 fold, issue 33).
+// Two controls on one form row, "A  label B" (saves a row for the 1280x800 fold).
 QHBoxLayout* pair_row(QWidget* first, const QString& label, QWidget* second) {
   auto* row = new QHBoxLayout;
   row->addWidget(first, 1);
@@ -119,7 +119,7 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
   problems_->setText(kNoProblemsText);
   problems_->setStyleSheet("color: #888888;");
   column->addWidget(problems_);
-  // Above the fold at 1280x800 (issue 33): the cluster's size (spec, ranks, GPUs per node, kept
+  // Above the fold at 1280x800: the cluster's size (spec, ranks, GPUs per node, kept
   // in step) and each technique's key knob (codec, skip, trimming); then the rest of the network
   // and what trains on it.
   build_cluster(group("Cluster"));
