@@ -172,7 +172,7 @@ ClusterInfo ClusterCache::lookup(const std::string& spec) {
 namespace {
 
 // The problems of one run, each rule adding the field it refuses (a JSON path) and why.
-struct Problems {
+struct RunProblems {
   ConfigProblems list;
   void add(const std::string& path, std::string message) {
     list.push_back({ErrorCode::kBadInput, path, std::move(message)});
@@ -184,7 +184,7 @@ bool trains(const RunConfig& c) {
 }
 
 // cluster, training.ranks and the trained model's sizes.
-void check_cluster_and_sizes(const RunConfig& c, ClusterCache& cache, Problems& p) {
+void check_cluster_and_sizes(const RunConfig& c, ClusterCache& cache, RunProblems& p) {
   const auto& t = c.training;
   const bool train = trains(c);
   ClusterInfo cluster = cache.lookup(c.cluster.spec);
@@ -221,7 +221,7 @@ void check_cluster_and_sizes(const RunConfig& c, ClusterCache& cache, Problems& 
 }
 
 // workload: the data of a trained run, the parallelism of a catalog or trace run.
-void check_workload(const RunConfig& c, Problems& p) {
+void check_workload(const RunConfig& c, RunProblems& p) {
   const auto& t = c.training;
   const bool train = trains(c);
   if (train)
@@ -276,7 +276,7 @@ void check_workload(const RunConfig& c, Problems& p) {
 // techniques.topk and techniques.powersgd replace the all-reduce: one technique at a time, on
 // trained gradients in this process (execution mpi runs them too: each process keeps its rank's
 // state, compressed_exchange.h).
-void check_compression_baselines(const RunConfig& c, Problems& p) {
+void check_compression_baselines(const RunConfig& c, RunProblems& p) {
   const auto& tech = c.techniques;
   if (!tech.topk.enabled && !tech.powersgd.enabled) return;
   const char* path = tech.topk.enabled ? "techniques.topk.enabled" : "techniques.powersgd.enabled";
@@ -298,7 +298,7 @@ void check_compression_baselines(const RunConfig& c, Problems& p) {
 
 // techniques.skipreduce: the algorithm can skip, the skip (or the one a ratio gives) is within its
 // limit on the ring's ranks, and one compensation at a time.
-void check_skipreduce(const RunConfig& c, Problems& p) {
+void check_skipreduce(const RunConfig& c, RunProblems& p) {
   const auto& t = c.training;
   const auto& sr = c.techniques.skipreduce;
   const bool skipping = sr.skip > 0 || sr.ratio > 0;
@@ -334,7 +334,7 @@ void check_skipreduce(const RunConfig& c, Problems& p) {
 }
 
 // workload.time_as, the evaluation cadence and learning-rate tuning: what a trained run measures.
-void check_measurement(const RunConfig& c, Problems& p) {
+void check_measurement(const RunConfig& c, RunProblems& p) {
   const auto& t = c.training;
   const bool train = trains(c);
   // Proxy timing (scenario/run/proxy_timer.h) retimes a trained run in this process.
@@ -377,7 +377,7 @@ void check_measurement(const RunConfig& c, Problems& p) {
 }
 
 // collective.ranks_per_node: an algorithm built of whole nodes needs the ranks to fill them.
-void check_collective(const RunConfig& c, Problems& p) {
+void check_collective(const RunConfig& c, RunProblems& p) {
   const Algorithm* algorithm = lookup_algorithm(c.collective.algorithm);
   if (algorithm != nullptr && algorithm->whole_nodes && c.collective.ranks_per_node > 0 &&
       c.training.ranks % c.collective.ranks_per_node != 0)
@@ -389,7 +389,7 @@ void check_collective(const RunConfig& c, Problems& p) {
 // An explicit trim_bytes below the whole head cuts into it: the experiment would measure a
 // truncated head, not the scheme. Refused where the switch trims (packet backend, trim admission);
 // 0 (auto) derives the size.
-void check_head_kept(const RunConfig& c, Problems& p) {
+void check_head_kept(const RunConfig& c, RunProblems& p) {
   const auto& trim = c.techniques.trimming;
   const uint32_t head = head_trim_bytes(c);
   if (!(trim.enabled && c.cluster.backend == ClusterBackend::kPacket &&
@@ -410,7 +410,7 @@ void check_head_kept(const RunConfig& c, Problems& p) {
 }
 
 // techniques.trimming: where packets are cut and how many head bits an encoding has.
-void check_trim_heads(const RunConfig& c, Problems& p) {
+void check_trim_heads(const RunConfig& c, RunProblems& p) {
   const auto& trim = c.techniques.trimming;
   if (trim.enabled && trim.mode == TrimMode::kQueue && c.cluster.backend != ClusterBackend::kPacket)
     p.add("techniques.trimming.mode",
@@ -429,7 +429,7 @@ void check_trim_heads(const RunConfig& c, Problems& p) {
 
 // techniques.trimming.levels (docs/scenario.md, "Multi-level trimming"), and a trim size that keeps
 // the whole head.
-void check_trim_levels(const RunConfig& c, Problems& p) {
+void check_trim_levels(const RunConfig& c, RunProblems& p) {
   const auto& trim = c.techniques.trimming;
   for (size_t i = 0; trim.enabled && i < trim.levels.size(); ++i) {
     const std::string path = "techniques.trimming.levels[" + str(static_cast<long long>(i)) + "]";
@@ -454,7 +454,7 @@ void check_trim_levels(const RunConfig& c, Problems& p) {
 }
 
 // packet: background traffic and trim sizes.
-void check_packet(const RunConfig& c, Problems& p) {
+void check_packet(const RunConfig& c, RunProblems& p) {
   if (c.packet.background != "none") try {
       (void)background_traffic(c.packet);
     } catch (const std::invalid_argument& e) {
@@ -468,7 +468,7 @@ void check_packet(const RunConfig& c, Problems& p) {
 }  // namespace
 
 ConfigProblems check_run(const RunConfig& c, ClusterCache& cache) {
-  Problems p;
+  RunProblems p;
   check_cluster_and_sizes(c, cache, p);
   check_workload(c, p);
   check_compression_baselines(c, p);

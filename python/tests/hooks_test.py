@@ -43,7 +43,7 @@ def lossless_codecs():
         try:
             codec.encode(np.zeros(8, dtype=np.float32))
             out.append((name, "fp32"))
-        except RuntimeError:
+        except ValueError:  # InvalidInput: the codec does not take fp32 values
             out.append((name, "bf16"))
     return out
 

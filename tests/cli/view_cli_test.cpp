@@ -81,13 +81,15 @@ struct Refused {
 
 TEST(ViewCli, BadFlagsExitTwoNamingTheFlag) {
   const Refused kRefused[] = {
-      {"view teaching --ranks 9", "--ranks: Value 9 not in range 2 to 8 (see --help)"},
+      {"view teaching --ranks 17", "--ranks: Value 17 not in range 2 to 16 (see --help)"},
       {"view teaching --trim-rate nan",
        "--trim-rate: expected a finite number, got nan (see --help)"},
       {"view teaching --iteration -1",
        "--iteration: Value -1 not in range 0 to 9007199254740992 (see --help)"},
-      {"view teaching --algorithm tree --skip 1",
-       "--skip: SkipReduce runs on --algorithm ring, not tree, got 1"},
+      {"view teaching --algorithm direct --skip 1",
+       "--skip: SkipReduce runs on --algorithm ring, tree or hd, not direct, got 1"},
+      {"view teaching --algorithm tree --ranks 8 --skip 4",
+       "--skip: tree on 8 ranks skips at most 3 reduce levels (its depth), got 4"},
       {"view teaching --skip 4", "--skip: ring on 4 ranks skips at most 3 steps (N-1), got 4"},
       {"view topology --bytes 3", "--bytes: expected a byte size in [4B, 1T], got '3'"},
       {"view topology --algorithm foo",

@@ -1,11 +1,12 @@
-// SkipReduce (the SkipReduce paper, docs/papers.md): the ring runs n-1-s reduce-scatter steps; chunk c keeps only
-// its owner and the n-1-s ranks before it. The expected sums come from a separate statement of the
-// rule below, not from the ring's code.
+// SkipReduce (the SkipReduce paper, docs/papers.md): the ring runs n-1-s reduce-scatter steps;
+// chunk c keeps only its owner and the n-1-s ranks before it. The expected sums come from a
+// separate statement of the rule below, not from the ring's code.
 #include <gtest/gtest.h>
 
 #include <set>
 
 #include "collective/algorithms.h"
+#include "io/status.h"
 #include "test_util.h"
 
 namespace commlab {
@@ -31,9 +32,14 @@ TEST(SkipReduce, EachChunkSumsExactlyTheKeptRanks) {
         req.ranks = n;
         req.count = 10 * n + 3;
         req.skip = SkipDecision{s, sigma};
+        // Beyond N-1 steps there is nothing left to skip: refused, never clamped.
+        if (s > n - 1) {
+          EXPECT_THROW(build_plan("ring", req), StatusError) << "n=" << n << " s=" << s;
+          continue;
+        }
         Plan plan = build_plan("ring", req);
         auto run = testing::run_on_test_data(plan);
-        int eff = std::min(s, n - 1);
+        const int eff = s;
         for (int c = 0; c < n; ++c) {
           std::set<int> kept = kept_ranks(n, eff, sigma % n, c);
           EXPECT_EQ(static_cast<int>(kept.size()), n - eff);
@@ -150,6 +156,11 @@ TEST(SkipReduce, ReportedDroppedPairsAreWhatTheDataShows) {
           req.ranks = n;
           req.count = 3 * n + 2;
           req.skip = SkipDecision{s, n > 2 ? 1 : 0};
+          // A skip beyond the algorithm's limit on n ranks is refused (the plan would clamp it).
+          if (s > find_algorithm(algo).skip_limit(n).max) {
+            EXPECT_THROW(build_plan(algo, req), StatusError) << algo << " n=" << n << " s=" << s;
+            continue;
+          }
           Plan plan = build_plan(algo, req);
           std::set<std::pair<int, int>> reported;
           for (const DroppedContribution& d : plan.dropped) reported.insert({d.chunk, d.rank});

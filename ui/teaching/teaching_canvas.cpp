@@ -66,14 +66,19 @@ void TeachingCanvas::set_zoom(double zoom) {
 
 QSize TeachingCanvas::minimumSizeHint() const {
   constexpr double kMinWidth = 480, kMinHeight = 420;
-  double height = kMinHeight;
+  // The circle shrinks its boxes down to 90 px wide, enough for 8 GPUs at the minimum size; more
+  // GPUs need a longer circle.
+  const double circle_scale = trace_ && layout_.kind == TeachingLayout::Kind::kCircle
+                                  ? std::max(1.0, trace_->ranks / 8.0)
+                                  : 1.0;
+  double height = kMinHeight * circle_scale;
   if (trace_ && layout_.kind != TeachingLayout::Kind::kCircle) {  // the circle shrinks its boxes
     const double smallest_box = kTitleH + 2.0 * trace_->ranks + kLabelH + 8;  // see box_size()
     const double node_label = layout_.kind == TeachingLayout::Kind::kNodes ? kLabelH + 4 : 0;
     const double rows = layout_.rows * smallest_box + (layout_.rows - 1) * 4.0;
     height = std::max(height, legend_height(kMinWidth) + node_label + rows + timeline_height() + 4);
   }
-  return QSize(static_cast<int>(std::ceil(kMinWidth * zoom_)),
+  return QSize(static_cast<int>(std::ceil(kMinWidth * circle_scale * zoom_)),
                static_cast<int>(std::ceil(height * zoom_)));
 }
 

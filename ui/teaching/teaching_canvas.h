@@ -63,7 +63,8 @@ class TeachingCanvas : public QWidget {
   static constexpr size_t kMaxLabelledArrows = 12;
   // The font of the trimmed-packet counts under the step boxes.
   QFont trimmed_count_font() const;
-  QSize sizeHint() const override { return {900, 620}; }
+  // 900x620, or the minimum size when more GPUs need more (minimumSizeHint).
+  QSize sizeHint() const override { return QSize(900, 620).expandedTo(minimumSizeHint()); }
   // Room for the legend, every row of boxes at their smallest and the timeline, at this zoom (the
   // page scrolls when the window is smaller): boxes never overlap, zoomed or not.
   QSize minimumSizeHint() const override;
