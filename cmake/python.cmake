@@ -67,7 +67,7 @@ function(commlab_add_python_module)
 
   if(COMMLAB_BUILD_TESTS)
     # Exit code 77: torch (or the module) is missing; ctest reports the test as skipped.
-    foreach(test bridge_test hooks_test)
+    foreach(test hooks_test)
       add_test(NAME python.${test}
                COMMAND ${Python3_EXECUTABLE} ${py_dir}/tests/${test}.py
                WORKING_DIRECTORY ${PROJECT_BINARY_DIR})
@@ -77,7 +77,7 @@ function(commlab_add_python_module)
     endforeach()
     # pytest files: every test reported by name in ctest's log (-v); skipped with a reason when
     # the module or a package it needs is missing.
-    foreach(test test_boundary test_packaging)
+    foreach(test bridge_test test_boundary test_packaging)
       add_test(NAME python.${test}
                COMMAND ${Python3_EXECUTABLE} -m pytest -v -p no:cacheprovider ${py_dir}/tests/${test}.py
                WORKING_DIRECTORY ${PROJECT_BINARY_DIR})
