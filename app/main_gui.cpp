@@ -4,9 +4,11 @@
 #include <QApplication>
 #include <QFile>
 #include <QTimer>
+#include <charconv>
 #include <cstdio>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "cli/command.h"
 #include "cli/util/flag_parse_util.h"
@@ -101,10 +103,11 @@ void add_flags(CLI::App& app, GuiFlags& f) {
 }
 
 // The integer `text` holds, or `fallback` when it holds something else.
-int integer_or(const std::string& text, int fallback) {
+// (from_chars: no locale, and a value out of int's range is `fallback`, not undefined.)
+int integer_or(std::string_view text, int fallback) {
   int value = 0;
-  char tail = 0;
-  return std::sscanf(text.c_str(), "%d%c", &value, &tail) == 1 ? value : fallback;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  return error == std::errc() && end == text.data() + text.size() ? value : fallback;
 }
 
 bool refuse(const char* flag, const std::string& message) {
@@ -141,10 +144,11 @@ bool apply_window_flags(const GuiFlags& f, commlab::ui::MainWindow& window) {
     return refuse("tab", "no tab named '" + f.tab +
                              "' (tabs: " + window.tab_names().join(", ").toStdString() + ")");
   if (!f.size.empty()) {
-    int w = 0, h = 0;
-    char tail = 0;
-    if (std::sscanf(f.size.c_str(), "%dx%d%c", &w, &h, &tail) != 2 || w < 100 || h < 100 ||
-        w > 16384 || h > 16384)
+    const size_t x = f.size.find('x');
+    const std::string_view text(f.size);
+    const int w = x == std::string::npos ? -1 : integer_or(text.substr(0, x), -1);
+    const int h = x == std::string::npos ? -1 : integer_or(text.substr(x + 1), -1);
+    if (w < 100 || h < 100 || w > 16384 || h > 16384)
       return refuse("size", "expected WxH with each from 100 to 16384 (e.g. 1400x900), got '" +
                                 f.size.substr(0, 80) + "'");
     window.resize(w, h);

@@ -13,6 +13,7 @@
 #include "cli/command.h"
 #include "cli/util/network_util.h"
 #include "collective/codec_wire.h"
+#include "collective/collective_settings.h"
 #include "network/analytical.h"
 #include "scenario/run/catalog_run.h"
 #include "scenario/scenario.h"
@@ -204,7 +205,7 @@ void check_trace_limits(const Options& o, int ranks) {
   const std::string source = "the trace's " + std::to_string(ranks) + " ranks (" + o.trace +
                              ".0.et to ." + std::to_string(ranks - 1) + ".et)";
   // The ring a trace's collectives run on spans at most every rank: a larger skip was accepted.
-  if (!skip_limit_problem("ring", ranks, o.skip).empty())
+  if (skip_problem("ring", ranks, o.skip))
     throw InvalidInput("--skip " + std::to_string(o.skip) + ": expected at most " +
                        std::to_string(std::max(ranks - 1, 0)) + ", the N-1 steps of a ring over " +
                        source);
@@ -276,8 +277,8 @@ int run(const Options& o) {
                          o.net.cluster);
     }
     // SkipReduce skips steps of the DP ring, as a catalog scenario does (scenario.h).
-    if (std::string bad = skip_limit_problem("ring", p.dp, o.skip); !bad.empty())
-      throw InvalidInput("--skip: the DP reduce-scatter's " + bad);
+    if (std::optional<Status> bad = skip_problem("ring", p.dp, o.skip))
+      throw InvalidInput("--skip: the DP reduce-scatter's " + bad->message);
     what = spec->display;
     if (graph_engine) {
       workload::CatalogGraphOptions go;

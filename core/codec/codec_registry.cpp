@@ -74,9 +74,7 @@ std::unique_ptr<Codec> make_codec(std::string_view name) {
 }
 
 Result<size_t> frame_original_size(std::span<const std::byte> in) {
-  if (in.size() < frame::kHeaderSize) return make_error("frame truncated: shorter than its header");
-  auto id = static_cast<frame::CodecId>(uint8_t(in[2]));
-  Result<frame::Header> h = frame::parse(in, id);
+  Result<frame::Header> h = frame::parse_any(in);
   if (!h.ok()) return make_error(h.error());
   return size_t(h->original_size);
 }

@@ -176,6 +176,11 @@ Result<Header> parse(std::span<const std::byte> in, CodecId expected, int thread
   return h;
 }
 
+Result<Header> parse_any(std::span<const std::byte> in, int threads) {
+  if (in.size() < kHeaderSize) return make_error("frame truncated: shorter than its header");
+  return parse(in, static_cast<CodecId>(uint8_t(in[2])), threads);
+}
+
 Result<size_t> store(std::span<const std::byte> in, DType dtype, CodecId codec,
                      std::span<std::byte> out) {
   if (out.size() < kHeaderSize + in.size()) return make_error("output buffer too small");

@@ -60,6 +60,8 @@ Result<uint64_t> max_original_size(const Header& header, std::span<const std::by
 // Parses and verifies a frame (magic, version, codec id, dtype, flags, sizes, checksum) and
 // refuses an original size over max_original_size, so no caller sizes a buffer by a forged header.
 Result<Header> parse(std::span<const std::byte> in, CodecId expected, int threads = 1);
+// parse() for a frame of whichever codec its header names.
+Result<Header> parse_any(std::span<const std::byte> in, int threads = 1);
 
 inline std::span<const std::byte> payload(std::span<const std::byte> in, const Header& h) {
   return in.subspan(kHeaderSize, h.payload_size);

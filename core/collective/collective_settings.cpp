@@ -5,19 +5,9 @@
 
 #include "collective/plan.h"
 #include "collective/skip.h"
+#include "io/size_parse.h"
 
 namespace commlab {
-
-namespace {
-
-std::string number(double v) {
-  std::string s = std::to_string(v);
-  s.erase(s.find_last_not_of('0') + 1);
-  if (!s.empty() && s.back() == '.') s.pop_back();
-  return s;
-}
-
-}  // namespace
 
 std::optional<Status> skip_problem(const std::string& algorithm, int ranks, long long skip) {
   if (skip < 0)
@@ -62,10 +52,10 @@ StatusOr<CollectiveSettings> collective_settings(const CollectiveRequest& r) {
   // of a byte); at most FP64's 8.
   if (!(std::isfinite(r.element_bytes) && r.element_bytes > 0 && r.element_bytes <= 8))
     return invalid_input("element_bytes",
-                         "expected a number in (0, 8], got " + number(r.element_bytes));
+                         "expected a number in (0, 8], got " + limit_text(r.element_bytes));
   if (!(std::isfinite(r.reduce_gbps) && r.reduce_gbps >= 0))
     return invalid_input("reduce_gbps",
-                         "expected a finite number >= 0, got " + number(r.reduce_gbps));
+                         "expected a finite number >= 0, got " + limit_text(r.reduce_gbps));
   for (auto [field, value] :
        {std::pair{"slice_bytes", r.slice_bytes}, {"chunk_bytes", r.chunk_bytes}})
     if (value > kMaxCollectiveBytes)

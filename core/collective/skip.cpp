@@ -27,7 +27,7 @@ SkipDecision decide_skip(const SkipConfig& config, int ranks, int bucket,
                                   std::to_string(config.skip));
   SkipDecision d;
   if (ranks < 2 || config.skip <= 0) return d;
-  d.skip = std::min(config.skip, ranks - 1);
+  d.skip = config.skip;  // within [0, ranks - 1], checked above
   if (config.policy == SkipPolicy::kSelective) {
     bool is_protected = std::find(config.protected_buckets.begin(), config.protected_buckets.end(),
                                   bucket_name) != config.protected_buckets.end();

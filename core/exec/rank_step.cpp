@@ -152,20 +152,20 @@ void check_received(const TransferCodec& codec, const WireContext& ctx,
   }
   const auto* framed = dynamic_cast<const CodecWire*>(&codec);
   if (!framed) return;  // a transfer codec without a known wire size checks its own bytes
-  Result<size_t> size = frame_original_size(wire);
-  if (!size) refuse_bytes(codec, ctx, "bad frame: " + size.error());
+  Result<frame::Header> header = frame::parse_any(wire);
+  if (!header) refuse_bytes(codec, ctx, "bad frame: " + header.error());
   // A frame followed by other bytes is not what a sender's encode produced.
-  if (const size_t claimed = frame::kHeaderSize + frame::get32(wire.data() + 16);
-      claimed != wire.size())
+  if (const size_t framed_bytes = frame::kHeaderSize + header->payload_size;
+      framed_bytes != wire.size())
     refuse_bytes(
         codec, ctx,
-        std::to_string(wire.size()) + " bytes, the frame holds " + std::to_string(claimed));
+        std::to_string(wire.size()) + " bytes, the frame holds " + std::to_string(framed_bytes));
   const uint64_t expected = ctx.transfer->count * dtype_size(framed->dtype());
-  if (*size != expected)
+  if (header->original_size != expected)
     refuse_bytes(codec, ctx,
-                 "the frame decodes to " + std::to_string(*size) + " bytes, the transfer has " +
-                     std::to_string(expected) + " (" + std::string(dtype_name(framed->dtype())) +
-                     ")");
+                 "the frame decodes to " + std::to_string(header->original_size) +
+                     " bytes, the transfer has " + std::to_string(expected) + " (" +
+                     std::string(dtype_name(framed->dtype())) + ")");
 }
 
 void decode_into(TransferCodec& codec, const WireContext& ctx, std::span<const std::byte> wire,

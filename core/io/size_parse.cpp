@@ -2,6 +2,8 @@
 
 #include <cctype>
 #include <charconv>
+#include <cmath>
+#include <cstdio>
 
 namespace commlab {
 
@@ -37,6 +39,15 @@ std::string format_size(uint64_t bytes) {
     ++unit;
   }
   return std::to_string(bytes) + kUnits[unit];
+}
+
+std::string limit_text(double v) {
+  char buf[40];
+  if (std::fabs(v) < 1e16 && v == std::floor(v))
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+  else
+    std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
 }
 
 }  // namespace commlab

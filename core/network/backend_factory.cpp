@@ -4,6 +4,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "io/size_parse.h"
 #include "network/analytical.h"
 #include "network/framed_backend.h"
 #include "network/packet_backend.h"
@@ -37,11 +38,10 @@ StatusOr<BackendSettings> backend_settings(const BackendRequest& r) {
   s.kind = *kind;
   if (r.cluster.empty()) {
     if (!(std::isfinite(r.bw_gbps) && r.bw_gbps > 0))
-      return invalid_input("bw_gbps",
-                           "expected a finite number > 0, got " + std::to_string(r.bw_gbps));
+      return invalid_input("bw_gbps", "expected a finite number > 0, got " + limit_text(r.bw_gbps));
     if (!(std::isfinite(r.alpha_us) && r.alpha_us >= 0))
       return invalid_input("alpha_us",
-                           "expected a finite number >= 0, got " + std::to_string(r.alpha_us));
+                           "expected a finite number >= 0, got " + limit_text(r.alpha_us));
     if (r.ranks < 1 || r.ranks > kMaxFlatRanks)
       return invalid_input("ranks", "expected 1 to " + std::to_string(kMaxFlatRanks) +
                                         " ranks, got " + std::to_string(r.ranks));

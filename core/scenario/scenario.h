@@ -61,14 +61,6 @@ Experiment parse_scenario(const nlohmann::json& doc, const std::string& file_lab
 // may edit RunConfigs directly.
 ConfigProblems check_run_config(const RunConfig& config);
 
-// SkipReduce's limit (docs/collectives.md): ring skips at most N-1 reduce-scatter steps, tree at
-// most its depth floor(log2 N) of reduce levels, hd at most its floor(log2 N) halving rounds;
-// beyond that the plans would clamp the value and report a collective that did not run. "" when
-// `skip` is within the limit of `algorithm` on `ranks` ranks (or the algorithm is no skipping
-// one: that has its own message), else the problem, e.g. "ring on 8 ranks skips at most 7 steps
-// (N-1), got 8".
-std::string skip_limit_problem(const std::string& algorithm, int ranks, long long skip);
-
 // What a trimmed packet must keep so every coordinate keeps its whole head: the packet
 // header (64 B) plus the trim header and techniques.trimming.head_bits bit-planes of a full packet
 // (packet.mtu of payload) of the run's encoding and collective.wire; e.g. 1-bit EDEN, FP32, MTU

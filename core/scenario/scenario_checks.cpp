@@ -130,12 +130,6 @@ TrafficSpec background_traffic(const PacketSection& packet) {
   return spec;
 }
 
-std::string skip_limit_problem(const std::string& algorithm, int ranks, long long skip) {
-  if (skip < 0) return "";  // the sign is the field's own check
-  const std::optional<Status> bad = skip_problem(algorithm, ranks, skip);
-  return bad ? bad->message : "";
-}
-
 ClusterInfo ClusterCache::lookup(const std::string& spec) {
   auto it = cache_.find(spec);
   if (it != cache_.end()) return it->second;
@@ -317,10 +311,10 @@ void check_skipreduce(const RunConfig& c, RunProblems& p) {
                    : c.workload.dp > 0                       ? c.workload.dp
                                                              : static_cast<int>(t.ranks / tp_pp);
   const long long effective_skip = sr.skip > 0 ? sr.skip : std::llround(sr.ratio * ring);
-  if (std::string bad = skip_limit_problem(algo, ring, effective_skip); !bad.empty())
-    p.add(skip_path, sr.skip > 0 ? bad
+  if (std::optional<Status> bad = skip_problem(algo, ring, effective_skip))
+    p.add(skip_path, sr.skip > 0 ? bad->message
                                  : "ratio " + limit_text(sr.ratio) + " gives skip " +
-                                       str(effective_skip) + ": " + bad);
+                                       str(effective_skip) + ": " + bad->message);
   // lr_compensation undoes the ring's (N - s) / N scaling; unbiased already rescales each chunk by
   // N / contributors, so the two together would compensate twice.
   if (sr.lr_compensation && sr.unbiased)

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "io/size_parse.h"  // limit_text
 #include "scenario/run_config.h"
 
 namespace commlab {
@@ -38,9 +39,6 @@ const Field* find_field(const std::string& path);
 // Checks `value` against the field's type, range and extra check; returns the message of the
 // first problem (e.g. "expected a positive integer, got -4") or nothing.
 std::optional<std::string> check_field_value(const Field& field, const nlohmann::json& value);
-
-// A limit or value as messages and docs print it: integers without a fraction, else 6 digits.
-std::string limit_text(double v);
 
 // A value as the user wrote it, for a message: compact JSON cut to 40 characters ("..." when
 // cut), so a hostile 1 MiB string never floods the terminal.

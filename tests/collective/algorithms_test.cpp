@@ -305,8 +305,8 @@ TEST(AlgorithmDescriptors, OpsTransferBoundsAndSkipLimitsMatchThePlans) {
         // transfers() is the upper bound build_plan refuses plans by (kMaxPlanTransfers).
         EXPECT_LE(transfers, a.transfers(r));
         if (!a.skips()) continue;
-        // skip_limit(N).max steps build a plan (beyond it the plans would clamp, so the scenario
-        // checks and the flags refuse more: skip_limit_problem).
+        // skip_limit(N).max steps build a plan; beyond it build_plan, the scenario checks and the
+        // flags refuse (skip_problem, collective_settings.h).
         const int max = a.skip_limit(ranks).max;
         r.skip.skip = max;
         if (op != CollectiveOp::kBroadcast) EXPECT_NO_THROW(build_plan(a.name, r));

@@ -5,8 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <stdexcept>
 
+#include "collective/collective_settings.h"
 #include "scenario/scenario.h"
 
 namespace commlab {
@@ -119,16 +121,22 @@ TEST(FlagConfig, FlagsWithoutAFieldHaveTheirOwnRowsInTheSameStyle) {
 }
 
 TEST(SkipLimit, EachAlgorithmRefusesWhatItsPlanWouldClamp) {
-  EXPECT_EQ(skip_limit_problem("ring", 8, 7), "");
-  EXPECT_EQ(skip_limit_problem("ring", 8, 8), "ring on 8 ranks skips at most 7 steps (N-1), got 8");
-  EXPECT_EQ(skip_limit_problem("tree", 8, 3), "");
-  EXPECT_EQ(skip_limit_problem("tree", 8, 4),
+  // "" when the skip is within the limit, else the problem's message (field "skip").
+  const auto problem = [](const char* algorithm, int ranks, long long skip) {
+    const std::optional<Status> bad = skip_problem(algorithm, ranks, skip);
+    if (bad) EXPECT_EQ(bad->field, "skip");
+    return bad ? bad->message : std::string();
+  };
+  EXPECT_EQ(problem("ring", 8, 7), "");
+  EXPECT_EQ(problem("ring", 8, 8), "ring on 8 ranks skips at most 7 steps (N-1), got 8");
+  EXPECT_EQ(problem("tree", 8, 3), "");
+  EXPECT_EQ(problem("tree", 8, 4),
             "tree on 8 ranks skips at most 3 reduce levels (its depth), got 4");
   // hd on 6 ranks folds into 4: two halving rounds.
-  EXPECT_EQ(skip_limit_problem("hd", 6, 2), "");
-  EXPECT_EQ(skip_limit_problem("hd", 6, 3),
-            "hd on 6 ranks skips at most 2 halving rounds (log2 N), got 3");
-  EXPECT_EQ(skip_limit_problem("direct", 8, 3), "");  // refused by its own message
+  EXPECT_EQ(problem("hd", 6, 2), "");
+  EXPECT_EQ(problem("hd", 6, 3), "hd on 6 ranks skips at most 2 halving rounds (log2 N), got 3");
+  EXPECT_EQ(problem("direct", 8, 3), "");  // refused by build_plan's own message
+  EXPECT_EQ(problem("ring", 8, -1), "expected a non-negative integer, got -1");
 }
 
 TEST(SkipLimit, ScenariosRefuseASkipTheAlgorithmWouldClamp) {

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -76,7 +77,10 @@ class ByteReader {
   // Refuses (std::runtime_error) a count of items of `item_bytes` each that the bytes left cannot
   // hold, before anything is sized by it: a count from a peer is not trusted.
   void need_items(uint64_t count, size_t item_bytes) const {
-    if (count > (in_.size() - pos_) / std::max<size_t>(item_bytes, 1)) need(in_.size() - pos_ + 1);
+    if (count > (in_.size() - pos_) / std::max<size_t>(item_bytes, 1))
+      throw std::runtime_error("a process sent a count of " + std::to_string(count) +
+                               " items that its remaining " + std::to_string(in_.size() - pos_) +
+                               " bytes cannot hold");
   }
 
  private:

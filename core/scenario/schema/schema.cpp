@@ -424,13 +424,4 @@ const Field* find_field(const std::string& path) {
   return nullptr;
 }
 
-std::string limit_text(double v) {
-  char buf[40];
-  if (std::fabs(v) < 1e16 && v == std::floor(v))
-    std::snprintf(buf, sizeof buf, "%.0f", v);
-  else
-    std::snprintf(buf, sizeof buf, "%.6g", v);
-  return buf;
-}
-
 }  // namespace commlab
