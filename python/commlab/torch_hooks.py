@@ -18,6 +18,7 @@ averaged bucket is ready, so DDP goes on with the backward pass meanwhile. The t
 one at a time in the order the hooks queued them; DDP calls the hooks in bucket order on every
 rank, so every rank posts the same sends and receives in the same order (what gloo needs).
 """
+import atexit
 import os
 import queue
 import threading
@@ -156,17 +157,29 @@ def run_plan(plan, rank, buffer, wire=None, iteration=0, bucket=0, group=None, t
 
 
 class _CommThread:
-    """A daemon thread running queued jobs one at a time, first in first out."""
+    """A thread running queued jobs one at a time, first in first out. It is stopped and joined at
+    interpreter exit (atexit, after the jobs already queued): a thread still alive while the
+    process tears down torch's and gloo's C++ objects ends the process with SIGABRT ("terminate
+    called without an active exception")."""
 
     def __init__(self):
         self.pid = os.getpid()
         self.jobs = queue.SimpleQueue()
         self.thread = threading.Thread(target=self._run, name="commlab-hook", daemon=True)
         self.thread.start()
+        atexit.register(self.stop)
 
     def _run(self):
         while True:
-            self.jobs.get()()
+            job = self.jobs.get()
+            if job is None:
+                return
+            job()
+
+    def stop(self):
+        if self.pid == os.getpid() and self.thread.is_alive():
+            self.jobs.put(None)
+            self.thread.join()
 
 
 _comm_thread = None
