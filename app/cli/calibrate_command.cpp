@@ -11,6 +11,7 @@
 #include "io/size_parse.h"
 
 namespace commlab::cli {
+namespace calibrate_command {
 namespace {
 
 struct Options {
@@ -107,4 +108,5 @@ const RegisterCommand reg{Command{
     }}};
 
 }  // namespace
+}  // namespace calibrate_command
 }  // namespace commlab::cli

@@ -17,6 +17,7 @@
 #include "train/layers/model_gradients.h"
 
 namespace commlab::cli {
+namespace codec_command {
 namespace {
 
 struct Options {
@@ -358,4 +359,5 @@ const RegisterCommand reg{Command{
     }}};
 
 }  // namespace
+}  // namespace codec_command
 }  // namespace commlab::cli

@@ -69,6 +69,7 @@ double verify_tolerance(const CollectiveOptions& o, int ranks) {
   return o.wire == "bf16" ? bf16 : 0.0;
 }
 
+namespace collective_command {
 namespace {
 
 int run(const CollectiveOptions& o) {
@@ -281,4 +282,5 @@ const RegisterCommand reg{Command{
     }}};
 
 }  // namespace
+}  // namespace collective_command
 }  // namespace commlab::cli

@@ -13,6 +13,7 @@
 #include "numeric/tensor_gen.h"
 
 namespace commlab::cli {
+namespace quantize_command {
 namespace {
 
 struct Options {
@@ -198,4 +199,5 @@ const RegisterCommand reg{Command{
     }}};
 
 }  // namespace
+}  // namespace quantize_command
 }  // namespace commlab::cli

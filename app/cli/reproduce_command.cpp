@@ -25,6 +25,7 @@
 #include "scenario/run/results_io.h"
 
 namespace commlab::cli {
+namespace reproduce_command {
 namespace {
 
 using nlohmann::json;
@@ -400,4 +401,5 @@ const RegisterCommand reg{Command{
     }}};
 
 }  // namespace
+}  // namespace reproduce_command
 }  // namespace commlab::cli

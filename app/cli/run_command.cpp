@@ -34,6 +34,7 @@
 #include "workload/trainer_graph.h"
 
 namespace commlab::cli {
+namespace run_command {
 namespace {
 
 std::atomic<bool> g_stop{false};
@@ -319,4 +320,5 @@ const RegisterCommand reg{Command{
     }}};
 
 }  // namespace
+}  // namespace run_command
 }  // namespace commlab::cli

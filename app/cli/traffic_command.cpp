@@ -15,6 +15,7 @@
 #include "topology/presets.h"
 
 namespace commlab::cli {
+namespace traffic_command {
 namespace {
 
 struct Options {
@@ -182,4 +183,5 @@ const RegisterCommand reg{Command{
     }}};
 
 }  // namespace
+}  // namespace traffic_command
 }  // namespace commlab::cli

@@ -23,6 +23,7 @@
 #include "workload/trainer_graph.h"
 
 namespace commlab::cli {
+namespace train_command {
 namespace {
 
 struct TrainOptions {
@@ -263,4 +264,5 @@ Command make_command() {
 RegisterCommand reg{make_command()};
 
 }  // namespace
+}  // namespace train_command
 }  // namespace commlab::cli

@@ -1,6 +1,6 @@
-// commlab-cli validate: checks a scenario file and prints every problem, one line each (docs/cli.md).
-// Also regenerates the field reference of docs/scenario.md and docs/scenario.schema.json from the
-// field table, so the docs never drift from the parser.
+// commlab-cli validate: checks a scenario file and prints every problem, one line each
+// (docs/cli.md). Also regenerates the field reference of docs/scenario.md and
+// docs/scenario.schema.json from the field table, so the docs never drift from the parser.
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -11,6 +11,7 @@
 #include "scenario/schema.h"
 
 namespace commlab::cli {
+namespace validate_command {
 namespace {
 
 struct ValidateOptions {
@@ -91,4 +92,5 @@ RegisterCommand reg{Command{
     }}};
 
 }  // namespace
+}  // namespace validate_command
 }  // namespace commlab::cli

@@ -17,6 +17,7 @@
 #include "views/views_json.h"
 
 namespace commlab::cli {
+namespace view_command {
 namespace {
 
 using namespace commlab::views;
@@ -234,4 +235,5 @@ RegisterCommand reg{
             }}};
 
 }  // namespace
+}  // namespace view_command
 }  // namespace commlab::cli

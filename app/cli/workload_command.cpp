@@ -25,6 +25,7 @@
 #include "workload/workload_timing.h"
 
 namespace commlab::cli {
+namespace workload_command {
 namespace {
 
 using workload::CommKind;
@@ -521,4 +522,5 @@ const RegisterCommand reg{Command{
     }}};
 
 }  // namespace
+}  // namespace workload_command
 }  // namespace commlab::cli
