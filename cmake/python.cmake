@@ -66,18 +66,9 @@ function(commlab_add_python_module)
           COMPONENT python)
 
   if(COMMLAB_BUILD_TESTS)
-    # Exit code 77: torch (or the module) is missing; ctest reports the test as skipped.
-    foreach(test hooks_test)
-      add_test(NAME python.${test}
-               COMMAND ${Python3_EXECUTABLE} ${py_dir}/tests/${test}.py
-               WORKING_DIRECTORY ${PROJECT_BINARY_DIR})
-      set_tests_properties(python.${test} PROPERTIES
-        ENVIRONMENT "PYTHONPATH=${PROJECT_BINARY_DIR}/python;OMP_NUM_THREADS=1"
-        SKIP_RETURN_CODE 77 TIMEOUT 120)
-    endforeach()
     # pytest files: every test reported by name in ctest's log (-v); skipped with a reason when
     # the module or a package it needs is missing.
-    foreach(test bridge_test test_boundary test_packaging)
+    foreach(test bridge_test hooks_test test_boundary test_packaging)
       add_test(NAME python.${test}
                COMMAND ${Python3_EXECUTABLE} -m pytest -v -p no:cacheprovider ${py_dir}/tests/${test}.py
                WORKING_DIRECTORY ${PROJECT_BINARY_DIR})

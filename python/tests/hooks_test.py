@@ -2,27 +2,25 @@
 iterations under each hook; each returns futures still pending (its communication thread is held
 until the iteration's last bucket has been handed over), and every bucket's averaged gradient must
 equal CommLab's collective output (commlab.allreduce_reference: the simulated executor on the same
-per-rank gradients, seed and iteration) bit for bit for every SkipReduce policy, each lossless codec and Bernoulli or
-mask-given trimming, and be within the trimming encoding's documented error of the exact mean.
-Exit 77 (ctest: skipped) when torch or the built module is missing."""
+per-rank gradients, seed and iteration) bit for bit for every SkipReduce policy, each lossless
+codec and Bernoulli or mask-given trimming, and be within the trimming encoding's documented error
+of the exact mean. Runs under pytest (ctest python.hooks_test); skipped with the reason when torch
+or the built module is missing."""
+import importlib.util
 import os
 import pickle
 import socket
-import sys
 import tempfile
 import threading
 
-SKIP = 77
-try:
-    import numpy as np
-    import torch
-    import torch.distributed as dist
-    import torch.multiprocessing as mp
-    import commlab
-    import commlab.torch_hooks as ch
-except ImportError as e:  # not built, or torch not installed
-    print("SKIPPED: %s (build with COMMLAB_BUILD_PYTHON and apt-get install python3-torch)" % e)
-    sys.exit(SKIP)
+import pytest
+
+np = pytest.importorskip("numpy")
+torch = pytest.importorskip("torch")
+commlab = pytest.importorskip("commlab")
+ch = pytest.importorskip("commlab.torch_hooks")
+dist = torch.distributed
+mp = torch.multiprocessing
 
 ITERATIONS = 2
 EDEN_1BIT_VNMSE = 0.5708  # docs/formats.md: D_1 / (1 - D_1), unbiased EDEN, 1 head bit
@@ -163,57 +161,70 @@ def queued_buckets(rank, world):
     return pending, outputs, state.iteration, error, after.numpy().copy()
 
 
-def check_queued(world, ranks):
-    """Fails unless every rank's two held buckets were pending and averaged exactly."""
-    failures = 0
-    for r in range(world):
-        pending, outputs, iteration, error, after = ranks[r]["queued"]
-        if error is None or "mask" not in error or not np.array_equal(after, np.ones(1000)):
-            print("FAIL %d ranks failing plan: rank %d error %r, next bucket %s" % (
-                world, r, error, "exact" if np.array_equal(after, np.ones(1000)) else "wrong"))
-            failures += 1
+WORLDS = (2, 4)
+_RUNS = {}
+
+
+def ranks_of(world):
+    """Every rank's records of a `world`-process run of every case (spawned once per world)."""
+    if world not in _RUNS:
+        with tempfile.TemporaryDirectory() as out_dir:
+            mp.spawn(worker, args=(world, free_port(), out_dir), nprocs=world)
+            ranks = []
+            for r in range(world):
+                with open(os.path.join(out_dir, "rank%d.pkl" % r), "rb") as f:
+                    ranks.append(pickle.load(f))
+        _RUNS[world] = ranks
+    return _RUNS[world]
+
+
+@pytest.mark.parametrize("world", WORLDS)
+def test_held_buckets_are_pending_then_averaged_exactly(world):
+    for r, rank in enumerate(ranks_of(world)):
+        pending, outputs, iteration, error, after = rank["queued"]
+        # A failing plan fails its own future with the error and the next bucket still averages.
+        assert error is not None and "mask" in error, "rank %d: error %r" % (r, error)
+        assert np.array_equal(after, np.ones(1000)), "rank %d: next bucket wrong" % r
         for b, out in enumerate(outputs):
+            # rank r holds (r + 1) (b + 1) k: the mean is (N + 1) / 2 (b + 1) k, exact in float32.
             want = np.arange(1000, dtype=np.float32) * np.float32((world + 1) / 2 * (b + 1))
-            if not np.array_equal(out, want):
-                print("FAIL %d ranks queued buckets: rank %d bucket %d not the mean" % (world, r, b))
-                failures += 1
+            assert np.array_equal(out, want), "rank %d bucket %d not the mean" % (r, b)
         # The hook advances the iteration when it is handed the last bucket: 0 -> 1.
-        if pending != [True, True] or iteration != 1:
-            print("FAIL %d ranks queued buckets: rank %d pending %r, iteration %d (want "
-                  "[True, True], 1)" % (world, r, pending, iteration))
-            failures += 1
-    return failures
+        assert pending == [True, True] and iteration == 1, (r, pending, iteration)
 
 
-def check_network_fit():
-    """The example's ping-pong fit (examples/pytorch/train_fashion_mnist.py): exact on a line,
-    refused for a falling line, an absurd bandwidth and scattered times."""
-    import importlib.util
-
+def example_module():
+    """examples/pytorch/train_fashion_mnist.py, whose ping-pong fit these tests check."""
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples",
                         "pytorch", "train_fashion_mnist.py")
     spec = importlib.util.spec_from_file_location("train_fashion_mnist", path)
     example = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(example)
+    return example
+
+
+def test_network_fit_of_an_exact_line():
+    example = example_module()
     sizes = example.PING_PONG_SIZES
-    failures = 0
     # t = 20 us + bytes / (5 GB/s) exactly: the fit returns alpha 20 us, 5 GB/s, R^2 1.
     alpha, bandwidth, r2, reason = example.fit_network(sizes, [20e-6 + n / 5e9 for n in sizes])
-    if reason is not None or abs(alpha - 20e-6) > 1e-12 or abs(bandwidth - 5.0) > 1e-9 or \
-            r2 < 1 - 1e-12:
-        print("FAIL network fit of an exact line: %r" % ((alpha, bandwidth, r2, reason),))
-        failures += 1
-    refused = {
+    assert reason is None
+    assert abs(alpha - 20e-6) <= 1e-12
+    assert abs(bandwidth - 5.0) <= 1e-9
+    assert r2 >= 1 - 1e-12
+
+
+@pytest.mark.parametrize("word", ["slope", "bandwidth", "R^2"])
+def test_network_fit_refuses(word):
+    example = example_module()
+    sizes = example.PING_PONG_SIZES
+    times = {
         "slope": [1e-3 - n * 1e-11 for n in sizes],  # falls with size
         "bandwidth": [20e-6 + n / 5e14 for n in sizes],  # 500,000 GB/s
         "R^2": [1e-3 if k % 2 else 1e-4 for k in range(len(sizes))],  # alternating, no line
-    }
-    for word, times in refused.items():
-        reason = example.fit_network(sizes, times)[3]
-        if reason is None or word not in reason:
-            print("FAIL network fit: %s case gives %r" % (word, reason))
-            failures += 1
-    return failures
+    }[word]
+    reason = example.fit_network(sizes, times)[3]
+    assert reason is not None and word in reason, reason
 
 
 def free_port():
@@ -226,66 +237,45 @@ def vnmse(got, exact):
     return float(np.sum((got.astype(np.float64) - exact) ** 2) / np.sum(exact.astype(np.float64) ** 2))
 
 
-def check(world):
-    with tempfile.TemporaryDirectory() as out_dir:
-        mp.spawn(worker, args=(world, free_port(), out_dir), nprocs=world)
-        ranks = []
-        for r in range(world):
-            with open(os.path.join(out_dir, "rank%d.pkl" % r), "rb") as f:
-                ranks.append(pickle.load(f))
-    failures = check_queued(world, ranks)
-    for name, make_state, exact, reference_wire in cases(world):
-        state = make_state()
-        wire = reference_wire() if reference_wire else state.wire
-        buckets = 0
-        # The hook is asynchronous: with the communication thread held, every future it returned
-        # was still pending.
-        for r in range(world):
-            pending = ranks[r][name][1]
-            if len(pending) < ITERATIONS or not all(pending):
-                print("FAIL %d ranks %s: rank %d: futures pending on return %r (want all of "
-                      "at least %d buckets)" % (world, name, r, pending, ITERATIONS))
-                failures += 1
-        for k, (iteration, index, _, _) in enumerate(ranks[0][name][0]):
-            inputs = np.stack([ranks[r][name][0][k][2] for r in range(world)])
-            outputs = np.stack([ranks[r][name][0][k][3] for r in range(world)])
-            plan = commlab.skipreduce_plan(world, inputs.shape[1], state.skip, state.policy,
-                                           state.seed, iteration, index,
-                                           state.bucket_name(index), state.unbiased,
-                                           state.algorithm, state.protected_buckets,
-                                           state.min_elements)
+CASE_IDS = [(world, case[0]) for world in WORLDS for case in cases(world)]
+
+
+@pytest.mark.parametrize("world,name", CASE_IDS, ids=["%d-%s" % c for c in CASE_IDS])
+def test_hook_equals_the_engine(world, name):
+    ranks = ranks_of(world)
+    make_state, exact, reference_wire = next(c[1:] for c in cases(world) if c[0] == name)
+    state = make_state()
+    wire = reference_wire() if reference_wire else state.wire
+    # The hook is asynchronous: with the communication thread held, every future it returned was
+    # still pending.
+    for r in range(world):
+        pending = ranks[r][name][1]
+        assert len(pending) >= ITERATIONS and all(pending), "rank %d: pending %r" % (r, pending)
+    records = ranks[0][name][0]
+    assert len(records) >= ITERATIONS, "only %d buckets were reduced" % len(records)
+    dropped = False
+    for k, (iteration, index, _, _) in enumerate(records):
+        inputs = np.stack([ranks[r][name][0][k][2] for r in range(world)])
+        outputs = np.stack([ranks[r][name][0][k][3] for r in range(world)])
+        plan = commlab.skipreduce_plan(world, inputs.shape[1], state.skip, state.policy,
+                                       state.seed, iteration, index, state.bucket_name(index),
+                                       state.unbiased, state.algorithm, state.protected_buckets,
+                                       state.min_elements)
+        dropped |= bool(plan.dropped)
+        if exact:
+            want = commlab.allreduce_reference(inputs, plan, wire, iteration, index)
+            same = np.array_equal(outputs.view(np.uint32), want.view(np.uint32))
+            bad = None if same else tuple(np.argwhere(outputs != want)[0])
+            assert same, "iteration %d bucket %d rank/element %r: hook %r, engine %r" % (
+                iteration, index, bad, outputs[bad], want[bad])
+        else:
+            # Every packet cut to 1 EDEN head bit: each hop's vNMSE is at most v = 0.5708 in
+            # expectation (energy x (1 + v)); a ring chunk crosses at most 2 (N - 1) hops before
+            # it is final: (1 + v)^(2 (N - 1)) - 1.
+            bound = (1 + EDEN_1BIT_VNMSE) ** (2 * (world - 1)) - 1
             mean = inputs.astype(np.float64).mean(axis=0)
-            if exact:
-                want = commlab.allreduce_reference(inputs, plan, wire, iteration, index)
-                if not np.array_equal(outputs.view(np.uint32), want.view(np.uint32)):
-                    bad = np.argwhere(outputs != want)[0]
-                    print("FAIL %d ranks %s: iteration %d bucket %d rank %d element %d: hook %r, "
-                          "engine %r" % (world, name, iteration, index, bad[0], bad[1],
-                                         outputs[tuple(bad)], want[tuple(bad)]))
-                    failures += 1
-            else:
-                # Every packet cut to 1 EDEN head bit: each hop's vNMSE is at most v = 0.5708 in
-                # expectation (energy x (1 + v)); a ring chunk crosses at most 2 (N - 1) hops
-                # before it is final: (1 + v)^(2 (N - 1)) - 1.
-                bound = (1 + EDEN_1BIT_VNMSE) ** (2 * (world - 1)) - 1
-                got = max(vnmse(outputs[r], mean) for r in range(world))
-                print("%d ranks %s: vNMSE %.4f (bound %.4f)" % (world, name, got, bound))
-                if not 0 < got <= bound:
-                    print("FAIL %d ranks %s: vNMSE %.4f outside (0, %.4f]" % (world, name, got,
-                                                                               bound))
-                    failures += 1
-            buckets += 1
-        if buckets < ITERATIONS:
-            print("FAIL %d ranks %s: only %d buckets were reduced" % (world, name, buckets))
-            failures += 1
-        # Skipping really drops contributions: the plan names them.
-        if name.startswith("skip") and not plan.dropped:
-            print("FAIL %d ranks %s: the plan drops nothing" % (world, name))
-            failures += 1
-    print("%d ranks: %d cases, %d failures" % (world, len(cases(world)), failures))
-    return failures
-
-
-if __name__ == "__main__":
-    failed = check_network_fit() + check(2) + check(4)
-    sys.exit(1 if failed else 0)
+            got = max(vnmse(outputs[r], mean) for r in range(world))
+            assert 0 < got <= bound, "vNMSE %.4f outside (0, %.4f]" % (got, bound)
+    # Skipping really drops contributions: the plans name them.
+    if name.startswith("skip"):
+        assert dropped, "the plans drop nothing"
