@@ -68,7 +68,7 @@ function(commlab_add_python_module)
   if(COMMLAB_BUILD_TESTS)
     # pytest files: every test reported by name in ctest's log (-v); skipped with a reason when
     # the module or a package it needs is missing.
-    foreach(test bridge_test hooks_test test_boundary test_packaging)
+    foreach(test bridge_test hooks_test test_api test_boundary test_packaging)
       add_test(NAME python.${test}
                COMMAND ${Python3_EXECUTABLE} -m pytest -v -p no:cacheprovider ${py_dir}/tests/${test}.py
                WORKING_DIRECTORY ${PROJECT_BINARY_DIR})

@@ -10,14 +10,16 @@ import commlab
 
 def main() -> None:
     ranks, count = 8, 1 << 12
-    plan: commlab.Plan = commlab.skipreduce_plan(ranks, count, skip=2, policy="random", seed=7)
+    plan: commlab.Plan = commlab.skipreduce_plan(ranks, count, skip=2,
+                                                 policy=commlab.SkipPolicy.RANDOM, seed=7)
     grads = np.random.default_rng(0).standard_normal((ranks, count)).astype(np.float32)
     averaged = commlab.allreduce_reference(grads, plan)
     error = float(np.abs(averaged - grads.mean(axis=0)).max())
-    timing = commlab.time_collective(ranks=ranks, bytes=count * 4, skip=2, policy="random", seed=7)
+    timing: commlab.CollectiveTime = commlab.time_collective(ranks=ranks, bytes=count * 4, skip=2,
+                                                             policy="random", seed=7)
     limit: int = commlab.skip_limit("tree", ranks)
     print("dropped %d contributions; max |error| %.3g; %.1f us on %d ranks; tree skips <= %d"
-          % (len(plan.dropped), error, timing["time_s"] * 1e6, timing["ranks"], limit))
+          % (len(plan.dropped), error, timing.time_s * 1e6, timing.ranks, limit))
     try:
         commlab.time_collective(ranks=ranks, skip=ranks)
     except commlab.InvalidInput as e:

@@ -156,7 +156,7 @@ def report(args, world, state, network, losses, accuracy, times, compute, elemen
         print("  network fit refused (%s): no CommLab prediction" % refused)
         print("  iteration: measured %.2f ms (compute %.2f)" % (measured * 1e3, compute_s * 1e3))
     else:
-        comm = commlab.time_collective("ring", "allreduce", world, count * 4, bw_gbps=bw_gbps,
+        comm = commlab.time_collective(ranks=world, bytes=count * 4, bw_gbps=bw_gbps,
                                        alpha_us=alpha_s * 1e6,
                                        skip=args.skip if args.hook == "skipreduce" else 0,
                                        policy=args.policy, seed=args.seed,
@@ -164,8 +164,8 @@ def report(args, world, state, network, losses, accuracy, times, compute, elemen
         print("  network (gloo ping-pong fit): alpha %.1f us, %.2f GB/s, R^2 %.3f; wire %.2f "
               "bytes/value" % (alpha_s * 1e6, bw_gbps, r2, element_bytes))
         print("  iteration: measured %.2f ms | CommLab predicted %.2f ms (compute %.2f + ring "
-              "all-reduce %.2f)" % (measured * 1e3, (compute_s + comm["time_s"]) * 1e3,
-                                    compute_s * 1e3, comm["time_s"] * 1e3))
+              "all-reduce %.2f)" % (measured * 1e3, (compute_s + comm.time_s) * 1e3,
+                                    compute_s * 1e3, comm.time_s * 1e3))
     if state is not None:
         print("  bytes sent by rank 0 per iteration: %.0f" % (state.bytes_sent / args.iterations))
 

@@ -110,14 +110,13 @@ def test_trim_packets():
 
 def test_simulator():
     n, size, bw, alpha = 8, 1 << 20, 25.0, 5.0
-    t = commlab.time_collective("ring", "allreduce", n, size, bw_gbps=bw, alpha_us=alpha,
-                                slice_bytes=0)
+    t = commlab.time_collective(algorithm=commlab.Algorithm.RING, op=commlab.Op.ALLREDUCE,
+                                ranks=n, bytes=size, bw_gbps=bw, alpha_us=alpha, slice_bytes=0)
     # Bulk-synchronous ring on the flat alpha-beta network: 2(N-1) steps of alpha + (S/N)/bw.
     closed = 2 * (n - 1) * (alpha * 1e-6 + size / n / (bw * 1e9))
-    expect(abs(t["time_s"] - closed) <= 1e-9 * closed, "ring time %.6g = %.6g" % (t["time_s"],
-                                                                                 closed))
-    skipped = commlab.time_collective("ring", "allreduce", n, size, bw_gbps=bw, alpha_us=alpha,
-                                      slice_bytes=0, skip=3)
+    expect(abs(t.time_s - closed) <= 1e-9 * closed, "ring time %.6g = %.6g" % (t.time_s, closed))
+    skipped = commlab.time_collective(algorithm="ring", op="allreduce", ranks=n, bytes=size,
+                                      bw_gbps=bw, alpha_us=alpha, slice_bytes=0, skip=3)
     # Three reduce-scatter steps fewer.
     expect(abs(skipped["time_s"] - (closed - 3 * closed / (2 * (n - 1)))) <= 1e-9 * closed,
            "SkipReduce s=3 removes three steps")
