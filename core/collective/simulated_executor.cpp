@@ -129,58 +129,218 @@ double pipeline_time(std::span<const SliceCost> steps, uint64_t loops, uint64_t 
   return static_cast<double>(loops) * arrive.back();
 }
 
-CollectiveReport execute_plan(const Plan& plan, std::vector<std::span<float>> buffers,
-                              const ExecutorOptions& options) {
-  const bool data = !buffers.empty();
-  if (data) {
-    if (static_cast<int>(buffers.size()) != plan.ranks)
-      throw std::logic_error("execute_plan: one buffer per rank expected");
-    for (const auto& b : buffers)
-      if (b.size() < plan.count) throw std::logic_error("execute_plan: buffer too short");
-  }
-  Fp32Wire fp32;
-  TransferCodec& codec = options.codec ? *options.codec : fp32;
-  const bool identity = codec.identity();
-  const int threads = options.threads > 0 ? options.threads : std::max(1, omp_get_max_threads());
-  CollectiveReport report;
-  std::vector<std::vector<std::byte>> wire;
-  std::vector<Flow> flows;
-  std::vector<std::vector<size_t>> by_dst(plan.ranks);
-  std::vector<std::vector<Transfer>> written(plan.ranks);
-  std::vector<uint64_t> reduced_elems(plan.ranks);
-  std::vector<std::vector<float>> decoded(threads);
-  // A stateful backend is timed step after step as it runs; pipelining needs extra probes,
-  // unless the backend times the slices themselves as a flow graph (not with fates: the data
-  // plane reads them per whole transfer).
-  const bool graph_pipeline =
-      options.backend && options.backend->times_flow_graphs() && !options.want_fates;
-  const bool can_pipeline = options.backend && (!options.backend->stateful() || graph_pipeline);
-  std::vector<SliceCost> chain;
-  std::vector<PipelinedStep> graph_chain;
-  std::unordered_map<uint64_t, int> connections;  // of the current chain, densely numbered
-  Slicing chain_slicing;
-  auto close_chain = [&] {
-    if (chain.empty() && graph_chain.empty()) return;
-    if (graph_pipeline) {
-      const PipelineGraphTime t = time_pipeline_graph(*options.backend, graph_chain, plan.ranks,
-                                                      chain_slicing.loops, chain_slicing.slices);
-      report.time_s += t.time_s;
-      report.packets_trimmed += t.trimmed;
-      report.packets_dropped += t.dropped;
-    } else {
-      report.time_s += pipeline_time(chain, chain_slicing.loops, chain_slicing.slices);
+namespace {
+
+// One execution of a plan, step after step: each step's transfers are encoded from the senders'
+// buffers, timed on the network as flows, then decoded and reduced into the receivers' buffers;
+// pipelined steps join a chain that is timed as a whole when it closes.
+class PlanExecution {
+ public:
+  PlanExecution(const Plan& plan, std::vector<std::span<float>> buffers,
+                const ExecutorOptions& options)
+      : plan_(plan),
+        buffers_(std::move(buffers)),
+        options_(options),
+        data_(!buffers_.empty()),
+        codec_(options.codec ? *options.codec : fp32_),
+        threads_(options.threads > 0 ? options.threads : std::max(1, omp_get_max_threads())),
+        by_dst_(plan.ranks),
+        written_(plan.ranks),
+        reduced_elems_(plan.ranks),
+        decoded_(threads_),
+        // A stateful backend is timed step after step as it runs; pipelining needs extra probes,
+        // unless the backend times the slices themselves as a flow graph (not with fates: the
+        // data plane reads them per whole transfer).
+        graph_pipeline_(options.backend && options.backend->times_flow_graphs() &&
+                        !options.want_fates),
+        can_pipeline_(options.backend && (!options.backend->stateful() || graph_pipeline_)) {
+    if (data_) {
+      if (static_cast<int>(buffers_.size()) != plan.ranks)
+        throw std::logic_error("execute_plan: one buffer per rank expected");
+      for (const auto& b : buffers_)
+        if (b.size() < plan.count) throw std::logic_error("execute_plan: buffer too short");
     }
-    report.pipeline_loops = chain_slicing.loops;
-    report.pipeline_slices = chain_slicing.slices;
-    chain.clear();
-    graph_chain.clear();
-    connections.clear();
-  };
+  }
+
+  CollectiveReport run() {
+    for (size_t s = 0; s < plan_.steps.size(); ++s) run_step(s);
+    close_chain();
+    if (data_) apply_chunk_scale(plan_, buffers_);
+    return std::move(report_);
+  }
+
+ private:
+  void run_step(size_t s) {
+    const PlanStep& step = plan_.steps[s];
+    CollectiveStepTime timing{step.phase, step.repeat};
+    if (step.pipelined && can_pipeline_ && chain_.empty() && graph_chain_.empty())
+      chain_slicing_ = slicing_for(plan_.pipeline, widest_in_chain(plan_, s));
+    const uint64_t m = chain_slicing_.loops * chain_slicing_.slices;
+    // One slice per loop is the bulk step, which a graph backend times as one (as --slice-bytes 0
+    // asks); the closed form gives the bulk-synchronous time for it anyway.
+    const bool in_chain = step.pipelined && can_pipeline_ && !(graph_pipeline_ && m == 1);
+    const bool in_graph = in_chain && graph_pipeline_;  // timed with its chain, by slices
+    // Threads only pay off on large steps (a parallel region costs microseconds, more when the
+    // machine is oversubscribed).
+    uint64_t step_elements = 0;
+    for (const Transfer& t : step.transfers) step_elements += t.count;
+    const bool parallel = step_elements >= (1u << 18) && step.transfers.size() > 1 && threads_ > 1;
+    // Identity wire and no transfer reading what another writes: receivers read the senders'
+    // buffers directly (the same bytes the wire would carry, without the copy).
+    const bool direct = data_ && codec_.identity() && reads_untouched(step, plan_.ranks, written_);
+    if (data_ && !direct) encode(s, parallel);
+    const uint64_t largest = make_flows(step, direct, timing);
+    const StepResult timed = in_graph ? StepResult{} : time_flows(step, timing);
+    decode_and_reduce(s, direct, parallel, timed, timing);
+
+    // Time plane: pipelined steps join the current chain; the others run after it, in bulk.
+    if (in_chain) {
+      const double settle_s = timing.reduce_s / m + codec_.codec_time_s(largest / m);
+      const bool ring_like = every_rank_sends(step, plan_.ranks);
+      if (graph_pipeline_)  // the backend times the slices themselves when the chain closes
+        graph_chain_.push_back(PipelinedStep{flows_, step.repeat, settle_s, ring_like,
+                                             std::hash<std::string>{}(step.phase)});
+      else
+        chain_.push_back(slice_cost(step, timing, settle_s, ring_like, m));
+    } else {
+      close_chain();
+      report_.time_s += step.repeat * (timing.network_s + timing.reduce_s + timing.codec_s);
+    }
+    report_.codec_time_s += step.repeat * timing.codec_s;
+    report_.steps += step.repeat;
+    report_.bytes_on_wire += timing.wire_bytes * step.repeat;
+    report_.step_timings.push_back(std::move(timing));
+  }
+
+  // Encodes every transfer of step s from the senders' buffers as they are at the start of the
+  // step.
+  void encode(size_t s, bool parallel) {
+    const PlanStep& step = plan_.steps[s];
+    const size_t n = step.transfers.size();
+    if (wire_.size() < n) wire_.resize(n);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads_) if (parallel)
+    for (size_t i = 0; i < n; ++i) {
+      const Transfer& t = step.transfers[i];
+      WireContext ctx{&t, s, options_.iteration, options_.bucket};
+      codec_.encode(ctx, buffers_[t.src].subspan(t.offset, t.count), wire_[i]);
+    }
+  }
+
+  // The step's flows with the bytes each transfer puts on the wire; returns the largest
+  // transfer's FP32 bytes.
+  uint64_t make_flows(const PlanStep& step, bool direct, CollectiveStepTime& timing) {
+    const size_t n = step.transfers.size();
+    flows_.resize(n);
+    uint64_t largest = 0;
+    for (size_t i = 0; i < n; ++i) {
+      const Transfer& t = step.transfers[i];
+      const uint64_t bytes =
+          !data_   ? static_cast<uint64_t>(std::llround(static_cast<double>(t.count) *
+                                                        options_.time_only_element_bytes))
+          : direct ? t.count * sizeof(float)
+                   : wire_[i].size();
+      flows_[i] = Flow{t.src, t.dst, bytes, flow_id(t)};
+      largest = std::max(largest, t.count * sizeof(float));
+      timing.wire_bytes += bytes;
+      timing.codec_s = std::max(timing.codec_s, codec_.codec_time_s(t.count * sizeof(float)));
+      report_.payload_bytes += t.count * sizeof(float) * step.repeat;
+    }
+    return largest;
+  }
+
+  // Times the step's flows on the network (a stateful backend sees every repetition).
+  StepResult time_flows(const PlanStep& step, CollectiveStepTime& timing) {
+    StepResult timed;
+    if (!options_.backend) return timed;
+    StepOptions so{options_.want_fates};
+    const bool fold = !options_.backend->stateful();
+    for (uint32_t rep = 0; rep < (fold ? 1u : step.repeat); ++rep) {
+      timed = options_.backend->time_step(flows_, so);
+      timing.network_s += timed.duration_s / (fold ? 1 : step.repeat);
+      for (const FlowResult& f : timed.flows) {
+        report_.packets_trimmed += f.trimmed * (fold ? step.repeat : 1);
+        report_.packets_dropped += f.dropped * (fold ? step.repeat : 1);
+      }
+    }
+    return timed;
+  }
+
+  // Decodes and reduces, grouped by receiver so every rank applies its transfers in plan order
+  // (one thread per receiver: the result does not depend on the thread count); charges the
+  // reduction's memory traffic to the step.
+  void decode_and_reduce(size_t s, bool direct, bool parallel, const StepResult& timed,
+                         CollectiveStepTime& timing) {
+    const PlanStep& step = plan_.steps[s];
+    std::fill(reduced_elems_.begin(), reduced_elems_.end(), 0);
+    for (auto& list : by_dst_) list.clear();
+    for (size_t i = 0; i < step.transfers.size(); ++i) {
+      by_dst_[step.transfers[i].dst].push_back(i);
+      if (step.transfers[i].reduce)
+        reduced_elems_[step.transfers[i].dst] += step.transfers[i].count;
+    }
+    if (data_) {
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads_) if (parallel)
+      for (int r = 0; r < plan_.ranks; ++r) receive_all(s, r, direct, timed);
+    }
+    if (options_.reduce_bandwidth_Bps > 0) {
+      const uint64_t most = *std::max_element(reduced_elems_.begin(), reduced_elems_.end());
+      timing.reduce_s =
+          3.0 * sizeof(float) * static_cast<double>(most) / options_.reduce_bandwidth_Bps;
+    }
+  }
+
+  // Rank r's transfers of step s, in plan order (called from one thread per rank).
+  void receive_all(size_t s, int r, bool direct, const StepResult& timed) {
+    const PlanStep& step = plan_.steps[s];
+    std::vector<float>& scratch = decoded_[omp_get_thread_num()];
+    for (size_t i : by_dst_[r]) {
+      const Transfer& t = step.transfers[i];
+      float* dst = buffers_[r].data() + t.offset;
+      const float* src;
+      if (direct) {
+        src = buffers_[t.src].data() + t.offset;
+        if (!t.reduce) {
+          std::copy(src, src + t.count, dst);
+          continue;
+        }
+      } else {
+        WireContext ctx{&t, s, options_.iteration, options_.bucket};
+        const FlowResult* fate = i < timed.flows.size() ? &timed.flows[i] : nullptr;
+        if (!t.reduce) {
+          codec_.decode(ctx, wire_[i], fate, buffers_[r].subspan(t.offset, t.count));
+          continue;
+        }
+        scratch.resize(t.count);
+        codec_.decode(ctx, wire_[i], fate, scratch);
+        src = scratch.data();
+      }
+      for (uint64_t k = 0; k < t.count; ++k) dst[k] += src[k];
+    }
+  }
+
+  // Times the chain of pipelined steps built so far and starts a new one.
+  void close_chain() {
+    if (chain_.empty() && graph_chain_.empty()) return;
+    if (graph_pipeline_) {
+      const PipelineGraphTime t = time_pipeline_graph(*options_.backend, graph_chain_, plan_.ranks,
+                                                      chain_slicing_.loops, chain_slicing_.slices);
+      report_.time_s += t.time_s;
+      report_.packets_trimmed += t.trimmed;
+      report_.packets_dropped += t.dropped;
+    } else {
+      report_.time_s += pipeline_time(chain_, chain_slicing_.loops, chain_slicing_.slices);
+    }
+    report_.pipeline_loops = chain_slicing_.loops;
+    report_.pipeline_slices = chain_slicing_.slices;
+    chain_.clear();
+    graph_chain_.clear();
+    connections_.clear();
+  }
 
   // One pipelined step for the closed form: probe one slice on the backend (its latency part
   // stays, its bandwidth part shrinks m-fold) and number the step's connections.
-  auto slice_cost = [&](const PlanStep& step, const CollectiveStepTime& timing, double settle_s,
-                        bool ring_like, uint64_t m) {
+  SliceCost slice_cost(const PlanStep& step, const CollectiveStepTime& timing, double settle_s,
+                       bool ring_like, uint64_t m) {
     SliceCost cost{0, timing.network_s + timing.reduce_s + timing.codec_s, step.repeat, {}};
     // Connections, unless every rank sends (rings): then the step shares them with every other.
     if (!ring_like)
@@ -189,147 +349,50 @@ CollectiveReport execute_plan(const Plan& plan, std::vector<std::span<float>> bu
         // channels even between the same two ranks (the double tree's two halves).
         const uint64_t phase = std::hash<std::string>{}(step.phase);
         const uint64_t key = hash_combine(
-            phase, static_cast<uint64_t>(t.src) * static_cast<uint64_t>(plan.ranks) + t.dst);
-        auto it = connections.try_emplace(key, static_cast<int>(connections.size())).first;
+            phase, static_cast<uint64_t>(t.src) * static_cast<uint64_t>(plan_.ranks) + t.dst);
+        auto it = connections_.try_emplace(key, static_cast<int>(connections_.size())).first;
         cost.senders.push_back(it->second);
       }
     if (m > 1) {
-      std::vector<Flow> slice = flows;
+      std::vector<Flow> slice = flows_;
       for (Flow& f : slice) f.bytes = (f.bytes + m - 1) / m;
-      const double slice_s = options.backend->time_step(slice).duration_s;
+      const double slice_s = options_.backend->time_step(slice).duration_s;
       cost.link_s = std::max(0.0, (timing.network_s - slice_s) / static_cast<double>(m - 1));
       cost.arrive_s = slice_s + settle_s;
     } else {
       cost.link_s = 0;  // one slice: the bulk step (arrival) is all there is
     }
     return cost;
-  };
-
-  for (size_t s = 0; s < plan.steps.size(); ++s) {
-    const PlanStep& step = plan.steps[s];
-    const size_t n = step.transfers.size();
-    flows.resize(n);
-    CollectiveStepTime timing{step.phase, step.repeat};
-    if (step.pipelined && can_pipeline && chain.empty() && graph_chain.empty())
-      chain_slicing = slicing_for(plan.pipeline, widest_in_chain(plan, s));
-    const uint64_t m = chain_slicing.loops * chain_slicing.slices;
-    // One slice per loop is the bulk step, which a graph backend times as one (as --slice-bytes 0
-    // asks); the closed form gives the bulk-synchronous time for it anyway.
-    const bool in_chain = step.pipelined && can_pipeline && !(graph_pipeline && m == 1);
-    const bool in_graph = in_chain && graph_pipeline;  // timed with its chain, by slices
-    // Threads only pay off on large steps (a parallel region costs microseconds, more when the
-    // machine is oversubscribed).
-    uint64_t step_elements = 0;
-    for (const Transfer& t : step.transfers) step_elements += t.count;
-    const bool parallel = step_elements >= (1u << 18) && n > 1 && threads > 1;
-    // Identity wire and no transfer reading what another writes: receivers read the senders'
-    // buffers directly (the same bytes the wire would carry, without the copy).
-    const bool direct = data && identity && reads_untouched(step, plan.ranks, written);
-    if (data && !direct) {
-      if (wire.size() < n) wire.resize(n);
-        // Encode every transfer from the senders' buffers as they are at the start of the step.
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (parallel)
-      for (size_t i = 0; i < n; ++i) {
-        const Transfer& t = step.transfers[i];
-        WireContext ctx{&t, s, options.iteration, options.bucket};
-        codec.encode(ctx, buffers[t.src].subspan(t.offset, t.count), wire[i]);
-      }
-    }
-    uint64_t largest = 0;
-    for (size_t i = 0; i < n; ++i) {
-      const Transfer& t = step.transfers[i];
-      const uint64_t bytes =
-          !data ? static_cast<uint64_t>(
-                      std::llround(static_cast<double>(t.count) * options.time_only_element_bytes))
-          : direct ? t.count * sizeof(float)
-                   : wire[i].size();
-      flows[i] = Flow{t.src, t.dst, bytes, flow_id(t)};
-      largest = std::max(largest, t.count * sizeof(float));
-      timing.wire_bytes += bytes;
-      timing.codec_s = std::max(timing.codec_s, codec.codec_time_s(t.count * sizeof(float)));
-      report.payload_bytes += t.count * sizeof(float) * step.repeat;
-    }
-
-    // Time the step's flows on the network (a stateful backend sees every repetition).
-    StepResult timed;
-    if (options.backend && !in_graph) {
-      StepOptions so{options.want_fates};
-      bool fold = !options.backend->stateful();
-      for (uint32_t rep = 0; rep < (fold ? 1u : step.repeat); ++rep) {
-        timed = options.backend->time_step(flows, so);
-        timing.network_s += timed.duration_s / (fold ? 1 : step.repeat);
-        for (const FlowResult& f : timed.flows) {
-          report.packets_trimmed += f.trimmed * (fold ? step.repeat : 1);
-          report.packets_dropped += f.dropped * (fold ? step.repeat : 1);
-        }
-      }
-    }
-
-    // Decode and reduce, grouped by receiver so every rank applies its transfers in plan order
-    // (one thread per receiver: the result does not depend on the thread count).
-    std::fill(reduced_elems.begin(), reduced_elems.end(), 0);
-    for (auto& list : by_dst) list.clear();
-    for (size_t i = 0; i < n; ++i) {
-      by_dst[step.transfers[i].dst].push_back(i);
-      if (step.transfers[i].reduce) reduced_elems[step.transfers[i].dst] += step.transfers[i].count;
-    }
-    if (data) {
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (parallel)
-      for (int r = 0; r < plan.ranks; ++r) {
-        std::vector<float>& scratch = decoded[omp_get_thread_num()];
-        for (size_t i : by_dst[r]) {
-          const Transfer& t = step.transfers[i];
-          float* dst = buffers[r].data() + t.offset;
-          const float* src;
-          if (direct) {
-            src = buffers[t.src].data() + t.offset;
-            if (!t.reduce) {
-              std::copy(src, src + t.count, dst);
-              continue;
-            }
-          } else {
-            WireContext ctx{&t, s, options.iteration, options.bucket};
-            const FlowResult* fate = i < timed.flows.size() ? &timed.flows[i] : nullptr;
-            if (!t.reduce) {
-              codec.decode(ctx, wire[i], fate, buffers[r].subspan(t.offset, t.count));
-              continue;
-            }
-            scratch.resize(t.count);
-            codec.decode(ctx, wire[i], fate, scratch);
-            src = scratch.data();
-          }
-          for (uint64_t k = 0; k < t.count; ++k) dst[k] += src[k];
-        }
-      }
-    }
-    if (options.reduce_bandwidth_Bps > 0) {
-      uint64_t most = *std::max_element(reduced_elems.begin(), reduced_elems.end());
-      timing.reduce_s =
-          3.0 * sizeof(float) * static_cast<double>(most) / options.reduce_bandwidth_Bps;
-    }
-
-    // Time plane: pipelined steps join the current chain; the others run after it, in bulk.
-    const double bulk_s = timing.network_s + timing.reduce_s + timing.codec_s;
-    if (in_chain) {
-      const double settle_s = timing.reduce_s / m + codec.codec_time_s(largest / m);
-      const bool ring_like = every_rank_sends(step, plan.ranks);
-      if (graph_pipeline)  // the backend times the slices themselves when the chain closes
-        graph_chain.push_back(PipelinedStep{flows, step.repeat, settle_s, ring_like,
-                                            std::hash<std::string>{}(step.phase)});
-      else
-        chain.push_back(slice_cost(step, timing, settle_s, ring_like, m));
-    } else {
-      close_chain();
-      report.time_s += step.repeat * bulk_s;
-    }
-    report.codec_time_s += step.repeat * timing.codec_s;
-    report.steps += step.repeat;
-    report.bytes_on_wire += timing.wire_bytes * step.repeat;
-    report.step_timings.push_back(std::move(timing));
   }
-  close_chain();
-  if (data) apply_chunk_scale(plan, buffers);
-  return report;
+
+  const Plan& plan_;
+  std::vector<std::span<float>> buffers_;
+  const ExecutorOptions& options_;
+  const bool data_;  // buffers given: the data plane runs (else time only)
+  Fp32Wire fp32_;
+  TransferCodec& codec_;
+  const int threads_;
+  CollectiveReport report_;
+  std::vector<std::vector<std::byte>> wire_;  // the step's encoded transfers
+  std::vector<Flow> flows_;                   // the step's transfers as network flows
+  std::vector<std::vector<size_t>> by_dst_;   // the step's transfers by receiver
+  std::vector<std::vector<Transfer>> written_;
+  std::vector<uint64_t> reduced_elems_;
+  std::vector<std::vector<float>> decoded_;  // per thread
+  const bool graph_pipeline_;
+  const bool can_pipeline_;
+  // The chain of pipelined steps being built.
+  std::vector<SliceCost> chain_;
+  std::vector<PipelinedStep> graph_chain_;
+  std::unordered_map<uint64_t, int> connections_;  // of the current chain, densely numbered
+  Slicing chain_slicing_;
+};
+
+}  // namespace
+
+CollectiveReport execute_plan(const Plan& plan, std::vector<std::span<float>> buffers,
+                              const ExecutorOptions& options) {
+  return PlanExecution(plan, std::move(buffers), options).run();
 }
 
 }  // namespace commlab

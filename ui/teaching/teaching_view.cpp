@@ -28,11 +28,25 @@ constexpr int kPlayIntervalMs = 900;
 }
 
 TeachingView::TeachingView(QWidget* parent) : QWidget(parent) {
+  QFormLayout* form = make_settings_form();
+  form->addRow(make_step_buttons());
+  add_shortcuts();
+  auto* layout = new QHBoxLayout(this);
+  layout->addWidget(make_side_panel(form));
+  layout->addLayout(make_picture(), 1);
+  timer_ = new QTimer(this);
+  timer_->setInterval(kPlayIntervalMs);
+  connect_controls();
+  recompute();
+}
+
+QFormLayout* TeachingView::make_settings_form() {
   auto* form = new QFormLayout;
   ranks_ = new QSpinBox;
   ranks_->setRange(2, kTeachingMaxRanks);
   ranks_->setValue(4);
-  ranks_->setToolTip("Number of GPUs (ranks) in the collective, 2 to 8.");
+  ranks_->setToolTip(
+      QString("Number of GPUs (ranks) in the collective, 2 to %1.").arg(kTeachingMaxRanks));
   algorithm_ = new QComboBox;
   algorithm_->addItems({"ring", "tree", "hd", "hier", "direct"});
   algorithm_->setToolTip(
@@ -58,12 +72,6 @@ TeachingView::TeachingView(QWidget* parent) : QWidget(parent) {
   iteration_->setRange(0, 9999);
   iteration_->setToolTip(
       "Training iteration: with the random policy it picks which ranks each chunk drops.");
-  form->addRow("Ranks", ranks_);
-  form->addRow("Algorithm", algorithm_);
-  form->addRow("GPUs per node", per_node_);
-  form->addRow("SkipReduce s", skip_);
-  form->addRow("Skip policy", policy_);
-  form->addRow("Iteration", iteration_);
   trim_ = new QDoubleSpinBox;
   trim_->setRange(0, 1);
   trim_->setSingleStep(0.1);
@@ -71,10 +79,19 @@ TeachingView::TeachingView(QWidget* parent) : QWidget(parent) {
   trim_->setToolTip(
       "Trimming: the fraction of packets (32 values each) the switches cut to a 1-bit EDEN head; "
       "the cells they feed turn approximate (magenta cross-hatch).");
+  form->addRow("Ranks", ranks_);
+  form->addRow("Algorithm", algorithm_);
+  form->addRow("GPUs per node", per_node_);
+  form->addRow("SkipReduce s", skip_);
+  form->addRow("Skip policy", policy_);
+  form->addRow("Iteration", iteration_);
   form->addRow("Trim rate", trim_);
+  return form;
+}
 
+QHBoxLayout* TeachingView::make_step_buttons() {
   reset_ = new QPushButton("Reset");
-  reset_->setToolTip("Go back to the start, before the first step.");
+  reset_->setToolTip("Go back to the start, before the first step (Home).");
   // Theme icons, not text symbols: U+23F8 (pause) has no glyph in DejaVu Sans and drew a box.
   back_ = new QPushButton(style()->standardIcon(QStyle::SP_MediaSeekBackward), "Back");
   back_->setToolTip("Show the previous step (Left).");
@@ -83,16 +100,20 @@ TeachingView::TeachingView(QWidget* parent) : QWidget(parent) {
       "Step forward automatically, one step per second; press again to pause (Space).");
   forward_ = new QPushButton(style()->standardIcon(QStyle::SP_MediaSeekForward), "Forward");
   forward_->setToolTip("Show the next step (Right).");
-  reset_->setToolTip("Go back to the start, before the first step (Home).");
+  auto* buttons = new QHBoxLayout;
+  for (QPushButton* b : {reset_, back_, play_, forward_}) buttons->addWidget(b);
+  return buttons;
+}
+
+void TeachingView::add_shortcuts() {
   // Keyboard stepping for a class: anywhere on the page except inside a control that uses the
-  // key itself (a focused spin box keeps Left / Right).
+  // key itself (a focused spin box keeps Left / Right). Presentation zoom: Ctrl+= (and Ctrl++ on
+  // keypads), Ctrl+-, Ctrl+0 back to 100%.
   const std::pair<QKeySequence, void (TeachingView::*)()> keys[] = {
       {Qt::Key_Left, &TeachingView::back},
       {Qt::Key_Right, &TeachingView::forward},
       {Qt::Key_Space, &TeachingView::toggle_play},
-      {Qt::Key_Home, &TeachingView::reset}};
-  // Presentation zoom: Ctrl+= (and Ctrl++ on keypads), Ctrl+-, Ctrl+0 back to 100%.
-  const std::pair<QKeySequence, void (TeachingView::*)()> zoom_keys[] = {
+      {Qt::Key_Home, &TeachingView::reset},
       {QKeySequence(Qt::CTRL | Qt::Key_Equal), &TeachingView::zoom_in},
       {QKeySequence(Qt::CTRL | Qt::Key_Plus), &TeachingView::zoom_in},
       {QKeySequence(Qt::CTRL | Qt::Key_Minus), &TeachingView::zoom_out},
@@ -102,15 +123,9 @@ TeachingView::TeachingView(QWidget* parent) : QWidget(parent) {
     shortcut->setContext(Qt::WidgetWithChildrenShortcut);
     connect(shortcut, &QShortcut::activated, this, slot);
   }
-  for (const auto& [key, slot] : zoom_keys) {
-    auto* shortcut = new QShortcut(key, this);
-    shortcut->setContext(Qt::WidgetWithChildrenShortcut);
-    connect(shortcut, &QShortcut::activated, this, slot);
-  }
-  auto* buttons = new QHBoxLayout;
-  for (QPushButton* b : {reset_, back_, play_, forward_}) buttons->addWidget(b);
-  form->addRow(buttons);
+}
 
+QWidget* TeachingView::make_side_panel(QFormLayout* form) {
   error_ = new QLabel;
   error_->setObjectName("error");
   error_->setWordWrap(true);
@@ -130,7 +145,10 @@ TeachingView::TeachingView(QWidget* parent) : QWidget(parent) {
   column->addWidget(help);
   column->addStretch(1);
   side->setFixedWidth(300);
+  return side;
+}
 
+QVBoxLayout* TeachingView::make_picture() {
   canvas_ = new TeachingCanvas;
   canvas_->setFocusPolicy(Qt::StrongFocus);  // a click on the picture gives the keys to stepping
   caption_ = new QLabel;
@@ -150,12 +168,10 @@ TeachingView::TeachingView(QWidget* parent) : QWidget(parent) {
   auto* right = new QVBoxLayout;
   right->addWidget(scroll, 1);
   right->addWidget(caption_);
-  auto* layout = new QHBoxLayout(this);
-  layout->addWidget(side);
-  layout->addLayout(right, 1);
+  return right;
+}
 
-  timer_ = new QTimer(this);
-  timer_->setInterval(kPlayIntervalMs);
+void TeachingView::connect_controls() {
   connect(timer_, &QTimer::timeout, this, [this] {
     if (!trace_ || frame_ >= trace_->steps()) {
       timer_->stop();
@@ -175,7 +191,6 @@ TeachingView::TeachingView(QWidget* parent) : QWidget(parent) {
   connect(trim_, &QDoubleSpinBox::valueChanged, this, &TeachingView::recompute);
   connect(algorithm_, &QComboBox::currentTextChanged, this, &TeachingView::recompute);
   connect(policy_, &QComboBox::currentTextChanged, this, &TeachingView::recompute);
-  recompute();
 }
 
 void TeachingView::set_zoom(double zoom) {

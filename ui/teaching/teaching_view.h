@@ -10,10 +10,13 @@
 
 class QComboBox;
 class QDoubleSpinBox;
+class QFormLayout;
+class QHBoxLayout;
 class QLabel;
 class QPushButton;
 class QSpinBox;
 class QTimer;
+class QVBoxLayout;
 
 namespace commlab::ui {
 
@@ -59,6 +62,14 @@ class TeachingView : public QWidget, public Exportable {
   void computed();
 
  private:
+  // The constructor's parts: the settings, the stepping buttons, the keys, the panel on the left,
+  // the picture with its caption, and the signals that recompute.
+  QFormLayout* make_settings_form();
+  QHBoxLayout* make_step_buttons();
+  void add_shortcuts();
+  QWidget* make_side_panel(QFormLayout* form);
+  QVBoxLayout* make_picture();
+  void connect_controls();
   // True when the chosen algorithm's descriptor has SkipReduce steps.
   bool skips() const;
   void update_controls();
