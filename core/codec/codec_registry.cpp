@@ -5,6 +5,7 @@
 #include "codec/codec.h"
 #include "codec/codec_factories.h"
 #include "codec/frame.h"
+#include "io/status.h"
 
 namespace commlab {
 namespace {
@@ -53,8 +54,7 @@ DType parse_dtype(std::string_view name) {
   if (name == "bf16") return DType::kBf16;
   if (name == "fp16") return DType::kFp16;
   if (name == "fp32") return DType::kFp32;
-  throw std::invalid_argument("unknown dtype '" + std::string(name) +
-                              "' (expected bf16, fp16, fp32)");
+  throw bad_input("unknown dtype '" + std::string(name) + "' (expected bf16, fp16, fp32)");
 }
 
 std::vector<std::string> codec_names() {
@@ -69,8 +69,7 @@ std::unique_ptr<Codec> make_codec(std::string_view name) {
   }
   std::string list;
   for (const auto& n : codec_names()) list += (list.empty() ? "" : ", ") + n;
-  throw std::invalid_argument("unknown codec '" + std::string(name) +
-                              "' (expected one of: " + list + ")");
+  throw bad_input("unknown codec '" + std::string(name) + "' (expected one of: " + list + ")");
 }
 
 Result<size_t> frame_original_size(std::span<const std::byte> in) {

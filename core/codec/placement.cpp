@@ -5,6 +5,7 @@
 #include <string>
 
 #include "codec/codec.h"
+#include "io/status.h"
 
 namespace commlab {
 namespace {
@@ -58,7 +59,7 @@ CodecCost codec_cost(std::string_view codec, Placement where, double line_rate_g
     }
   }
   make_codec(codec);  // throws the registry's message for an unknown name
-  throw std::invalid_argument("codec '" + std::string(codec) + "' has no placement cost");
+  throw bad_input("codec '" + std::string(codec) + "' has no placement cost");
 }
 
 double codec_seconds(const CodecCost& cost, size_t bytes, bool encode) {

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "collective/collective_settings.h"
+#include "io/status.h"
 
 namespace commlab {
 
@@ -96,7 +97,7 @@ const Algorithm& find_algorithm(const std::string& name) {
   if (const Algorithm* a = lookup_algorithm(name)) return *a;
   std::string known;
   for (const Algorithm& a : algorithms()) known += (known.empty() ? "" : ", ") + a.name;
-  throw std::invalid_argument("unknown algorithm '" + name + "' (expected " + known + ")");
+  throw bad_input("unknown algorithm '" + name + "' (expected " + known + ")");
 }
 
 std::string skipping_algorithms_text() {
@@ -120,17 +121,17 @@ void check_plan_sizes(const std::string& algorithm, PlanRequest request, uint64_
 }
 
 Plan build_plan(const std::string& algorithm, const PlanRequest& request) {
-  if (request.ranks < 1) throw std::invalid_argument("a collective needs at least one rank");
+  if (request.ranks < 1) throw bad_input("a collective needs at least one rank");
   const Algorithm& a = find_algorithm(algorithm);
   if (!a.supports(request.op)) {
     std::string ops;
     for (size_t i = 0; i < a.ops.size(); ++i)
       ops += std::string(i == 0 ? "" : i + 1 == a.ops.size() ? " and " : ", ") + op_name(a.ops[i]);
-    throw std::invalid_argument("algorithm '" + a.name + "' implements " + ops + ", not " +
-                                op_name(request.op));
+    throw bad_input("algorithm '" + a.name + "' implements " + ops + ", not " +
+                    op_name(request.op));
   }
   if (const uint64_t transfers = a.transfers(request); transfers > kMaxPlanTransfers)
-    throw std::invalid_argument(
+    throw bad_input(
         "algorithm '" + a.name + "' on " + std::to_string(request.ranks) + " ranks needs about " +
         std::to_string(transfers) + " transfers, over the limit of " +
         std::to_string(kMaxPlanTransfers) +
@@ -142,10 +143,10 @@ Plan build_plan(const std::string& algorithm, const PlanRequest& request) {
   if (std::optional<Status> bad = skip_problem(a.name, request.ranks, request.skip.skip))
     throw StatusError(*bad);
   if (request.skip.skip > 0 && !a.skips())
-    throw std::invalid_argument("SkipReduce skips steps of " + skipping_algorithms_text() +
-                                "; algorithm '" + a.name + "' has none to skip");
+    throw bad_input("SkipReduce skips steps of " + skipping_algorithms_text() + "; algorithm '" +
+                    a.name + "' has none to skip");
   if (request.skip.skip > 0 && request.op == CollectiveOp::kBroadcast)
-    throw std::invalid_argument("SkipReduce does not apply to broadcast");
+    throw bad_input("SkipReduce does not apply to broadcast");
   Plan plan = a.build(request);
   plan.op = request.op;
   plan.ranks = request.ranks;
@@ -198,8 +199,8 @@ CollectiveOp parse_op(const std::string& name) {
   for (CollectiveOp op : {CollectiveOp::kAllReduce, CollectiveOp::kReduceScatter,
                           CollectiveOp::kAllGather, CollectiveOp::kBroadcast})
     if (name == op_name(op)) return op;
-  throw std::invalid_argument("unknown operation '" + name +
-                              "' (expected allreduce, reducescatter, allgather or broadcast)");
+  throw bad_input("unknown operation '" + name +
+                  "' (expected allreduce, reducescatter, allgather or broadcast)");
 }
 
 double busbw_factor(CollectiveOp op, int ranks) {

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "codec/value_cast.h"
+#include "io/status.h"
 #include "numeric/rng.h"
 
 namespace commlab {
@@ -48,8 +49,8 @@ CodecWire::CodecWire(const std::string& codec_name, DType dtype, PlacementModel 
     : name_(codec_name), dtype_(dtype), placement_(placement) {
   auto probe = make_codec(codec_name);
   if (probe->state_bytes(1 << 20) > 0)
-    throw std::invalid_argument("codec '" + codec_name +
-                                "' keeps state per stream; collectives need a stateless codec");
+    throw bad_input("codec '" + codec_name +
+                    "' keeps state per stream; collectives need a stateless codec");
   lossless_ = probe->lossless() && dtype == DType::kFp32;
   name_ = probe->name();
   const int threads = std::max(1, omp_get_max_threads());
@@ -81,8 +82,7 @@ void CodecWire::decode(const WireContext&, std::span<const std::byte> wire, cons
   Result<size_t> n = codec_for_thread().decode(wire, tls_values);
   // Bytes that do not decode came from outside (a peer, a Python caller): bad input.
   if (!n || *n != tls_values.size())
-    throw std::invalid_argument("codec " + name_ +
-                                ": decode failed: " + (n ? "size mismatch" : n.error()));
+    throw bad_input("codec " + name_ + ": decode failed: " + (n ? "size mismatch" : n.error()));
   cast_to_float(tls_values, dtype_, out);
 }
 
@@ -95,16 +95,14 @@ TrimWire::TrimWire(trim::TrimConfig config, double bernoulli_rate, uint64_t seed
     : config_(config), rate_(bernoulli_rate), seed_(seed), levels_(std::move(levels)) {
   trim::validate(config_);
   if (!(rate_ >= 0 && rate_ <= 1))
-    throw std::invalid_argument("trim rate must be in [0, 1], got " + std::to_string(rate_));
+    throw bad_input("trim rate must be in [0, 1], got " + std::to_string(rate_));
   for (size_t i = 0; i < levels_.size(); ++i) {
     if (levels_[i] < 1 || levels_[i] > config_.head_bits)
-      throw std::invalid_argument("trim levels: each must be 1.." +
-                                  std::to_string(config_.head_bits) + " (head bits), got " +
-                                  std::to_string(levels_[i]));
+      throw bad_input("trim levels: each must be 1.." + std::to_string(config_.head_bits) +
+                      " (head bits), got " + std::to_string(levels_[i]));
     if (i > 0 && levels_[i] >= levels_[i - 1])
-      throw std::invalid_argument("trim levels must decrease, got " +
-                                  std::to_string(levels_[i - 1]) + " then " +
-                                  std::to_string(levels_[i]));
+      throw bad_input("trim levels must decrease, got " + std::to_string(levels_[i - 1]) +
+                      " then " + std::to_string(levels_[i]));
   }
   if (levels_.empty()) levels_.push_back(config_.head_bits);
 }
@@ -176,7 +174,7 @@ void TrimWire::decode(const WireContext& ctx, std::span<const std::byte> wire,
   }
   trim::DecodeStats stats;
   Result<size_t> n = trim::decode_packets(received, config_, out, &stats);
-  if (!n) throw std::invalid_argument("trimmed packet decode failed: " + n.error());
+  if (!n) throw bad_input("trimmed packet decode failed: " + n.error());
   std::lock_guard lock(mutex_);
   stats_.packets += received.size();
   stats_.trimmed += trimmed;

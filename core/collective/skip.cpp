@@ -12,8 +12,7 @@ SkipPolicy parse_skip_policy(const std::string& name) {
   if (name == "naive") return SkipPolicy::kNaive;
   if (name == "random") return SkipPolicy::kRandom;
   if (name == "selective") return SkipPolicy::kSelective;
-  throw std::invalid_argument("unknown skip policy '" + name +
-                              "' (expected naive, random or selective)");
+  throw bad_input("unknown skip policy '" + name + "' (expected naive, random or selective)");
 }
 
 SkipDecision decide_skip(const SkipConfig& config, int ranks, int bucket,

@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "io/status.h"
 #include "numeric/rng.h"
 
 namespace commlab {
@@ -15,9 +16,8 @@ using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::Row
 
 void check_size(std::span<const float> s, size_t want, const char* what) {
   if (s.size() != want)
-    throw std::invalid_argument(std::string("PowerSGD: ") + what + " has " +
-                                std::to_string(s.size()) + " values, expected " +
-                                std::to_string(want));
+    throw bad_input(std::string("PowerSGD: ") + what + " has " + std::to_string(s.size()) +
+                    " values, expected " + std::to_string(want));
 }
 
 }  // namespace
@@ -50,7 +50,7 @@ void orthogonalise(Eigen::MatrixXf& m) {
 
 PowerSgdState::PowerSgdState(size_t size, int rank, uint64_t seed, int bucket)
     : size_(size), shape_(lowrank_shape(size, rank)), residual_(size, 0.0f) {
-  if (rank < 1) throw std::invalid_argument("PowerSGD: rank must be at least 1");
+  if (rank < 1) throw bad_input("PowerSGD: rank must be at least 1");
   q_.resize(static_cast<Eigen::Index>(shape_.cols), static_cast<Eigen::Index>(shape_.rank));
   StreamRng rng(CounterRng(seed, Purpose::kCodec, 0, static_cast<uint64_t>(bucket)));
   for (Eigen::Index i = 0; i < q_.size(); ++i) q_.data()[i] = static_cast<float>(rng.normal());
@@ -78,7 +78,7 @@ std::span<const float> PowerSgdState::project(std::span<const float> p_avg) {
 
 void PowerSgdState::finish_step(std::span<const float> q_avg, std::span<float> out) {
   check_size(q_avg, shape_.q_size(), "Q");
-  if (out.size() != size_) throw std::invalid_argument("PowerSGD: output of the wrong size");
+  if (out.size() != size_) throw bad_input("PowerSGD: output of the wrong size");
   std::copy(q_avg.begin(), q_avg.end(), q_.data());
   const RowMajor approx = p_ * q_.transpose();
   for (size_t i = 0; i < size_; ++i) {

@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "io/status.h"
 #include "numeric/float16.h"
 
 namespace commlab {
@@ -15,8 +16,7 @@ namespace {
 
 void check_wire(DType wire) {
   if (wire != DType::kFp32 && wire != DType::kBf16)
-    throw std::invalid_argument("top-k: values travel as fp32 or bf16, got " +
-                                std::string(dtype_name(wire)));
+    throw bad_input("top-k: values travel as fp32 or bf16, got " + std::string(dtype_name(wire)));
 }
 
 float round_to_wire(float v, DType wire) {
@@ -38,8 +38,7 @@ size_t sparse_wire_bytes(size_t k, DType wire) {
 void pack_sparse(const SparseSet& set, DType wire, std::span<std::byte> out) {
   check_wire(wire);
   const size_t k = set.index.size();
-  if (out.size() < sparse_wire_bytes(k, wire))
-    throw std::invalid_argument("pack_sparse: output too small");
+  if (out.size() < sparse_wire_bytes(k, wire)) throw bad_input("pack_sparse: output too small");
   std::memcpy(out.data(), set.index.data(), k * sizeof(uint32_t));
   std::byte* values = out.data() + k * sizeof(uint32_t);
   if (wire == DType::kFp32) {
@@ -55,8 +54,7 @@ void pack_sparse(const SparseSet& set, DType wire, std::span<std::byte> out) {
 void add_packed_sparse(std::span<const std::byte> in, size_t k, DType wire,
                        std::span<float> dense) {
   check_wire(wire);
-  if (in.size() < sparse_wire_bytes(k, wire))
-    throw std::invalid_argument("add_packed_sparse: input too small");
+  if (in.size() < sparse_wire_bytes(k, wire)) throw bad_input("add_packed_sparse: input too small");
   const std::byte* values = in.data() + k * sizeof(uint32_t);
   for (size_t i = 0; i < k; ++i) {
     uint32_t index = 0;
@@ -80,8 +78,7 @@ TopKErrorFeedback::TopKErrorFeedback(double fraction, DType wire)
     : fraction_(fraction), wire_(wire) {
   check_wire(wire);
   if (!(fraction > 0 && fraction <= 1))
-    throw std::invalid_argument("top-k: fraction must be in (0, 1], got " +
-                                std::to_string(fraction));
+    throw bad_input("top-k: fraction must be in (0, 1], got " + std::to_string(fraction));
 }
 
 void TopKErrorFeedback::compress(std::span<const float> grad, SparseSet& out) {

@@ -9,6 +9,7 @@
 
 #include "io/input_file.h"
 #include "io/json_input.h"
+#include "io/status.h"
 
 namespace commlab::exec {
 
@@ -27,7 +28,7 @@ LatencyBandwidth fit_latency_bandwidth(std::vector<std::pair<uint64_t, double>> 
     sxt += w * x * t;
   }
   const double det = sw * sxx - sx * sx;
-  if (!(det > 0)) throw std::invalid_argument("latency/bandwidth fit: needs two distinct sizes");
+  if (!(det > 0)) throw bad_input("latency/bandwidth fit: needs two distinct sizes");
   double b = (sw * sxt - sx * st) / det;
   double a = (st - b * sx) / sw;
   if (a < 0) {  // latency cannot be negative: refit the slope alone through the origin
@@ -110,13 +111,13 @@ std::vector<std::pair<uint64_t, double>> samples_from(const json& j, const char*
   if (!j.contains(key)) return out;
   const json& list = j[key];
   const std::string w = where + "." + key;
-  if (!list.is_array()) throw std::invalid_argument(w + ": expected an array of [bytes, value]");
+  if (!list.is_array()) throw bad_input(w + ": expected an array of [bytes, value]");
   for (size_t i = 0; i < list.size(); ++i) {
     const json& s = list[i];
     if (!s.is_array() || s.size() != 2 || !s[0].is_number_unsigned() || !s[1].is_number() ||
         !(s[1].get<double>() > 0) || (i > 0 && s[0].get<uint64_t>() <= out.back().first))
-      throw std::invalid_argument(w + "[" + std::to_string(i) +
-                                  "]: expected [bytes, value > 0] with bytes increasing");
+      throw bad_input(w + "[" + std::to_string(i) +
+                      "]: expected [bytes, value > 0] with bytes increasing");
     out.emplace_back(s[0].get<uint64_t>(), s[1].get<double>() * scale);
   }
   return out;
@@ -128,14 +129,13 @@ double number_field(const json& j, const char* key, const std::string& where, do
   const std::string w = where + "." + key;
   if (!j.contains(key)) {
     if (fallback) return *fallback;
-    throw std::invalid_argument(w + ": missing (expected a number in [" + fmt_g(lo) + ", " +
-                                fmt_g(hi) + "])");
+    throw bad_input(w + ": missing (expected a number in [" + fmt_g(lo) + ", " + fmt_g(hi) + "])");
   }
   const json& v = j[key];
   if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < lo ||
       v.get<double>() > hi)
-    throw std::invalid_argument(w + ": expected a number in [" + fmt_g(lo) + ", " + fmt_g(hi) +
-                                "], got " + json_excerpt(v));
+    throw bad_input(w + ": expected a number in [" + fmt_g(lo) + ", " + fmt_g(hi) + "], got " +
+                    json_excerpt(v));
   return v.get<double>();
 }
 
@@ -146,8 +146,7 @@ T typed_field(const json& j, const char* key, const std::string& where, const ch
   const json& v = j[key];
   const bool ok = std::is_same_v<T, bool> ? v.is_boolean() : v.is_string();
   if (!ok)
-    throw std::invalid_argument(where + "." + key + ": expected " + expected + ", got " +
-                                json_excerpt(v));
+    throw bad_input(where + "." + key + ": expected " + expected + ", got " + json_excerpt(v));
   return v.get<T>();
 }
 
@@ -156,8 +155,7 @@ T typed_field(const json& j, const char* key, const std::string& where, const ch
 // refused here, where every rank reads the file before the first collective.
 LatencyBandwidth fit_from(const json& j, const std::string& where, double min_gbps = 0) {
   LatencyBandwidth f;
-  if (!j.is_object())
-    throw std::invalid_argument(where + ": expected an object, got " + json_excerpt(j));
+  if (!j.is_object()) throw bad_input(where + ": expected an object, got " + json_excerpt(j));
   f.latency_s = number_field(j, "latency_us", where, 0, 1e9) * 1e-6;
   f.bandwidth_Bps = number_field(j, "bandwidth_gbps", where, min_gbps, 1e7) * 1e9 / 8;
   f.max_rel_error = number_field(j, "max_rel_error", where, 0, 1e9, 0.0);
@@ -170,30 +168,29 @@ void read_hosts(const json& j, const std::string& cluster, Calibration& c) {
     for (const json& node : j["nodes"])
       if (node.is_object() && node.value("kind", json()) == "gpu") {
         if (node.contains("server") && !node["server"].is_number_integer())
-          throw std::invalid_argument(cluster + ":nodes: a gpu's server must be an integer, got " +
-                                      json_excerpt(node["server"]));
+          throw bad_input(cluster + ":nodes: a gpu's server must be an integer, got " +
+                          json_excerpt(node["server"]));
         c.host_of.push_back(static_cast<int>(
             std::clamp<int64_t>(node.value("server", int64_t{0}), -1, int64_t{1} << 30)));
       }
   if (static_cast<int>(c.host_of.size()) != c.ranks)
-    throw std::invalid_argument(cluster + ":nodes: expected " + std::to_string(c.ranks) +
-                                " gpu nodes (one per calibrated rank), found " +
-                                std::to_string(c.host_of.size()));
+    throw bad_input(cluster + ":nodes: expected " + std::to_string(c.ranks) +
+                    " gpu nodes (one per calibrated rank), found " +
+                    std::to_string(c.host_of.size()));
   for (int h : c.host_of)
     if (h < 0 || h >= c.hosts)
-      throw std::invalid_argument(cluster + ":nodes: a gpu's server is outside 0.." +
-                                  std::to_string(c.hosts - 1));
+      throw bad_input(cluster + ":nodes: a gpu's server is outside 0.." +
+                      std::to_string(c.hosts - 1));
 }
 
 std::vector<CodecSpeed> codecs_from(const json& list, const std::string& where) {
-  if (!list.is_array())
-    throw std::invalid_argument(where + ": expected an array, got " + json_excerpt(list));
+  if (!list.is_array()) throw bad_input(where + ": expected an array, got " + json_excerpt(list));
   std::vector<CodecSpeed> out;
   for (size_t i = 0; i < list.size(); ++i) {
     const json& s = list[i];
     const std::string w = where + "[" + std::to_string(i) + "]";
     if (!s.is_object() || !s.contains("codec") || !s["codec"].is_string())
-      throw std::invalid_argument(w + ": expected {\"codec\", \"dtype\", \"cpu_gbps\"}");
+      throw bad_input(w + ": expected {\"codec\", \"dtype\", \"cpu_gbps\"}");
     const std::string dtype = typed_field<std::string>(s, "dtype", w, "a string", "fp32");
     out.push_back({s["codec"].get<std::string>(), parse_dtype(dtype),
                    number_field(s, "cpu_gbps", w, 1e-6, 1e7) * 1e9,
@@ -283,19 +280,17 @@ std::optional<Calibration> read_calibration(const std::string& cluster) {
   if (j.is_discarded() || !j.is_object() || !j.contains("calibration")) return std::nullopt;
   const json& cal = j["calibration"];
   const std::string where = cluster + ":calibration";
-  if (!cal.is_object())
-    throw std::invalid_argument(where + ": expected an object, got " + json_excerpt(cal));
+  if (!cal.is_object()) throw bad_input(where + ": expected an object, got " + json_excerpt(cal));
   Calibration c;
   if (!cal.contains("ranks") || !cal["ranks"].is_number_integer())
-    throw std::invalid_argument(where + ".ranks: expected an integer");
+    throw bad_input(where + ".ranks: expected an integer");
   c.ranks = static_cast<int>(number_field(cal, "ranks", where, 1, 65536));
   if (cal.contains("hosts") && !cal["hosts"].is_number_integer())
-    throw std::invalid_argument(where + ".hosts: expected an integer, got " +
-                                json_excerpt(cal["hosts"]));
+    throw bad_input(where + ".hosts: expected an integer, got " + json_excerpt(cal["hosts"]));
   const int64_t hosts = cal.value("hosts", int64_t{1});
   if (hosts < 1 || hosts > c.ranks)
-    throw std::invalid_argument(where + ".hosts: expected 1 to ranks (" + std::to_string(c.ranks) +
-                                "), got " + std::to_string(hosts));
+    throw bad_input(where + ".hosts: expected 1 to ranks (" + std::to_string(c.ranks) + "), got " +
+                    std::to_string(hosts));
   c.hosts = static_cast<int>(hosts);
   read_hosts(j, cluster, c);
   c.host_name = typed_field<std::string>(cal, "host_name", where, "a string", "");

@@ -9,6 +9,7 @@
 #include "collective/codec_wire.h"
 #include "collective/reference.h"
 #include "exec/calibration.h"
+#include "io/status.h"
 #if COMMLAB_HAVE_MPI
 #include "exec/mpi_detail.h"
 #endif
@@ -135,7 +136,7 @@ CodecSpeed codec_speed(const MpiRuntime& rt, const std::string& name, DType dtyp
 }  // namespace
 
 Calibration run_calibration(const MpiRuntime& rt, const CalibrationOptions& options) {
-  if (rt.size() < 2) throw std::invalid_argument("calibrate needs at least 2 processes");
+  if (rt.size() < 2) throw bad_input("calibrate needs at least 2 processes");
   Calibration c;
   c.ranks = rt.size();
   c.hosts = rt.hosts();

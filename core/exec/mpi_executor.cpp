@@ -7,6 +7,7 @@
 
 #include "collective/codec_wire.h"
 #include "exec/rank_step.h"
+#include "io/status.h"
 #include "numeric/rng.h"
 #if COMMLAB_HAVE_MPI
 #include "exec/mpi_detail.h"
@@ -26,8 +27,8 @@ int tag_of(size_t step, size_t index) {
 
 int byte_count(uint64_t bytes) {
   if (bytes > static_cast<uint64_t>(INT32_MAX))
-    throw std::invalid_argument("mpi executor: a transfer of " + std::to_string(bytes) +
-                                " bytes exceeds MPI's int count (2 GiB)");
+    throw std::logic_error("mpi executor: a transfer of " + std::to_string(bytes) +
+                           " bytes exceeds MPI's int count (2 GiB)");
   return static_cast<int>(bytes);
 }
 
@@ -51,9 +52,8 @@ MpiExecutor::~MpiExecutor() {
 MpiCollectiveReport MpiExecutor::run(const Plan& plan, std::span<float> buffer,
                                      const MpiExecOptions& options) {
   if (plan.ranks != rt_.size())
-    throw std::invalid_argument("mpi executor: the plan has " + std::to_string(plan.ranks) +
-                                " ranks but the job has " + std::to_string(rt_.size()) +
-                                " processes");
+    throw bad_input("mpi executor: the plan has " + std::to_string(plan.ranks) +
+                    " ranks but the job has " + std::to_string(rt_.size()) + " processes");
   if (buffer.size() < plan.count) throw std::logic_error("mpi executor: buffer too short");
   const MPI_Comm comm = static_cast<MPI_Comm>(comm_);
   const int me = rt_.rank();
@@ -71,7 +71,7 @@ MpiCollectiveReport MpiExecutor::run(const Plan& plan, std::span<float> buffer,
   for (size_t s = 0; s < plan.steps.size(); ++s) {
     const PlanStep& step = plan.steps[s];
     if (step.repeat != 1)
-      throw std::invalid_argument("mpi executor: folded (time-only) plans cannot run for real");
+      throw std::logic_error("mpi executor: folded (time-only) plans cannot run for real");
     rt_.fault_point();
     auto [sends, recvs] = rank_transfers(step, me);
     if (send_wire_.size() < sends.size()) send_wire_.resize(sends.size());

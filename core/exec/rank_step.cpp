@@ -8,6 +8,7 @@
 
 #include "codec/codec.h"
 #include "codec/frame.h"
+#include "io/status.h"
 #include "numeric/rng.h"
 
 namespace commlab::exec {
@@ -50,10 +51,10 @@ std::vector<PacketCut> mask_cuts(const TrimWire& wire, const WireContext& ctx,
                                  std::span<const uint8_t> mask) {
   const size_t packets = packet_count(wire, ctx.transfer->count);
   if (mask.size() != packets)
-    throw std::invalid_argument(
-        "trim mask: the transfer of " + std::to_string(ctx.transfer->count) + " values from rank " +
-        std::to_string(ctx.transfer->src) + " has " + std::to_string(packets) +
-        " packets, the mask has " + std::to_string(mask.size()) + " entries");
+    throw bad_input("trim mask: the transfer of " + std::to_string(ctx.transfer->count) +
+                    " values from rank " + std::to_string(ctx.transfer->src) + " has " +
+                    std::to_string(packets) + " packets, the mask has " +
+                    std::to_string(mask.size()) + " entries");
   return cuts_where(wire, ctx.transfer->count, [&](size_t index) { return mask[index] != 0; });
 }
 
@@ -74,9 +75,9 @@ void reslot_packets(std::span<const std::byte> received, std::span<const PacketC
   size_t kept = 0;
   for (const PacketCut& c : cuts) kept += c.keep;
   if (received.size() != kept)
-    throw std::invalid_argument("trimmed transfer: received " + std::to_string(received.size()) +
-                                " bytes, its " + std::to_string(cuts.size()) +
-                                " packets as cut keep " + std::to_string(kept));
+    throw bad_input("trimmed transfer: received " + std::to_string(received.size()) +
+                    " bytes, its " + std::to_string(cuts.size()) + " packets as cut keep " +
+                    std::to_string(kept));
   slotted.assign(cuts.empty() ? 0 : (cuts.size() - 1) * slot + cuts.back().size, std::byte{0});
   size_t in = 0;
   for (size_t p = 0; p < cuts.size(); ++p) {
@@ -123,8 +124,7 @@ std::string transfer_name(const WireContext& ctx) {
 
 [[noreturn]] void refuse_bytes(const TransferCodec& codec, const WireContext& ctx,
                                const std::string& why) {
-  throw std::invalid_argument("received " + transfer_name(ctx) + " on the " + codec.name() +
-                              " wire: " + why);
+  throw bad_input("received " + transfer_name(ctx) + " on the " + codec.name() + " wire: " + why);
 }
 
 // Bytes a fixed-size wire sends for the transfer; nullopt for a codec (its frame says).

@@ -8,10 +8,12 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "io/status.h"
+
 namespace commlab {
 
 uint64_t regular_file_size(const std::string& path, std::string_view what) {
-  auto fail = [&](const std::string& why) { throw std::invalid_argument(path + ": " + why); };
+  auto fail = [&](const std::string& why) { throw bad_input(path + ": " + why); };
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) fail(std::string("cannot open: ") + std::strerror(errno));
   if (S_ISDIR(st.st_mode)) fail("is a directory, expected a " + std::string(what));
@@ -22,7 +24,7 @@ uint64_t regular_file_size(const std::string& path, std::string_view what) {
 }
 
 std::string read_input_file(const std::string& path, uint64_t max_bytes, std::string_view what) {
-  auto fail = [&](const std::string& why) { throw std::invalid_argument(path + ": " + why); };
+  auto fail = [&](const std::string& why) { throw bad_input(path + ": " + why); };
   const uint64_t size = regular_file_size(path, what);
   const std::string too_large =
       "file too large (more than " + std::to_string(max_bytes) + " bytes)";

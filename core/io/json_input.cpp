@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "io/input_file.h"
+#include "io/status.h"
 
 namespace commlab {
 namespace {
@@ -22,9 +23,8 @@ std::string bare_message(const std::string& what) {
 void check_depth(std::string_view text, const std::string& file, int max_depth) {
   const JsonNesting n = json_nesting(text, max_depth);
   if (!n.first_over) return;
-  throw std::invalid_argument(file + ":" + line_col(text, *n.first_over) +
-                              ": nesting deeper than " + std::to_string(max_depth) + " levels (" +
-                              std::to_string(n.deepest) + " deep)");
+  throw bad_input(file + ":" + line_col(text, *n.first_over) + ": nesting deeper than " +
+                  std::to_string(max_depth) + " levels (" + std::to_string(n.deepest) + " deep)");
 }
 
 }  // namespace
@@ -34,10 +34,10 @@ nlohmann::json parse_json_limited(std::string_view text, const std::string& file
   try {
     return nlohmann::json::parse(text.begin(), text.end());
   } catch (const nlohmann::json::parse_error& e) {
-    throw std::invalid_argument(file + ":" + line_col(text, e.byte == 0 ? 0 : e.byte - 1) +
-                                ": invalid JSON: " + bare_message(e.what()));
+    throw bad_input(file + ":" + line_col(text, e.byte == 0 ? 0 : e.byte - 1) +
+                    ": invalid JSON: " + bare_message(e.what()));
   } catch (const nlohmann::json::exception& e) {
-    throw std::invalid_argument(file + ": invalid JSON: " + bare_message(e.what()));
+    throw bad_input(file + ": invalid JSON: " + bare_message(e.what()));
   }
 }
 

@@ -48,6 +48,15 @@ struct StatusError : std::invalid_argument {
   Status status;
 };
 
+// The engine's refusal of the user's input where the refusing code reports by exception: a
+// kBadInput StatusError (exit 2; Python's InvalidInput) whose what() is `message`. Core throws
+// bad input only this way (never a bare std::invalid_argument: scripts/check_error_style.py);
+// engine limits and broken invariants are std::logic_error (kInternal), and failures outside
+// the input (a full disk, a vanished peer) std::runtime_error (kFailedRun).
+[[nodiscard]] inline StatusError bad_input(std::string message) {
+  return StatusError(invalid_input("", std::move(message)));
+}
+
 // A value or the Status that says why there is none. value() on an error throws StatusError with
 // that Status (never bad_variant_access), so a forgotten check still reports the user's problem.
 template <typename T>

@@ -10,12 +10,13 @@
 #include <stdexcept>
 
 #include "io/input_file.h"
+#include "io/status.h"
 
 namespace commlab {
 namespace {
 
 [[noreturn]] void refuse(const std::string& path, uint64_t offset, const std::string& why) {
-  throw std::invalid_argument(path + ": offset " + std::to_string(offset) + ": " + why);
+  throw bad_input(path + ": offset " + std::to_string(offset) + ": " + why);
 }
 
 uint64_t element_size(std::string_view dtype) {
@@ -236,7 +237,7 @@ std::string key_named_twice(std::string_view text) {
 
 std::vector<std::byte> read_range(const std::string& path, uint64_t offset, uint64_t bytes) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::invalid_argument(path + ": cannot open: " + std::strerror(errno));
+  if (!in) throw bad_input(path + ": cannot open: " + std::strerror(errno));
   std::vector<std::byte> out(bytes);
   in.seekg(static_cast<std::streamoff>(offset));
   in.read(reinterpret_cast<char*>(out.data()), static_cast<std::streamsize>(bytes));
@@ -398,8 +399,7 @@ TensorFile read_tensor_file_index(const std::string& path, std::string_view raw_
   }
   const uint64_t width = element_size(raw_dtype);
   if (size == 0)
-    throw std::invalid_argument(path + ": is empty (expected " + std::string(raw_dtype) +
-                                " values)");
+    throw bad_input(path + ": is empty (expected " + std::string(raw_dtype) + " values)");
   if (size % width != 0)
     refuse(path, size - size % width,
            "has " + std::to_string(size) + " bytes, not a multiple of the " +
@@ -422,10 +422,10 @@ std::vector<std::string> tensor_input_paths(const std::string& path) {
     if (!name.empty() && name[0] != '.' && e.is_regular_file(ec))
       files.push_back(e.path().string());
   }
-  if (ec) throw std::invalid_argument(path + ": cannot list the directory: " + ec.message());
+  if (ec) throw bad_input(path + ": cannot list the directory: " + ec.message());
   if (files.empty())
-    throw std::invalid_argument(path + ": the directory has no files (expected .npy, " +
-                                ".safetensors or raw tensor files)");
+    throw bad_input(path + ": the directory has no files (expected .npy, " +
+                    ".safetensors or raw tensor files)");
   std::sort(files.begin(), files.end());
   return files;
 }
@@ -434,16 +434,16 @@ std::vector<TensorFile> read_tensor_input_index(const std::string& path, std::st
                                                 const TensorInputBudgets& budgets) {
   const std::vector<std::string> paths = tensor_input_paths(path);
   if (paths.size() > budgets.files)
-    throw std::invalid_argument(path + ": " + std::to_string(paths.size()) +
-                                " files, over the budget of " + std::to_string(budgets.files) +
-                                " files per input (codec --max-files raises it)");
+    throw bad_input(path + ": " + std::to_string(paths.size()) + " files, over the budget of " +
+                    std::to_string(budgets.files) +
+                    " files per input (codec --max-files raises it)");
   std::vector<TensorFile> files;
   uint64_t tensors = 0;
   for (const std::string& p : paths) {
     files.push_back(read_tensor_file_index(p, raw_dtype));
     tensors += files.back().tensors.size();
     if (tensors > budgets.tensors)
-      throw std::invalid_argument(
+      throw bad_input(
           path + ": " + std::to_string(tensors) + " tensors" +
           (paths.size() > 1 ? " in its first " + std::to_string(files.size()) + " files" : "") +
           ", over the budget of " + std::to_string(budgets.tensors) +

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "io/status.h"
+
 namespace commlab {
 
 Framing framing_of(const PacketConfig& config) {
@@ -10,11 +12,10 @@ Framing framing_of(const PacketConfig& config) {
 }
 
 FramedBackend::FramedBackend(std::unique_ptr<NetworkBackend> inner, Framing framing)
-    : inner_(inner ? std::move(inner)
-                   : throw std::invalid_argument("framed backend: no backend to frame")),
+    : inner_(inner ? std::move(inner) : throw bad_input("framed backend: no backend to frame")),
       framing_(framing),
       router_(inner_->topology()) {
-  if (framing_.mtu_bytes == 0) throw std::invalid_argument("framed backend: mtu must be > 0");
+  if (framing_.mtu_bytes == 0) throw bad_input("framed backend: mtu must be > 0");
 }
 
 StepResult FramedBackend::time_step(std::span<const Flow> flows, const StepOptions& options) {

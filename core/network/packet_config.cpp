@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "io/status.h"
+
 namespace commlab {
 
 const char* admission_name(Admission admission) {
@@ -28,16 +30,15 @@ const char* transport_name(Transport transport) {
 Admission parse_admission(std::string_view text) {
   for (Admission a : {Admission::kTailDrop, Admission::kEcn, Admission::kTrim})
     if (text == admission_name(a)) return a;
-  throw std::invalid_argument("admission policy '" + std::string(text) +
-                              "': expected tail-drop, ecn or trim");
+  throw bad_input("admission policy '" + std::string(text) + "': expected tail-drop, ecn or trim");
 }
 
 Transport parse_transport(std::string_view text) {
   for (Transport t :
        {Transport::kReliable, Transport::kNdp, Transport::kAcceptTrimmed, Transport::kRoce})
     if (text == transport_name(t)) return t;
-  throw std::invalid_argument("transport '" + std::string(text) +
-                              "': expected reliable, ndp, accept-trimmed or roce");
+  throw bad_input("transport '" + std::string(text) +
+                  "': expected reliable, ndp, accept-trimmed or roce");
 }
 
 int trim_level_for_queue(uint64_t queued, uint32_t wire, uint64_t threshold,

@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "io/status.h"
 #include "numeric/rng.h"
 
 namespace commlab {
@@ -11,8 +12,8 @@ namespace commlab {
 TrafficSpec parse_pattern(std::string_view text) {
   TrafficSpec spec;
   auto bad = [&](const std::string& why) {
-    return std::invalid_argument("pattern '" + std::string(text) + "': " + why +
-                                 " (expected perm, incast:K, alltoall or onoff:LOAD)");
+    return bad_input("pattern '" + std::string(text) + "': " + why +
+                     " (expected perm, incast:K, alltoall or onoff:LOAD)");
   };
   std::string_view head = text.substr(0, text.find(':'));
   std::string_view arg = head.size() < text.size() ? text.substr(head.size() + 1) : "";
@@ -48,7 +49,7 @@ TrafficSpec parse_pattern(std::string_view text) {
 }
 
 std::vector<std::pair<int, int>> pattern_pairs(const TrafficSpec& spec, int ranks, uint64_t seed) {
-  if (ranks < 2) throw std::invalid_argument("traffic pattern needs at least 2 ranks");
+  if (ranks < 2) throw bad_input("traffic pattern needs at least 2 ranks");
   CounterRng rng(seed, Purpose::kTraffic, static_cast<uint64_t>(spec.pattern), 1);
   std::vector<std::pair<int, int>> pairs;
   switch (spec.pattern) {
@@ -64,12 +65,12 @@ std::vector<std::pair<int, int>> pattern_pairs(const TrafficSpec& spec, int rank
     }
     case Pattern::kIncast: {
       if (spec.target < 0 || spec.target >= ranks)
-        throw std::invalid_argument("incast target " + std::to_string(spec.target) +
-                                    " is not a rank of " + std::to_string(ranks));
+        throw bad_input("incast target " + std::to_string(spec.target) + " is not a rank of " +
+                        std::to_string(ranks));
       if (spec.senders < 1 || spec.senders > ranks - 1)
-        throw std::invalid_argument("incast:" + std::to_string(spec.senders) + " needs " +
-                                    std::to_string(spec.senders + 1) + " ranks, the cluster has " +
-                                    std::to_string(ranks));
+        throw bad_input("incast:" + std::to_string(spec.senders) + " needs " +
+                        std::to_string(spec.senders + 1) + " ranks, the cluster has " +
+                        std::to_string(ranks));
       std::vector<int> others;
       for (int i = 0; i < ranks; ++i)
         if (i != spec.target) others.push_back(i);

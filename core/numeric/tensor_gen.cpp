@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "io/status.h"
 #include "numeric/rng.h"
 
 namespace commlab {
@@ -17,8 +18,8 @@ struct Spec {
 };
 
 [[noreturn]] void unknown(std::string_view dist) {
-  throw std::invalid_argument("unknown distribution '" + std::string(dist) +
-                              "' (expected gaussian, laplace, student-t, sparse:F)");
+  throw bad_input("unknown distribution '" + std::string(dist) +
+                  "' (expected gaussian, laplace, student-t, sparse:F)");
 }
 
 Spec parse(std::string_view dist) {
@@ -35,8 +36,8 @@ Spec parse(std::string_view dist) {
       used = 0;
     }
     if (frac.empty() || used != frac.size() || !(f >= 0.0 && f <= 1.0)) {
-      throw std::invalid_argument("bad sparse fraction '" + frac + "' in '" + std::string(dist) +
-                                  "' (expected sparse:F with F in [0, 1])");
+      throw bad_input("bad sparse fraction '" + frac + "' in '" + std::string(dist) +
+                      "' (expected sparse:F with F in [0, 1])");
     }
     return {Dist::kSparse, f};
   }

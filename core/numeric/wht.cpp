@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "io/status.h"
 #include "numeric/rng.h"
 
 namespace commlab {
@@ -115,7 +116,7 @@ size_t next_pow2(size_t n) {
 void fwht(std::span<float> xs) {
   const size_t n = xs.size();
   if (!is_pow2(n)) {
-    throw std::invalid_argument("fwht: size " + std::to_string(n) + " is not a power of two");
+    throw bad_input("fwht: size " + std::to_string(n) + " is not a power of two");
   }
   float* x = xs.data();
   if (n == 1) return;

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "io/status.h"
 #include "scenario/scenario_internal.h"
 #include "scenario/schema.h"
 
@@ -60,7 +61,7 @@ void throw_if_any(const std::vector<std::string>& problems) {
   if (problems.empty()) return;
   std::string line;
   for (const std::string& p : problems) line += (line.empty() ? "" : "; ") + p;
-  throw std::invalid_argument(line);
+  throw bad_input(line);
 }
 
 std::vector<std::string> field_problems(const std::vector<FlagSetting>& settings) {

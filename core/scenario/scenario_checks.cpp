@@ -11,6 +11,7 @@
 #include "codec/lossy/trim_format.h"
 #include "collective/algorithms.h"
 #include "collective/collective_settings.h"
+#include "io/status.h"
 #include "network/packet_config.h"
 #include "scenario/scenario.h"
 #include "scenario/scenario_internal.h"
@@ -120,12 +121,11 @@ std::vector<std::pair<const char*, std::string>> sharding_problems(const RunConf
 TrafficSpec background_traffic(const PacketSection& packet) {
   const bool onoff = packet.background == "onoff";
   if (packet.background.rfind("onoff:", 0) == 0)
-    throw std::invalid_argument("'" + packet.background +
-                                "': write onoff; its load is packet.background_load");
+    throw bad_input("'" + packet.background + "': write onoff; its load is packet.background_load");
   TrafficSpec spec = parse_pattern(onoff ? "onoff:1" : packet.background);
   if (onoff && !(packet.background_load > 0))
-    throw std::invalid_argument("onoff needs packet.background_load above 0, got " +
-                                limit_text(packet.background_load));
+    throw bad_input("onoff needs packet.background_load above 0, got " +
+                    limit_text(packet.background_load));
   spec.load = packet.background_load;
   return spec;
 }

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "io/status.h"
 #include "topology/gpu_presets.h"
 #include "topology/params.h"
 
@@ -12,7 +13,7 @@ namespace commlab {
 namespace {
 [[noreturn]] void bad(const std::string& builder, const std::string& key,
                       const std::string& expected, const std::string& got) {
-  throw std::invalid_argument(builder + ": " + key + ": expected " + expected + ", got " + got);
+  throw bad_input(builder + ": " + key + ": expected " + expected + ", got " + got);
 }
 
 void require_positive(const std::string& builder, const std::string& key, double v) {
@@ -27,7 +28,7 @@ const GpuPreset& preset_for(const std::string& builder, const std::string& name)
   try {
     return gpu_preset(name);
   } catch (const std::invalid_argument& e) {
-    throw std::invalid_argument(builder + ": gpu: " + e.what());
+    throw bad_input(builder + ": gpu: " + e.what());
   }
 }
 
@@ -81,10 +82,10 @@ void add_spines(Topology& t, const std::vector<int>& leaves, int spines, double 
                 uint64_t buffer, int radix, const std::string& builder) {
   if (leaves.size() < 2) return;  // one leaf switches everything itself
   if (static_cast<int>(leaves.size()) > radix)
-    throw std::invalid_argument(builder + ": radix too small: " + std::to_string(leaves.size()) +
-                                " leaves need spines with >= " + std::to_string(leaves.size()) +
-                                " ports but radix is " + std::to_string(radix) +
-                                " (raise radix, lower servers, or use a fat-tree)");
+    throw bad_input(builder + ": radix too small: " + std::to_string(leaves.size()) +
+                    " leaves need spines with >= " + std::to_string(leaves.size()) +
+                    " ports but radix is " + std::to_string(radix) +
+                    " (raise radix, lower servers, or use a fat-tree)");
   for (int s = 0; s < spines; ++s) {
     int spine = t.add_node(NodeKind::kSwitch, "spine" + std::to_string(s), -1, 2);
     for (int leaf : leaves) t.add_duplex(leaf, spine, bw, lat, buffer);
@@ -179,9 +180,9 @@ Topology make_leaf_spine(const LeafSpineParams& p) {
   LeafPlan plan = plan_leaf(b, p);
   const GpuPreset& gpu = preset_for(b, p.gpu);
   if (plan.down < p.gpus_per_server)
-    throw std::invalid_argument(b + ": radix too small: a leaf has " + std::to_string(plan.down) +
-                                " server ports but a server has " +
-                                std::to_string(p.gpus_per_server) + " NICs");
+    throw bad_input(b + ": radix too small: a leaf has " + std::to_string(plan.down) +
+                    " server ports but a server has " + std::to_string(p.gpus_per_server) +
+                    " NICs");
   const int per_leaf = plan.down / p.gpus_per_server;
   const int num_leaves = (p.servers + per_leaf - 1) / per_leaf;
   const double nic = p.nic_gbps > 0 ? gbps_to_Bps(p.nic_gbps) : gpu.nic_Bps;

@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "io/status.h"
+
 namespace commlab {
 
 namespace {
@@ -42,8 +44,7 @@ const GpuPreset& gpu_preset(std::string_view name) {
     if (iequal(name, p.name)) return p;
   std::string known;
   for (const GpuPreset& p : kPresets) known.append(known.empty() ? "" : ", ").append(p.name);
-  throw std::invalid_argument("unknown GPU '" + std::string(name) + "' (expected one of " + known +
-                              ")");
+  throw bad_input("unknown GPU '" + std::string(name) + "' (expected one of " + known + ")");
 }
 
 }  // namespace commlab

@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "io/status.h"
+
 namespace commlab {
 
 std::string param_text(double v) {
@@ -32,7 +34,7 @@ Params::Params(std::string where, std::vector<std::pair<std::string, std::string
   for (size_t i = 0; i < values_.size(); ++i)
     for (size_t j = 0; j < i; ++j)
       if (!values_[i].first.empty() && values_[i].first == values_[j].first)
-        throw std::invalid_argument(where_ + values_[i].first + ": given twice");
+        throw bad_input(where_ + values_[i].first + ": given twice");
 }
 
 Params Params::parse(std::string where, std::string_view args, std::string positional) {
@@ -47,7 +49,7 @@ Params Params::parse(std::string where, std::string_view args, std::string posit
     if (eq == std::string::npos) {
       // A bare value is only meaningful first, for builders with a positional parameter; others
       // keep it under "" so that the builder name is checked first, then finish() reports it.
-      if (item.empty()) throw std::invalid_argument(where + "expected key=value, got ''");
+      if (item.empty()) throw bad_input(where + "expected key=value, got ''");
       values.emplace_back(first ? positional : std::string(), item);
     } else {
       values.emplace_back(lower(trim(item.substr(0, eq))), trim(item.substr(eq + 1)));
@@ -72,8 +74,8 @@ bool Params::has(std::string_view key) const {
 }
 
 void Params::fail(std::string_view key, std::string_view expected, std::string_view got) const {
-  throw std::invalid_argument(where_ + std::string(key) + ": expected " + std::string(expected) +
-                              ", got " + std::string(got.empty() ? "nothing" : got));
+  throw bad_input(where_ + std::string(key) + ": expected " + std::string(expected) + ", got " +
+                  std::string(got.empty() ? "nothing" : got));
 }
 
 int Params::get_int(std::string_view key, int fallback, int min, int max, int multiple_of) {
@@ -146,7 +148,7 @@ std::vector<int> Params::get_dims(std::string_view key, std::string_view fallbac
 void Params::finish() const {
   for (const auto& [k, v] : values_) {
     if (std::find(asked_.begin(), asked_.end(), k) != asked_.end()) continue;
-    if (k.empty()) throw std::invalid_argument(where_ + "expected key=value, got '" + v + "'");
+    if (k.empty()) throw bad_input(where_ + "expected key=value, got '" + v + "'");
     std::vector<std::string> seen;
     std::string list;
     for (const std::string& a : asked_) {
@@ -154,7 +156,7 @@ void Params::finish() const {
       seen.push_back(a);
       list.append(list.empty() ? "" : ", ").append(a);
     }
-    throw std::invalid_argument(where_ + k + ": unknown parameter (accepted: " + list + ")");
+    throw bad_input(where_ + k + ": unknown parameter (accepted: " + list + ")");
   }
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "io/status.h"
 #include "topology/builders.h"
 #include "topology/params.h"
 #include "topology/topology_json.h"
@@ -112,7 +113,8 @@ Topology build_cluster(std::string_view builder, Params& p) {
   if (b == "dgx-h100-pod") return pod(p, "h100", "dgx-h100-pod");
   if (b == "dgx-b200-pod") return pod(p, "b200", "dgx-b200-pod");
   if (b == "netzip-512") {
-    // NetZIP's SimAI study: 512 GPUs, one per server, 100/200/400 Gb/s NICs (the NetZIP paper, docs/papers.md).
+    // NetZIP's SimAI study: 512 GPUs, one per server, 100/200/400 Gb/s NICs (the NetZIP paper,
+    // docs/papers.md).
     LeafSpineParams l;
     l.servers = 512;
     l.gpus_per_server = 1;
@@ -126,8 +128,8 @@ Topology build_cluster(std::string_view builder, Params& p) {
   std::string names;
   for (const auto& [name, what] : cluster_catalog())
     names.append(names.empty() ? "" : ", ").append(name);
-  throw std::invalid_argument(p.where() + "unknown cluster builder or preset '" + b +
-                              "' (expected one of " + names + ", or a path to a .json file)");
+  throw bad_input(p.where() + "unknown cluster builder or preset '" + b + "' (expected one of " +
+                  names + ", or a path to a .json file)");
 }
 
 Topology cluster_from_spec(std::string_view spec) {
@@ -135,7 +137,7 @@ Topology cluster_from_spec(std::string_view spec) {
   std::string lower = s;
   std::transform(lower.begin(), lower.end(), lower.begin(),
                  [](unsigned char c) { return std::tolower(c); });
-  if (s.empty()) throw std::invalid_argument("cluster: expected a preset, builder or file, got ''");
+  if (s.empty()) throw bad_input("cluster: expected a preset, builder or file, got ''");
   if (lower.ends_with(".json") || s.find('/') != std::string::npos) return load_topology(s);
   size_t colon = s.find(':');
   std::string name = s.substr(0, colon);

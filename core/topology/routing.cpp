@@ -5,6 +5,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "io/status.h"
 #include "numeric/rng.h"
 
 namespace commlab {
@@ -20,7 +21,7 @@ const char* routing_mode_name(RoutingMode mode) {
 RoutingMode parse_routing_mode(const std::string& name) {
   if (name == "ecmp") return RoutingMode::kEcmp;
   if (name == "ideal") return RoutingMode::kIdeal;
-  throw std::invalid_argument(
+  throw bad_input(
       "routing: expected ecmp (per-flow, hashed onto one path) or ideal "
       "(split evenly over all equal-cost paths), got '" +
       name + "'");
@@ -222,10 +223,10 @@ std::vector<int> Router::path(int src_rank, int dst_rank, uint64_t flow_id) cons
 int Router::route_length(int src_rank, int dst_rank, int src, int dst) const {
   int remaining = dist(src, dst);
   if (remaining >= kInf)
-    throw std::invalid_argument("no route from rank " + std::to_string(src_rank) + " to rank " +
-                                std::to_string(dst_rank) +
-                                " (servers do not forward others' traffic: every path between "
-                                "them crosses a third server)");
+    throw bad_input("no route from rank " + std::to_string(src_rank) + " to rank " +
+                    std::to_string(dst_rank) +
+                    " (servers do not forward others' traffic: every path between "
+                    "them crosses a third server)");
   return remaining;
 }
 

@@ -4,6 +4,8 @@
 #include <deque>
 #include <stdexcept>
 
+#include "io/status.h"
+
 namespace commlab {
 
 const char* node_kind_name(NodeKind kind) {
@@ -30,8 +32,8 @@ int Topology::add_link(int from, int to, double bandwidth_Bps, double latency_s,
                        uint64_t buffer_bytes) {
   int n = static_cast<int>(nodes_.size());
   if (from < 0 || from >= n || to < 0 || to >= n || from == to)
-    throw std::invalid_argument("topology '" + name_ + "': link " + std::to_string(from) + "->" +
-                                std::to_string(to) + " does not join two distinct nodes");
+    throw bad_input("topology '" + name_ + "': link " + std::to_string(from) + "->" +
+                    std::to_string(to) + " does not join two distinct nodes");
   links_.push_back(Link{from, to, bandwidth_Bps, latency_s, buffer_bytes});
   int id = static_cast<int>(links_.size()) - 1;
   out_[from].push_back(id);
@@ -49,12 +51,12 @@ void Topology::check() const {
   auto where = [&](const Link& l) {
     return "topology '" + name_ + "': link " + nodes_[l.from].name + "->" + nodes_[l.to].name;
   };
-  if (gpus_.empty()) throw std::invalid_argument("topology '" + name_ + "': has no GPU");
+  if (gpus_.empty()) throw bad_input("topology '" + name_ + "': has no GPU");
   for (const Link& l : links_) {
     if (!(l.bandwidth_Bps > 0) || !std::isfinite(l.bandwidth_Bps))
-      throw std::invalid_argument(where(l) + ": bandwidth must be a positive finite number");
+      throw bad_input(where(l) + ": bandwidth must be a positive finite number");
     if (!(l.latency_s >= 0) || !std::isfinite(l.latency_s))
-      throw std::invalid_argument(where(l) + ": latency must be >= 0");
+      throw bad_input(where(l) + ": latency must be >= 0");
   }
   // Every GPU must reach every other: forward reachability from GPU 0 and backward to it.
   for (bool forward : {true, false}) {
@@ -74,14 +76,14 @@ void Topology::check() const {
     }
     for (int g : gpus_)
       if (!seen[g])
-        throw std::invalid_argument(
-            "topology '" + name_ + "': the graph is disconnected: " + nodes_[g].name +
-            (forward ? " cannot be reached from " : " cannot reach ") + nodes_[gpus_[0]].name);
+        throw bad_input("topology '" + name_ + "': the graph is disconnected: " + nodes_[g].name +
+                        (forward ? " cannot be reached from " : " cannot reach ") +
+                        nodes_[gpus_[0]].name);
   }
 }
 
 Topology make_flat(int ranks, double bandwidth_Bps, double alpha_s) {
-  if (ranks < 1) throw std::invalid_argument("flat topology: ranks must be >= 1");
+  if (ranks < 1) throw bad_input("flat topology: ranks must be >= 1");
   Topology t("flat");
   int xbar = t.add_node(NodeKind::kSwitch, "crossbar", -1, 1);
   for (int r = 0; r < ranks; ++r) {

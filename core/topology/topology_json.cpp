@@ -11,6 +11,7 @@
 
 #include "io/input_file.h"
 #include "io/json_input.h"
+#include "io/status.h"
 #include "topology/params.h"
 #include "topology/presets.h"
 
@@ -28,8 +29,8 @@ std::string at(const std::string& path, const std::string& key) {
 }
 
 [[noreturn]] void fail(const std::string& where, const std::string& expected, const json& got) {
-  throw std::invalid_argument(where + ": expected " + expected + ", got " +
-                              (got.is_null() ? std::string("nothing") : json_excerpt(got)));
+  throw bad_input(where + ": expected " + expected + ", got " +
+                  (got.is_null() ? std::string("nothing") : json_excerpt(got)));
 }
 
 // obj[key] without operator[] on a const object (undefined for a missing key): null when absent.
@@ -170,7 +171,7 @@ Topology from_explicit(const json& j, const std::string& path) {
   try {
     t.check();
   } catch (const std::invalid_argument& e) {
-    throw std::invalid_argument((path.empty() ? std::string("topology") : path) + ": " + e.what());
+    throw bad_input((path.empty() ? std::string("topology") : path) + ": " + e.what());
   }
   return t;
 }
@@ -229,7 +230,7 @@ Topology topology_from_json(const json& j, const std::string& path) {
 
 void save_topology(const Topology& t, const std::string& file, JsonForm form) {
   std::ofstream out(file);
-  if (!out) throw std::invalid_argument(file + ": cannot open for writing");
+  if (!out) throw bad_input(file + ": cannot open for writing");
   out << topology_to_json(t, form).dump(1) << "\n";
 }
 
@@ -241,11 +242,11 @@ Topology load_topology(const std::string& file) {
     std::string chain;
     for (const std::string& f : loading_files) chain += f + " -> ";
     // Thrown inside the outer file's load, which prefixes its own name.
-    throw std::invalid_argument(" cluster file names itself (" + chain + key + ")");
+    throw bad_input(" cluster file names itself (" + chain + key + ")");
   }
   if (loading_files.size() >= kMaxClusterFileDepth)
-    throw std::invalid_argument(" cluster files name each other more than " +
-                                std::to_string(kMaxClusterFileDepth) + " levels deep");
+    throw bad_input(" cluster files name each other more than " +
+                    std::to_string(kMaxClusterFileDepth) + " levels deep");
   const std::string text = read_input_file(file, kMaxClusterFileBytes, "cluster file");
   json j = parse_json_limited(text, file, kMaxClusterNesting);
   loading_files.push_back(key);
@@ -255,7 +256,7 @@ Topology load_topology(const std::string& file) {
   try {
     return topology_from_json(j, "");
   } catch (const std::invalid_argument& e) {
-    throw std::invalid_argument(file + ":" + e.what());
+    throw bad_input(file + ":" + e.what());
   }
 }
 

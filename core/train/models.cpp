@@ -3,6 +3,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "io/status.h"
 #include "train/layers/conv.h"
 #include "train/layers/transformer.h"
 
@@ -11,7 +12,7 @@ namespace commlab {
 Model make_model(const std::string& name, const Dataset& train, const std::vector<int>& hidden) {
   if (name == "mlp") {
     if (train.labels_per_row != 1) {
-      throw std::invalid_argument("model mlp needs a classification data set (not text)");
+      throw bad_input("model mlp needs a classification data set (not text)");
     }
     return make_mlp(static_cast<int>(train.x.cols()),
                     hidden.empty() ? std::vector<int>{256} : hidden, train.num_classes);
@@ -19,7 +20,7 @@ Model make_model(const std::string& name, const Dataset& train, const std::vecto
   if (name == "cnn") {
     const int side = static_cast<int>(std::lround(std::sqrt(static_cast<double>(train.x.cols()))));
     if (train.labels_per_row != 1 || side * side != train.x.cols() || side % 4 != 0) {
-      throw std::invalid_argument(
+      throw bad_input(
           "model cnn needs square single-channel images with a side "
           "divisible by 4 (e.g. fashion-mnist)");
     }
@@ -27,12 +28,12 @@ Model make_model(const std::string& name, const Dataset& train, const std::vecto
   }
   if (name == "transformer") {
     if (train.labels_per_row <= 1) {
-      throw std::invalid_argument("model transformer needs text data (--data text --text FILE)");
+      throw bad_input("model transformer needs text data (--data text --text FILE)");
     }
     const int dim = hidden.empty() ? 64 : hidden[0];
     return make_transformer(train.num_classes, static_cast<int>(train.x.cols()), dim, 4, 2);
   }
-  throw std::invalid_argument("unknown model '" + name + "' (expected mlp, cnn or transformer)");
+  throw bad_input("unknown model '" + name + "' (expected mlp, cnn or transformer)");
 }
 
 }  // namespace commlab

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "io/status.h"
+
 namespace commlab {
 
 double learning_rate(const OptimizerConfig& opt, const ScheduleConfig& s, int it) {
@@ -31,20 +33,19 @@ double learning_rate(const OptimizerConfig& opt, const ScheduleConfig& s, int it
 OptimizerKind parse_optimizer(const std::string& name) {
   if (name == "sgd") return OptimizerKind::kSgd;
   if (name == "adamw") return OptimizerKind::kAdamW;
-  throw std::invalid_argument("unknown optimizer '" + name + "' (expected sgd or adamw)");
+  throw bad_input("unknown optimizer '" + name + "' (expected sgd or adamw)");
 }
 
 DecayKind parse_decay(const std::string& name) {
   if (name == "constant") return DecayKind::kConstant;
   if (name == "cosine") return DecayKind::kCosine;
   if (name == "step") return DecayKind::kStep;
-  throw std::invalid_argument("unknown lr decay '" + name +
-                              "' (expected constant, cosine or step)");
+  throw bad_input("unknown lr decay '" + name + "' (expected constant, cosine or step)");
 }
 
 void Optimizer::continue_from(const Optimizer& other) {
   if (other.config_.kind != config_.kind)
-    throw std::invalid_argument("a fork cannot change the optimizer (training.optimizer)");
+    throw bad_input("a fork cannot change the optimizer (training.optimizer)");
   steps_ = other.steps_;
   m_ = other.m_;
   v_ = other.v_;

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "io/status.h"
+
 namespace commlab {
 namespace {
 
@@ -48,14 +50,13 @@ LossStats evaluate_rows(const Model& model, const Dataset& test, std::span<const
 }
 
 void check_trainer_config(TrainerConfig& config, const Dataset& train) {
-  if (config.ranks < 1) throw std::invalid_argument("ranks must be >= 1");
+  if (config.ranks < 1) throw bad_input("ranks must be >= 1");
   if (config.global_batch < config.ranks || config.global_batch % config.ranks != 0) {
-    throw std::invalid_argument("global batch " + std::to_string(config.global_batch) +
-                                " must be a positive multiple of ranks " +
-                                std::to_string(config.ranks));
+    throw bad_input("global batch " + std::to_string(config.global_batch) +
+                    " must be a positive multiple of ranks " + std::to_string(config.ranks));
   }
-  if (config.iterations < 0) throw std::invalid_argument("iterations must be >= 0");
-  if (train.rows() == 0) throw std::invalid_argument("empty training set");
+  if (config.iterations < 0) throw bad_input("iterations must be >= 0");
+  if (train.rows() == 0) throw bad_input("empty training set");
   if (config.schedule.total_iterations == 0) config.schedule.total_iterations = config.iterations;
 }
 
@@ -133,16 +134,12 @@ double gradient_norm(const Model& model, const std::vector<BucketInfo>& buckets)
 
 DataParallelTrainer::DataParallelTrainer(Model prototype, const Dataset& train, const Dataset& test,
                                          TrainerConfig config, GradientReducer& reducer)
-    : train_(train),
-      test_(test),
-      config_(config),
-      reducer_(reducer),
-      eval_schedule_(eval_schedule(config)) {
+    : train_(train), test_(test), config_(config), reducer_(reducer), progress_(config, {}) {
   check_trainer_config(config_, train_);
   prototype.init(config_.seed);
   TrainingLayout layout = training_layout(prototype, config_, train_);
   buckets_ = std::move(layout.buckets);
-  layer_costs_ = std::move(layout.layer_costs);
+  progress_ = TrainingProgress(config_, std::move(layout.layer_costs));
   replicas_.assign(config_.ranks, prototype);
   optimizers_.assign(config_.ranks, Optimizer(config_.optimizer));
   batch_x_.resize(config_.ranks);
@@ -154,19 +151,16 @@ DataParallelTrainer::DataParallelTrainer(Model prototype, const Dataset& train, 
 
 void DataParallelTrainer::continue_from(const DataParallelTrainer& parent) {
   if (parent.config_.ranks != config_.ranks)
-    throw std::invalid_argument("a fork keeps the parent's ranks (training.ranks)");
+    throw bad_input("a fork keeps the parent's ranks (training.ranks)");
   const Model& mine = replicas_.front();
   const Model& theirs = parent.replicas_.front();
   bool same_shape = mine.num_layers() == theirs.num_layers();
   for (size_t l = 0; same_shape && l < mine.num_layers(); ++l)
     same_shape = mine.layer(l).params().size() == theirs.layer(l).params().size();
-  if (!same_shape) throw std::invalid_argument("a fork keeps the parent's model (workload.*)");
+  if (!same_shape) throw bad_input("a fork keeps the parent's model (workload.*)");
   replicas_ = parent.replicas_;
   for (int r = 0; r < config_.ranks; ++r) optimizers_[r].continue_from(parent.optimizers_[r]);
-  iteration_ = parent.iteration_;
-  eval_schedule_.continue_from(parent.eval_schedule_);
-  sim_time_s_ = parent.sim_time_s_;
-  wall_time_s_ = parent.wall_time_s_;
+  progress_.continue_from(parent.progress_);
 }
 
 void set_step_timing(Sample& s, const StepTiming& t) {
@@ -181,7 +175,8 @@ Sample DataParallelTrainer::step() {
   const auto wall_start = std::chrono::steady_clock::now();
   const int ranks = config_.ranks;
   const int micro = config_.global_batch / ranks;
-  sampler_->global_batch(iteration_, index_);
+  const int iteration = progress_.iteration();
+  sampler_->global_batch(iteration, index_);
   std::vector<double> losses(ranks);
   // Each rank's work is sequential and self-contained, so the thread count never changes results.
 #pragma omp parallel for schedule(static, 1) num_threads(thread_count(config_.threads))
@@ -194,45 +189,28 @@ Sample DataParallelTrainer::step() {
   for (double l : losses) s.train_loss += l;
   s.train_loss /= ranks;
 
-  // Buckets in readiness order (last layer first), as DDP launches them.
-  ReduceReport total;
-  std::vector<double> comm(buckets_.size()), codec(buckets_.size());
-  std::vector<std::span<float>> grads(ranks);
-  s.buckets.resize(buckets_.size());
-  for (size_t bi = buckets_.size(); bi-- > 0;) {
-    const BucketInfo& b = buckets_[bi];
-    for (int r = 0; r < ranks; ++r) grads[r] = replicas_[r].layer(b.layer).grads();
-    ReduceReport rep = reducer_.reduce(iteration_, b, grads);
-    comm[bi] = rep.comm_time_s;
-    codec[bi] = rep.codec_time_s;
-    s.buckets[bi] = bucket_sample(b, rep);
-    total += rep;
-  }
+  const StepReports reports = reduce_buckets(
+      reducer_, iteration, buckets_, ranks,
+      [&](const BucketInfo& b, std::vector<std::span<float>>& grads) {
+        for (int r = 0; r < ranks; ++r) grads[r] = replicas_[r].layer(b.layer).grads();
+      },
+      s);
   s.grad_norm = gradient_norm(replicas_[0], buckets_);
-  s.lr = learning_rate(config_.optimizer, config_.schedule, iteration_);
+  s.lr = learning_rate(config_.optimizer, config_.schedule, iteration);
 #pragma omp parallel for schedule(static, 1) num_threads(thread_count(config_.threads))
   for (int r = 0; r < ranks; ++r) optimizers_[r].step(replicas_[r], s.lr);
 
-  const StepTiming t = overlap_step(layer_costs_, comm, codec);
-  ++iteration_;
-  sim_time_s_ += t.step_s;
-  finish_sample(s, total, t, iteration_, sim_time_s_);
+  progress_.close_iteration(s, reports);
   s.divergence = divergence();
-  if (eval_schedule_.due(iteration_)) {
-    LossStats e = evaluate(0);
-    s.test_loss = e.loss;
-    s.test_accuracy = e.count > 0 ? static_cast<double>(e.correct) / e.count : 0.0;
-    eval_schedule_.record(iteration_, s.test_accuracy);
-  }
-  wall_time_s_ +=
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-  s.wall_time_s = wall_time_s_;
+  if (progress_.evaluation_due()) progress_.record_evaluation(s, evaluate(0));
+  progress_.add_wall_time(
+      s, std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count());
   return s;
 }
 
 Sample DataParallelTrainer::run(const SampleObserver& observer, const std::atomic<bool>* cancel) {
   Sample last;
-  while (iteration_ < config_.iterations) {
+  while (progress_.iteration() < config_.iterations) {
     if (cancel && cancel->load(std::memory_order_relaxed)) break;
     last = step();
     if (observer) observer(last);
@@ -245,24 +223,22 @@ LossStats DataParallelTrainer::evaluate(int rank) {
 }
 
 double DataParallelTrainer::divergence() const {
-  double worst = 0;
-  double ref = 0;
+  double reference2 = 0;
   for (const auto& b : buckets_) {
-    for (float p : replicas_[0].layer(b.layer).params()) ref += static_cast<double>(p) * p;
+    for (float p : replicas_[0].layer(b.layer).params()) reference2 += static_cast<double>(p) * p;
   }
+  std::vector<double> distance2(config_.ranks);
   for (int r = 1; r < config_.ranks; ++r) {
-    double d = 0;
     for (const auto& b : buckets_) {
       auto p0 = replicas_[0].layer(b.layer).params();
       auto pr = replicas_[r].layer(b.layer).params();
       for (size_t i = 0; i < p0.size(); ++i) {
         const double e = static_cast<double>(pr[i]) - p0[i];
-        d += e * e;
+        distance2[r] += e * e;
       }
     }
-    worst = std::max(worst, ref > 0 ? std::sqrt(d / ref) : std::sqrt(d));
   }
-  return worst;
+  return relative_divergence(distance2, reference2);
 }
 
 }  // namespace commlab

@@ -3,9 +3,6 @@
 // computes gradients on its own micro-batch; per-layer buckets go through a GradientReducer; each
 // rank applies what it received, so lossy reducers make replicas drift (reported as divergence).
 #include <atomic>
-#include <cstdint>
-#include <functional>
-#include <limits>
 #include <optional>
 #include <span>
 #include <vector>
@@ -17,79 +14,11 @@
 #include "train/model.h"
 #include "train/optimizer.h"
 #include "train/reducer.h"
+#include "train/sample.h"
+#include "train/trainer_config.h"
+#include "train/training_progress.h"
 
 namespace commlab {
-
-struct TrainerConfig {
-  int ranks = 1;
-  int iterations = 100;
-  int global_batch = 64;  // split evenly: each rank gets global_batch / ranks rows
-  int eval_every = 50;    // test loss/accuracy every k iterations and after the last (0: last only)
-  // The adaptive cadence (train/eval_schedule.h): > 0 evaluates every eval_every_far iterations
-  // outside the band from eval_fine_from to the settled smoothed crossing of eval_fine_until
-  // (smoothing window eval_window iterations); 0: eval_every throughout.
-  int eval_every_far = 0;
-  double eval_fine_from = 0;
-  double eval_fine_until = 1;
-  int eval_window = 0;
-  int eval_rows = 0;  // 0: the whole test set; else a seeded random subset (eval_subset)
-  uint64_t seed = 1;  // init (same for all replicas), data order, shards, eval subset
-  int threads = 0;    // OpenMP threads for the ranks; 0: OpenMP default. Never changes results.
-  OptimizerConfig optimizer;
-  ScheduleConfig schedule;
-  ComputeModel compute;
-  Sharding sharding;  // which rows each rank sees (train/data/sampler.h)
-};
-
-// One gradient bucket (layer) of one iteration, as its collective reported it.
-struct BucketSample {
-  std::string name;
-  uint64_t elements = 0;
-  double ratio = 1;           // wire bytes / bytes of the uncompressed wire format (FP32 or BF16)
-  double effective_bits = 0;  // information bits per carried coordinate that reached receivers
-  uint64_t dropped_contributions = 0;  // SkipReduce (chunk, rank) pairs left out
-  uint64_t trimmed_packets = 0;
-  double nmse = 0;                    // worst rank
-  std::vector<double> plane_entropy;  // bits per byte of each wire byte plane (reducer.h)
-};
-
-// The network over one sample interval of the packet backend, aggregated over its ports.
-struct NetworkPoint {
-  double t_s = 0;  // end of the interval, on the network's clock
-  double max_queue_bytes = 0;
-  double mean_utilisation = 0;  // busy fraction, mean over ports
-  double max_utilisation = 0;
-  uint32_t trims = 0, drops = 0;
-};
-
-struct Sample {
-  static constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-  int iteration = 0;        // 1-based: iterations completed
-  double sim_time_s = 0;    // cumulative simulated time
-  double wall_time_s = 0;   // cumulative wall time of the data plane
-  double train_loss = 0;    // mean over the global batch (average of the ranks' micro-batch losses)
-  double test_loss = kNaN;  // NaN unless evaluated at this iteration (rank 0's replica)
-  double test_accuracy = kNaN;
-  double grad_norm = 0;  // L2 norm of the gradient rank 0 applied
-  double lr = 0;
-  uint64_t bytes_on_wire = 0;                                    // this iteration
-  double compute_time_s = 0, comm_time_s = 0, codec_time_s = 0;  // this iteration, exposed parts
-  double comm_total_s = 0, codec_total_s = 0;                    // before overlap
-  uint64_t skipped_contributions = 0, trimmed_packets = 0;
-  double nmse = 0;        // worst bucket of this iteration
-  double divergence = 0;  // max over ranks of ||p_r - p_0|| / ||p_0||
-  double ratio = 1;  // wire bytes / uncompressed wire-format bytes, all buckets, this iteration
-  double effective_bits = 0;  // information bits per carried coordinate (32 = FP32, no loss)
-  std::vector<BucketSample> buckets;  // forward (layer) order
-  std::vector<NetworkPoint> network;  // packet backend: the intervals this iteration covered
-  bool evaluated() const { return test_accuracy == test_accuracy; }
-};
-
-// Puts a step's simulated split on its sample: compute, exposed and total communication and codec
-// (sim_time_s, the running total, is the caller's).
-void set_step_timing(Sample& s, const StepTiming& t);
-
-using SampleObserver = std::function<void(const Sample&)>;
 
 // The steps both trainers share (this one and exec::RankTrainer, which trains one rank per MPI
 // process), so that the two cannot drift apart.
@@ -142,12 +71,12 @@ class DataParallelTrainer {
 
   LossStats evaluate(int rank = 0);  // on the eval subset (eval_rows), see evaluate_rows
   double divergence() const;
-  int iteration() const { return iteration_; }
+  int iteration() const { return progress_.iteration(); }
   const std::vector<BucketInfo>& buckets() const { return buckets_; }
   Model& replica(int rank) { return replicas_[rank]; }
   const TrainerConfig& config() const { return config_; }
   // Simulated compute cost per layer of one rank's micro-batch.
-  const std::vector<LayerCost>& layer_costs() const { return layer_costs_; }
+  const std::vector<LayerCost>& layer_costs() const { return progress_.layer_costs(); }
 
  private:
   const Dataset& train_;
@@ -157,13 +86,9 @@ class DataParallelTrainer {
   std::vector<Model> replicas_;
   std::vector<Optimizer> optimizers_;
   std::vector<BucketInfo> buckets_;
-  std::vector<LayerCost> layer_costs_;
   std::optional<ShardSampler> sampler_;  // set once the config is checked
   std::vector<int32_t> eval_index_;      // the test rows every evaluation uses
-  EvalSchedule eval_schedule_;
-  int iteration_ = 0;
-  double sim_time_s_ = 0;
-  double wall_time_s_ = 0;
+  TrainingProgress progress_;            // iterations, clocks, evaluation schedule
   // Scratch reused across iterations.
   std::vector<int32_t> index_;
   std::vector<Matrix> batch_x_;

@@ -5,6 +5,7 @@
 #include "collective/algorithms.h"
 #include "collective/nccl/nccl_run.h"
 #include "collective/simulated_executor.h"
+#include "io/status.h"
 #include "network/analytical.h"
 #include "topology/builders.h"
 #include "topology/presets.h"
@@ -80,8 +81,8 @@ std::vector<BusbwSeries> compute_nccl_busbw(const std::string& cluster, const st
 std::vector<BusbwSeries> compute_throughput(const ThroughputSettings& s) {
   const uint64_t max_bytes = s.largest_bytes();
   if (s.min_bytes == 0 || s.min_bytes > max_bytes)
-    throw std::invalid_argument("the smallest size must be in [1, " + std::to_string(max_bytes) +
-                                "] bytes, got " + std::to_string(s.min_bytes));
+    throw bad_input("the smallest size must be in [1, " + std::to_string(max_bytes) +
+                    "] bytes, got " + std::to_string(s.min_bytes));
   if (s.cluster.empty())
     return compute_busbw(s.ranks, s.bw_gbps, s.alpha_us, s.min_bytes, max_bytes, s.pipeline);
   return compute_nccl_busbw(s.cluster, s.proto, s.channels, s.min_bytes, max_bytes);

@@ -47,9 +47,9 @@ TeachingTrace compute_teaching_trace(const TeachingSettings& s) {
   if (s.ranks < 2 || s.ranks > kTeachingMaxRanks)
     throw StatusError("ranks", "teaching mode shows 2 to " + std::to_string(kTeachingMaxRanks) +
                                    " ranks, not " + std::to_string(s.ranks));
-  if (s.skip < 0) throw std::invalid_argument("SkipReduce s must be >= 0");
+  if (s.skip < 0) throw bad_input("SkipReduce s must be >= 0");
   if (!(s.trim_rate >= 0 && s.trim_rate <= 1))
-    throw std::invalid_argument("the trim rate is a fraction of packets in [0, 1]");
+    throw bad_input("the trim rate is a fraction of packets in [0, 1]");
   SkipConfig skip_config;
   skip_config.skip = s.skip;
   skip_config.policy = parse_skip_policy(s.policy);

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "collective/algorithms.h"
+#include "io/status.h"
 #include "network/analytical.h"
 #include "network/packet_backend.h"
 #include "numeric/rng.h"
@@ -32,7 +33,7 @@ PacketConfig packet_config(const Topology& topo, const TopologySettings& s, doub
   const double packet_s = slowest_Bps > 0 ? (pc.mtu_bytes + pc.header_bytes) / slowest_Bps : 0;
   // The scenario files spell tail-drop "droptail" (run_config.h); accept both.
   pc.admission = parse_admission(s.admission == "droptail" ? "tail-drop" : s.admission);
-  if (s.queue_packets < 0) throw std::invalid_argument("queue_packets must be >= 0");
+  if (s.queue_packets < 0) throw bad_input("queue_packets must be >= 0");
   pc.queue_packets = static_cast<uint32_t>(s.queue_packets);
   pc.sample_interval_s = std::max({estimate_s / kSamplesPerStep, 16 * packet_s, 1e-9});
   pc.max_samples = 2048;  // a step far slower than its estimate merges samples, losing nothing
@@ -66,10 +67,10 @@ double packet_loads(const Topology& topo, const TopologySettings& s, const std::
     // the warm-up shrinks (from one step time, 10-200 us) to offer no more than that either.
     const double rate = background_rate_Bps(topo, spec);
     if (rate * estimate_s > kPacketStepBudgetBytes)
-      throw std::invalid_argument(
-          "packet backend: background '" + s.background + "' offers " +
-          std::to_string(static_cast<long long>(rate / 1e9)) + " GB/s, more than the picture " +
-          "simulates over this step; try a smaller message, cluster or load.");
+      throw bad_input("packet backend: background '" + s.background + "' offers " +
+                      std::to_string(static_cast<long long>(rate / 1e9)) +
+                      " GB/s, more than the picture " +
+                      "simulates over this step; try a smaller message, cluster or load.");
     net.add_background(spec);
     // Let the background fill the queues before the step starts (sampling starts with the step).
     net.advance(std::min(std::clamp(estimate_s, 10e-6, 200e-6), kPacketStepBudgetBytes / rate));
@@ -104,7 +105,7 @@ double packet_loads(const Topology& topo, const TopologySettings& s, const std::
 
 StepLoads time_step_loads(const Topology& topo, const TopologySettings& s) {
   if (s.backend != "analytical" && s.backend != "packet")
-    throw std::invalid_argument("backend: expected analytical or packet, got '" + s.backend + "'");
+    throw bad_input("backend: expected analytical or packet, got '" + s.backend + "'");
   StepLoads out;
   out.links.assign(topo.links().size(), LinkLoad{});
   PlanRequest req;
@@ -134,7 +135,7 @@ StepLoads time_step_loads(const Topology& topo, const TopologySettings& s) {
     uint64_t fits = 1024;  // the largest power-of-two message whose step fits the budget
     while (fits * 2 <= s.message_bytes / (static_cast<double>(step_bytes) / kPacketStepBudgetBytes))
       fits *= 2;
-    throw std::invalid_argument(
+    throw bad_input(
         "packet backend: step " + std::to_string(out.step) + " of " + s.algorithm + " moves " +
         std::to_string(step_bytes >> 20) + " MiB; the picture simulates at most " +
         std::to_string(kPacketStepBudgetBytes >> 20) + " MiB per step. Pick a message of " +

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "collective/codec_wire.h"
+#include "io/status.h"
 #include "network/analytical.h"
 #include "topology/builders.h"
 #include "workload/catalog/catalog.h"
@@ -65,8 +66,7 @@ workload::SchedulerOptions replay_options(const WorkloadSettings& s,
 
 Topology workload_cluster(const WorkloadSettings& s, int ranks) {
   if (s.gbps <= 0)
-    throw std::invalid_argument("bandwidth: expected a positive Gb/s, got " +
-                                std::to_string(s.gbps));
+    throw bad_input("bandwidth: expected a positive Gb/s, got " + std::to_string(s.gbps));
   LeafSpineParams p;
   p.gpus_per_server = std::max(1, std::min(s.gpus_per_server, ranks));
   p.servers = std::max(1, (ranks + p.gpus_per_server - 1) / p.gpus_per_server);
@@ -141,7 +141,7 @@ namespace {
 std::shared_ptr<const Graph> build_graph(const WorkloadSettings& s, std::string* title) {
   if (s.source == WorkloadSettings::Source::kTrace) {
     if (s.trace_prefix.empty())
-      throw std::invalid_argument("trace: choose a Chakra trace (PREFIX.0.et, PREFIX.1.et, ...)");
+      throw bad_input("trace: choose a Chakra trace (PREFIX.0.et, PREFIX.1.et, ...)");
     Graph g = workload::read_chakra_trace(s.trace_prefix);
     if (g.name.empty()) g.name = s.trace_prefix;
     // The trace's name, not where it lies: the prefix's last component ("1f1b" of

@@ -8,6 +8,7 @@
 
 #include "collective/algorithms.h"
 #include "collective/simulated_executor.h"
+#include "io/status.h"
 #include "numeric/rng.h"
 #include "topology/topology.h"
 
@@ -69,7 +70,7 @@ void check_all_to_all_transfers(int group_size, size_t groups) {
   const uint64_t n = static_cast<uint64_t>(std::max(group_size, 0));
   const uint64_t transfers = n * (n > 0 ? n - 1 : 0) * static_cast<uint64_t>(groups);
   if (transfers > kMaxPlanTransfers)
-    throw std::invalid_argument(
+    throw bad_input(
         "all-to-all over " + std::to_string(group_size) + " ranks" +
         (groups > 1 ? " in " + std::to_string(groups) + " concurrent groups" : std::string()) +
         " needs " + std::to_string(transfers) + " transfers, over the limit of " +

@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "io/status.h"
 #include "workload/p2p_sizes.h"
 
 namespace commlab::workload {
@@ -46,15 +47,15 @@ uint32_t RankGraph::add(Node node, const std::vector<uint32_t>& data,
                         const std::vector<uint32_t>& ctrl) {
   const auto self = static_cast<uint32_t>(nodes.size());
   if (data.size() > UINT16_MAX || ctrl.size() > UINT16_MAX)
-    throw std::invalid_argument("node " + std::to_string(node.id) + ": more than 65535 deps");
+    throw bad_input("node " + std::to_string(node.id) + ": more than 65535 deps");
   node.dep_begin = static_cast<uint32_t>(deps.size());
   node.data_deps = static_cast<uint16_t>(data.size());
   node.ctrl_deps = static_cast<uint16_t>(ctrl.size());
   for (const auto* list : {&data, &ctrl})
     for (uint32_t d : *list) {
       if (d >= self)
-        throw std::invalid_argument("node " + std::to_string(node.id) +
-                                    ": a dependency must be added before the node");
+        throw bad_input("node " + std::to_string(node.id) +
+                        ": a dependency must be added before the node");
       deps.push_back(d);
     }
   nodes.push_back(node);
@@ -111,8 +112,8 @@ uint32_t Graph::intern(std::string_view name) {
 namespace {
 
 [[noreturn]] void fail(int rank, const Node& node, const std::string& what) {
-  throw std::invalid_argument("rank " + std::to_string(rank) + ", node " + std::to_string(node.id) +
-                              ": " + what);
+  throw bad_input("rank " + std::to_string(rank) + ", node " + std::to_string(node.id) + ": " +
+                  what);
 }
 
 // Every communicator group (used or not: the writer writes them all and the reader refuses these)
@@ -121,14 +122,14 @@ void check_groups(const Graph& graph) {
   const int n = graph.rank_count();
   for (size_t g = 0; g < graph.groups.size(); ++g) {
     const std::string where = "communicator group " + std::to_string(g) + ": ";
-    if (graph.groups[g].empty()) throw std::invalid_argument(where + "has no ranks");
+    if (graph.groups[g].empty()) throw bad_input(where + "has no ranks");
     std::vector<bool> seen(static_cast<size_t>(n), false);
     for (int r : graph.groups[g]) {
       if (r < 0 || r >= n)
-        throw std::invalid_argument(where + "rank " + std::to_string(r) + " is not in [0, " +
-                                    std::to_string(n) + ")");
+        throw bad_input(where + "rank " + std::to_string(r) + " is not in [0, " +
+                        std::to_string(n) + ")");
       if (seen[static_cast<size_t>(r)])
-        throw std::invalid_argument(where + "rank " + std::to_string(r) + " twice");
+        throw bad_input(where + "rank " + std::to_string(r) + " twice");
       seen[static_cast<size_t>(r)] = true;
     }
   }

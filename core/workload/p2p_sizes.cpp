@@ -6,6 +6,8 @@
 #include <tuple>
 #include <vector>
 
+#include "io/status.h"
+
 namespace commlab::workload {
 
 namespace {
@@ -63,12 +65,11 @@ void check_p2p_sizes(const Graph& graph, const std::string& label) {
       const std::string recv_size = std::to_string(r.bytes) + " bytes";
       const std::string channel_text = "rank " + std::to_string(src) + " to rank " +
                                        std::to_string(dst) + ", tag " + std::to_string(tag);
-      throw std::invalid_argument(
-          s.bytes < r.bytes
-              ? send + ": send of " + send_size + " (" + channel_text +
-                    ") has no receive of that size; " + recv + " receives " + recv_size
-              : recv + ": receive of " + recv_size + " (" + channel_text +
-                    ") has no send of that size; " + send + " sends " + send_size);
+      throw bad_input(s.bytes < r.bytes
+                          ? send + ": send of " + send_size + " (" + channel_text +
+                                ") has no receive of that size; " + recv + " receives " + recv_size
+                          : recv + ": receive of " + recv_size + " (" + channel_text +
+                                ") has no send of that size; " + send + " sends " + send_size);
     }
   }
 }

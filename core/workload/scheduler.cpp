@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "io/status.h"
 #include "numeric/rng.h"
 #include "topology/topology.h"
 #include "workload/comm_timer.h"
@@ -265,13 +266,12 @@ void Engine::arrive_collective(int rank, uint32_t v, double t, NodeWaiting w, in
   } else if (inst.op != w.op || inst.bytes != bytes) {
     const Node& node = g_.ranks[rank].nodes[v];
     const auto [r0, v0] = inst.members.front();
-    throw std::invalid_argument(
-        "collective " + std::to_string(call) + " on group " + std::to_string(group) +
-        " does not match: rank " + std::to_string(r0) + " node " +
-        std::to_string(g_.ranks[r0].nodes[v0].id) + " is " + comm_op_name(inst.op) + " of " +
-        std::to_string(inst.bytes) + " B, rank " + std::to_string(rank) + " node " +
-        std::to_string(node.id) + " is " + comm_op_name(node.op) + " of " +
-        std::to_string(node.bytes) + " B");
+    throw bad_input("collective " + std::to_string(call) + " on group " + std::to_string(group) +
+                    " does not match: rank " + std::to_string(r0) + " node " +
+                    std::to_string(g_.ranks[r0].nodes[v0].id) + " is " + comm_op_name(inst.op) +
+                    " of " + std::to_string(inst.bytes) + " B, rank " + std::to_string(rank) +
+                    " node " + std::to_string(node.id) + " is " + comm_op_name(node.op) + " of " +
+                    std::to_string(node.bytes) + " B");
   }
   inst.members.emplace_back(rank, v);
   if (t > inst.last_arrival) inst.last_arrival = t, inst.last = Pred{rank, v};
@@ -484,9 +484,9 @@ ScheduleResult Engine::run() {
 }
 
 void Engine::nan_end(int rank, uint32_t v) const {
-  throw std::invalid_argument("rank " + std::to_string(rank) + " node " +
-                              std::to_string(g_.ranks[rank].nodes[v].id) +
-                              " would end at NaN seconds (a NaN duration or network time)");
+  throw bad_input("rank " + std::to_string(rank) + " node " +
+                  std::to_string(g_.ranks[rank].nodes[v].id) +
+                  " would end at NaN seconds (a NaN duration or network time)");
 }
 
 std::string Engine::waiting_node(int rank, uint32_t v) const {
@@ -537,8 +537,8 @@ void Engine::deadlock() const {
     what +=
         " (p2p rendezvous: a send waits for its matching recv; eager sends, the default, "
         "complete without it)";
-  throw std::invalid_argument("the workload deadlocks after " + std::to_string(done_) + " of " +
-                              std::to_string(total_) + " nodes: " + what);
+  throw bad_input("the workload deadlocks after " + std::to_string(done_) + " of " +
+                  std::to_string(total_) + " nodes: " + what);
 }
 
 }  // namespace
@@ -546,15 +546,13 @@ void Engine::deadlock() const {
 P2pMode parse_p2p_mode(const std::string& name) {
   if (name == "eager") return P2pMode::kEager;
   if (name == "rendezvous") return P2pMode::kRendezvous;
-  throw std::invalid_argument("unknown point-to-point mode '" + name +
-                              "' (expected eager or rendezvous)");
+  throw bad_input("unknown point-to-point mode '" + name + "' (expected eager or rendezvous)");
 }
 
 CommIssue parse_comm_issue(const std::string& name) {
   if (name == "overlap") return CommIssue::kOverlap;
   if (name == "astra") return CommIssue::kAstra;
-  throw std::invalid_argument("unknown communication issue mode '" + name +
-                              "' (expected overlap or astra)");
+  throw bad_input("unknown communication issue mode '" + name + "' (expected overlap or astra)");
 }
 
 const char* comm_issue_name(CommIssue issue) {
@@ -568,9 +566,9 @@ const char* p2p_mode_name(P2pMode mode) {
 ScheduleResult schedule(const Graph& graph, NetworkBackend& backend,
                         const SchedulerOptions& options) {
   if (graph.rank_count() > backend.topology().ranks())
-    throw std::invalid_argument("the workload has " + std::to_string(graph.rank_count()) +
-                                " ranks but the cluster only " +
-                                std::to_string(backend.topology().ranks()) + " GPUs");
+    throw bad_input("the workload has " + std::to_string(graph.rank_count()) +
+                    " ranks but the cluster only " + std::to_string(backend.topology().ranks()) +
+                    " GPUs");
   Engine engine(graph, backend, options);
   return engine.run();
 }

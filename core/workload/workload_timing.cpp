@@ -5,6 +5,7 @@
 
 #include "collective/algorithms.h"
 #include "collective/simulated_executor.h"
+#include "io/status.h"
 #include "topology/topology.h"
 
 namespace commlab {
@@ -92,10 +93,10 @@ WorkloadTiming time_workload(const TransformerSpec& spec, const Parallelism& p,
                              NetworkBackend& backend, const ComputeModel& compute,
                              const WorkloadTechniques& tech) {
   if (backend.topology().ranks() < p.gpus())
-    throw std::invalid_argument("the cluster has " + std::to_string(backend.topology().ranks()) +
-                                " GPUs; dp x tp x pp = " + std::to_string(p.gpus()));
+    throw bad_input("the cluster has " + std::to_string(backend.topology().ranks()) +
+                    " GPUs; dp x tp x pp = " + std::to_string(p.gpus()));
   if (tech.algorithm != "ring")
-    throw std::invalid_argument("catalog workloads are timed with ring collectives");
+    throw bad_input("catalog workloads are timed with ring collectives");
   IterationPlan plan = plan_iteration(spec, p);
   WorkloadTiming w;
   w.compute_s = compute_time_s(plan, p, compute);

@@ -11,6 +11,7 @@
 #endif
 
 #include "codec/lossy/quant_tables.h"
+#include "io/status.h"
 #include "numeric/rng.h"
 #include "numeric/wht.h"
 
@@ -246,9 +247,9 @@ void decode_head(const PacketHeader& h, const PacketLayout& l, std::span<const s
 double sq_expected_error(std::span<const float> x, size_t packet_coords, int head_bits,
                          int keep_bits) {
   if (head_bits < 1 || head_bits > 8 || keep_bits < 1 || keep_bits > head_bits)
-    throw std::invalid_argument("sq_expected_error: head_bits must be 1..8 and keep_bits 1.." +
-                                std::to_string(head_bits) + ", got " + std::to_string(head_bits) +
-                                " and " + std::to_string(keep_bits));
+    throw bad_input("sq_expected_error: head_bits must be 1..8 and keep_bits 1.." +
+                    std::to_string(head_bits) + ", got " + std::to_string(head_bits) + " and " +
+                    std::to_string(keep_bits));
   if (packet_coords == 0) packet_coords = std::max<size_t>(x.size(), 1);  // one packet
   const unsigned top = (1u << head_bits) - 1;
   const double width = static_cast<double>(1u << (head_bits - keep_bits));

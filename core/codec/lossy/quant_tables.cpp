@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "io/status.h"
+
 namespace commlab::trim {
 namespace {
 
@@ -73,8 +75,7 @@ const GaussianQuantizer& lloyd_max_quantizer(int bits) {
     return t;
   }();
   if (bits < 1 || bits > kMaxEdenBits) {
-    throw std::invalid_argument("Lloyd-Max quantizer: bits must be 1..4, got " +
-                                std::to_string(bits));
+    throw bad_input("Lloyd-Max quantizer: bits must be 1..4, got " + std::to_string(bits));
   }
   return table[bits - 1];
 }

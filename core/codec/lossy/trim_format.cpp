@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "io/status.h"
 #include "numeric/rng.h"
 #include "numeric/wht.h"
 
@@ -69,30 +70,28 @@ TrimEncoding parse_encoding(std::string_view name) {
   if (name == "sq") return TrimEncoding::kSq;
   if (name == "drive") return TrimEncoding::kDrive;
   if (name == "eden") return TrimEncoding::kEden;
-  throw std::invalid_argument("unknown trim encoding '" + std::string(name) +
-                              "' (expected sq, drive or eden)");
+  throw bad_input("unknown trim encoding '" + std::string(name) + "' (expected sq, drive or eden)");
 }
 
 void validate(const TrimConfig& c) {
   int max_bits = max_head_bits(c.encoding);
   if (max_bits == 0) throw std::logic_error("trim config: unknown encoding");
   if (c.head_bits < 1 || c.head_bits > max_bits) {
-    throw std::invalid_argument("trim config: " + std::string(encoding_name(c.encoding)) +
-                                " head bits must be 1.." + std::to_string(max_bits) + ", got " +
-                                std::to_string(c.head_bits));
+    throw bad_input("trim config: " + std::string(encoding_name(c.encoding)) +
+                    " head bits must be 1.." + std::to_string(max_bits) + ", got " +
+                    std::to_string(c.head_bits));
   }
   if (wire_size(c.wire) == 0) throw std::logic_error("trim config: unknown wire dtype");
   if (c.coords_per_packet > kMaxPacketCoords) {
-    throw std::invalid_argument("trim config: at most 2^20 coordinates per packet, got " +
-                                std::to_string(c.coords_per_packet));
+    throw bad_input("trim config: at most 2^20 coordinates per packet, got " +
+                    std::to_string(c.coords_per_packet));
   }
   const size_t n = c.coords_per_packet > 0 ? c.coords_per_packet : 1;
   const size_t need = packet_layout(c.encoding, c.head_bits, c.wire, n).total();
   if (need > c.payload_bytes) {
-    throw std::invalid_argument("trim config: a packet of " + std::to_string(n) +
-                                " coordinates needs " + std::to_string(need) +
-                                " bytes, more than the payload of " +
-                                std::to_string(c.payload_bytes));
+    throw bad_input("trim config: a packet of " + std::to_string(n) + " coordinates needs " +
+                    std::to_string(need) + " bytes, more than the payload of " +
+                    std::to_string(c.payload_bytes));
   }
 }
 

@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "io/status.h"
 #include "numeric/float16.h"
 #include "numeric/rng.h"
 
@@ -102,7 +103,7 @@ std::vector<std::vector<std::byte>> encode_packets(std::span<const float> x, con
                                                    int sender, uint64_t stream_id) {
   validate(c);
   if (sender < 0 || sender > 0xffff) {
-    throw std::invalid_argument("trim: sender must be 0..65535, got " + std::to_string(sender));
+    throw bad_input("trim: sender must be 0..65535, got " + std::to_string(sender));
   }
   const size_t per = coords_per_packet(c);
   std::vector<std::vector<std::byte>> packets;

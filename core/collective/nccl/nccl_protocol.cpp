@@ -5,6 +5,7 @@
 #include <string>
 
 #include "collective/plan.h"
+#include "io/status.h"
 #include "numeric/rng.h"
 #include "topology/topology.h"
 
@@ -30,7 +31,7 @@ const char* nccl_plan_name(NcclAlgo a) {
 NcclProtocol parse_protocol(std::string_view text) {
   for (NcclProtocol p : {NcclProtocol::kLL, NcclProtocol::kLL128, NcclProtocol::kSimple})
     if (text == protocol_name(p)) return p;
-  throw std::invalid_argument("protocol '" + std::string(text) + "': expected simple, ll or ll128");
+  throw bad_input("protocol '" + std::string(text) + "': expected simple, ll or ll128");
 }
 
 ProtocolTraits protocol_traits(NcclProtocol p) {
@@ -45,8 +46,7 @@ ProtocolTraits protocol_traits(NcclProtocol p) {
 ChannelBackend::ChannelBackend(NetworkBackend& inner, const ChannelConfig& config)
     : inner_(inner), config_(config), router_(inner.topology()) {
   if (config_.channels < 1)
-    throw std::invalid_argument("channels: expected at least 1, got " +
-                                std::to_string(config_.channels));
+    throw bad_input("channels: expected at least 1, got " + std::to_string(config_.channels));
   const Topology& t = inner.topology();
   const int ranks = t.ranks();
   server_.resize(ranks);

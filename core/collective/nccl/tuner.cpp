@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "io/status.h"
 #include "topology/topology.h"
 
 namespace commlab {
@@ -99,8 +100,8 @@ NcclTunerInputs tuner_inputs(const Topology& t, int channels) {
 
 NcclTuner::NcclTuner(const NcclTunerInputs& inputs) : in_(inputs) {
   if (in_.ranks < 1 || in_.nodes < 1 || in_.nodes > in_.ranks)
-    throw std::invalid_argument("NCCL tuner: expected 1 <= nodes <= ranks");
-  if (in_.channels < 1) throw std::invalid_argument("NCCL tuner: channels must be >= 1");
+    throw bad_input("NCCL tuner: expected 1 <= nodes <= ranks");
+  if (in_.channels < 1) throw bad_input("NCCL tuner: channels must be >= 1");
 }
 
 double NcclTuner::bus_bw(CollectiveOp op, NcclAlgo algo, NcclProtocol proto) const {
@@ -197,7 +198,7 @@ NcclChoice NcclTuner::choose(CollectiveOp op, uint64_t bytes, const NcclOverride
     }
   }
   if (best.predicted_s < 0)
-    throw std::invalid_argument(
+    throw bad_input(
         std::string("NCCL model: no ") + (force.algo ? nccl_algo_name(*force.algo) : "") +
         (force.proto ? std::string(" ") + protocol_name(*force.proto) : "") + " for " +
         op_name(op) + " on " + std::to_string(in_.ranks) + " ranks" +
@@ -265,13 +266,13 @@ NcclOverrides parse_nccl_overrides(std::string_view algo, std::string_view proto
   else if (algo == "tree")
     o.algo = NcclAlgo::kTree;
   else if (algo != "auto")
-    throw std::invalid_argument("--algo '" + std::string(algo) +
-                                "' has no NCCL model: with --proto or --channels use auto, ring or "
-                                "tree");
+    throw bad_input("--algo '" + std::string(algo) +
+                    "' has no NCCL model: with --proto or --channels use auto, ring or "
+                    "tree");
   if (!proto.empty() && proto != "auto") o.proto = parse_protocol(proto);
   if (channels < 0 || channels > 64)
-    throw std::invalid_argument("--channels: expected 1 to 64 (NCCL's MAXCHANNELS), got " +
-                                std::to_string(channels));
+    throw bad_input("--channels: expected 1 to 64 (NCCL's MAXCHANNELS), got " +
+                    std::to_string(channels));
   o.channels = channels;
   return o;
 }

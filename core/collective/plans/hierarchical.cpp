@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 #include "collective/algorithms.h"
+#include "io/status.h"
 
 namespace commlab {
 
@@ -20,9 +21,8 @@ Plan build_hierarchical(const PlanRequest& req) {
   const int n = req.ranks;
   const int g = req.ranks_per_node;
   if (g < 1 || n % g != 0)
-    throw std::invalid_argument("algorithm 'hier': ranks (" + std::to_string(n) +
-                                ") must be a multiple of ranks per node (" + std::to_string(g) +
-                                ")");
+    throw bad_input("algorithm 'hier': ranks (" + std::to_string(n) +
+                    ") must be a multiple of ranks per node (" + std::to_string(g) + ")");
   const int nodes = n / g;
   const bool rs = req.op != CollectiveOp::kAllGather;
   const bool ag = req.op != CollectiveOp::kReduceScatter;

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "collective/algorithms.h"
+#include "io/status.h"
 
 namespace commlab {
 
@@ -15,8 +16,8 @@ Plan build_nccl_tree(const PlanRequest& req) {
   const int n = req.ranks;
   const int g = std::max(1, std::min(req.ranks_per_node, n));
   if (n % g != 0)
-    throw std::invalid_argument("nccl-tree: " + std::to_string(n) +
-                                " ranks are not whole nodes of " + std::to_string(g));
+    throw bad_input("nccl-tree: " + std::to_string(n) + " ranks are not whole nodes of " +
+                    std::to_string(g));
   const int nodes = n / g;
   Plan plan;
   // Up the chain in every node at once: step k moves local g-1-k to g-2-k.

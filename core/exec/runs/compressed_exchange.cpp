@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "collective/algorithms.h"
+#include "io/status.h"
 
 namespace commlab::exec {
 
@@ -86,9 +87,9 @@ MpiCollectiveReport RankCompressor::exchange(int iteration, const BucketInfo& bu
                                              std::span<float> grad, MpiExecutor& executor,
                                              BucketCollective& collective) {
   if (grad.size() != bucket.size)
-    throw std::invalid_argument("rank compressor: bucket " + bucket.name + " has " +
-                                std::to_string(bucket.size) + " elements, the gradient " +
-                                std::to_string(grad.size()));
+    throw bad_input("rank compressor: bucket " + bucket.name + " has " +
+                    std::to_string(bucket.size) + " elements, the gradient " +
+                    std::to_string(grad.size()));
   return spec_.kind == CompressionSpec::Kind::kTopK
              ? exchange_topk(iteration, bucket, grad, executor)
              : exchange_powersgd(iteration, bucket, grad, executor, collective);

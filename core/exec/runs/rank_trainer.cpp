@@ -6,6 +6,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "io/status.h"
+
 #if COMMLAB_HAVE_MPI
 #include "exec/mpi_detail.h"
 #endif
@@ -34,8 +36,8 @@ uint64_t hash_floats(std::span<const float> v) {
 
 int checked_count(size_t n) {
   if (n > static_cast<size_t>(INT_MAX))
-    throw std::invalid_argument("rank trainer: a bucket of " + std::to_string(n) +
-                                " elements is more than one MPI message holds");
+    throw std::logic_error("rank trainer: a bucket of " + std::to_string(n) +
+                           " elements is more than one MPI message holds");
   return static_cast<int>(n);
 }
 
@@ -91,19 +93,19 @@ RankTrainer::RankTrainer(const MpiRuntime& rt, Model prototype, const Dataset& t
       shadow_(shadow),
       executor_(rt),
       optimizer_(config.optimizer),
-      eval_schedule_(eval_schedule(config)) {
+      progress_(config, {}) {
   if (config_.ranks != rt.size())
-    throw std::invalid_argument("training.ranks: " + std::to_string(config_.ranks) +
-                                " ranks, but mpirun started " + std::to_string(rt.size()) +
-                                " processes (one process per rank: mpirun -np " +
-                                std::to_string(config_.ranks) +
-                                ", or --set training.ranks=" + std::to_string(rt.size()) + ")");
+    throw bad_input("training.ranks: " + std::to_string(config_.ranks) +
+                    " ranks, but mpirun started " + std::to_string(rt.size()) +
+                    " processes (one process per rank: mpirun -np " +
+                    std::to_string(config_.ranks) +
+                    ", or --set training.ranks=" + std::to_string(rt.size()) + ")");
   if (rt.root() && !shadow_) throw std::logic_error("rank trainer: rank 0 needs the shadow");
   check_trainer_config(config_, train_);
   prototype.init(config_.seed);
   TrainingLayout layout = training_layout(prototype, config_, train_);
   buckets_ = std::move(layout.buckets);
-  layer_costs_ = std::move(layout.layer_costs);
+  progress_ = TrainingProgress(config_, std::move(layout.layer_costs));
   replica_ = std::move(prototype);
   gathered_.resize(buckets_.size());
   const CompressionSpec spec = collective_.compression();
@@ -119,8 +121,9 @@ RankTrainer::~RankTrainer() = default;
 Sample RankTrainer::step() {
   const auto wall_start = Clock::now();
   const int ranks = config_.ranks, me = rt_.rank();
+  const int iteration = progress_.iteration();
   auto t0 = Clock::now();
-  sampler_->rank_batch(iteration_, me, index_);
+  sampler_->rank_batch(iteration, me, index_);
   gather_batch(train_, index_, batch_x_, batch_y_);
   const double loss = replica_.forward_backward(batch_x_, batch_y_).loss;
   measured_.compute_s += seconds_since(t0);
@@ -138,7 +141,7 @@ Sample RankTrainer::step() {
     std::span<float> g = replica_.layer(b.layer).grads();
     gather_floats(rt_, g, gathered_[bi]);
     const MpiCollectiveReport rep =
-        compressor_ ? compressor_->exchange(iteration_, b, g, executor_, collective_)
+        compressor_ ? compressor_->exchange(iteration, b, g, executor_, collective_)
                     : all_reduce_average(b, g);
     measured_.comm_s += rep.time_s - rep.codec_s;
     measured_.codec_s += rep.codec_s;
@@ -147,57 +150,50 @@ Sample RankTrainer::step() {
   }
   const std::vector<uint64_t> hashes = gather_u64(rt_, received);
 
-  // Rank 0: the simulated reducer on the same inputs gives the time plane and the reports.
-  std::vector<double> comm(nb), codec(nb);
-  ReduceReport total;
+  // Rank 0: the simulated reducer on the same inputs gives the time plane and the reports, and
+  // what it gives each rank is compared with what that process received.
+  StepReports reports;
   if (rt_.root()) {
-    std::vector<std::span<float>> grads(ranks);
-    s.buckets.resize(nb);
-    for (size_t bi = nb; bi-- > 0;) {
-      const BucketInfo& b = buckets_[bi];
-      for (int r = 0; r < ranks; ++r)
-        grads[r] = std::span<float>(gathered_[bi]).subspan(static_cast<size_t>(r) * b.size, b.size);
-      ReduceReport rep = shadow_->reduce(iteration_, b, grads);
-      for (int r = 0; r < ranks; ++r)
-        mismatched_ += hash_floats(grads[r]) != hashes[static_cast<size_t>(r) * nb + bi];
-      comm[bi] = rep.comm_time_s;
-      codec[bi] = rep.codec_time_s;
-      s.buckets[bi] = bucket_sample(b, rep);
-      total += rep;
-    }
+    reports = reduce_buckets(
+        *shadow_, iteration, buckets_, ranks,
+        [&](const BucketInfo& b, std::vector<std::span<float>>& grads) {
+          for (int r = 0; r < ranks; ++r)
+            grads[r] = std::span<float>(gathered_[b.index])
+                           .subspan(static_cast<size_t>(r) * b.size, b.size);
+        },
+        s,
+        [&](const BucketInfo& b, const std::vector<std::span<float>>& got) {
+          for (int r = 0; r < ranks; ++r)
+            mismatched_ += hash_floats(got[r]) != hashes[static_cast<size_t>(r) * nb + b.index];
+        });
     s.grad_norm = gradient_norm(replica_, buckets_);
+  } else {
+    reports.comm_s.assign(nb, 0.0);
+    reports.codec_s.assign(nb, 0.0);
   }
-  s.lr = learning_rate(config_.optimizer, config_.schedule, iteration_);
+  s.lr = learning_rate(config_.optimizer, config_.schedule, iteration);
   t0 = Clock::now();
   optimizer_.step(replica_, s.lr);
   measured_.compute_s += seconds_since(t0);
 
-  const StepTiming t = overlap_step(layer_costs_, comm, codec);
-  ++iteration_;
-  sim_time_s_ += t.step_s;
-  finish_sample(s, total, t, iteration_, sim_time_s_);
+  progress_.close_iteration(s, reports);
   s.divergence = divergence();
-  if (rt_.root() && eval_schedule_.due(iteration_)) {
-    LossStats e = evaluate();
-    s.test_loss = e.loss;
-    s.test_accuracy = e.count > 0 ? static_cast<double>(e.correct) / e.count : 0.0;
-    eval_schedule_.record(iteration_, s.test_accuracy);
-  }
+  if (rt_.root() && progress_.evaluation_due()) progress_.record_evaluation(s, evaluate());
   const double wall = seconds_since(wall_start);
   measured_.wall_s += wall;
-  wall_time_s_ += wall;
-  s.wall_time_s = wall_time_s_;
+  progress_.add_wall_time(s, wall);
   return s;
 }
 
 MpiCollectiveReport RankTrainer::all_reduce_average(const BucketInfo& b, std::span<float> g) {
   MpiExecOptions options;
   options.codec = collective_.codec();
-  options.iteration = static_cast<uint64_t>(iteration_);
+  options.iteration = static_cast<uint64_t>(progress_.iteration());
   options.bucket = b.index;
   options.trim_rate = collective_.trim_rate();
   options.trim_seed = collective_.trim_seed();
-  const MpiCollectiveReport rep = executor_.run(collective_.plan(iteration_, b), g, options);
+  const MpiCollectiveReport rep =
+      executor_.run(collective_.plan(progress_.iteration(), b), g, options);
   scale_by_inverse(g, config_.ranks);  // DDP divides the sum by N (as CollectiveReducer)
   return rep;
 }
@@ -231,14 +227,11 @@ double RankTrainer::divergence() {
     }
     at += b.size;
   }
-  const std::vector<double> all = rt_.gather(d);
+  const std::vector<double> distance2 = rt_.gather(d);
   if (!rt_.root()) return 0;
-  double ref = 0;
-  for (float p : p0) ref += static_cast<double>(p) * p;
-  double worst = 0;
-  for (int r = 1; r < config_.ranks; ++r)
-    worst = std::max(worst, ref > 0 ? std::sqrt(all[r] / ref) : std::sqrt(all[r]));
-  return worst;
+  double reference2 = 0;
+  for (float p : p0) reference2 += static_cast<double>(p) * p;
+  return relative_divergence(distance2, reference2);
 }
 
 }  // namespace commlab::exec

@@ -42,7 +42,7 @@ class RankTrainer {
   // One iteration on every rank (all must call it). On rank 0 the full sample; elsewhere only
   // `iteration` is meaningful.
   Sample step();
-  int iteration() const { return iteration_; }
+  int iteration() const { return progress_.iteration(); }
   const std::vector<BucketInfo>& buckets() const { return buckets_; }
   Model& replica() { return replica_; }
   const MeasuredSplit& measured() const { return measured_; }
@@ -67,13 +67,9 @@ class RankTrainer {
   Model replica_;
   Optimizer optimizer_;
   std::vector<BucketInfo> buckets_;
-  std::vector<LayerCost> layer_costs_;
   std::optional<ShardSampler> sampler_;  // set once the config is checked
   std::vector<int32_t> index_, eval_index_;
-  EvalSchedule eval_schedule_;  // rank 0's: only rank 0 evaluates
-  int iteration_ = 0;
-  double sim_time_s_ = 0;
-  double wall_time_s_ = 0;
+  TrainingProgress progress_;  // its evaluation schedule is rank 0's: only rank 0 evaluates
   MeasuredSplit measured_;
   uint64_t mismatched_ = 0;
   Matrix batch_x_;

@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "io/status.h"
 #include "network/packet/packet_budget.h"
 
 namespace commlab {
@@ -18,9 +19,7 @@ SimTime to_ps(double seconds) {
 }
 
 void check_config(const PacketConfig& c) {
-  auto fail = [](const std::string& what) {
-    throw std::invalid_argument("packet backend: " + what);
-  };
+  auto fail = [](const std::string& what) { throw bad_input("packet backend: " + what); };
   if (c.mtu_bytes == 0) fail("mtu_bytes must be > 0");
   if (c.header_bytes == 0) fail("header_bytes must be > 0");
   if (c.mtu_bytes + c.header_bytes > 65535)

@@ -17,6 +17,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "io/status.h"
 #include "network/packet/packet_sim.h"
 
 namespace commlab {
@@ -47,8 +48,8 @@ void PacketSim::init_pfc() {
   }
   if (rc.stuck_rank >= 0) {
     if (rc.stuck_rank >= topo_.ranks())
-      throw std::invalid_argument("packet backend: roce.stuck_rank " +
-                                  std::to_string(rc.stuck_rank) + " is not a rank");
+      throw bad_input("packet backend: roce.stuck_rank " + std::to_string(rc.stuck_rank) +
+                      " is not a rank");
     // Hosts send no PFC frames of their own here, so nothing ever resumes these ports.
     for (int li : topo_.in_links(topo_.gpus()[rc.stuck_rank])) {
       ports_[li].paused = true;

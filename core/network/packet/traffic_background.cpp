@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "io/status.h"
 #include "network/packet/packet_sim.h"
 #include "network/traffic_patterns.h"
 
@@ -27,13 +28,12 @@ uint64_t PacketSim::background_flow_id(uint32_t g) {
 }
 
 void PacketSim::add_background(const TrafficSpec& spec) {
-  if (spec.flow_bytes == 0)
-    throw std::invalid_argument("background traffic: flow_bytes must be > 0");
+  if (spec.flow_bytes == 0) throw bad_input("background traffic: flow_bytes must be > 0");
   if (spec.pattern == Pattern::kOnOff && !(spec.load > 0 && spec.load <= 1))
-    throw std::invalid_argument("background traffic: load must be in (0, 1]");
-  if (topo_.ranks() < 2) throw std::invalid_argument("background traffic needs at least 2 ranks");
+    throw bad_input("background traffic: load must be in (0, 1]");
+  if (topo_.ranks() < 2) throw bad_input("background traffic needs at least 2 ranks");
   if (topo_.ranks() >= (1 << 16) || generators_.size() >= (1u << 15))
-    throw std::invalid_argument("background traffic: too many ranks or generators");
+    throw bad_input("background traffic: too many ranks or generators");
   const uint32_t g = static_cast<uint32_t>(generators_.size());
   generators_.push_back(Generator{spec, 0, true, {}});
   if (spec.pattern == Pattern::kOnOff) generators_.back().open_by_source.assign(topo_.ranks(), 0);

@@ -14,6 +14,7 @@
 #include "exec/mpi_runtime.h"
 #include "exec/runs/mpi_batch.h"
 #include "io/json_input.h"
+#include "io/status.h"
 #include "scenario/config_problem.h"
 #include "scenario/run/fork.h"
 #include "scenario/run/lr_tuning.h"
@@ -150,19 +151,18 @@ class Execution {
     fork_base_ = exp.runs[base].name;
     const RunConfig& baseline = out_.replicas[out_.first_replica[base]];
     if (o_.fork_at >= baseline.training.iterations)
-      throw std::invalid_argument("--fork-at " + std::to_string(o_.fork_at) + ": the baseline '" +
-                                  fork_base_ + "' runs " +
-                                  std::to_string(baseline.training.iterations) +
-                                  " iterations; a fork point must come before its last");
+      throw bad_input("--fork-at " + std::to_string(o_.fork_at) + ": the baseline '" + fork_base_ +
+                      "' runs " + std::to_string(baseline.training.iterations) +
+                      " iterations; a fork point must come before its last");
     for (size_t r = 0; r < runs; ++r) {
       if (r == base) continue;
       for (size_t i = out_.first_replica[r], k = 0; i < out_.first_replica[r + 1]; ++i, ++k) {
         const size_t p = out_.first_replica[base] + k;
         if (p >= out_.first_replica[base + 1])
-          throw std::invalid_argument("--fork-at: run '" + out_.replicas[i].name + "' has more " +
-                                      "seeds than the baseline it forks from");
+          throw bad_input("--fork-at: run '" + out_.replicas[i].name + "' has more " +
+                          "seeds than the baseline it forks from");
         const std::string problem = fork_problem(out_.replicas[p], out_.replicas[i]);
-        if (!problem.empty()) throw std::invalid_argument("--fork-at: " + problem);
+        if (!problem.empty()) throw bad_input("--fork-at: " + problem);
         parent_[i] = static_cast<int>(p);
       }
     }

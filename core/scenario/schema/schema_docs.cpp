@@ -5,6 +5,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "io/status.h"
 #include "scenario/schema.h"
 
 namespace commlab {
@@ -195,8 +196,8 @@ std::string splice_generated_docs(const std::string& doc, const std::string& sec
   size_t begin = doc.find(kDocsBegin);
   size_t end = doc.find(kDocsEnd);
   if (begin == std::string::npos || end == std::string::npos || end < begin)
-    throw std::invalid_argument(std::string("docs: markers '") + kDocsBegin + "' and '" + kDocsEnd +
-                                "' not found");
+    throw bad_input(std::string("docs: markers '") + kDocsBegin + "' and '" + kDocsEnd +
+                    "' not found");
   begin += std::string(kDocsBegin).size();
   return doc.substr(0, begin) + "\n" + section + "\n" + doc.substr(end);
 }

@@ -5,6 +5,8 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "io/status.h"
+
 namespace commlab {
 namespace {
 
@@ -57,7 +59,7 @@ std::vector<int64_t> apportion(int64_t m, const std::vector<double>& p) {
 std::vector<int32_t> row_labels(const Dataset& d, ShardingMode mode) {
   if (mode != ShardingMode::kNonIid) return {};
   if (d.labels_per_row != 1)
-    throw std::invalid_argument(
+    throw bad_input(
         "training.sharding: non-iid splits classes over the ranks and needs one label per row (a "
         "classification data set); data set '" +
         d.name + "' has " + str(d.labels_per_row) + " per row");
@@ -70,8 +72,7 @@ ShardingMode parse_sharding_mode(const std::string& name) {
   if (name == "random") return ShardingMode::kRandom;
   if (name == "shard") return ShardingMode::kShard;
   if (name == "non-iid") return ShardingMode::kNonIid;
-  throw std::invalid_argument("training.sharding: expected random, shard or non-iid, got '" + name +
-                              "'");
+  throw bad_input("training.sharding: expected random, shard or non-iid, got '" + name + "'");
 }
 
 const char* sharding_mode_name(ShardingMode mode) {
@@ -90,8 +91,8 @@ void shuffle_rows(std::vector<int32_t>& v, const CounterRng& rng) {
 
 std::vector<double> dirichlet(double alpha, int k, const CounterRng& rng) {
   if (!(alpha > 0) || !std::isfinite(alpha))
-    throw std::invalid_argument("training.sharding_alpha must be a finite number > 0, got " +
-                                std::to_string(alpha));
+    throw bad_input("training.sharding_alpha must be a finite number > 0, got " +
+                    std::to_string(alpha));
   StreamRng stream(rng);
   std::vector<double> p(k);
   for (double& v : p) v = log_gamma_draw(alpha, stream);
@@ -124,23 +125,22 @@ ShardSampler::ShardSampler(const Dataset& train, SamplerConfig config)
 ShardSampler::ShardSampler(int rows, std::span<const int32_t> labels, SamplerConfig config)
     : rows_(rows), config_(config), micro_(0) {
   const int n_ranks = config_.ranks;
-  if (n_ranks < 1) throw std::invalid_argument("ranks must be >= 1");
+  if (n_ranks < 1) throw bad_input("ranks must be >= 1");
   if (config_.global_batch < n_ranks || config_.global_batch % n_ranks != 0)
-    throw std::invalid_argument("global batch " + str(config_.global_batch) +
-                                " must be a positive multiple of ranks " + str(n_ranks));
-  if (rows_ <= 0) throw std::invalid_argument("empty training set");
+    throw bad_input("global batch " + str(config_.global_batch) +
+                    " must be a positive multiple of ranks " + str(n_ranks));
+  if (rows_ <= 0) throw bad_input("empty training set");
   micro_ = config_.global_batch / n_ranks;
   shards_.resize(n_ranks);
   if (config_.sharding.mode == ShardingMode::kShard) {
     const int64_t per_rank = rows_ / n_ranks;
     per_epoch_ = per_rank / micro_;
     if (per_epoch_ == 0)
-      throw std::invalid_argument(
-          "training.sharding shard: " + str(rows_) + " training rows over " + str(n_ranks) +
-          " ranks leave " + str(per_rank) + " per rank, less than one micro-batch of " +
-          str(micro_) +
-          " (training.global_batch / training.ranks); use more rows (workload."
-          "max_train), fewer ranks or a smaller batch");
+      throw bad_input("training.sharding shard: " + str(rows_) + " training rows over " +
+                      str(n_ranks) + " ranks leave " + str(per_rank) +
+                      " per rank, less than one micro-batch of " + str(micro_) +
+                      " (training.global_batch / training.ranks); use more rows (workload."
+                      "max_train), fewer ranks or a smaller batch");
   } else if (config_.sharding.mode == ShardingMode::kNonIid) {
     build_non_iid_shards(labels);
   }
@@ -149,11 +149,11 @@ ShardSampler::ShardSampler(int rows, std::span<const int32_t> labels, SamplerCon
 void ShardSampler::build_non_iid_shards(std::span<const int32_t> labels) {
   const int n_ranks = config_.ranks;
   if (static_cast<int64_t>(labels.size()) != rows_)
-    throw std::invalid_argument("training.sharding non-iid: " + str(labels.size()) +
-                                " labels for " + str(rows_) + " rows (one label per row)");
+    throw bad_input("training.sharding non-iid: " + str(labels.size()) + " labels for " +
+                    str(rows_) + " rows (one label per row)");
   int32_t classes = 0;
   for (int32_t y : labels) {
-    if (y < 0) throw std::invalid_argument("training.sharding non-iid: negative label");
+    if (y < 0) throw bad_input("training.sharding non-iid: negative label");
     classes = std::max(classes, y + 1);
   }
   std::vector<std::vector<int32_t>> by_class(classes);
@@ -174,10 +174,10 @@ void ShardSampler::build_non_iid_shards(std::span<const int32_t> labels) {
   }
   for (int r = 0; r < n_ranks; ++r) {
     if (shards_[r].empty())
-      throw std::invalid_argument(
-          "training.sharding_alpha " + std::to_string(config_.sharding.alpha) + ": rank " + str(r) +
-          " of " + str(n_ranks) + " got no training rows from the non-iid split of " + str(rows_) +
-          " rows; use a larger training.sharding_alpha or fewer ranks");
+      throw bad_input("training.sharding_alpha " + std::to_string(config_.sharding.alpha) +
+                      ": rank " + str(r) + " of " + str(n_ranks) +
+                      " got no training rows from the non-iid split of " + str(rows_) +
+                      " rows; use a larger training.sharding_alpha or fewer ranks");
   }
   shard_orders_.resize(n_ranks);
 }

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "io/status.h"
 #include "numeric/rng.h"
 
 namespace commlab {
@@ -14,8 +15,8 @@ SyntheticKind parse_synthetic_kind(const std::string& name) {
   if (name == "circles") return SyntheticKind::kCircles;
   if (name == "blobs") return SyntheticKind::kBlobs;
   if (name == "xor") return SyntheticKind::kXor;
-  throw std::invalid_argument("unknown data set '" + name +
-                              "' (expected fashion-mnist, spiral, circles, blobs, xor or text)");
+  throw bad_input("unknown data set '" + name +
+                  "' (expected fashion-mnist, spiral, circles, blobs, xor or text)");
 }
 
 namespace {
@@ -68,7 +69,7 @@ Dataset generate(const SyntheticConfig& c, int rows, uint64_t split) {
 }  // namespace
 
 TrainTest make_synthetic(const SyntheticConfig& c) {
-  if (c.train_rows <= 0 || c.test_rows <= 0) throw std::invalid_argument("rows must be positive");
+  if (c.train_rows <= 0 || c.test_rows <= 0) throw bad_input("rows must be positive");
   TrainTest t{generate(c, c.train_rows, 0), generate(c, c.test_rows, 1)};
   t.train.name = "synthetic/train";
   t.test.name = "synthetic/test";

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "io/status.h"
 #include "train/model.h"
 
 namespace commlab {
@@ -10,7 +11,7 @@ namespace commlab {
 Conv2d::Conv2d(ImageShape in, int out_channels, int kernel, int pad, std::string name)
     : in_(in), k_(kernel), pad_(pad), name_(std::move(name)) {
   out_ = {in.h + 2 * pad - kernel + 1, in.w + 2 * pad - kernel + 1, out_channels};
-  if (out_.h <= 0 || out_.w <= 0) throw std::invalid_argument(name_ + ": kernel larger than image");
+  if (out_.h <= 0 || out_.w <= 0) throw bad_input(name_ + ": kernel larger than image");
   allocate(static_cast<size_t>(k_) * k_ * in_.c * out_.c + out_.c);
 }
 
@@ -99,7 +100,7 @@ void Conv2d::init(const CounterRng& rng) {
 }
 
 MaxPool2d::MaxPool2d(ImageShape in, std::string name) : in_(in), name_(std::move(name)) {
-  if (in.h % 2 || in.w % 2) throw std::invalid_argument(name_ + ": 2x2 pooling needs even H, W");
+  if (in.h % 2 || in.w % 2) throw bad_input(name_ + ": 2x2 pooling needs even H, W");
   out_ = {in.h / 2, in.w / 2, in.c};
 }
 

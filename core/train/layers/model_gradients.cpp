@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "io/status.h"
 #include "train/data/synthetic.h"
 #include "train/dataset.h"
 #include "train/models.h"
@@ -24,14 +25,13 @@ ModelGradients model_gradients(const std::string& name, uint64_t seed) {
     c.seed = seed;
     data = make_synthetic(c);
   } else {
-    throw std::invalid_argument("model:" + name + ": " + fmnist.error());
+    throw bad_input("model:" + name + ": " + fmnist.error());
   }
   Model model;
   try {
     model = make_model(name, data.train, {});
   } catch (const std::invalid_argument& e) {
-    throw std::invalid_argument("model:" + name + ": " + e.what() +
-                                " (use model:mlp or model:cnn)");
+    throw bad_input("model:" + name + ": " + e.what() + " (use model:mlp or model:cnn)");
   }
   model.init(seed);
   Optimizer opt(OptimizerConfig{});

@@ -4,6 +4,8 @@
 #include <limits>
 #include <stdexcept>
 
+#include "io/status.h"
+
 namespace commlab {
 
 void layer_norm_forward(const Matrix& x, const float* gamma, const float* beta, Matrix& y,
@@ -47,7 +49,7 @@ Embedding::Embedding(int vocab, int seq, int dim, std::string name)
 }
 
 void Embedding::forward(const Matrix& x, Matrix& y) {
-  if (x.cols() != seq_) throw std::invalid_argument(name_ + ": rows must hold seq token ids");
+  if (x.cols() != seq_) throw bad_input(name_ + ": rows must hold seq token ids");
   const Eigen::Index batch = x.rows();
   ids_.resize(batch * seq_);
   y.resize(batch * seq_, dim_);
@@ -99,7 +101,7 @@ void LayerNorm::init(const CounterRng&) {
 
 TransformerBlock::TransformerBlock(int dim, int heads, int seq, int ffn, std::string name)
     : dim_(dim), heads_(heads), seq_(seq), ffn_(ffn), name_(std::move(name)) {
-  if (dim % heads != 0) throw std::invalid_argument(name_ + ": dim must be a multiple of heads");
+  if (dim % heads != 0) throw bad_input(name_ + ": dim must be a multiple of heads");
   const size_t d = dim, f = ffn;
   size_t at = 0;
   auto take = [&at](size_t n) { return std::exchange(at, at + n); };

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "io/status.h"
+
 namespace commlab {
 
 const std::vector<TransformerSpec>& workload_catalog() {
@@ -43,7 +45,7 @@ const TransformerSpec& find_workload(const std::string& name) {
     if (s.name == name) return s;
     known += (known.empty() ? "" : ", ") + s.name;
   }
-  throw std::invalid_argument("unknown workload '" + name + "' (known: " + known + ")");
+  throw bad_input("unknown workload '" + name + "' (known: " + known + ")");
 }
 
 int64_t attention_parameter_count(const TransformerSpec& s) {
@@ -115,35 +117,33 @@ double compute_time_s(const IterationPlan& plan, const Parallelism& p, const Com
 
 Parallelism resolve_parallelism(Parallelism asked, int gpus) {
   if (asked.dp < 0 || asked.tp < 1 || asked.pp < 1)
-    throw std::invalid_argument("parallelism degrees must be >= 1 (dp 0: as many as fit), got dp " +
-                                std::to_string(asked.dp) + ", tp " + std::to_string(asked.tp) +
-                                ", pp " + std::to_string(asked.pp));
+    throw bad_input("parallelism degrees must be >= 1 (dp 0: as many as fit), got dp " +
+                    std::to_string(asked.dp) + ", tp " + std::to_string(asked.tp) + ", pp " +
+                    std::to_string(asked.pp));
   const long long tp_pp = static_cast<long long>(asked.tp) * asked.pp;
   const std::string of_gpus = "the " + std::to_string(gpus) + " GPUs";
-  if (tp_pp > gpus)
-    throw std::invalid_argument("tp x pp = " + std::to_string(tp_pp) + " exceeds " + of_gpus);
+  if (tp_pp > gpus) throw bad_input("tp x pp = " + std::to_string(tp_pp) + " exceeds " + of_gpus);
   if (asked.dp == 0) asked.dp = static_cast<int>(gpus / tp_pp);
   const long long all = asked.dp * tp_pp;
-  if (all > gpus)
-    throw std::invalid_argument("dp x tp x pp = " + std::to_string(all) + " exceeds " + of_gpus);
+  if (all > gpus) throw bad_input("dp x tp x pp = " + std::to_string(all) + " exceeds " + of_gpus);
   return asked;
 }
 
 IterationPlan plan_iteration(const TransformerSpec& s, const Parallelism& p) {
   if (p.dp < 1 || p.tp < 1 || p.pp < 1 || p.micro_batch < 1 || p.global_batch < 1) {
-    throw std::invalid_argument("parallelism degrees and batch sizes must be >= 1");
+    throw bad_input("parallelism degrees and batch sizes must be >= 1");
   }
   if (s.layers % p.pp != 0) {
-    throw std::invalid_argument(s.name + ": " + std::to_string(s.layers) +
-                                " layers do not split into pp=" + std::to_string(p.pp) + " stages");
+    throw bad_input(s.name + ": " + std::to_string(s.layers) +
+                    " layers do not split into pp=" + std::to_string(p.pp) + " stages");
   }
   // KV heads either split over TP or are replicated (tp a multiple of them), as Megatron does.
   if (s.heads % p.tp != 0 || (s.kv_heads % p.tp != 0 && p.tp % s.kv_heads != 0)) {
-    throw std::invalid_argument(s.name + ": " + std::to_string(s.heads) +
-                                " heads do not split over tp=" + std::to_string(p.tp));
+    throw bad_input(s.name + ": " + std::to_string(s.heads) +
+                    " heads do not split over tp=" + std::to_string(p.tp));
   }
   if (p.global_batch % (p.dp * p.micro_batch) != 0) {
-    throw std::invalid_argument(
+    throw bad_input(
         "global batch " + std::to_string(p.global_batch) +
         " is not a multiple of dp*micro_batch = " + std::to_string(p.dp * p.micro_batch));
   }

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "io/status.h"
+
 namespace commlab::workload {
 namespace {
 
@@ -386,16 +388,15 @@ class Builder {
 void check_options(const TransformerSpec& spec, const CatalogGraphOptions& o) {
   plan_iteration(spec, o.parallel);  // throws for a split that does not divide
   if (o.ep < 1 || o.parallel.dp % o.ep != 0)
-    throw std::invalid_argument("ep=" + std::to_string(o.ep) +
-                                " must divide dp=" + std::to_string(o.parallel.dp));
+    throw bad_input("ep=" + std::to_string(o.ep) +
+                    " must divide dp=" + std::to_string(o.parallel.dp));
   if (o.ep > 1 && (!spec.moe() || spec.experts % o.ep != 0))
-    throw std::invalid_argument(
-        spec.name + ": ep=" + std::to_string(o.ep) +
-        (spec.moe() ? " does not divide " + std::to_string(spec.experts) + " experts"
-                    : " needs a mixture-of-experts model"));
+    throw bad_input(spec.name + ": ep=" + std::to_string(o.ep) +
+                    (spec.moe() ? " does not divide " + std::to_string(spec.experts) + " experts"
+                                : " needs a mixture-of-experts model"));
   if (o.grad_bytes != 2 && o.grad_bytes != 4)
-    throw std::invalid_argument("gradient bytes must be 2 (BF16) or 4 (FP32)");
-  if (o.bucket_bytes < 1024) throw std::invalid_argument("bucket size must be >= 1 KiB");
+    throw bad_input("gradient bytes must be 2 (BF16) or 4 (FP32)");
+  if (o.bucket_bytes < 1024) throw bad_input("bucket size must be >= 1 KiB");
   // Bounded before anything is allocated (a node is ~64 bytes, plus the scheduler's state): an
   // upper estimate of one rank's nodes (8 per block and micro-batch, 12 with all-to-alls, the
   // pipeline's sends and recvs, two collectives per bucket of the largest stage) times the ranks.
@@ -409,10 +410,10 @@ void check_options(const TransformerSpec& spec, const CatalogGraphOptions& o) {
                           2 * (grad / static_cast<double>(o.bucket_bytes) + 4) + 1;
   const double nodes = per_rank * p.gpus();
   if (nodes > static_cast<double>(kMaxCatalogGraphNodes))
-    throw std::invalid_argument(spec.name + ": the graph would have about " +
-                                std::to_string(static_cast<int64_t>(nodes)) +
-                                " nodes, over the cap of " + std::to_string(kMaxCatalogGraphNodes) +
-                                "; use larger DP buckets, a smaller global batch or fewer GPUs");
+    throw bad_input(spec.name + ": the graph would have about " +
+                    std::to_string(static_cast<int64_t>(nodes)) + " nodes, over the cap of " +
+                    std::to_string(kMaxCatalogGraphNodes) +
+                    "; use larger DP buckets, a smaller global batch or fewer GPUs");
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "io/status.h"
 #include "workload/catalog/catalog.h"
 
 namespace commlab {
@@ -82,7 +83,7 @@ ProxyModel find_proxy_model(const std::string& name, int64_t seq) {
     if (s.name == name) return transformer_proxy(name, seq);
   std::string known;
   for (const std::string& n : proxy_model_names()) known += (known.empty() ? "" : ", ") + n;
-  throw std::invalid_argument("unknown model '" + name + "' to time as (known: " + known + ")");
+  throw bad_input("unknown model '" + name + "' to time as (known: " + known + ")");
 }
 
 }  // namespace commlab

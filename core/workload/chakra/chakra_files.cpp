@@ -10,6 +10,7 @@
 #include <system_error>
 
 #include "io/json_input.h"
+#include "io/status.h"
 #include "workload/chakra/chakra_process_groups.h"
 #include "workload/chakra_trace.h"
 
@@ -50,19 +51,19 @@ int count_rank_files(const std::string& prefix, int max_ranks) {
   int n = 0;
   while (n < max_ranks && fs::exists(rank_file(prefix, n), ec)) ++n;
   if (n == max_ranks && fs::exists(rank_file(prefix, n), ec))  // the cap, not the end
-    throw std::invalid_argument(rank_file(prefix, n) + ": more than " + std::to_string(max_ranks) +
-                                " rank files (the cap of a trace)");
+    throw bad_input(rank_file(prefix, n) + ": more than " + std::to_string(max_ranks) +
+                    " rank files (the cap of a trace)");
   if (n == 0)
-    throw std::invalid_argument(rank_file(prefix, 0) +
-                                ": no such trace file (a trace is PREFIX.0.et, PREFIX.1.et, ...)");
+    throw bad_input(rank_file(prefix, 0) +
+                    ": no such trace file (a trace is PREFIX.0.et, PREFIX.1.et, ...)");
   // A gap would silently drop the ranks after it: look for any PREFIX.K.et with K > n.
   const fs::path dir = prefix_dir(prefix);
   const std::string stem = fs::path(prefix).filename().string() + ".";
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string f = it->path().filename().string();
     if (rank_of(stem, f) > n)
-      throw std::invalid_argument(rank_file(prefix, n) + ": missing rank file (" +
-                                  (dir / f).string() + " exists; rank files must be consecutive)");
+      throw bad_input(rank_file(prefix, n) + ": missing rank file (" + (dir / f).string() +
+                      " exists; rank files must be consecutive)");
   }
   return n;
 }
@@ -91,25 +92,23 @@ std::string read_regular_file(const std::string& path, uint64_t max_bytes, bool 
       if (found) *found = false;
       return {};
     }
-    throw std::invalid_argument(path + ": no such file");
+    throw bad_input(path + ": no such file");
   }
-  if (ec) throw std::invalid_argument(path + ": cannot read: " + ec.message());
+  if (ec) throw bad_input(path + ": cannot read: " + ec.message());
   if (st.type() == fs::file_type::directory)
-    throw std::invalid_argument(path + ": is a directory, not a trace file");
-  if (st.type() == fs::file_type::fifo)
-    throw std::invalid_argument(path + ": is a FIFO, not a regular file");
-  if (st.type() != fs::file_type::regular)
-    throw std::invalid_argument(path + ": is not a regular file");
+    throw bad_input(path + ": is a directory, not a trace file");
+  if (st.type() == fs::file_type::fifo) throw bad_input(path + ": is a FIFO, not a regular file");
+  if (st.type() != fs::file_type::regular) throw bad_input(path + ": is not a regular file");
   const uintmax_t size = fs::file_size(path, ec);
-  if (ec) throw std::invalid_argument(path + ": cannot read: " + ec.message());
+  if (ec) throw bad_input(path + ": cannot read: " + ec.message());
   if (size > max_bytes)
-    throw std::invalid_argument(path + ": " + std::to_string(size) + " bytes, over the cap of " +
-                                std::to_string(max_bytes));
+    throw bad_input(path + ": " + std::to_string(size) + " bytes, over the cap of " +
+                    std::to_string(max_bytes));
   std::ifstream in(path, std::ios::binary);
   std::string bytes(static_cast<size_t>(size), '\0');
   in.read(bytes.data(), static_cast<std::streamsize>(size));
   if (!in || in.gcount() != static_cast<std::streamsize>(size))
-    throw std::invalid_argument(path + ": cannot read the file");
+    throw bad_input(path + ": cannot read the file");
   return bytes;
 }
 
@@ -169,7 +168,7 @@ void fail_node_budget(const std::string& file, int rank, uint64_t nodes, uint64_
   char size[32];
   std::snprintf(size, sizeof size, "%.3g GiB",
                 static_cast<double>(budget) * kChakraPeakBytesPerNode / double(1 << 30));
-  throw std::invalid_argument(
+  throw bad_input(
       file + ": rank " + std::to_string(rank) + ": " + std::to_string(nodes) + " nodes (" +
       std::to_string(trace_nodes) + " in the trace so far), over the budget of " +
       std::to_string(budget) + " nodes (about " + std::to_string(kChakraPeakBytesPerNode) +
@@ -224,7 +223,7 @@ GroupResolver::GroupResolver(std::string file, bool have_file, std::string_view 
     try {
       add_members(g.groups[i].size());
     } catch (const std::invalid_argument& e) {
-      throw std::invalid_argument(file_ + ": " + e.what());
+      throw bad_input(file_ + ": " + e.what());
     }
   }
   *groups_ = std::move(g.groups);
@@ -247,9 +246,9 @@ int GroupResolver::all_ranks_group() {
 void GroupResolver::add_members(uint64_t count) {
   members_ += count;
   if (members_ > max_members_)
-    throw std::invalid_argument("the process groups list " + std::to_string(members_) +
-                                " ranks in all, over the cap of " + std::to_string(max_members_) +
-                                " (ChakraReadBudgets::group_members)");
+    throw bad_input("the process groups list " + std::to_string(members_) +
+                    " ranks in all, over the cap of " + std::to_string(max_members_) +
+                    " (ChakraReadBudgets::group_members)");
 }
 
 // Each rank resolves its groups once: a scan of a group of every rank by every rank would be
@@ -269,13 +268,11 @@ int GroupResolver::resolve(const std::string& pg, int rank) {
   const auto it = keys_.find(pg);
   const int g = it == keys_.end() ? -1 : it->second;
   if (g < 0)
-    throw std::invalid_argument(
-        "pg_name \"" + pg + "\" is not in " +
-        (have_file_ ? file_ : "a communicator-group file (there is no " + file_ + ")") +
-        " or a process_group:init metadata node");
+    throw bad_input("pg_name \"" + pg + "\" is not in " +
+                    (have_file_ ? file_ : "a communicator-group file (there is no " + file_ + ")") +
+                    " or a process_group:init metadata node");
   if (g != all_ranks_ && !has_member(g, rank))
-    throw std::invalid_argument("collective on pg_name \"" + pg +
-                                "\", which does not contain this rank");
+    throw bad_input("collective on pg_name \"" + pg + "\", which does not contain this rank");
   return g;
 }
 
@@ -295,12 +292,11 @@ bool GroupResolver::define_from_metadata(std::string_view values) {
       ++seen_stamp_;
       for (const int64_t v : pg.ranks) {
         if (v < 0 || v >= ranks_)
-          throw std::invalid_argument(where + "rank " +
-                                      (v == kBadRank ? pg.bad_rank : std::to_string(v)) +
-                                      " is not in [0, " + std::to_string(ranks_) + ")");
+          throw bad_input(where + "rank " + (v == kBadRank ? pg.bad_rank : std::to_string(v)) +
+                          " is not in [0, " + std::to_string(ranks_) + ")");
         const int r = static_cast<int>(v);
         if (seen_[r] == seen_stamp_)
-          throw std::invalid_argument(where + "rank " + std::to_string(r) + " twice");
+          throw bad_input(where + "rank " + std::to_string(r) + " twice");
         seen_[r] = seen_stamp_;
         members.push_back(r);
       }
@@ -309,7 +305,7 @@ bool GroupResolver::define_from_metadata(std::string_view values) {
     const auto it = keys_.find(key);
     if (it != keys_.end()) {
       if (g >= 0 ? (*groups_)[it->second] != (*groups_)[g] : (*groups_)[it->second] != members)
-        throw std::invalid_argument(where + "ranks differ from its earlier definition");
+        throw bad_input(where + "ranks differ from its earlier definition");
       continue;
     }
     if (g >= 0) {

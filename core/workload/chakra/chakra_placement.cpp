@@ -5,11 +5,13 @@
 #include <unordered_map>
 #include <utility>
 
+#include "io/status.h"
+
 namespace commlab::workload::chakra_place {
 namespace {
 
 [[noreturn]] void fail(const std::string& where, const std::string& what) {
-  throw std::invalid_argument(where + ": " + what);
+  throw bad_input(where + ": " + what);
 }
 
 class Placer {

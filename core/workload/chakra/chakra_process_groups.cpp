@@ -7,6 +7,7 @@
 
 #include "io/input_file.h"
 #include "io/json_input.h"
+#include "io/status.h"
 
 namespace commlab::workload::chakra_files {
 namespace {
@@ -144,9 +145,9 @@ class GroupFileReader : public RankScalars<GroupFileReader> {
   bool start_array(std::size_t) override {
     if (depth_ != 1) return depth_ == 0 ? false : scalar("an array");
     if (entries.size() >= max_groups_)
-      throw std::invalid_argument(file_ + ": at least " + std::to_string(entries.size() + 1) +
-                                  " groups, over the cap of " + std::to_string(max_groups_) +
-                                  " (ChakraReadBudgets::comm_groups)");
+      throw bad_input(file_ + ": at least " + std::to_string(entries.size() + 1) +
+                      " groups, over the cap of " + std::to_string(max_groups_) +
+                      " (ChakraReadBudgets::comm_groups)");
     if (!keys_.insert(key_).second) fail("listed twice (a key must name one group)");
     entries.emplace_back(key_, std::vector<int>());
     ++stamp_;
@@ -165,7 +166,7 @@ class GroupFileReader : public RankScalars<GroupFileReader> {
 
  private:
   [[noreturn]] void fail(const std::string& what) const {
-    throw std::invalid_argument(file_ + ": group \"" + excerpt(key_, 80) + "\": " + what);
+    throw bad_input(file_ + ": group \"" + excerpt(key_, 80) + "\": " + what);
   }
   // A value other than an integer: not a group (depth 1) or not a rank (depth 2).
   bool scalar(const std::string& text) {
@@ -179,9 +180,9 @@ class GroupFileReader : public RankScalars<GroupFileReader> {
     if (seen_[v] == stamp_) fail("rank " + std::to_string(v) + " twice");
     seen_[v] = stamp_;
     if (++members_ > max_members_)
-      throw std::invalid_argument(file_ + ": the groups list at least " + std::to_string(members_) +
-                                  " ranks in all, over the cap of " + std::to_string(max_members_) +
-                                  " (ChakraReadBudgets::group_members)");
+      throw bad_input(file_ + ": the groups list at least " + std::to_string(members_) +
+                      " ranks in all, over the cap of " + std::to_string(max_members_) +
+                      " (ChakraReadBudgets::group_members)");
     entries.back().second.push_back(static_cast<int>(v));
     return true;
   }
@@ -214,9 +215,9 @@ std::vector<std::pair<std::string, std::vector<int>>> read_comm_group_entries(
     parse_json_or_discarded(text, file);  // throws its nesting message
   GroupFileReader reader(file, ranks, max_groups, max_members);
   if (!json::sax_parse(text.begin(), text.end(), &reader))
-    throw std::invalid_argument(file +
-                                ": not a communicator-group file (expected a JSON object "
-                                "{\"1\": [0, 1, ...], ...})");
+    throw bad_input(file +
+                    ": not a communicator-group file (expected a JSON object "
+                    "{\"1\": [0, 1, ...], ...})");
   return std::move(reader.entries);
 }
 

@@ -11,6 +11,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "io/status.h"
 #include "workload/chakra/chakra_attrs.h"
 #include "workload/chakra/chakra_comm_size.h"
 #include "workload/chakra/chakra_files.h"
@@ -408,8 +409,8 @@ Graph parse_with(TraceContext& ctx, int ranks, std::string_view groups_json,
   ctx.graph = &graph;
   ctx.ranks = ranks;
   if (ranks <= 0 || ranks > kChakraMaxRanks)
-    throw std::invalid_argument(ctx.label + ": " + std::to_string(ranks) + " ranks (at most " +
-                                std::to_string(kChakraMaxRanks) + ")");
+    throw bad_input(ctx.label + ": " + std::to_string(ranks) + " ranks (at most " +
+                    std::to_string(kChakraMaxRanks) + ")");
   ctx.groups = chakra_files::GroupResolver(ctx.group_file, ctx.have_group_file, groups_json, ranks,
                                            &graph.groups, ctx.budgets.group_members,
                                            ctx.budgets.comm_groups);

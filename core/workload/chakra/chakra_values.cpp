@@ -7,6 +7,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "io/status.h"
 #include "workload/chakra/et_def.pb.h"
 
 namespace commlab::workload::chakra_values {
@@ -14,7 +15,7 @@ namespace commlab::workload::chakra_values {
 namespace pb = commlab::chakra;
 
 void fail(const std::string& where, const std::string& what) {
-  throw std::invalid_argument(where + ": " + what);
+  throw bad_input(where + ": " + what);
 }
 
 void fail(const NodeWhere& where, const std::string& what) {

@@ -12,6 +12,7 @@
 #include <unordered_set>
 
 #include "io/staged_files.h"
+#include "io/status.h"
 #include "workload/chakra/chakra_attrs.h"
 #include "workload/chakra/chakra_comm_size.h"
 #include "workload/chakra/chakra_files.h"
@@ -27,8 +28,8 @@ namespace attr = chakra_attr;
 void append_message(const google::protobuf::MessageLite& msg, std::string* out) {
   const size_t size = msg.ByteSizeLong();
   if (size > kChakraMaxMessageBytes)
-    throw std::invalid_argument("a Chakra message of " + std::to_string(size) +
-                                " bytes is over the reader's cap");
+    throw bad_input("a Chakra message of " + std::to_string(size) +
+                    " bytes is over the reader's cap");
   uint8_t prefix[5];
   uint8_t* end = google::protobuf::io::CodedOutputStream::WriteVarint32ToArray(
       static_cast<uint32_t>(size), prefix);
@@ -138,7 +139,7 @@ std::string chakra_comm_group_file(const std::string& prefix) {
 std::vector<std::string> encode_chakra_trace(const Graph& graph, std::string* comm_groups_json) {
   check_graph(graph);
   if (graph.ranks.empty())  // a reader finds a trace by its PREFIX.0.et
-    throw std::invalid_argument("a Chakra trace needs at least one rank");
+    throw bad_input("a Chakra trace needs at least one rank");
   std::vector<std::string> files(graph.ranks.size());
   pb::GlobalMetadata meta;
   meta.set_version(attr::kSchemaVersion);
@@ -164,8 +165,8 @@ std::vector<std::string> encode_chakra_trace(const Graph& graph, std::string* co
     for (const Node& node : g.nodes) {
       // Chakra names dependencies by id, so an id must name one node.
       if (!ids.insert(node.id).second)
-        throw std::invalid_argument("rank " + std::to_string(r) + ", node " +
-                                    std::to_string(node.id) + ": duplicate node id");
+        throw bad_input("rank " + std::to_string(r) + ", node " + std::to_string(node.id) +
+                        ": duplicate node id");
       encode_node(graph, g, r, node, &n);
       append_message(n, &files[r]);
     }
