@@ -254,6 +254,26 @@ TEST(WorkloadModel, A1F1BPipelineShowsTheFirstRankOfEveryStage) {
   EXPECT_EQ(graph->name_of(graph->ranks[last.rank].nodes[last.node]), "optimizer");
 }
 
+// Every lane says which it is: a 1F1B stage rank's two streams of pipeline sends read "rank 2 PP
+// send" twice before; each lane's label (without its busy share) is now its own.
+TEST(GanttCanvas, NoTwoLanesHaveTheSameLabel) {
+  app();
+  auto pic = std::make_shared<const WorkloadPicture>(
+      replay_graph(std::make_shared<const Graph>(one_f_one_b_graph(4, 8, 2, 2, 4)), [] {
+        WorkloadSettings s;
+        s.gpus_per_server = 2;
+        return s;
+      }()));
+  GanttCanvas canvas;
+  canvas.set_picture(pic);
+  std::set<std::string> labels;
+  for (int lane = 0; lane < static_cast<int>(pic->lanes.size()); ++lane) {
+    const std::string label = canvas.lane_label(lane).section("  ", 0, 0).toStdString();
+    EXPECT_TRUE(labels.insert(label).second) << "repeated: " << label;
+  }
+  EXPECT_GT(labels.size(), 4u);
+}
+
 TEST(GanttCanvas, BarsSpanTheirStartAndEndScaledToTheView) {
   app();
   auto pic = std::make_shared<const WorkloadPicture>(
