@@ -116,8 +116,10 @@ void fit_chart_categories(QChart* chart, double plot_width) {
     if (!x) continue;
     const QStringList full = x->property(kFullCategoriesProperty).toStringList();
     if (full.isEmpty()) continue;
-    // Qt leaves a few px between neighbouring labels.
-    const double slot = plot_width / static_cast<double>(full.size()) - 8;
+    // Qt Charts gives each label the axis width over its tick count (one more than the
+    // categories) less 5 px padding on each side, and measures the label as a text document
+    // with a 4 px margin on each side: what is left for the text itself.
+    const double slot = plot_width / static_cast<double>(full.size() + 1) - 18;
     const QStringList labels = fit_category_labels(full, x->labelsFont(), slot);
     if (labels != x->categories()) x->setCategories(labels);
   }

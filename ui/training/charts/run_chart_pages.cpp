@@ -79,9 +79,13 @@ void RunChartPages::fit_legend(const Slot& s) const {
       }
     chart->legend()->setVisible(fits);
   }
-  // Bar labels that fit their bars (the full names in the hover readout): the value axis and
-  // the chart's margins take about kValueAxisWidth of the width.
-  fit_chart_categories(chart, chart_width - kValueAxisWidth);
+  // Bar labels that fit their bars (the full names in the hover readout): the laid-out plot's
+  // width, or before the first layout the chart's less what the value axis and margins take.
+  const double plot_width =
+      s.view->testAttribute(Qt::WA_WState_Visible) && chart->plotArea().width() > 0
+          ? chart->plotArea().width()
+          : chart_width - kValueAxisWidth;
+  fit_chart_categories(chart, plot_width);
 }
 
 void RunChartPages::resizeEvent(QResizeEvent* event) {
