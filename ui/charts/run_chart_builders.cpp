@@ -118,8 +118,8 @@ void fit_chart_categories(QChart* chart, double plot_width) {
     if (full.isEmpty()) continue;
     // Qt Charts gives each label the axis width over its tick count (one more than the
     // categories) less 5 px padding on each side, and measures the label as a text document
-    // with a 4 px margin on each side: what is left for the text itself.
-    const double slot = plot_width / static_cast<double>(full.size() + 1) - 18;
+    // with a small margin on each side: what is left for the text itself.
+    const double slot = plot_width / static_cast<double>(full.size() + 1) - 12;
     const QStringList labels = fit_category_labels(full, x->labelsFont(), slot);
     if (labels != x->categories()) x->setCategories(labels);
   }

@@ -72,11 +72,13 @@ void RunChartPages::fit_legend(const Slot& s) const {
                                       .arg(ghosts.size()));
     chart->legend()->setVisible(true);
   } else {
-    for (QLegendMarker* marker : chart->legend()->markers())
-      if (!qobject_cast<QBarLegendMarker*>(marker)) {
-        marker->setVisible(true);
-        marker->setLabel(marker->series()->name());
-      }
+    // Markers are touched only for a legend that shows (a hidden legend's layout is left alone).
+    if (fits)
+      for (QLegendMarker* marker : chart->legend()->markers())
+        if (!qobject_cast<QBarLegendMarker*>(marker)) {
+          marker->setVisible(true);
+          marker->setLabel(marker->series()->name());
+        }
     chart->legend()->setVisible(fits);
   }
   // Bar labels that fit their bars (the full names in the hover readout): the laid-out plot's
