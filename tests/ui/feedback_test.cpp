@@ -17,6 +17,7 @@
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QStatusBar>
+#include <QTableWidget>
 #include <QValueAxis>
 #include <cmath>
 #include <memory>
@@ -159,6 +160,12 @@ TEST(Feedback, AComparisonShowsItsFinishedSeedsWhileTheRestRun) {
   EXPECT_TRUE(partial_seen) << "no partial curves before the comparison ended";
   EXPECT_TRUE(view.chart()->title().contains("mean over 3 seeds"))
       << view.chart()->title().toStdString();
+  // The table is the legend too: each run's name beside its colour on the chart.
+  ASSERT_EQ(view.table()->rowCount(), 2);
+  for (int row = 0; row < 2; ++row) {
+    const QImage swatch = view.table()->item(row, 0)->icon().pixmap(12, 12).toImage();
+    EXPECT_EQ(QColor(swatch.pixel(6, 6)).rgb(), run_color(row).rgb()) << row;
+  }
   for (Qt::Orientation o : {Qt::Horizontal, Qt::Vertical}) {
     auto* axis = qobject_cast<QValueAxis*>(view.chart()->axes(o).front());
     ASSERT_NE(axis, nullptr);

@@ -6,10 +6,12 @@
 #include <QChartView>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QIcon>
 #include <QLabel>
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QPainter>
+#include <QPixmap>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QSplitter>
@@ -349,6 +351,10 @@ void CompareView::fill_table() {
     cells << (iterations > 0 && std::isfinite(bytes) ? long_bytes(bytes / iterations)
                                                      : QString("–"));
     for (int c = 0; c < cells.size(); ++c) table_->setItem(row, c, new QTableWidgetItem(cells[c]));
+    // The run's colour on the chart: the table is the legend when the chart's does not fit.
+    QPixmap swatch(12, 12);
+    swatch.fill(run_color(row));
+    table_->item(row, 0)->setIcon(QIcon(swatch));
     ++row;
   }
 }
@@ -432,6 +438,13 @@ void CompareView::draw_chart() {
     set_nice_axis_range(y, 0, 1);
   }
   chart->legend()->setAlignment(Qt::AlignBottom);
+  // A legend row too narrow for every name whole would elide them all ("algori..."): then none is
+  // drawn and the table below, each run with its colour's swatch, is the legend.
+  const QFontMetricsF fm(chart->legend()->font());
+  double needed = 48;  // the legend's margins; each entry: marker, gaps and label
+  for (QLegendMarker* m : chart->legend()->markers())
+    if (m->isVisible()) needed += fm.horizontalAdvance(m->label()) + fm.height() + 22;
+  chart->legend()->setVisible(needed <= chart_->width());
   // Hover: a run's mean accuracy at the evaluation nearest the pointer, exactly.
   add_hover_readouts(chart, chart_);
   QChart* old = chart_->chart();
