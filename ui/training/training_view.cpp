@@ -123,8 +123,8 @@ TrainingView::TrainingView(QWidget* parent) : QWidget(parent) {
   charts_ = new RunChartPages;
   runs_list_ = new RunsList;
   // Charts above, the runs table below with 3 parts in 7: at 1280x800 the charts stop at their
-  // minimum height and the table shows 10 or more rows (a dozen runs is a lecture's comparison). A dragged divider is
-  // remembered (QSettings kSplitterKey) and restored in the next session.
+  // minimum height and the table shows 10 or more rows (a dozen runs is a lecture's comparison). A
+  // dragged divider is remembered (QSettings kSplitterKey) and restored in the next session.
   auto* split = new QSplitter(Qt::Vertical);
   split->setObjectName("runs_splitter");
   split->addWidget(charts_);
