@@ -82,8 +82,21 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     table->set_seeds_running(true, status, compare_->seeds());
   });
   connect(table, &RunsList::seeds_requested, compare_, [this, table](int seeds) {
+    // The seed columns belong to the table's rows: with none there is nothing to fill, and the
+    // status bar says so rather than start a comparison nobody sees.
+    if (training_->run_ids().empty()) {
+      const QString why =
+          "Run seeds: the runs table is empty. Train the runs first (Run, or Run all), then Run "
+          "seeds fills their seed columns.";
+      table->set_seeds_running(false, why);
+      statusBar()->showMessage(why, 15000);
+      return;
+    }
     compare_->set_seeds(seeds);
-    if (!compare_->run()) table->set_seeds_running(!compare_->idle(), compare_->status_text());
+    if (!compare_->run()) {
+      table->set_seeds_running(!compare_->idle(), compare_->status_text());
+      statusBar()->showMessage("Run seeds: " + compare_->status_text(), 15000);
+    }
   });
   workload_ = new WorkloadView;
   tabs_->setTabToolTip(tabs_->addTab(workload_, "Workload"),

@@ -254,6 +254,36 @@ TEST(WorkloadModel, A1F1BPipelineShowsTheFirstRankOfEveryStage) {
   EXPECT_EQ(graph->name_of(graph->ranks[last.rank].nodes[last.node]), "optimizer");
 }
 
+// Every lane says which it is: a rank whose pipeline sends go out on two streams read "rank 2 PP
+// send" twice; each lane's label (without its busy share) is now its own. The 1F1B replay's lanes,
+// plus a copy of a PP-send lane on another stream of the same rank (as a trace with separate
+// forward and backward send streams has).
+TEST(GanttCanvas, NoTwoLanesHaveTheSameLabel) {
+  app();
+  WorkloadSettings settings;
+  settings.gpus_per_server = 2;
+  WorkloadPicture replayed =
+      replay_graph(std::make_shared<const Graph>(one_f_one_b_graph(4, 8, 2, 2, 4)), settings);
+  GanttCanvas probe;
+  probe.set_picture(std::make_shared<const WorkloadPicture>(replayed));
+  int send_lane = -1;
+  for (int lane = 0; lane < static_cast<int>(replayed.lanes.size()); ++lane)
+    if (probe.lane_label(lane).contains("PP send")) send_lane = lane;
+  ASSERT_GE(send_lane, 0) << "the 1F1B replay has no PP send lane";
+  GanttLane twin = replayed.lanes[static_cast<size_t>(send_lane)];
+  twin.stream += 10;
+  replayed.lanes.push_back(twin);
+  auto pic = std::make_shared<const WorkloadPicture>(std::move(replayed));
+  GanttCanvas canvas;
+  canvas.set_picture(pic);
+  std::set<std::string> labels;
+  for (int lane = 0; lane < static_cast<int>(pic->lanes.size()); ++lane) {
+    const std::string label = canvas.lane_label(lane).section("  ", 0, 0).toStdString();
+    EXPECT_TRUE(labels.insert(label).second) << "repeated: " << label;
+  }
+  EXPECT_EQ(labels.size(), pic->lanes.size());
+}
+
 TEST(GanttCanvas, BarsSpanTheirStartAndEndScaledToTheView) {
   app();
   auto pic = std::make_shared<const WorkloadPicture>(

@@ -110,7 +110,7 @@ QChart* plane_entropy_chart(const std::vector<RunSeries>& runs) {
     }
   }
   // 8 bits per byte is the ceiling (a random byte); the axis always shows it for scale.
-  QChart* chart = bar_chart(title, "bits per byte", plane_labels(planes), series, 8.0 / 1.1);
+  QChart* chart = bar_chart(title, "bits/byte", plane_labels(planes), series, 8.0 / 1.1);
   chart->axes(Qt::Horizontal).front()->setTitleText(planes_title(planes, mixed));
   return chart;
 }

@@ -4,7 +4,9 @@
 #include <QBarSeries>
 #include <QBarSet>
 #include <QChart>
+#include <QFontMetricsF>
 #include <QLegend>
+#include <QSet>
 #include <QValueAxis>
 #include <cmath>
 
@@ -52,6 +54,7 @@ QChart* bar_chart(const QString& title, const QString& y_title, const QStringLis
   chart->addSeries(series);
   auto* x = new QBarCategoryAxis;
   x->append(categories);
+  x->setProperty(kFullCategoriesProperty, categories);
   auto* y = new QValueAxis;
   y->setTitleText(y_title);
   y->setLabelFormat("%g");
@@ -64,3 +67,62 @@ QChart* bar_chart(const QString& title, const QString& y_title, const QStringLis
 }
 
 }  // namespace commlab::ui::detail
+
+namespace commlab::ui {
+
+QStringList fit_category_labels(const QStringList& names, const QFont& font, double slot) {
+  const QFontMetricsF fm(font);
+  auto all_fit = [&](const QStringList& labels) {
+    for (const QString& l : labels)
+      if (fm.horizontalAdvance(l) > slot) return false;
+    return true;
+  };
+  if (names.isEmpty() || all_fit(names)) return names;
+  // Wrapped at spaces into at most kMaxLines lines (Qt Charts draws a label as rich text, so
+  // "<br>" breaks it); a word longer than the slot, and whatever the last line cannot hold, is
+  // elided in the middle (the end of a run's name, "trim-eden-20", says what differs).
+  constexpr int kMaxLines = 2;
+  const double width = std::max(0.0, slot);
+  QStringList labels;
+  for (const QString& name : names) {
+    QStringList lines;
+    for (const QString& word : name.split(' ', Qt::SkipEmptyParts)) {
+      if (!lines.isEmpty() &&
+          (fm.horizontalAdvance(lines.back() + ' ' + word) <= width || lines.size() == kMaxLines))
+        lines.back() += ' ' + word;
+      else
+        lines << word;
+    }
+    for (QString& line : lines) line = fm.elidedText(line, Qt::ElideMiddle, width).toHtmlEscaped();
+    labels << lines.join("<br>");
+  }
+  const QSet<QString> distinct(labels.begin(), labels.end());
+  bool readable = distinct.size() == labels.size();
+  for (const QString& l : labels)
+    readable = readable && !l.isEmpty() && l != QString(QChar(0x2026));
+  if (readable) return labels;
+  // Labels that would read alike: the runs' numbers in the runs table's order.
+  for (int i = 0; i < labels.size(); ++i) labels[i] = QString::number(i + 1);
+  return labels;
+}
+
+void set_nice_axis_range(QValueAxis* axis, double lo, double hi) {
+  detail::set_nice_range(axis, lo, hi);
+}
+
+void fit_chart_categories(QChart* chart, double plot_width) {
+  for (QAbstractAxis* axis : chart->axes(Qt::Horizontal)) {
+    auto* x = qobject_cast<QBarCategoryAxis*>(axis);
+    if (!x) continue;
+    const QStringList full = x->property(kFullCategoriesProperty).toStringList();
+    if (full.isEmpty()) continue;
+    // Qt Charts gives each label the axis width over its tick count (one more than the
+    // categories) less 5 px padding on each side, and measures the label as a text document
+    // with a small margin on each side: what is left for the text itself.
+    const double slot = plot_width / static_cast<double>(full.size() + 1) - 12;
+    const QStringList labels = fit_category_labels(full, x->labelsFont(), slot);
+    if (labels != x->categories()) x->setCategories(labels);
+  }
+}
+
+}  // namespace commlab::ui

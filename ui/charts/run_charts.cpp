@@ -97,6 +97,7 @@ struct LineSpec {
   bool by_time = false;
   bool log_y = false;
   bool zero_floor = true;
+  bool unit = false;  // a share (accuracy): the axis stays within 0 to 1
 };
 
 // True when `chart` already has one line per run, named and styled as these runs: a live run
@@ -182,6 +183,7 @@ QChart* line_chart(const LineSpec& spec, const std::vector<RunSeries>& runs, Val
     line->attachAxis(x);
     line->attachAxis(y_axis);
     line->setPen(run_pen(runs[i], run_color_index(runs, i)));
+    line->setProperty(kGhostProperty, runs[i].ghost);
   }
   if (y_hi < y_lo) y_lo = 0, y_hi = 1;
   // The x axis ends at the last point (a nice range would run on past it), with ticks at a
@@ -201,11 +203,17 @@ QChart* line_chart(const LineSpec& spec, const std::vector<RunSeries>& runs, Val
   }
   if (spec.log_y) {  // a factor of 2 on a log axis is room for a marker already
     y_axis->setRange(y_lo / 2, y_hi * 2);
+  } else if (spec.unit && y_hi - y_lo < 0.1) {
+    // One point, or a flat line: the whole 0 to 1 scale (a span around the point read 0.5-2.0).
+    auto* y = static_cast<QValueAxis*>(y_axis);
+    y->setLabelFormat("%g");
+    set_nice_range(y, 0, 1);
   } else {
     auto* y = static_cast<QValueAxis*>(y_axis);
     double lo = spec.zero_floor ? std::min(0.0, y_lo) : y_lo;
     double hi = y_hi > lo ? y_hi + 0.05 * (y_hi - lo) : lo + 1;
     if (any_markers) std::tie(lo, hi) = range_with_marker_room(lo, hi, y_lo, y_hi);
+    if (spec.unit) lo = std::max(0.0, lo), hi = std::min(1.0, hi);
     y->setLabelFormat("%g");
     set_nice_range(y, lo, hi);
   }
@@ -287,16 +295,24 @@ int run_color_index(const std::vector<RunSeries>& runs, size_t i) {
 }
 
 QColor run_color(int i) {
-  // 20 colours that stay apart (every pair at least 60 apart in RGB; the first 8 are Tableau's,
-  // as before); past 20 the hue turns by the golden angle. Grey is left to the ghost.
-  static const QRgb colors[] = {0x4e79a7, 0xe15759, 0x59a14f, 0xb07aa1, 0xf28e2b,
-                                0x76b7b2, 0xedc948, 0x9c755f, 0xff9da7, 0xc71585,
-                                0x17becf, 0x000075, 0x800000, 0x808000, 0xf032e6,
-                                0x6a3d9a, 0x1b7837, 0x000000, 0x00a087, 0xd4a5ff};
+  // 20 colours any two of which differ by at least CIE76 delta-E 26 (Lab, D65; 20 is "clearly
+  // different" at a glance): the first 8 are Okabe and Ito's colour-blind-safe set (yellow, the
+  // faintest on white, last of them), the other 12 were picked greedily for the largest
+  // smallest delta-E to every earlier colour and to the ghost's grey, lightness 20-75 and chroma
+  // 25-75 (readable on white, not grey). tests/ui/runs_palette_test.cpp computes the distances.
+  // Past 20 the hue turns by the golden angle.
+  static const QRgb colors[] = {0x0072b2, 0xd55e00, 0x009e73, 0xcc79a7, 0xe69f00,
+                                0x56b4e9, 0x000000, 0xf0e442, 0x441188, 0xcc0044,
+                                0x667700, 0x662200, 0xaa88ff, 0xddaa77, 0x660044,
+                                0x66cc55, 0x114422, 0xcc1188, 0xee7766, 0x99bb77};
   constexpr int n = static_cast<int>(std::size(colors));
   if (i < 0) i = -i;
   if (i < n) return QColor(colors[i]);
   return QColor::fromHsv(static_cast<int>(std::fmod(i * 137.508, 360.0)), 200, 180 - 40 * (i % 2));
+}
+
+int run_palette_size() {
+  return 20;
 }
 
 bool run_chart_has_data(RunChart kind, const std::vector<RunSeries>& runs) {
@@ -355,12 +371,12 @@ QChart* build_run_chart(RunChart kind, const std::vector<RunSeries>& all_runs, Q
     case RunChart::kAccuracyTime:
       return line_chart(
           {title, kind == RunChart::kAccuracyTime ? time : iteration, "accuracy",
-           kind == RunChart::kAccuracyTime, false, false},
+           kind == RunChart::kAccuracyTime, false, false, true},
           runs, [](const Sample& s) { return s.test_accuracy; }, reuse);
     case RunChart::kTimeSplit: return time_split_chart(runs, reuse);
     case RunChart::kCodec:
       return bucket_chart(
-          kind, "wire / uncompressed", runs,
+          kind, "ratio", runs,
           [](const BucketTotals& t, const std::string& n) {
             auto c = t.count.find(n);
             return c == t.count.end() ? 0.0 : t.ratio_sum.at(n) / c->second;
@@ -369,15 +385,15 @@ QChart* build_run_chart(RunChart kind, const std::vector<RunSeries>& all_runs, Q
     case RunChart::kPlaneEntropy: return plane_entropy_chart(runs);
     case RunChart::kEffectiveBits:
       return line_chart(
-          {title, iteration, "bits per coordinate"}, runs,
-          [](const Sample& s) { return effective_bits_of(s); }, reuse);
+          {title, iteration, "bits"}, runs, [](const Sample& s) { return effective_bits_of(s); },
+          reuse);
     case RunChart::kSkipReduce:
       return line_chart(
           {title, iteration, "dropped"}, runs,  // the title says of what
           [](const Sample& s) { return double(s.skipped_contributions); }, reuse);
     case RunChart::kSkipBuckets:
       return bucket_chart(
-          kind, "dropped (total)", runs,
+          kind, "dropped", runs,
           [](const BucketTotals& t, const std::string& n) {
             auto d = t.dropped.find(n);
             return d == t.dropped.end() ? 0.0 : double(d->second);
@@ -385,7 +401,7 @@ QChart* build_run_chart(RunChart kind, const std::vector<RunSeries>& all_runs, Q
           [](const RunSeries&) { return 0.0; });
     case RunChart::kTrimmed:
       return line_chart(
-          {title, iteration, "trimmed packets"}, runs,
+          {title, iteration, "packets"}, runs,
           [](const Sample& s) { return double(s.trimmed_packets); }, reuse);
     case RunChart::kNmse:
       return line_chart(
@@ -393,7 +409,7 @@ QChart* build_run_chart(RunChart kind, const std::vector<RunSeries>& all_runs, Q
           reuse);
     case RunChart::kNetworkQueue:
       return line_chart(
-          {title, iteration, "max queue (KiB)"}, runs,
+          {title, iteration, "KiB"}, runs,
           [](const Sample& s) {
             double q = s.network.empty() ? NAN : 0.0;
             for (const NetworkPoint& p : s.network) q = std::max(q, p.max_queue_bytes / 1024);

@@ -3,13 +3,16 @@
 // live and commlab-cli writes them as PNG / SVG (chart_files.h), so both show the same pictures.
 // Builders only read the samples; they return a fresh QChart the caller owns.
 #include <QColor>
+#include <QFont>
 #include <QString>
+#include <QStringList>
 #include <string>
 #include <vector>
 
 #include "train/trainer.h"
 
 class QChart;
+class QValueAxis;
 
 namespace commlab::ui {
 
@@ -63,11 +66,35 @@ bool run_chart_has_data(RunChart kind, const std::vector<RunSeries>& runs);
 // a new chart is returned and `reuse` is left to the caller.
 QChart* build_run_chart(RunChart kind, const std::vector<RunSeries>& runs, QChart* reuse = nullptr);
 
-// Colour of the i-th run (the same in the GUI and in the files): 20 distinct ones, then more.
+// Colour of the i-th run (the same in the GUI and in the files): a fixed palette of
+// run_palette_size() colours at least CIE76 delta-E 20 apart, the first 8 colour-blind safe
+// (Okabe-Ito), then more.
 QColor run_color(int i);
+int run_palette_size();
+
+// The axis from a nice number at or below `lo` to one at or above `hi`, its ticks a nice step
+// apart (1, 2 or 5 times a power of ten; about five of them), so labels read 0.2, 0.4, not
+// 0.615, 0.674.
+void set_nice_axis_range(QValueAxis* axis, double lo, double hi);
+
+// A bar chart's category axis keeps its full category names (a QStringList) in this property;
+// its shown labels may be shortened to fit (fit_category_labels). Hover readouts name the bar by
+// its full category.
+inline constexpr char kFullCategoriesProperty[] = "commlab_full_categories";
+
+// The category labels of `names` when each may take `slot` px in `font`: the names themselves
+// when all fit; else each wrapped at spaces onto two lines ("<br>": Qt Charts draws labels as rich
+// text), a word or last line still too long elided in the middle (the end of a run's name says
+// what differs); labels that would then read alike become the runs' numbers (1, 2, ... in the runs
+// table's order). The labels are distinct whenever the names are.
+QStringList fit_category_labels(const QStringList& names, const QFont& font, double slot);
+// Applies fit_category_labels to every bar category axis of `chart`, `plot_width` px wide.
+void fit_chart_categories(QChart* chart, double plot_width);
 
 // A bar set whose legend marker a chart hides on purpose carries this property set to true.
 inline constexpr char kLegendHiddenProperty[] = "commlab_legend_hidden";
+// A line chart's "before" (ghost) lines carry this property set to true.
+inline constexpr char kGhostProperty[] = "commlab_ghost";
 // The live ghost's colour: no run's.
 inline const QColor kGhostColor{120, 120, 120, 140};
 

@@ -80,7 +80,8 @@ QChart* time_split_chart(const std::vector<RunSeries>& runs, QChart* reuse) {
     auto* series = qobject_cast<QStackedBarSeries*>(reuse->series().front());
     auto* x = qobject_cast<QBarCategoryAxis*>(reuse->axes(Qt::Horizontal).front());
     auto* y = qobject_cast<QValueAxis*>(reuse->axes(Qt::Vertical).front());
-    if (series && x && y && series->count() == 3 && x->categories() == categories) {
+    if (series && x && y && series->count() == 3 &&
+        x->property(kFullCategoriesProperty).toStringList() == categories) {
       for (int k = 0; k < 3; ++k)
         for (size_t i = 0; i < runs.size(); ++i)
           series->barSets()[k]->replace(static_cast<int>(i), split[i][k]);
@@ -99,8 +100,8 @@ QChart* time_split_chart(const std::vector<RunSeries>& runs, QChart* reuse) {
   }
   auto* series = new QStackedBarSeries;
   for (QBarSet* set : sets) series->append(set);
-  QChart* chart = bar_chart(run_chart_info(RunChart::kTimeSplit).title, "ms / iteration",
-                            categories, series, top);
+  QChart* chart =
+      bar_chart(run_chart_info(RunChart::kTimeSplit).title, "ms", categories, series, top);
   mark_parts(chart, series);
   return chart;
 }

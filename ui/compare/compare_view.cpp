@@ -6,10 +6,12 @@
 #include <QChartView>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QIcon>
 #include <QLabel>
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QPainter>
+#include <QPixmap>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QSplitter>
@@ -40,6 +42,9 @@ struct CompareView::Job {
   std::atomic<bool> tuning{false};  // the learning-rate tuning phase (training.lr_grid) runs
   std::mutex mutex;
   std::vector<std::vector<Sample>> evaluated;  // per replica, evaluated samples only
+  std::vector<std::string> replica_run;        // per replica, its run's name (from its samples)
+  std::vector<char> finished;                  // per replica: it ran all its iterations
+  std::atomic<int> finished_count{0};
   ExperimentOutcome outcome;
   std::string error;
   std::thread thread;
@@ -80,7 +85,7 @@ void run_job(const std::shared_ptr<CompareView::Job>& job, Experiment exp, int s
       job->total.store(total);
     };
     callbacks.on_tuning_sample = [&](const std::string&) { job->iterations.fetch_add(1); };
-    callbacks.on_sample = [&](int replica, const std::string&, const Sample& s) {
+    callbacks.on_sample = [&](int replica, const std::string& name, const Sample& s) {
       job->iterations.fetch_add(1);
       if (!s.evaluated()) return;
       std::lock_guard<std::mutex> lock(job->mutex);
@@ -92,6 +97,17 @@ void run_job(const std::shared_ptr<CompareView::Job>& job, Experiment exp, int s
       kept.test_accuracy = s.test_accuracy;
       kept.test_loss = s.test_loss;
       job->evaluated[static_cast<size_t>(replica)].push_back(kept);
+      if (job->replica_run.size() <= static_cast<size_t>(replica))
+        job->replica_run.resize(static_cast<size_t>(replica) + 1);
+      job->replica_run[static_cast<size_t>(replica)] = name;
+    };
+    // A finished seed's curve joins the partial bands the chart shows while the rest run.
+    callbacks.on_replica_done = [&](int replica, const RunSession&) {
+      std::lock_guard<std::mutex> lock(job->mutex);
+      if (job->finished.size() <= static_cast<size_t>(replica))
+        job->finished.resize(static_cast<size_t>(replica) + 1, 0);
+      job->finished[static_cast<size_t>(replica)] = 1;
+      job->finished_count.fetch_add(1);
     };
     job->outcome = run_experiment(exp, options, callbacks);
     if (job->outcome.error) std::rethrow_exception(job->outcome.error);
@@ -183,6 +199,10 @@ QString CompareView::status_text() const {
   return status_->text();
 }
 
+QChart* CompareView::chart() const {
+  return chart_->chart();
+}
+
 bool CompareView::run() {
   if (job_) return false;
   std::vector<RunConfig> runs = runs_ ? runs_() : std::vector<RunConfig>{};
@@ -198,7 +218,8 @@ bool CompareView::run() {
   job_->thread = std::thread(run_job, job_, std::move(exp), seeds());
   run_->setEnabled(false);
   cancel_->setEnabled(true);
-  status_->setText("Starting...");
+  status_->setText(QString("Starting: 0 of %1 seeds done...").arg(running_.size() * seeds()));
+  partial_finished_ = -1;  // the first poll draws the (empty) partial chart
   emit progress(status_->text());
   poll_timer_->start();
   return true;
@@ -212,17 +233,23 @@ void CompareView::poll() {
   if (!job_) return;
   if (!job_->done.load()) {
     const int64_t total = job_->total.load(), done = job_->iterations.load();
-    status_->setText(QString("%1%2 / %3 iterations over %4 seeds%5")
+    const int finished = job_->finished_count.load();
+    const int replicas = static_cast<int>(running_.size()) * seeds();
+    status_->setText(QString("%1%2 of %3 seeds done (%4 / %5 iterations)%6")
                          .arg(job_->tuning.load() ? "tuning learning rates: " : "")
+                         .arg(finished)
+                         .arg(replicas)
                          .arg(done)
                          .arg(total)
-                         .arg(seeds())
                          .arg(job_->cancel.load() ? " (cancelling)" : ""));
+    if (finished != partial_finished_) show_partial(finished, replicas);
     emit progress(status_->text());
     return;
   }
   poll_timer_->stop();
   job_->thread.join();
+  partial_ = false;
+  partial_finished_ = 0;
   show_result();
   job_.reset();
   run_->setEnabled(true);
@@ -230,11 +257,36 @@ void CompareView::poll() {
   emit finished();
 }
 
+void CompareView::show_partial(int finished, int replicas) {
+  // Every run's seeds that finished so far, grouped by run in the comparison's order.
+  partial_finished_ = finished;
+  partial_bands_.assign(running_.size(), {});
+  {
+    std::lock_guard<std::mutex> lock(job_->mutex);
+    for (size_t k = 0; k < running_.size(); ++k) {
+      std::vector<std::vector<Sample>> replicas_of_run;
+      for (size_t i = 0; i < job_->finished.size(); ++i)
+        if (job_->finished[i] && i < job_->replica_run.size() &&
+            job_->replica_run[i] == running_[k].name && i < job_->evaluated.size())
+          replicas_of_run.push_back(job_->evaluated[i]);
+      if (!replicas_of_run.empty()) partial_bands_[k] = accuracy_band(replicas_of_run);
+    }
+  }
+  partial_names_.clear();
+  for (const RunConfig& r : running_) partial_names_.push_back(QString::fromStdString(r.name));
+  partial_title_ = QString("Test accuracy: %1 of %2 seeds done, mean and 95% band so far")
+                       .arg(finished)
+                       .arg(replicas);
+  partial_ = true;
+  draw_chart();
+}
+
 void CompareView::show_result() {
   Job& job = *job_;
   complete_ = job.error.empty() && !job.outcome.stopped;
   if (!job.error.empty()) {  // the previous table and chart stay
     status_->setText("Failed: " + QString::fromStdString(job.error));
+    draw_chart();
     return;
   }
   summary_ = parse_json_limited(job.outcome.summary_json, "summary.json");
@@ -299,6 +351,10 @@ void CompareView::fill_table() {
     cells << (iterations > 0 && std::isfinite(bytes) ? long_bytes(bytes / iterations)
                                                      : QString("–"));
     for (int c = 0; c < cells.size(); ++c) table_->setItem(row, c, new QTableWidgetItem(cells[c]));
+    // The run's colour on the chart: the table is the legend when the chart's does not fit.
+    QPixmap swatch(12, 12);
+    swatch.fill(run_color(row));
+    table_->item(row, 0)->setIcon(QIcon(swatch));
     ++row;
   }
 }
@@ -310,8 +366,11 @@ void CompareView::draw_chart() {
   const json& first = runs.is_array() && !runs.empty() ? runs[0] : member(runs, "none");
   const json& n = member(member(first, "seeds"), "n");
   const int seeds = n.is_number() ? n.get<int>() : 0;
-  chart->setTitle(bands_.empty()
-                      ? "Test accuracy over seeds (run a comparison)"
+  const std::vector<std::vector<BandPoint>>& bands = partial_ ? partial_bands_ : bands_;
+  const std::vector<QString>& names = partial_ ? partial_names_ : names_;
+  chart->setTitle(partial_ ? partial_title_
+                  : bands.empty()
+                      ? "Test accuracy over seeds (press Run comparison)"
                       : QString("Test accuracy: mean over %1 seeds, 95% band").arg(seeds));
   auto* x = new QValueAxis;
   x->setTitleText("simulated time (ms)");
@@ -320,12 +379,15 @@ void CompareView::draw_chart() {
   chart->addAxis(x, Qt::AlignBottom);
   chart->addAxis(y, Qt::AlignLeft);
   double lo = 1, hi = 0, right = 0;
-  for (size_t k = 0; k < bands_.size(); ++k) {
+  bool any = false;
+  for (size_t k = 0; k < bands.size(); ++k) {
+    if (bands[k].empty()) continue;  // no seed of this run finished yet
+    any = true;
     const QColor color = run_color(static_cast<int>(k));
     auto* mean = new QLineSeries;
     auto* upper = new QLineSeries;
     auto* lower = new QLineSeries;
-    for (const BandPoint& p : bands_[k]) {
+    for (const BandPoint& p : bands[k]) {
       const double t = 1e3 * p.sim_time_s;
       mean->append(t, p.mean);
       upper->append(t, p.hi);
@@ -339,7 +401,7 @@ void CompareView::draw_chart() {
     fill.setAlpha(50);
     band->setBrush(fill);
     band->setPen(Qt::NoPen);
-    mean->setName(names_[k]);
+    mean->setName(names[k]);
     mean->setPen(QPen(color, 2));
     chart->addSeries(band);
     chart->addSeries(mean);
@@ -350,23 +412,39 @@ void CompareView::draw_chart() {
     }
     for (QLegendMarker* m : chart->legend()->markers(band)) m->setVisible(false);
   }
-  const json& target = member(member(first, "time_to_accuracy"), "target");
-  if (!bands_.empty() && target.is_number()) {  // the accuracy that defines time to target
+  const json& target_json = member(member(first, "time_to_accuracy"), "target");
+  const double target = partial_ && !running_.empty() ? running_.front().training.target_accuracy
+                        : target_json.is_number()     ? target_json.get<double>()
+                                                      : NAN;
+  if (any && std::isfinite(target)) {  // the accuracy that defines time to target
     auto* line = new QLineSeries;
-    line->setName("target " + QString::number(100 * target.get<double>(), 'f', 1) + "%");
+    line->setName("target " + QString::number(100 * target, 'f', 1) + "%");
     line->setPen(QPen(Qt::gray, 1, Qt::DashLine));
-    line->append(0, target.get<double>());
-    line->append(right, target.get<double>());
+    line->append(0, target);
+    line->append(right, target);
     chart->addSeries(line);
     line->attachAxis(x);
     line->attachAxis(y);
   }
-  if (!bands_.empty()) {
+  // Ticks at nice numbers (1, 2 or 5 times a power of ten) from 0, not at a fifth of the span.
+  x->setLabelFormat("%g");
+  y->setLabelFormat("%g");
+  if (any) {
     // The upper part of the curves, where the runs reach their targets, not the first evaluation.
-    x->setRange(0, right > 0 ? right : 1);
-    y->setRange(std::max(0.0, std::max(lo, hi - 0.25)), std::min(1.0, hi + 0.01));
+    set_nice_axis_range(x, 0, right > 0 ? right : 1);
+    set_nice_axis_range(y, std::max(0.0, std::max(lo, hi - 0.25)), std::min(1.0, hi + 0.01));
+  } else {
+    set_nice_axis_range(x, 0, 1);
+    set_nice_axis_range(y, 0, 1);
   }
   chart->legend()->setAlignment(Qt::AlignBottom);
+  // A legend row too narrow for every name whole would elide them all ("algori..."): then none is
+  // drawn and the table below, each run with its colour's swatch, is the legend.
+  const QFontMetricsF fm(chart->legend()->font());
+  double needed = 48;  // the legend's margins; each entry: marker, gaps and label
+  for (QLegendMarker* m : chart->legend()->markers())
+    if (m->isVisible()) needed += fm.horizontalAdvance(m->label()) + fm.height() + 22;
+  chart->legend()->setVisible(needed <= chart_->width());
   // Hover: a run's mean accuracy at the evaluation nearest the pointer, exactly.
   add_hover_readouts(chart, chart_);
   QChart* old = chart_->chart();

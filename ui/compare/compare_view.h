@@ -19,6 +19,7 @@
 #include "scenario/run/seed_curves.h"
 #include "scenario/run_config.h"
 
+class QChart;
 class QChartView;
 class QLabel;
 class QPushButton;
@@ -52,6 +53,8 @@ class CompareView : public QWidget, public Exportable {
   const std::vector<std::vector<BandPoint>>& bands() const { return bands_; }
   QTableWidget* table() const { return table_; }
   QString status_text() const;
+  // The chart shown (while a comparison runs: its finished seeds' bands).
+  QChart* chart() const;
 
   QString export_name() const override { return "compare"; }
   QSize export_size() const override;
@@ -70,6 +73,8 @@ class CompareView : public QWidget, public Exportable {
   void show_result();
   void fill_table();
   void draw_chart();
+  // While a comparison runs: the bands of the seeds finished so far (`finished` of `replicas`).
+  void show_partial(int finished, int replicas);
 
   std::function<std::vector<RunConfig>()> runs_;
   QSpinBox* seeds_;
@@ -85,6 +90,12 @@ class CompareView : public QWidget, public Exportable {
   std::vector<std::vector<BandPoint>> bands_;
   std::vector<QString> names_;
   bool complete_ = false;
+  // The chart while a comparison runs: per run of running_, the band of its finished seeds.
+  bool partial_ = false;
+  int partial_finished_ = 0;
+  std::vector<std::vector<BandPoint>> partial_bands_;
+  std::vector<QString> partial_names_;
+  QString partial_title_;
 };
 
 }  // namespace commlab::ui

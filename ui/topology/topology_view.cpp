@@ -57,18 +57,24 @@ QString packet_summary(const TopologyPicture& pic) {
       .arg(seconds_text(pic.compute_s));
 }
 
+// The link colour scale: idle links (under 0.5% busy) in their own pale grey swatch, then busy
+// from 0% (green) to 100% (red).
 QPixmap legend_pixmap() {
-  QPixmap pm(220, 34);
+  constexpr int kIdle = 44;  // the idle swatch and its label
+  QPixmap pm(kIdle + 220, 34);
   pm.fill(Qt::transparent);
   QPainter p(&pm);
+  p.fillRect(QRect(2, 2, 28, 13), utilisation_color(0));
+  p.setPen(Qt::black);
+  p.drawText(QRect(0, 16, kIdle, 16), Qt::AlignLeft, " idle");
   for (int x = 0; x < 200; ++x) {
-    p.setPen(utilisation_color(x / 199.0));
-    p.drawLine(10 + x, 2, 10 + x, 14);
+    p.setPen(utilisation_color(0.005 + (1 - 0.005) * x / 199.0));
+    p.drawLine(kIdle + 10 + x, 2, kIdle + 10 + x, 14);
   }
   p.setPen(Qt::black);
-  p.drawText(QRect(0, 16, 60, 16), Qt::AlignLeft, " 0%");
-  p.drawText(QRect(80, 16, 60, 16), Qt::AlignCenter, "50%");
-  p.drawText(QRect(160, 16, 60, 16), Qt::AlignRight, "100% ");
+  p.drawText(QRect(kIdle, 16, 60, 16), Qt::AlignLeft, " 0%");
+  p.drawText(QRect(kIdle + 80, 16, 60, 16), Qt::AlignCenter, "50%");
+  p.drawText(QRect(kIdle + 160, 16, 60, 16), Qt::AlignRight, "100% ");
   return pm;
 }
 
@@ -166,10 +172,11 @@ TopologyView::TopologyView(QWidget* parent) : QWidget(parent) {
   form->addRow("Buffer", buffer_);
   form->addRow("Background", background_);
   auto* legend = new QLabel;
+  legend->setObjectName("link_legend");
   legend->setPixmap(legend_pixmap());
   legend->setToolTip(
       "Link colour: busy fraction of the timed step (analytical: bytes / (bandwidth x step "
-      "time); packet: measured transmit time / step time).");
+      "time); packet: measured transmit time / step time); pale grey: idle (under 0.5%).");
   form->addRow("Link busy", legend);
   summary_ = new QLabel;
   summary_->setObjectName("status");

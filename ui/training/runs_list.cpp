@@ -1,5 +1,6 @@
 #include "runs_list.h"
 
+#include <QEvent>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -18,6 +19,10 @@ namespace {
 constexpr int kIdRole = Qt::UserRole + 1;
 constexpr int kColumns = 10;         // run, scenario, five figures, two over seeds, what differs
 constexpr int kScenarioWidth = 110;  // the scenario column, when shown (several scenarios)
+constexpr int kMinNameWidth = 120;   // the name column never shrinks below (swatch + ~12 chars)
+constexpr int kMinLastWidth = 100;   // the last column (the settings that differ): the header's
+                                     // default section size, below which a stretched last section
+                                     // does not shrink
 
 QIcon swatch(const QColor& color, bool current) {
   QPixmap pix(14, 14);
@@ -42,7 +47,8 @@ RunsList::RunsList(QWidget* parent) : QWidget(parent) {
   tree_->setHeaderLabels({"run", "scenario", "accuracy", "ms/iter", "TTA ms", "speedup", "MB/iter",
                           "TTA ms, seeds", "speedup, seeds", "differs from the baseline"});
   const char* const tips[kColumns] = {
-      "The run's name (double-click to rename it); its swatch is its colour on the charts.",
+      "The run's name (double-click or F2 to rename it; a narrow column elides it, the row's "
+      "tooltip has it whole); its swatch is its colour on the charts, kept for the run's life.",
       "The scenario file the run came from.",
       "Final test accuracy (last evaluation).",
       "Simulated milliseconds per iteration.",
@@ -62,6 +68,9 @@ RunsList::RunsList(QWidget* parent) : QWidget(parent) {
       "the cell's tooltip)."};
   for (int c = 0; c < kColumns; ++c) tree_->headerItem()->setToolTip(c, tips[c]);
   tree_->setRootIsDecorated(false);
+  // The columns refit whenever the viewport's width changes (window, splitter, vertical scroll
+  // bar coming or going).
+  tree_->viewport()->installEventFilter(this);
   tree_->setUniformRowHeights(true);
   tree_->setTextElideMode(Qt::ElideRight);
   tree_->setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed);
@@ -206,13 +215,25 @@ void RunsList::set_rows(const std::vector<RunRow>& rows) {
 }
 
 void RunsList::fit_columns() {
-  // The table is the charts' legend: run and scenario names are never elided, nor any figure;
-  // only the last column (the settings that differ) is elided, with the full list in its
-  // tooltip, and takes what room is left.
-  // The scenario (a file name, also in each row's tooltip) is the one exception: at most
-  // kScenarioWidth, elided.
+  // Every figure column at its contents' width (never elided); the scenario (a file name, also in
+  // each row's tooltip) at most kScenarioWidth; the run names at their width while the table fits
+  // its viewport, else narrowed (elided, each row's tooltip starts with the whole name) so the
+  // table never scrolls sideways; the last column (the settings that differ, elided, full list in
+  // its tooltip) takes what room is left.
   for (int c = 0; c + 1 < kColumns; ++c) tree_->resizeColumnToContents(c);
   tree_->setColumnWidth(1, std::min(tree_->columnWidth(1), kScenarioWidth));
+  int others = kMinLastWidth;
+  for (int c = 1; c + 1 < kColumns; ++c)
+    if (!tree_->isColumnHidden(c)) others += tree_->columnWidth(c);
+  // A table not shown has no viewport width yet: it fits when shown (the viewport's resize).
+  const int room = tree_->viewport()->width() - others;
+  if (tree_->isVisible() && tree_->columnWidth(0) > room)
+    tree_->setColumnWidth(0, std::max(kMinNameWidth, room));
+}
+
+bool RunsList::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == tree_->viewport() && event->type() == QEvent::Resize) fit_columns();
+  return QWidget::eventFilter(watched, event);
 }
 
 void RunsList::set_seeds_running(bool running, const QString& status, int seeds) {

@@ -75,6 +75,9 @@ class RunsList : public QWidget {
   void highlight_requested(int id);  // the row the user selected (0: none): its curves stand out
   void seeds_requested(int seeds);   // Run seeds: the scenario's runs over this many seeds
 
+ protected:
+  bool eventFilter(QObject* watched, QEvent* event) override;  // the columns refit the viewport
+
  private:
   int selected_id() const;
   void fit_columns();  // the figures at their contents' width, the last column the rest

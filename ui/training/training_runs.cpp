@@ -19,8 +19,28 @@
 
 namespace commlab::ui {
 
-int TrainingView::take_color() {
-  return color_counter_++;
+bool TrainingView::color_in_use(int color) const {
+  auto uses = [color](const Run& r) { return r.id != 0 && r.color == color; };
+  if (uses(current_) || (starting_ && uses(*starting_))) return true;
+  for (const Run& r : kept_)
+    if (uses(r)) return true;
+  for (const Removal& removal : removed_)  // Undo remove brings them back in their colours
+    for (const Run& r : removal.runs)
+      if (uses(r)) return true;
+  return false;
+}
+
+int TrainingView::take_color(const std::string& settings) {
+  // A run with the settings of the scenario's run i takes colour i, so the baseline (and every
+  // run of the file) has the same colour in every session, whatever ran first; any other run
+  // takes the next colour after the scenario's, never one a run on screen (or undoable) holds.
+  for (size_t i = 0; i < loaded_.size(); ++i)
+    if (settings_key(loaded_[i]) == settings && !color_in_use(static_cast<int>(i)))
+      return static_cast<int>(i);
+  int color = std::max(color_counter_, static_cast<int>(loaded_.size()));
+  while (color_in_use(color)) ++color;
+  color_counter_ = color + 1;
+  return color;
 }
 
 QString TrainingView::display_name(const Run& r) const {
@@ -89,7 +109,7 @@ void TrainingView::pin() {
     // Still running: a snapshot is kept, the run goes on in a colour of its own.
     kept.name += QString(" (at iteration %1)").arg(samples_.samples().back().iteration);
     kept.id = ++run_counter_;
-    current_.color = take_color();
+    current_.color = take_color(std::string());
   } else {
     current_ = Run{};
     samples_.clear();
@@ -194,6 +214,7 @@ void TrainingView::undo_remove() {
   Removal removal = std::move(removed_.back());
   removed_.pop_back();
   std::vector<Run>& back = removal.runs;
+  const size_t restored = back.size();
   // The earlier curves come back too, before any left since.
   for (Ghost& g : ghosts_) removal.ghosts.push_back(std::move(g));
   ghosts_ = std::move(removal.ghosts);
@@ -207,6 +228,10 @@ void TrainingView::undo_remove() {
   dirty_ = true;
   redraw();
   update_buttons();
+  // The line said "Removed." or "Cleared."; it says what the undo did instead.
+  status_->setText(restored == 0   ? QString("Undo remove: the earlier curves are back.")
+                   : restored == 1 ? QString("Undo remove: the run is back.")
+                                   : QString("Undo remove: %1 runs are back.").arg(restored));
 }
 
 int TrainingView::drawn_points() const {

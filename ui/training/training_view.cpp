@@ -8,6 +8,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QSettings>
 #include <QSplitter>
 #include <QTimer>
 #include <QUndoStack>
@@ -29,6 +30,7 @@ namespace {
 constexpr int kSideWidth = 340;  // the scenario panel column
 constexpr int kRedrawMs = 40;    // redraw from a snapshot every ~30-40 ms
 constexpr int kLiveMs = 250;     // Live mode: at most one restart per this many ms
+constexpr char kSplitterKey[] = "training/runs_splitter";  // charts / runs table divider
 }  // namespace
 
 TrainingView::TrainingView(QWidget* parent) : QWidget(parent) {
@@ -120,12 +122,21 @@ TrainingView::TrainingView(QWidget* parent) : QWidget(parent) {
 
   charts_ = new RunChartPages;
   runs_list_ = new RunsList;
+  // Charts above, the runs table below with 3 parts in 7: at 1280x800 the charts stop at their
+  // minimum height and the table shows 10 or more rows (a dozen runs is a lecture's comparison). A
+  // dragged divider is remembered (QSettings kSplitterKey) and restored in the next session.
   auto* split = new QSplitter(Qt::Vertical);
+  split->setObjectName("runs_splitter");
   split->addWidget(charts_);
   split->addWidget(runs_list_);
-  split->setStretchFactor(0, 5);
-  split->setStretchFactor(1, 1);
-  split->setSizes({600, 120});
+  split->setChildrenCollapsible(false);
+  split->setStretchFactor(0, 4);
+  split->setStretchFactor(1, 3);
+  split->setSizes({400, 300});
+  if (const QByteArray state = QSettings().value(kSplitterKey).toByteArray(); !state.isEmpty())
+    split->restoreState(state);
+  connect(split, &QSplitter::splitterMoved, this,
+          [split] { QSettings().setValue(kSplitterKey, split->saveState()); });
   auto* layout = new QHBoxLayout(this);
   layout->addWidget(side);
   layout->addWidget(split, 1);
@@ -244,11 +255,11 @@ bool TrainingView::start(RunConfig config, int iterations, bool from_run_all) {
   next.from_run_all = from_run_all;
   // A live restart or a new Run of the current run keeps its colour; the old curve ghosts.
   if (from_run_all)
-    next.color = take_color();
+    next.color = take_color(next.settings);
   else if (starting_ && !starting_->from_run_all)
     next.color = starting_->color;
   else
-    next.color = current_.id != 0 ? current_.color : take_color();
+    next.color = current_.id != 0 ? current_.color : take_color(next.settings);
   starting_ = next;
   starting_live_ = !from_run_all;
   run_iterations_ = config.training.iterations;

@@ -189,7 +189,9 @@ class TrainingView : public QWidget, public Exportable {
   void apply_undo(int run, const RunConfig& config);
   void update_rows();
   QString display_name(const Run& r) const;
-  int take_color();
+  // The colour of a new run with these settings (settings_key; empty: none of the scenario's).
+  int take_color(const std::string& settings);
+  bool color_in_use(int color) const;
   void remember_removal();  // before Remove / Clear all: what undo_remove brings back
 
   TrainingPanel* panel_;

@@ -117,24 +117,37 @@ bool GanttCanvas::bar_at(QPointF p, QSize size, int* lane, int* bar) const {
   return false;
 }
 
+namespace {
+
+// A communication stream is named by what it carries (a trace's streams have no fixed roles):
+// "TP", "DP", "PP send", "PP recv"... when every node on it is of one kind, else "comm N".
+QString stream_name(const WorkloadPicture& pic, const GanttLane& l) {
+  if (l.stream == workload::kComputeStream) return "compute";
+  QString name;
+  for (const GanttBar& b : l.bars) {
+    const Node& n = pic.graph->ranks[l.rank].nodes[b.node];
+    QString k = bar_kind_name(b.kind);
+    if (n.kind == workload::NodeKind::kSend) k += " send";
+    if (n.kind == workload::NodeKind::kRecv) k += " recv";
+    if (name.isEmpty()) name = k;
+    if (name != k) name = "mixed";
+  }
+  return name.isEmpty() || name == "mixed" ? QString("comm %1").arg(l.stream) : name;
+}
+
+}  // namespace
+
 QString GanttCanvas::lane_label(int lane) const {
   const GanttLane& l = pic_->lanes[lane];
   const double t = pic_->result.iteration_s;
-  // A communication stream is named by what it carries (a trace's streams have no fixed roles):
-  // "TP", "DP", "PP send", "PP recv"... when every node on it is of one kind, else "comm N".
-  QString stream = "compute";
-  if (l.stream != workload::kComputeStream) {
-    QString name;
-    for (const GanttBar& b : l.bars) {
-      const Node& n = pic_->graph->ranks[l.rank].nodes[b.node];
-      QString k = bar_kind_name(b.kind);
-      if (n.kind == workload::NodeKind::kSend) k += " send";
-      if (n.kind == workload::NodeKind::kRecv) k += " recv";
-      if (name.isEmpty()) name = k;
-      if (name != k) name = "mixed";
+  QString stream = stream_name(*pic_, l);
+  // Two streams of one rank carrying the same kind (a pipeline's forward and backward sends)
+  // would read as one lane twice: each adds its stream number ("PP send #2").
+  for (const GanttLane& other : pic_->lanes)
+    if (&other != &l && other.rank == l.rank && stream_name(*pic_, other) == stream) {
+      stream += QString(" #%1").arg(l.stream);
+      break;
     }
-    stream = name.isEmpty() || name == "mixed" ? QString("comm %1").arg(l.stream) : name;
-  }
   return QString("rank %1 %2  %3%")
       .arg(l.rank)
       .arg(stream)

@@ -22,6 +22,7 @@
 #include "gantt_canvas.h"
 #include "routing_text.h"
 #include "scenario/config_enums.h"
+#include "typing_pause.h"
 #include "workload/catalog/catalog.h"
 
 namespace commlab::ui {
@@ -34,7 +35,7 @@ QSpinBox* spin(const char* name, int lo, int hi, int value, const char* tip) {
   s->setRange(lo, hi);
   s->setValue(value);
   s->setToolTip(tip);
-  s->setKeyboardTracking(false);  // typing "128" replays once, not three times
+  apply_after_typing_pause(s);  // typing "128" replays once, not three times
   return s;
 }
 
@@ -127,7 +128,7 @@ QWidget* WorkloadView::build_controls() {
   gbps_->setDecimals(0);
   gbps_->setValue(100);
   gbps_->setSuffix(" Gb/s");
-  gbps_->setKeyboardTracking(false);
+  apply_after_typing_pause(gbps_);
   gbps_->setToolTip("NIC rate of every GPU on the leaf-spine (NVLink inside a server).");
   form->addRow("Network", gbps_);
   per_server_ = spin("gpus_per_server", 1, 8, 8, "GPUs per server (NVSwitch between them).");
@@ -147,7 +148,7 @@ QWidget* WorkloadView::build_controls() {
   ratio_->setSingleStep(0.05);
   ratio_->setDecimals(2);
   ratio_->setValue(1);
-  ratio_->setKeyboardTracking(false);
+  apply_after_typing_pause(ratio_);
   ratio_->setToolTip("Codec on DP traffic: wire bytes / payload bytes (1 = no compression).");
   form->addRow("DP codec ratio", ratio_);
   placement_ = new QComboBox;

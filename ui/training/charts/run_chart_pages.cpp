@@ -26,6 +26,7 @@ constexpr qsizetype kMaxLegendEntries = 4;  // more make a legend to read rather
 // Around each label of a bottom legend: the marker (a font-height square), the gaps beside it;
 // and the legend's own margins. Generous, so a legend judged to fit never elides.
 constexpr double kMarkerOverhead = 22, kLegendMargins = 48;
+constexpr double kValueAxisWidth = 80;  // a bar chart's value axis (labels, title) and margins
 }  // namespace
 
 bool RunChartPages::legend_fits(const QStringList& labels, const QFont& font, double width) {
@@ -45,13 +46,48 @@ void RunChartPages::fit_legend(const Slot& s) const {
   const double chart_width =
       s.view->testAttribute(Qt::WA_WState_Visible) ? s.view->width() : width() * s.col_span / 2.0;
   // Markers a chart leaves out on purpose say so on their bar set (a marker's own visibility
-  // reads false whenever the legend is hidden, so it cannot tell).
+  // reads false whenever the legend is hidden, so it cannot tell). A line's entry is its series'
+  // name (its marker's label may be the ghosts' summary below).
   QStringList labels;
+  std::vector<QLegendMarker*> ghosts;
   for (QLegendMarker* marker : chart->legend()->markers()) {
     auto* bar = qobject_cast<QBarLegendMarker*>(marker);
-    if (!bar || !bar->barset()->property(kLegendHiddenProperty).toBool()) labels << marker->label();
+    if (bar) {
+      if (!bar->barset()->property(kLegendHiddenProperty).toBool()) labels << marker->label();
+      continue;
+    }
+    labels << marker->series()->name();
+    if (marker->series()->property(kGhostProperty).toBool()) ghosts.push_back(marker);
   }
-  chart->legend()->setVisible(legend_fits(labels, chart->legend()->font(), chart_width));
+  const bool fits = legend_fits(labels, chart->legend()->font(), chart_width);
+  if (!fits && !ghosts.empty()) {
+    // The runs table is the runs' legend, but the grey "before" curves have no row: the legend
+    // keeps one entry for them (each one's name is in its hover readout).
+    for (QLegendMarker* marker : chart->legend()->markers())
+      marker->setVisible(marker == ghosts.back());
+    ghosts.back()->setLabel(ghosts.size() == 1
+                                ? QString("grey dotted: the current run before the last change")
+                                : QString("grey dotted: the current run before each of the last "
+                                          "%1 changes")
+                                      .arg(ghosts.size()));
+    chart->legend()->setVisible(true);
+  } else {
+    // Markers are touched only for a legend that shows (a hidden legend's layout is left alone).
+    if (fits)
+      for (QLegendMarker* marker : chart->legend()->markers())
+        if (!qobject_cast<QBarLegendMarker*>(marker)) {
+          marker->setVisible(true);
+          marker->setLabel(marker->series()->name());
+        }
+    chart->legend()->setVisible(fits);
+  }
+  // Bar labels that fit their bars (the full names in the hover readout): the laid-out plot's
+  // width, or before the first layout the chart's less what the value axis and margins take.
+  const double plot_width =
+      s.view->testAttribute(Qt::WA_WState_Visible) && chart->plotArea().width() > 0
+          ? chart->plotArea().width()
+          : chart_width - kValueAxisWidth;
+  fit_chart_categories(chart, plot_width);
 }
 
 void RunChartPages::resizeEvent(QResizeEvent* event) {

@@ -18,6 +18,7 @@
 #include "codec/codec.h"
 #include "scenario/scenario.h"
 #include "scenario/schema.h"
+#include "typing_pause.h"
 #include "workload/catalog/catalog.h"
 
 namespace commlab::ui {
@@ -215,8 +216,8 @@ void TrainingPanel::build_cluster(QFormLayout* f) {
   f->addRow("Cluster", add("cluster.spec", cluster_,
                            "Cluster preset or builder spec; its GPU count must equal the ranks."));
   custom_ = new ClusterEditor;
-  ranks_ = spin(1, kMaxRanks, 8);      // wide: a typed 3456 is kept and reported, not cut to 345
-  ranks_->setKeyboardTracking(false);  // 3456 is one edit, not 3, 34, 345 and 3456
+  ranks_ = spin(1, kMaxRanks, 8);    // wide: a typed 3456 is kept and reported, not cut to 345
+  apply_after_typing_pause(ranks_);  // 3456 is one edit, not 3, 34, 345 and 3456
   f->addRow("Ranks",
             pair_row(add("training.ranks", ranks_, "Data-parallel ranks (GPUs) in the run."),
                      "GPUs per node", custom_->gpus_per_node_box()));
@@ -327,6 +328,8 @@ QWidget* TrainingPanel::add(const std::string& path, QWidget* control, const QSt
   control->setProperty("tip", tip);
   by_path_[path] = control;
   if (path == "training.ranks" || path == "cluster.spec") return control;  // see the constructor
+  // Numbers apply on an arrow key at once and after a pause in typing (typing_pause.h).
+  if (auto* box = qobject_cast<QAbstractSpinBox*>(control)) apply_after_typing_pause(box);
   if (auto* s = qobject_cast<QSpinBox*>(control))
     connect(s, &QSpinBox::valueChanged, this, &TrainingPanel::changed);
   else if (auto* d = qobject_cast<QDoubleSpinBox*>(control))
