@@ -71,7 +71,8 @@ void bind_plan_types(py::module_& m) {
                std::to_string(t.offset) + ", +" + std::to_string(t.count) + ")" +
                (t.reduce ? ", reduce)" : ", copy)");
       });
-  py::class_<PlanStep>(m, "PlanStep")
+  py::class_<PlanStep>(m, "PlanStep",
+                       "One step of a plan: transfers that run at once, `repeat` times (folded)")
       .def_readonly("transfers", &PlanStep::transfers)
       .def_readonly("repeat", &PlanStep::repeat)
       .def_readonly("phase", &PlanStep::phase);
