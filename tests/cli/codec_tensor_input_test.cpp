@@ -169,7 +169,7 @@ double raw_ratio(uint64_t bytes, uint64_t blocks, uint64_t small, double ratio_s
 // it only runs block by block. raw codes each block with its own frame header: 5 blocks.
 // A large input says its size before it is measured and its progress as it is, on stderr (stdout
 // is the table or the JSON, unchanged); --progress sets the step (default 256M, 0: none). A 3 GB
-// sparse file ran past 20 s with nothing on screen; here 48 MiB (blocks of 32 and 16 MiB) with a
+// sparse file takes over 20 s; here 48 MiB (blocks of 32 and 16 MiB) with a
 // step of 24M: a line when 32 MiB (crossing 24M) and 48 MiB (crossing 48M) are measured.
 TEST(CodecTensorInput, ALargeInputShowsItsSizeAndProgressOnStderr) {
   const auto file = temp_file("codec_progress", 48ull << 20, /*sparse=*/true);

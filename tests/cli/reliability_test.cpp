@@ -234,7 +234,7 @@ TEST(Reliability, GuiFlagsAreCheckedNotIgnored) {
 #endif
 
 // --algo auto checks its ring's plan on a flat network's --ranks before the network is built: a
-// million ranks' nodes and routes took 10-14 s before the refusal (release build, busy machine).
+// million ranks' nodes and routes take 10-14 s to build (release build, busy machine).
 TEST(Reliability, AutoOnAMillionRanksIsRefusedBeforeTheNetworkIsBuilt) {
   const auto start = std::chrono::steady_clock::now();
   const auto o = run_cli("collective --algo auto --ranks 1048576 --time-only");

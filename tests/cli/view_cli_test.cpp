@@ -128,7 +128,8 @@ TEST(ViewCli, AThroughputSweepTooLargeToPlanIsRefusedWithTheLimit) {
 
 // Work budgets that count items (links, plan transfers, the timed step's flows, graph nodes),
 // each refused before its work with one line naming the count, the budget and the flag that
-// raises it. Before, fattree:k=64 ran 9 s into 163 MB of JSON and the workload ran for minutes.
+// raises it. Without the budgets fattree:k=64 runs 9 s into 163 MB of JSON and the workload for
+// minutes.
 TEST(ViewCli, ItemBudgetsRefuseBeforeTheWork) {
   struct Refused {
     const char* args;

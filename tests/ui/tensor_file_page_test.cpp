@@ -71,8 +71,8 @@ std::string many_tensors_file(int n) {
 }
 
 // The page applies the item budgets of commlab-cli codec (read_tensor_input_index) with its own
-// tensor budget: a 10,000-tensor file (104 s and 416 MB when every tensor became a bar set) is
-// refused from its header, the refusal is shown and the runs stay drawn.
+// tensor budget: a 10,000-tensor file (104 s and 416 MB drawn as a bar set per tensor) is refused
+// from its header, the refusal is shown and the runs stay drawn.
 TEST(TensorFilePage, AFileOfMoreTensorsThanThePageDrawsIsRefusedInThePage) {
   test::app();
   const auto path = std::filesystem::temp_directory_path() / "commlab_tensor_page_many.safetensors";

@@ -16,7 +16,7 @@ inline constexpr const char* kTensorFileCodec = "commlab";
 
 // The page's item budgets (io/tensor_files.h, as commlab-cli codec --max-files/--max-tensors
 // applies them): every tensor is a bar set of the entropy chart and a bar of the ratio chart, so
-// the charts' cost grows with the tensors (10,000 one-value tensors took 104 s and 416 MB); more is
+// the charts' cost grows with the tensors (10,000 one-value tensors take 104 s and 416 MB); more is
 // refused before any value is read, with the count and the budget.
 TensorInputBudgets tensor_file_page_budgets();
 
