@@ -10,6 +10,7 @@
 
 #include "cli/command.h"
 #include "cli/util/codec_measure_util.h"
+#include "cli/util/size_flag_util.h"
 #include "codec/codec.h"
 #include "codec/value_cast.h"
 #include "io/tensor_files.h"
@@ -29,7 +30,8 @@ struct Options {
   bool json = false;
   bool verify = false;
   uint64_t seed = 1;
-  TensorInputBudgets budgets;  // --max-files, --max-tensors
+  TensorInputBudgets budgets;     // --max-files, --max-tensors
+  std::string progress = "256M";  // --progress: a stderr line per this many bytes measured
 };
 
 std::vector<std::string> codec_list(const std::string& spec) {
@@ -224,6 +226,35 @@ DType checked_raw_dtype(const Options& o) {
   return dtype;
 }
 
+// Progress on stderr for a large input: its size up front, then a line each time another
+// `every` bytes have been measured (checked per block, so at most one line per block).
+struct Progress {
+  uint64_t every = 0;  // 0: silent
+  uint64_t total = 0, done = 0, next = 0;
+  void start(const Options& o, uint64_t bytes, size_t tensors, size_t codecs) {
+    total = bytes;
+    next = every;
+    if (every == 0 || bytes < every) {
+      every = 0;  // a small input is measured without progress lines
+      return;
+    }
+    std::fprintf(stderr,
+                 "commlab-cli: codec: measuring %llu bytes (%.3g GiB) of %s in %zu tensor%s with "
+                 "%zu codec%s\n",
+                 static_cast<unsigned long long>(bytes), static_cast<double>(bytes) / (1 << 30),
+                 o.input.empty() ? "generated values" : o.input.c_str(), tensors,
+                 tensors == 1 ? "" : "s", codecs, codecs == 1 ? "" : "s");
+  }
+  void add(uint64_t bytes) {
+    done += bytes;
+    if (every == 0 || done < next) return;
+    std::fprintf(stderr, "commlab-cli: codec: %llu of %llu bytes measured (%.0f%%)\n",
+                 static_cast<unsigned long long>(done), static_cast<unsigned long long>(total),
+                 100.0 * static_cast<double>(done) / static_cast<double>(total));
+    next = (done / every + 1) * every;
+  }
+};
+
 struct BlockMeasures {
   std::vector<Measured> codecs;  // per codec in --codecs order, summed over the blocks
   EntropyBounds entropy;         // byte-weighted over the blocks (each has its own tables)
@@ -231,7 +262,8 @@ struct BlockMeasures {
 
 // Measures every codec on one tensor block by block; a codec that fails on a block is not run on
 // the later ones (the tensor's measurement is a failure already).
-BlockMeasures measure_blocks(const std::vector<std::string>& names, const Source& s, DType dtype) {
+BlockMeasures measure_blocks(const std::vector<std::string>& names, const Source& s, DType dtype,
+                             Progress& progress) {
   BlockMeasures out{std::vector<Measured>(names.size()), {}};
   std::vector<EntropyBounds> parts;
   std::vector<std::byte> buffer;
@@ -245,6 +277,7 @@ BlockMeasures measure_blocks(const std::vector<std::string>& names, const Source
         out.codecs[c].add(measure_codec(names[c], in, dtype));
     }
     parts.push_back(entropy_bounds(in, dtype));
+    progress.add(bytes);
   }
   out.entropy = combined_bounds(parts);
   return out;
@@ -253,7 +286,7 @@ BlockMeasures measure_blocks(const std::vector<std::string>& names, const Source
 // Reads one tensor, measures every codec on it, prints its table (text) and adds it to the
 // totals; returns its --json object. `single`: the only tensor (the single-tensor table).
 nlohmann::json measure_source(const Options& o, const std::vector<std::string>& names, Source& s,
-                              bool single, Totals& total) {
+                              bool single, Totals& total, Progress& progress) {
   const DType dtype = parse_dtype(s.tensor.dtype);
   const size_t count = s.tensor.bytes / dtype_size(dtype);
   total.count += count;
@@ -267,7 +300,7 @@ nlohmann::json measure_source(const Options& o, const std::vector<std::string>& 
                   shape_text(s.tensor.shape).c_str());
     print_table_head();
   }
-  const BlockMeasures blocks = measure_blocks(names, s, dtype);
+  const BlockMeasures blocks = measure_blocks(names, s, dtype, progress);
   nlohmann::json rows = nlohmann::json::array();
   for (size_t c = 0; c < names.size(); ++c) {
     const Measured& m = blocks.codecs[c];
@@ -297,6 +330,9 @@ int run(const Options& o) {
   uint64_t input_bytes = 0;
   for (const Source& s : inputs) input_bytes += s.tensor.bytes;
   check_work_budget(input_bytes, names.size(), o);
+  Progress progress;
+  progress.every = o.progress == "0" ? 0 : size_flag("--progress", o.progress);
+  progress.start(o, input_bytes, inputs.size(), names.size());
   const bool single = inputs.size() == 1;
   Totals total{std::vector<Measured>(names.size()), {}, 0, inputs[0].tensor.dtype};
   for (Measured& m : total.codecs) m.ok = m.lossless = true;
@@ -306,7 +342,8 @@ int run(const Options& o) {
     std::printf("# commlab codec: %zu tensors in %zu files, %zu values (%s)\n", inputs.size(),
                 file_rows.size(), values, o.input.c_str());
   nlohmann::json tensor_rows = nlohmann::json::array();
-  for (Source& s : inputs) tensor_rows.push_back(measure_source(o, names, s, single, total));
+  for (Source& s : inputs)
+    tensor_rows.push_back(measure_source(o, names, s, single, total, progress));
   if (!o.json && !single) {
     std::printf("## total: %zu values, %s\n", total.count, total.dtype.c_str());
     print_table_head();
@@ -351,6 +388,10 @@ const RegisterCommand reg{Command{
       app.add_option("--max-tensors", o->budgets.tensors,
                      "--input: refuse more tensors (all files together), before any value is read")
           ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 32))
+          ->capture_default_str();
+      app.add_option("--progress", o->progress,
+                     "an input of at least SIZE bytes: its size, then a line per SIZE measured, "
+                     "on stderr (0: none)")
           ->capture_default_str();
       app.add_flag("--json", o->json, "one JSON document on stdout");
       app.add_flag("--verify", o->verify,

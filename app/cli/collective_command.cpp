@@ -72,32 +72,38 @@ double verify_tolerance(const CollectiveOptions& o, int ranks) {
 namespace collective_command {
 namespace {
 
+// Fails on a bad name or an oversized plan before printing anything (and before the tuner's
+// set-up, which takes seconds on a million ranks). Under auto the ring is the plan checked: the
+// tuner's other choice, NCCL's tree, needs fewer transfers.
+void check_plans(const CollectiveOptions& o, CollectiveOp op, const std::string& plan_algo,
+                 int ranks, uint64_t min_bytes, uint64_t max_bytes) {
+  PlanRequest probe{op, ranks, 1, o.time_only};
+  probe.ranks_per_node = std::max(o.ranks_per_node, 1);
+  try {
+    check_plan_sizes(plan_algo, probe, min_bytes, max_bytes);
+  } catch (const std::invalid_argument& e) {
+    if (o.algo != "auto") throw;
+    throw InvalidInput(std::string("--algo auto (NCCL's tuner, whose ring is checked): ") +
+                       e.what());
+  }
+}
+
 int run(const CollectiveOptions& o) {
   if (parse_exec_flag(o.exec) == ExecutionMode::kMpi) return run_collective_mpi(o);
   auto [min_bytes, max_bytes] = parse_size_range(o.sizes);
+  CollectiveOp op = parse_op(o.op);
+  const std::string plan_algo = o.algo == "auto" ? "ring" : o.algo;
+  // A flat network has --ranks ranks: its plans are checked before it is built (a million ranks'
+  // nodes and routes take seconds); a cluster's ranks are known once it is built.
+  if (o.net.cluster.empty()) check_plans(o, op, plan_algo, o.ranks, min_bytes, max_bytes);
   std::unique_ptr<NetworkBackend> backend = make_backend(o.net, o.ranks, o.routing);
   const int ranks = backend->topology().ranks();
-  CollectiveOp op = parse_op(o.op);
   // NCCL mode (--algo auto, --proto, --channels): the tuner picks algorithm, protocol and
   // channels per size and the time plane runs them (collective/nccl/tuner.h, docs/collectives.md).
   const bool nccl = o.algo == "auto" || !o.proto.empty() || o.channels > 0;
   const NcclOverrides force =
       nccl ? parse_nccl_overrides(o.algo, o.proto, o.channels) : NcclOverrides{};
-  const std::string plan_algo = o.algo == "auto" ? "ring" : o.algo;
-  // Fail on a bad name or an oversized plan before printing anything (and before the tuner's
-  // set-up, which takes seconds on a million ranks). Under auto the ring is the plan checked: the
-  // tuner's other choice, NCCL's tree, needs fewer transfers.
-  {
-    PlanRequest probe{op, ranks, 1, o.time_only};
-    probe.ranks_per_node = std::max(o.ranks_per_node, 1);
-    try {
-      check_plan_sizes(plan_algo, probe, min_bytes, max_bytes);
-    } catch (const std::invalid_argument& e) {
-      if (o.algo != "auto") throw;
-      throw InvalidInput(std::string("--algo auto (NCCL's tuner, whose ring is checked): ") +
-                         e.what());
-    }
-  }
+  check_plans(o, op, plan_algo, ranks, min_bytes, max_bytes);
   std::optional<NcclTuner> tuner;
   if (nccl) tuner.emplace(tuner_inputs(backend->topology(), o.channels > 0 ? o.channels : 16));
   check_skip(o, plan_algo, ranks);  // a skip the plan would clamp is refused, as scenarios do

@@ -11,10 +11,12 @@
 #include "cli/util/experiment_files_util.h"
 #include "cli/util/network_util.h"
 #include "cli/util/size_flag_util.h"
+#include "collective/algorithms.h"
 #include "io/staged_files.h"
 #include "scenario/config_enums.h"
 #include "scenario/scenario.h"
 #include "views/views_json.h"
+#include "workload/catalog/catalog_graph.h"
 
 namespace commlab::cli {
 namespace view_command {
@@ -77,6 +79,12 @@ void add_topology(CLI::App& app, Options& o) {
           "more GPUs than this: one box per server");
   add_int(*p, "--max-servers", s.max_servers, 1, 1 << 20,
           "more servers than this: one box per leaf");
+  add_int<uint64_t>(*p, "--max-links", s.max_links, 1, uint64_t{1} << 32,
+                    "work budget: a cluster of more directed links is refused");
+  add_int<uint64_t>(*p, "--max-transfers", s.max_transfers, 1, kMaxPlanTransfers,
+                    "work budget: a collective plan of more transfers is refused");
+  add_int<uint64_t>(*p, "--max-flows", s.max_flows, 1, kMaxPlanTransfers,
+                    "work budget: a timed step of more flows is refused");
 }
 
 void add_teaching(CLI::App& app, Options& o) {
@@ -133,6 +141,8 @@ void add_workload(CLI::App& app, Options& o) {
   add_int(*p, "--skip", s.skip, 0, 63, "SkipReduce s on DP reduce-scatters");
   p->add_flag("--no-overlap", o.no_overlap, "DP communication waits for the whole backward pass");
   add_int(*p, "--max-ranks", s.max_ranks, 1, 32, "ranks drawn");
+  add_int<uint64_t>(*p, "--max-graph-nodes", s.max_graph_nodes, 1, workload::kMaxCatalogGraphNodes,
+                    "work budget: a catalog graph of more nodes (estimated) is refused");
   p->add_option("--routing", o.routing, "ecmp (per flow) or ideal (spraying)")
       ->check(CLI::IsMember({"ecmp", "ideal"}))
       ->capture_default_str();

@@ -64,6 +64,7 @@ struct Timing {  // one replay (or the closed form), in the JSON's terms
   bool graph = false;  // replayed: the fields below are set
   std::array<double, workload::kCommKinds> total_s{};
   uint64_t nodes = 0, collectives = 0, p2p = 0;
+  uint64_t unreceived_sends = 0;  // eager sends no recv matched
   double wall_s = 0;
   std::vector<TierImbalance> tiers;  // analytical backend: link bytes per tier
   bool ecmp_choices = false;         // analytical backend: some flow had equal-cost paths
@@ -136,6 +137,7 @@ Timing replay(const workload::Graph& g, const Options& o, const ComputeModel& co
   t.nodes = r.nodes;
   t.collectives = r.collectives;
   t.p2p = r.p2p;
+  t.unreceived_sends = r.unreceived_sends;
   t.wall_s = r.wall_s;
   t.tiers = tiers_of(*backend);
   t.ecmp_choices = had_ecmp_choices(*backend);
@@ -328,6 +330,13 @@ int run(const Options& o) {
         other = time({}, mode);
         return RoutedTiming{other->w.dp_s, other->tiers, other->ecmp_choices};
       });
+  // Eager sends complete without their recv (that is their meaning), but a send nothing receives
+  // is a trace cut short or a recv missing: said once, with how many.
+  if (base.unreceived_sends > 0)
+    std::cerr << "commlab-cli: warning: " << what << ": " << base.unreceived_sends << " of "
+              << base.p2p
+              << " sends were never received (eager sends complete without a matching recv; "
+                 "their data was timed, nothing received it)\n";
   const double saving = 1.0 - with.w.iteration_s / base.w.iteration_s;
   // Nothing timed at all (no compute timing, no communication): no iteration time to report.
   const bool timed = !(coverage.none_timed() && base.w.iteration_s == 0);
@@ -361,6 +370,7 @@ int run(const Options& o) {
       doc["p2p"] = o.p2p;
       doc["comm_issue"] = o.comm_issue;
       doc["untimed_compute_nodes"] = coverage.untimed;
+      doc["unreceived_sends"] = base.unreceived_sends;
       doc["compute_timed"] = !coverage.none_timed();
       if (!warning.empty()) doc["warning"] = warning;
     }

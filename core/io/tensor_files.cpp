@@ -435,8 +435,8 @@ std::vector<TensorFile> read_tensor_input_index(const std::string& path, std::st
   const std::vector<std::string> paths = tensor_input_paths(path);
   if (paths.size() > budgets.files)
     throw bad_input(path + ": " + std::to_string(paths.size()) + " files, over the budget of " +
-                    std::to_string(budgets.files) +
-                    " files per input (codec --max-files raises it)");
+                    std::to_string(budgets.files) + " files per input (" + budgets.files_raised_by +
+                    ")");
   std::vector<TensorFile> files;
   uint64_t tensors = 0;
   for (const std::string& p : paths) {
@@ -446,8 +446,8 @@ std::vector<TensorFile> read_tensor_input_index(const std::string& path, std::st
       throw bad_input(
           path + ": " + std::to_string(tensors) + " tensors" +
           (paths.size() > 1 ? " in its first " + std::to_string(files.size()) + " files" : "") +
-          ", over the budget of " + std::to_string(budgets.tensors) +
-          " tensors per input (codec --max-tensors raises it)");
+          ", over the budget of " + std::to_string(budgets.tensors) + " tensors per input (" +
+          budgets.tensors_raised_by + ")");
   }
   return files;
 }

@@ -62,6 +62,9 @@ std::vector<std::string> tensor_input_paths(const std::string& path);
 struct TensorInputBudgets {
   uint64_t files = 4096;     // codec --max-files
   uint64_t tensors = 16384;  // codec --max-tensors
+  // What raises each budget, as the refusal's last words say it: "(codec --max-files raises it)".
+  const char* files_raised_by = "codec --max-files raises it";
+  const char* tensors_raised_by = "codec --max-tensors raises it";
 };
 
 // The headers of every file of tensor_input_paths(path), in that order, refusing an input over

@@ -112,6 +112,12 @@ StepLoads time_step_loads(const Topology& topo, const TopologySettings& s) {
   req.ranks = topo.ranks();
   req.count = std::max<uint64_t>(s.message_bytes / sizeof(float), topo.ranks());
   req.time_only = true;
+  const uint64_t transfers = find_algorithm(s.algorithm).transfers(req);
+  if (transfers > s.max_transfers)
+    throw bad_input("algorithm " + s.algorithm + " on " + std::to_string(req.ranks) +
+                    " ranks: " + std::to_string(transfers) + " transfers, over the budget of " +
+                    std::to_string(s.max_transfers) +
+                    " transfers of the topology picture (view topology --max-transfers raises it)");
   const Plan plan = build_plan(s.algorithm, req);
   // A time-only plan folds identical consecutive steps (a ring's N-1 reduce-scatter steps are one
   // step repeated): the steps counted and chosen here are the unfolded ones, as Teaching shows.
@@ -124,6 +130,12 @@ StepLoads time_step_loads(const Topology& topo, const TopologySettings& s) {
     left -= static_cast<int>(plan.steps[folded].repeat);
   const PlanStep& step = plan.steps[folded];
   out.phase = step.phase;
+  if (step.transfers.size() > s.max_flows)
+    throw bad_input("algorithm " + s.algorithm + " on " + std::to_string(req.ranks) +
+                    " ranks: step " + std::to_string(out.step) + " has " +
+                    std::to_string(step.transfers.size()) + " flows, over the budget of " +
+                    std::to_string(s.max_flows) +
+                    " flows of the topology picture (view topology --max-flows raises it)");
   std::vector<Flow> flows;
   for (const Transfer& t : step.transfers)
     flows.push_back(Flow{t.src, t.dst, t.count * sizeof(float),

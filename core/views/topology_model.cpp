@@ -6,6 +6,7 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "io/status.h"
 #include "topology/presets.h"
 #include "views/topology_loads.h"
 
@@ -98,6 +99,12 @@ struct Builder {
 TopologyPicture compute_topology_picture(const TopologySettings& s) {
   const auto started = std::chrono::steady_clock::now();
   const Topology topo = cluster_from_spec(s.spec);
+  if (topo.links().size() > s.max_links)
+    throw bad_input("cluster " + s.spec + ": " + std::to_string(topo.links().size()) +
+                    " links, over the budget of " + std::to_string(s.max_links) +
+                    " links of the topology picture (view topology --max-links "
+                    "raises it)");
+  // Its plan and timed step are checked against their budgets in time_step_loads.
   TopologyPicture pic;
   pic.settings = s;
   pic.name = topo.name();

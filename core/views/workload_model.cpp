@@ -160,6 +160,12 @@ std::shared_ptr<const Graph> build_graph(const WorkloadSettings& s, std::string*
   char t[128];
   std::snprintf(t, sizeof t, "%s, dp %d x tp %d x pp %d", spec.display.c_str(), s.dp, s.tp, s.pp);
   *title = t;
+  const double nodes = workload::catalog_graph_node_estimate(spec, o);
+  if (nodes > static_cast<double>(s.max_graph_nodes))
+    throw bad_input(
+        spec.name + ": the graph would have about " + std::to_string(static_cast<int64_t>(nodes)) +
+        " nodes, over the budget of " + std::to_string(s.max_graph_nodes) +
+        " graph nodes of the workload picture (view workload --max-graph-nodes raises it)");
   return std::make_shared<const Graph>(workload::catalog_graph(spec, o));
 }
 

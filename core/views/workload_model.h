@@ -17,6 +17,9 @@
 
 namespace commlab::views {
 
+// The default graph-node budget of the Workload page (WorkloadSettings::max_graph_nodes).
+inline constexpr uint64_t kWorkloadMaxGraphNodes = uint64_t{1} << 19;
+
 struct WorkloadSettings {
   enum class Source { kCatalog, kTrace };
   Source source = Source::kCatalog;
@@ -37,6 +40,10 @@ struct WorkloadSettings {
   int max_ranks = 8;    // ranks drawn (lanes = ranks x streams used)
   // Per-flow ECMP (what switches do) or ideal spraying over the equal-cost paths (the bound).
   RoutingMode routing = RoutingMode::kEcmp;
+  // Work budget: nodes of a catalog graph, estimated before it is built (the page replays it
+  // twice, once per routing mode); a larger graph is refused at once (view workload
+  // --max-graph-nodes raises it). A trace is bounded by the trace reader's node budget.
+  uint64_t max_graph_nodes = kWorkloadMaxGraphNodes;
 
   bool operator==(const WorkloadSettings&) const = default;
 };

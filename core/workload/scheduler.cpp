@@ -475,6 +475,7 @@ ScheduleResult Engine::run() {
     flush_pending(t);
   }
   if (done_ != total_) deadlock();
+  for (const EagerMessage& m : messages_) r_.unreceived_sends += !m.received;
   r_.stream_busy.resize(ranks_.size());
   for (size_t r = 0; r < ranks_.size(); ++r)
     for (const StreamState& st : ranks_[r].streams) r_.stream_busy[r].push_back(st.busy_total);

@@ -85,6 +85,9 @@ struct ScheduleResult {
   uint64_t nodes = 0;
   uint64_t collectives = 0;  // collective instances (one per group call, not per rank)
   uint64_t p2p = 0;          // point-to-point messages (matched pairs under rendezvous)
+  // Eager sends no recv ever matched: their data left and was timed, but nothing received it (a
+  // trace cut short, or a missing recv). Under rendezvous such a send deadlocks instead.
+  uint64_t unreceived_sends = 0;
   // Critical path, first to last node; exposed time per kind is the communication time on it.
   std::vector<CriticalStep> critical_path;
   double critical_compute_s = 0;

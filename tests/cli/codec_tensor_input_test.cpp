@@ -167,6 +167,27 @@ double raw_ratio(uint64_t bytes, uint64_t blocks, uint64_t small, double ratio_s
 // Memory follows a block (32 MiB), not the tensor. 160 MiB held whole took the input,
 // the decoded copy, the frame and a float copy (~5 x 160 MiB); under a 600 MB address-space limit
 // it only runs block by block. raw codes each block with its own frame header: 5 blocks.
+// A large input says its size before it is measured and its progress as it is, on stderr (stdout
+// is the table or the JSON, unchanged); --progress sets the step (default 256M, 0: none). A 3 GB
+// sparse file takes over 20 s; here 48 MiB (blocks of 32 and 16 MiB) with a
+// step of 24M: a line when 32 MiB (crossing 24M) and 48 MiB (crossing 48M) are measured.
+TEST(CodecTensorInput, ALargeInputShowsItsSizeAndProgressOnStderr) {
+  const auto file = temp_file("codec_progress", 48ull << 20, /*sparse=*/true);
+  const auto o = run_cli("codec --input " + file.string() + " --codecs raw --progress 24M --json");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_EQ(o.err, "commlab-cli: codec: measuring 50331648 bytes (0.0469 GiB) of " + file.string() +
+                       " in 1 tensor with 1 codec\n"
+                       "commlab-cli: codec: 33554432 of 50331648 bytes measured (67%)\n"
+                       "commlab-cli: codec: 50331648 of 50331648 bytes measured (100%)\n");
+  EXPECT_EQ(nlohmann::json::parse(o.out)["count"], (48u << 20) / 2);
+  // --progress 0: no line (the default, 256M, is over this input: none either).
+  EXPECT_EQ(run_cli("codec --input " + file.string() + " --codecs raw --progress 0").err, "");
+  const auto bad = run_cli("codec --input " + file.string() + " --progress 1X");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("--progress"), std::string::npos) << bad.err;
+  std::filesystem::remove(file);
+}
+
 TEST(CodecTensorInput, MemoryIsBoundedByTheBlockNotTheTensor) {
   if (kUnderAsan) GTEST_SKIP() << "ulimit -v cannot bound a sanitized process";
   const uint64_t big = 160ull << 20, small = 2ull << 20;

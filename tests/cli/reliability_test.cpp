@@ -233,5 +233,19 @@ TEST(Reliability, GuiFlagsAreCheckedNotIgnored) {
 }
 #endif
 
+// --algo auto checks its ring's plan on a flat network's --ranks before the network is built: a
+// million ranks' nodes and routes take 10-14 s to build (release build, busy machine).
+TEST(Reliability, AutoOnAMillionRanksIsRefusedBeforeTheNetworkIsBuilt) {
+  const auto start = std::chrono::steady_clock::now();
+  const auto o = run_cli("collective --algo auto --ranks 1048576 --time-only");
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(o.code, 2);
+  EXPECT_EQ(o.err,
+            "commlab-cli: --algo auto (NCCL's tuner, whose ring is checked): algorithm 'ring' on "
+            "1048576 ranks needs about 2199023255552 transfers, over the limit of 50000000 (fewer "
+            "ranks; for ring, a size divisible by the ranks with --time-only folds the plan)\n");
+  EXPECT_LT(s, 5.0);  // the target; measured 0.2 s
+}
+
 }  // namespace
 }  // namespace commlab

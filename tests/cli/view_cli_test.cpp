@@ -126,5 +126,48 @@ TEST(ViewCli, AThroughputSweepTooLargeToPlanIsRefusedWithTheLimit) {
   EXPECT_NE(o.err.find("transfers, over the limit of 50000000"), std::string::npos) << o.err;
 }
 
+// Work budgets that count items (links, plan transfers, the timed step's flows, graph nodes),
+// each refused before its work with one line naming the count, the budget and the flag that
+// raises it. Without the budgets fattree:k=64 runs 9 s into 163 MB of JSON and the workload for
+// minutes.
+TEST(ViewCli, ItemBudgetsRefuseBeforeTheWork) {
+  struct Refused {
+    const char* args;
+    const char* message;
+  };
+  const Refused kRefused[] = {
+      // A k-ary fat tree has k^3/4 hosts and 3 k^3/4 duplex links: 2 x 3 x 65536 directed.
+      {"view topology --cluster fattree:k=64",
+       "cluster fattree:k=64: 393216 links, over the budget of 131072 links of the topology "
+       "picture (view topology --max-links raises it)"},
+      // k=4: 2 x 3 x 16 = 96 directed links.
+      {"view topology --max-links 95",
+       "cluster fattree:k=4: 96 links, over the budget of 95 links of the topology picture (view "
+       "topology --max-links raises it)"},
+      // 17 floats do not divide among 16 ranks, so the ring does not fold: 2 N^2 = 512 transfers.
+      {"view topology --bytes 68 --max-transfers 511",
+       "algorithm ring on 16 ranks: 512 transfers, over the budget of 511 transfers of the "
+       "topology picture (view topology --max-transfers raises it)"},
+      // direct: one step in which every rank sends to every other, N (N - 1) = 240 flows.
+      {"view topology --algorithm direct --max-flows 239",
+       "algorithm direct on 16 ranks: step 1 has 240 flows, over the budget of 239 flows of the "
+       "topology picture (view topology --max-flows raises it)"},
+      {"view workload --model llama3-8b --dp 64 --tp 8 --pp 8 --global-batch 24576 --max-ranks 32",
+       "llama3-8b: the graph would have about 56810212 nodes, over the budget of 524288 graph "
+       "nodes of the workload picture (view workload --max-graph-nodes raises it)"}};
+  for (const Refused& r : kRefused) {
+    const auto o = run_cli(r.args);
+    EXPECT_EQ(o.code, 2) << r.args;
+    EXPECT_EQ(o.err, std::string("commlab-cli: ") + r.message + "\n") << r.args;
+    EXPECT_TRUE(o.out.empty()) << r.args;
+  }
+  // At the budget the page is drawn.
+  EXPECT_EQ(run_cli("view topology --max-links 96 --bytes 68 --max-transfers 512").code, 0);
+  EXPECT_EQ(run_cli("view topology --algorithm direct --max-flows 240").code, 0);
+  const auto small = run_cli("view workload --max-graph-nodes 1");
+  EXPECT_EQ(small.code, 2);
+  EXPECT_NE(small.err.find("over the budget of 1 graph nodes"), std::string::npos) << small.err;
+}
+
 }  // namespace
 }  // namespace commlab

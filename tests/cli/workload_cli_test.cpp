@@ -203,6 +203,8 @@ TEST(WorkloadCli, SendsAreEagerUnlessRendezvousIsAsked) {
   const auto eager = run_cli("workload --trace " + prefix + " --json");
   ASSERT_EQ(eager.code, 0) << eager.err;
   EXPECT_EQ(json::parse(eager.out)["p2p"], "eager");
+  EXPECT_EQ(json::parse(eager.out)["unreceived_sends"], 0);
+  EXPECT_EQ(eager.err.find("never received"), std::string::npos) << eager.err;
   // One flow each way on the flat network: T = alpha + S/B.
   EXPECT_NEAR(json::parse(eager.out)["baseline"]["iteration_s"].get<double>(),
               5e-6 + (1 << 17) / 25e9, 1e-12);
@@ -212,6 +214,36 @@ TEST(WorkloadCli, SendsAreEagerUnlessRendezvousIsAsked) {
       << rendezvous.err;
   const auto bad = run_cli("workload --trace " + prefix + " --p2p lazy");
   EXPECT_EQ(bad.code, 2) << bad.err;
+  std::filesystem::remove_all(std::filesystem::path(prefix).parent_path());
+}
+
+// Eager sends complete without a recv, but a send no recv matches is reported: how many, on
+// stderr and as "unreceived_sends" (0 when every send was received).
+TEST(WorkloadCli, SendsThatAreNeverReceivedAreCounted) {
+  using namespace test::chakra_wire;
+  // Rank 0 sends twice to rank 1, which receives once: one send is never received.
+  const std::string prefix =
+      write_trace("unreceived_trace", {trace_file({NodeMsg(1, "send", kSend)
+                                                       .attr(attr_i("comm_dst", 1))
+                                                       .attr(attr_i("comm_size", 1 << 17)),
+                                                   NodeMsg(2, "send", kSend)
+                                                       .attr(attr_i("comm_dst", 1))
+                                                       .attr(attr_i("comm_size", 1 << 17))
+                                                       .data(1)}),
+                                       trace_file({NodeMsg(1, "recv", kRecv)
+                                                       .attr(attr_i("comm_src", 0))
+                                                       .attr(attr_i("comm_size", 1 << 17))})});
+  const auto o = run_cli("workload --trace " + prefix + " --json");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_EQ(json::parse(o.out)["unreceived_sends"], 1);
+  EXPECT_NE(o.err.find("commlab-cli: warning: trace " + prefix +
+                       " (2 ranks, 3 nodes): 1 of 2 sends were never received (eager sends "
+                       "complete without a matching recv; their data was timed, nothing received "
+                       "it)\n"),
+            std::string::npos)
+      << o.err;
+  const auto text = run_cli("workload --trace " + prefix);
+  EXPECT_NE(text.err.find("1 of 2 sends were never received"), std::string::npos) << text.err;
   std::filesystem::remove_all(std::filesystem::path(prefix).parent_path());
 }
 

@@ -144,5 +144,23 @@ TEST(Huffman, MalformedStreamsAreErrors) {
   EXPECT_FALSE(decode_stream(std::span(buf).first(n), s.size() + 100, 258, more.data()).ok());
 }
 
+// The reference decoder holds raw and constant streams to the alphabet as the fast one does (a
+// symbol >= alphabet is malformed, huffman.h), so the differential fuzz target (fuzz_huffman_diff)
+// compares them on every stream, malformed ones included.
+TEST(Huffman, TheReferenceRefusesSymbolsOutsideTheAlphabetLikeTheFastDecoder) {
+  const std::vector<std::byte> raw = {std::byte{0}, std::byte{1}, std::byte{0xfe}};
+  const std::vector<std::byte> constant = {std::byte{1}, std::byte{200}};
+  for (const auto& stream : {raw, constant}) {
+    const size_t count = stream == raw ? 2 : 5;
+    size_t consumed = 0;
+    std::vector<uint8_t> fast(count);
+    EXPECT_FALSE(decode_stream<uint8_t>(stream, count, 163, fast.data()).ok());
+    EXPECT_FALSE(reference_decode_stream(stream, count, 163, &consumed).ok());
+    // Within the alphabet both accept the same stream.
+    EXPECT_TRUE(decode_stream<uint8_t>(stream, count, 256, fast.data()).ok());
+    EXPECT_TRUE(reference_decode_stream(stream, count, 256, &consumed).ok());
+  }
+}
+
 }  // namespace
 }  // namespace commlab::entropy

@@ -57,5 +57,42 @@ TEST(TensorFilePage, TheCodecPageDrawsTheFileAndRefusesALyingOne) {
   EXPECT_TRUE(pages.chart(RunChart::kPlaneEntropy)->title().contains("no data"));
 }
 
+// A safetensors file of `n` one-value BF16 tensors t0, t1, ... (the header's keys in that order).
+std::string many_tensors_file(int n) {
+  std::string header = "{";
+  for (int i = 0; i < n; ++i)
+    header += (i ? "," : "") + std::string("\"t") + std::to_string(i) +
+              "\":{\"dtype\":\"BF16\",\"shape\":[1],\"data_offsets\":[" + std::to_string(2 * i) +
+              "," + std::to_string(2 * i + 2) + "]}";
+  header += "}";
+  std::string file(8, '\0');
+  for (int b = 0; b < 8; ++b) file[b] = static_cast<char>((header.size() >> (8 * b)) & 0xff);
+  return file + header + std::string(2 * static_cast<size_t>(n), '\x3f');
+}
+
+// The page applies the item budgets of commlab-cli codec (read_tensor_input_index) with its own
+// tensor budget: a 10,000-tensor file (104 s and 416 MB drawn as a bar set per tensor) is refused
+// from its header, the refusal is shown and the runs stay drawn.
+TEST(TensorFilePage, AFileOfMoreTensorsThanThePageDrawsIsRefusedInThePage) {
+  test::app();
+  const auto path = std::filesystem::temp_directory_path() / "commlab_tensor_page_many.safetensors";
+  std::ofstream(path, std::ios::binary) << many_tensors_file(10000);
+  RunChartPages pages;
+  const QString error = pages.show_tensor_file(QString::fromStdString(path.string()));
+  EXPECT_EQ(error.toStdString(),
+            path.string() +
+                ": 10000 tensors, over the budget of 256 tensors per input (the Codec page's "
+                "charts draw at most 256; commlab-cli codec --input measures up to its "
+                "--max-tensors)");
+  EXPECT_TRUE(pages.chart(RunChart::kPlaneEntropy)->title().contains("no data"));
+  // At the budget the file is drawn: 256 tensors, one bar set each.
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << many_tensors_file(256);
+  ASSERT_EQ(pages.show_tensor_file(QString::fromStdString(path.string())), "");
+  auto* series = qobject_cast<QBarSeries*>(pages.chart(RunChart::kPlaneEntropy)->series().front());
+  ASSERT_NE(series, nullptr);
+  EXPECT_EQ(series->barSets().size(), 256);
+  std::filesystem::remove(path);
+}
+
 }  // namespace
 }  // namespace commlab::ui

@@ -36,13 +36,19 @@ Result<std::vector<uint16_t>> reference_decode_stream(std::span<const std::byte>
   std::vector<uint16_t> out;
   if (mode == 0) {
     if (in.size() < 1 + count * sb) return make_error("reference: truncated raw");
-    for (size_t i = 0; i < count; ++i) out.push_back(uint16_t(le(in, 1 + i * sb, sb)));
+    for (size_t i = 0; i < count; ++i) {
+      const uint32_t symbol = le(in, 1 + i * sb, sb);
+      if (symbol >= uint32_t(alphabet)) return make_error("reference: raw symbol outside alphabet");
+      out.push_back(uint16_t(symbol));
+    }
     *consumed = 1 + count * sb;
     return out;
   }
   if (mode == 1) {
     if (in.size() < 1 + sb) return make_error("reference: truncated constant");
-    out.assign(count, uint16_t(le(in, 1, sb)));
+    const uint32_t symbol = le(in, 1, sb);
+    if (symbol >= uint32_t(alphabet)) return make_error("reference: constant outside alphabet");
+    out.assign(count, uint16_t(symbol));
     *consumed = 1 + sb;
     return out;
   }

@@ -385,6 +385,20 @@ class Builder {
   std::optional<uint32_t> dp_chain_;
 };
 
+// An upper estimate of one rank's nodes (8 per block and micro-batch, 12 with all-to-alls, the
+// pipeline's sends and recvs, two collectives per bucket of the largest stage) times the ranks.
+double node_estimate(const TransformerSpec& spec, const CatalogGraphOptions& o) {
+  const Parallelism& p = o.parallel;
+  const Costs c = costs_of(spec, o);
+  const double m = static_cast<double>(p.global_batch) / (p.dp * p.micro_batch);
+  const double layers = static_cast<double>(spec.layers) / p.pp;
+  const double grad = layers * static_cast<double>(c.layer_dense_grad + c.layer_expert_grad) +
+                      static_cast<double>(c.first_stage_grad + c.last_stage_grad);
+  const double per_rank = m * (layers * (o.ep > 1 ? 12 : 8) + 4) +
+                          2 * (grad / static_cast<double>(o.bucket_bytes) + 4) + 1;
+  return per_rank * p.gpus();
+}
+
 void check_options(const TransformerSpec& spec, const CatalogGraphOptions& o) {
   plan_iteration(spec, o.parallel);  // throws for a split that does not divide
   if (o.ep < 1 || o.parallel.dp % o.ep != 0)
@@ -397,18 +411,8 @@ void check_options(const TransformerSpec& spec, const CatalogGraphOptions& o) {
   if (o.grad_bytes != 2 && o.grad_bytes != 4)
     throw bad_input("gradient bytes must be 2 (BF16) or 4 (FP32)");
   if (o.bucket_bytes < 1024) throw bad_input("bucket size must be >= 1 KiB");
-  // Bounded before anything is allocated (a node is ~64 bytes, plus the scheduler's state): an
-  // upper estimate of one rank's nodes (8 per block and micro-batch, 12 with all-to-alls, the
-  // pipeline's sends and recvs, two collectives per bucket of the largest stage) times the ranks.
-  const Parallelism& p = o.parallel;
-  const Costs c = costs_of(spec, o);
-  const double m = static_cast<double>(p.global_batch) / (p.dp * p.micro_batch);
-  const double layers = static_cast<double>(spec.layers) / p.pp;
-  const double grad = layers * static_cast<double>(c.layer_dense_grad + c.layer_expert_grad) +
-                      static_cast<double>(c.first_stage_grad + c.last_stage_grad);
-  const double per_rank = m * (layers * (o.ep > 1 ? 12 : 8) + 4) +
-                          2 * (grad / static_cast<double>(o.bucket_bytes) + 4) + 1;
-  const double nodes = per_rank * p.gpus();
+  // Bounded before anything is allocated (a node is ~64 bytes, plus the scheduler's state).
+  const double nodes = node_estimate(spec, o);
   if (nodes > static_cast<double>(kMaxCatalogGraphNodes))
     throw bad_input(spec.name + ": the graph would have about " +
                     std::to_string(static_cast<int64_t>(nodes)) + " nodes, over the cap of " +
@@ -429,6 +433,11 @@ Graph catalog_graph(const TransformerSpec& spec, const CatalogGraphOptions& o) {
     for (int s = 0; s < p.pp; ++s)
       for (int t = 0; t < p.tp; ++t) b.build_rank(d, s, t);
   return g;
+}
+
+double catalog_graph_node_estimate(const TransformerSpec& spec, const CatalogGraphOptions& o) {
+  check_options(spec, o);
+  return node_estimate(spec, o);
 }
 
 double catalog_graph_flops(const TransformerSpec& spec, const CatalogGraphOptions& o) {

@@ -42,6 +42,10 @@ struct CatalogGraphOptions {
 // for a graph over kMaxCatalogGraphNodes.
 Graph catalog_graph(const TransformerSpec& spec, const CatalogGraphOptions& options);
 
+// The upper estimate of the nodes catalog_graph would build (what kMaxCatalogGraphNodes is
+// compared with), without building them; throws what catalog_graph throws for bad options.
+double catalog_graph_node_estimate(const TransformerSpec& spec, const CatalogGraphOptions& options);
+
 // Training FLOPs the graph's compute nodes carry in total, over every rank: training FLOPs per
 // token x global batch x sequence length (the invariant the tests pin).
 double catalog_graph_flops(const TransformerSpec& spec, const CatalogGraphOptions& options);

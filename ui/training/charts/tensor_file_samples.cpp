@@ -34,10 +34,20 @@ BucketSample measure_tensor(const TensorFile& file, const TensorEntry& t, const 
 
 }  // namespace
 
-std::vector<Sample> tensor_file_samples(const std::string& path, const std::string& codec) {
-  std::vector<TensorFile> files;  // every header checked before a value is read
-  for (const std::string& p : tensor_input_paths(path))
-    files.push_back(read_tensor_file_index(p, "bf16"));
+TensorInputBudgets tensor_file_page_budgets() {
+  TensorInputBudgets b;
+  b.tensors = 256;
+  b.tensors_raised_by =
+      "the Codec page's charts draw at most 256; commlab-cli codec --input "
+      "measures up to its --max-tensors";
+  b.files_raised_by = "the Codec page's budget; commlab-cli codec --max-files raises it";
+  return b;
+}
+
+std::vector<Sample> tensor_file_samples(const std::string& path, const std::string& codec,
+                                        const TensorInputBudgets& budgets) {
+  // Every header checked, and the item budgets, before a value is read.
+  const std::vector<TensorFile> files = read_tensor_input_index(path, "bf16", budgets);
   Sample s;
   s.iteration = 1;
   for (const TensorFile& f : files)
