@@ -196,6 +196,7 @@ ExperimentOutcome execute(const Options& o, const Experiment& exp, const Job& jo
 void print_results(const ExperimentOutcome& out, const std::string& path,
                    const std::string& charts_note) {
   const std::vector<RunResult>& results = out.results;
+  const nlohmann::json summary = nlohmann::json::parse(out.summary_json, nullptr, false);
   std::map<size_t, std::string> equal_to;  // "arm X equals arm Y on seed S (identical series)"
   const std::vector<EquivalentRun> same = equivalent_runs(results);
   const nlohmann::json same_json = equivalent_runs_json(results, same);
@@ -221,6 +222,15 @@ void print_results(const ExperimentOutcome& out, const std::string& path,
     }
     print_seed_stats(r, results[baseline_run(results)],
                      out.replicas[first].training.target_accuracy);
+    // Holm's adjustment across the experiment's arms (summary.json's p_holm, results_io.h).
+    const bool listed = summary.is_object() && summary.contains("runs") &&
+                        summary["runs"].is_array() && k < summary["runs"].size();
+    const nlohmann::json sp =
+        listed ? summary["runs"][k].value("speedup_vs_baseline", nlohmann::json()) : nullptr;
+    if (sp.is_object() && sp.value("p_holm", nlohmann::json()).is_number())
+      std::fprintf(stderr, "%-28s p = %.3g, Holm-adjusted %.3g over %d arms\n", "",
+                   sp["p_value"].get<double>(), sp["p_holm"].get<double>(),
+                   sp["holm_family"].get<int>());
     const MpiMeasure& m = out.measures[first];
     if (m.processes > 0)
       std::fprintf(stderr,

@@ -206,6 +206,8 @@ TEST(CliSeeds, RunPrintsTheSpeedupOverTheBaseline) {
   EXPECT_NE(o.err.find("speedup vs baseline: "), std::string::npos) << o.err;
   // Pairs used / pairs run on every speedup line.
   EXPECT_NE(o.err.find("2/2 pairs"), std::string::npos) << o.err;
+  // And the arms' p-values adjusted together (Holm).
+  EXPECT_NE(o.err.find(", Holm-adjusted "), std::string::npos) << o.err;
 }
 
 }  // namespace
