@@ -55,9 +55,9 @@ std::string tta_line(const nlohmann::json& t, double target) {
 // "speedup vs baseline: 1.24x [1.12, 1.37] paired, 8/8 pairs, faster" (tta_stats.h).
 std::string speedup_line(const nlohmann::json& sp) {
   std::string line = "speedup vs " + sp["baseline"].get<std::string>() + ": ";
-  if (sp["estimate"].is_null()) return line + "n/a (no seed where a run reached the target)";
-  line += format_number("%.2f", sp["estimate"].get<double>()) + "x" +
-          ends_text(sp["ci95"], "%.2f") + " paired, " + pairs_text(sp) + ", " +
+  const std::string estimate = speedup_estimate_text(sp);
+  if (estimate.empty()) return line + "n/a (no seed where a run reached the target)";
+  line += estimate + ends_text(sp["ci95"], "%.2f") + " paired, " + pairs_text(sp) + ", " +
           sp["verdict"].get<std::string>();
   auto seeds = [](int k) { return std::to_string(k) + (k == 1 ? " seed" : " seeds"); };
   if (const int k = sp["arm_missed"].get<int>())
@@ -76,6 +76,15 @@ std::string accuracy_line(const nlohmann::json& d, const std::string& baseline) 
 }
 
 }  // namespace
+
+std::string speedup_estimate_text(const nlohmann::json& sp) {
+  if (sp.contains("estimate") && sp["estimate"].is_number())
+    return format_number("%.2f", sp["estimate"].get<double>()) + "x";
+  // summary.json writes an unbounded estimate as null too: the runs reached the target on some
+  // pair, so the null is +inf (the baseline's misses rank it worst).
+  if (sp.value("pairs", 0) > sp.value("both_missed", 0)) return "inf x";
+  return "";
+}
 
 std::string pairs_text(const nlohmann::json& sp) {
   const int used = sp.value("pairs", 0), run = sp.value("pairs_run", used);

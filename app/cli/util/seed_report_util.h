@@ -23,6 +23,11 @@ std::string interval_text(const nlohmann::json& metric, int digits, double scale
 std::string format_number(const char* format, double v);
 std::string ends_text(const nlohmann::json& ci, const char* format, double scale = 1);
 
+// A speedup_vs_baseline object's estimate: "1.24x", "inf x" when it is unbounded (null in
+// summary.json, where the runs reached the target on some pair: the baseline's misses rank it
+// worst), "" when no run of any pair reached the target.
+std::string speedup_estimate_text(const nlohmann::json& sp);
+
 // The pairs a speedup_vs_baseline object (or a PairedSpeedup as JSON) used out of those run:
 // "10/10 pairs" or, with censored pairs, "10/10 pairs, 4 censored (misses ranked worst)".
 std::string pairs_text(const nlohmann::json& sp);

@@ -54,9 +54,10 @@ Arm parse_arm(const std::string& name) {
 
 // "1.24x [1.12, 1.37], faster" from a speedup_vs_baseline object (or a PairedSpeedup as JSON).
 std::string speedup_text(const json& sp) {
-  if (!sp.is_object() || sp["estimate"].is_null()) return "target not reached in any pair";
-  return format_number("%.2f", sp["estimate"].get<double>()) + "x" + ends_text(sp["ci95"], "%.2f") +
-         ", " + sp["verdict"].get<std::string>();
+  if (!sp.is_object()) return "target not reached in any pair";
+  const std::string estimate = speedup_estimate_text(sp);
+  if (estimate.empty()) return "target not reached in any pair";
+  return estimate + ends_text(sp["ci95"], "%.2f") + ", " + sp["verdict"].get<std::string>();
 }
 
 // "-0.12 pts [-0.40, +0.16]" from an accuracy_delta_vs_baseline object (fractions).
@@ -138,8 +139,9 @@ std::string equal_runs_note(const json& summary, const std::string& name) {
 // " Holm p = 0.012 over 7 arms" from a speedup_vs_baseline object; "" without a p-value.
 std::string holm_text(const json& sp) {
   if (!sp.is_object() || !sp.value("p_holm", json()).is_number()) return "";
+  const int family = sp["holm_family"].get<int>();
   return "; Holm-adjusted p = " + format_number("%.3g", sp["p_holm"].get<double>()) + " over " +
-         std::to_string(sp["holm_family"].get<int>()) + " arms";
+         std::to_string(family) + (family == 1 ? " arm" : " arms");
 }
 
 void arm_row(Report& r, const json& base, const json& run, const std::string& command, int ranks,
@@ -161,7 +163,7 @@ void arm_row(Report& r, const json& base, const json& run, const std::string& co
         "communication only: 2(N-1)/(2(N-1)-s) = " + format_number("%.2f", ideal) + "x",
         speedup_text(sp) + " (paired, " + pairs_text(sp) + holm_text(sp) + ")", command, note);
   if (sp.is_object() && sp["ci95"].is_array())
-    r.value(sp["estimate"].get<double>(), number_or_nan(sp["ci95"][0]),
+    r.value(number_or_nan(sp["estimate"]), number_or_nan(sp["ci95"][0]),
             number_or_nan(sp["ci95"][1]));
 }
 
@@ -296,7 +298,7 @@ void skipreduce_proxy_rows(Report& r, const json& summary, const std::string& co
               tta_text(run["time_to_accuracy"]) + "; final accuracy vs baseline " +
               delta_text(run["accuracy_delta_vs_baseline"]));
     if (sp.is_object() && sp["ci95"].is_array())
-      r.value(sp["estimate"].get<double>(), number_or_nan(sp["ci95"][0]),
+      r.value(number_or_nan(sp["estimate"]), number_or_nan(sp["ci95"][0]),
               number_or_nan(sp["ci95"][1]));
   }
   r.text(
@@ -350,8 +352,9 @@ void skipreduce_target_profile_rows(Report& r, const json& summary, const std::s
     for (double target : targets) {
       const PairedSpeedup sp = paired_log_speedup(crossings(base->second, target, window),
                                                   crossings(it->second, target, window));
+      const json j = paired_speedup_json(sp);
       cells += std::string(cells.empty() ? "" : "; ") + format_number("%g", 100 * target) +
-               "%: " + speedup_text(paired_speedup_json(sp));
+               "%: " + speedup_text(j) + " (" + pairs_text(j) + ")";
     }
     const Arm a = parse_arm(arm);
     r.row("speedup by target accuracy, " + a.policy + " s=" + std::to_string(a.skip) + ", " +
