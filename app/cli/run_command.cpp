@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <exception>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -27,6 +28,7 @@
 #include "cli/util/seed_report_util.h"
 #include "exec/mpi_runtime.h"
 #include "scenario/flag_config.h"
+#include "scenario/run/equivalent_runs.h"
 #include "scenario/run/experiment_runner.h"
 #include "scenario/run/seed_stats.h"
 #include "scenario/scenario.h"
@@ -195,6 +197,11 @@ ExperimentOutcome execute(const Options& o, const Experiment& exp, const Job& jo
 void print_results(const ExperimentOutcome& out, const std::string& path,
                    const std::string& charts_note) {
   const std::vector<RunResult>& results = out.results;
+  const nlohmann::json summary = nlohmann::json::parse(out.summary_json, nullptr, false);
+  std::map<size_t, std::string> equal_to;  // "arm X equals arm Y on seed S (identical series)"
+  const std::vector<EquivalentRun> same = equivalent_runs(results);
+  const nlohmann::json same_json = equivalent_runs_json(results, same);
+  for (size_t i = 0; i < same.size(); ++i) equal_to[same[i].run] = equivalence_text(same_json[i]);
   for (size_t k = 0; k < results.size(); ++k) {
     const RunResult& r = results[k];
     const RunSummary& s = r.summary;
@@ -209,8 +216,22 @@ void print_results(const ExperimentOutcome& out, const std::string& path,
                    static_cast<double>(s.bytes_on_wire), s.mean_ratio,
                    r.complete ? "" : "  (stopped)");
     const size_t first = out.result_replica[k];
+    if (const auto same = equal_to.find(k); same != equal_to.end()) {
+      // The same computation as an earlier run: one experiment, its statistics printed there.
+      std::fprintf(stderr, "%-28s %s\n", "", same->second.c_str());
+      continue;
+    }
     print_seed_stats(r, results[baseline_run(results)],
                      out.replicas[first].training.target_accuracy);
+    // Holm's adjustment across the experiment's arms (summary.json's p_holm, results_io.h).
+    const bool listed = summary.is_object() && summary.contains("runs") &&
+                        summary["runs"].is_array() && k < summary["runs"].size();
+    const nlohmann::json sp =
+        listed ? summary["runs"][k].value("speedup_vs_baseline", nlohmann::json()) : nullptr;
+    if (sp.is_object() && sp.value("p_holm", nlohmann::json()).is_number())
+      std::fprintf(stderr, "%-28s p = %.3g, Holm-adjusted %.3g over %d arms\n", "",
+                   sp["p_value"].get<double>(), sp["p_holm"].get<double>(),
+                   sp["holm_family"].get<int>());
     const MpiMeasure& m = out.measures[first];
     if (m.processes > 0)
       std::fprintf(stderr,
@@ -221,11 +242,15 @@ void print_results(const ExperimentOutcome& out, const std::string& path,
   }
   if (!out.lr_tuning.is_null())
     for (const auto& t : out.lr_tuning["runs"])
-      std::fprintf(stderr, "%-28s lr %s chosen (median time to %.3g over seeds %llu-%llu: %s)\n",
-                   t["run"].get<std::string>().c_str(),
-                   format_number("%.4g", t["chosen_lr"].get<double>()).c_str(),
-                   t["target"].get<double>(), t["seeds"][0].get<unsigned long long>(),
-                   t["seeds"][1].get<unsigned long long>(), lr_grid_text(t).c_str());
+      std::fprintf(
+          stderr,
+          "%-28s lr %s chosen%s (median time to %.3g over seeds %llu-%llu on the %s: "
+          "%s)\n",
+          t["run"].get<std::string>().c_str(),
+          format_number("%.4g", t["chosen_lr"].get<double>()).c_str(),
+          t.value("chose_untuned", false) ? ", the untuned value" : "", t["target"].get<double>(),
+          t["seeds"][0].get<unsigned long long>(), t["seeds"][1].get<unsigned long long>(),
+          t.value("evaluated_on", std::string("test set")).c_str(), lr_grid_text(t).c_str());
   std::fprintf(stderr, "results in %s (summary.json, series.csv, scenario.json%s%s)\n",
                path.c_str(), charts_note.c_str(), out.stopped ? "; stopped: see INCOMPLETE" : "");
 }
@@ -254,7 +279,9 @@ int run(const Options& o) {
   const bool quiet = o.quiet || !job.root();
   // Only process 0 writes, into DIR.incomplete renamed to DIR at the end (results_dir_util.h).
   std::optional<ResultsDir> folder;
-  if (job.root()) folder.emplace(o.out.empty() ? "results/" + exp.name : o.out, "run");
+  const std::string out_dir = o.out.empty() ? "results/" + exp.name : o.out;
+  if (job.root()) check_preregistered_seeds(out_dir, exp, o.seeds);  // before anything is replaced
+  if (job.root()) folder.emplace(out_dir, "run");
   const ExperimentOutcome out = execute(o, exp, job, job.root() ? folder->path() : "", quiet);
   if (!out.reports) return kExitOk;  // process 0 reports and writes
   if (job.size > 1 && !quiet)

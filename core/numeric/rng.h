@@ -1,7 +1,8 @@
 #pragma once
 // Counter-based randomness: every random choice is a pure function of (seed, rank, iteration,
-// purpose, index), so results never depend on thread count or scheduling (docs/architecture.md). The mixer is SplitMix64's finaliser applied to a combined key; Philox would also
-// do, but this passes the statistical tests we need (tests/numeric) and is a handful of cycles.
+// purpose, index), so results never depend on thread count or scheduling (docs/architecture.md).
+// The mixer is SplitMix64's finaliser applied to a combined key; Philox would also do, but this
+// passes the statistical tests we need (tests/numeric) and is a handful of cycles.
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -21,8 +22,9 @@ enum class Purpose : uint64_t {
   kEcmp = 9,
   kTraffic = 10,
   kCodec = 11,
-  kSharding = 12,    // non-iid shards (train/data/sampler.h)
-  kEvalSubset = 13,  // the evaluation's test rows (train/data/sampler.h)
+  kSharding = 12,         // non-iid shards (train/data/sampler.h)
+  kEvalSubset = 13,       // the evaluation's test rows (train/data/sampler.h)
+  kValidationSplit = 14,  // the validation rows carved from the training set (sampler.h)
 };
 
 inline uint64_t mix64(uint64_t z) {

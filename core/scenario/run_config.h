@@ -79,6 +79,13 @@ struct TrainingConfig {
   // (seed + 1000 onwards) and reported at the best (scenario/run/lr_tuning.h).
   std::vector<double> lr_grid;
   int tune_seeds = 3;
+  // > 0: this many rows of the training set are held out as a validation set
+  // (train/data/sampler.h, validation_split): no run trains on them, and the learning-rate tuning
+  // replicas evaluate on them instead of the test set, which is then read only for reported runs.
+  int validation_rows = 0;
+  // Set by the tuning (scenario/run/lr_tuning.h), never read from a file: evaluate on the
+  // validation rows (needs validation_rows > 0).
+  bool evaluate_on_validation = false;
   double momentum = 0.9;
   double weight_decay = 0;
   int warmup = 0;

@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <map>
-#include <mutex>
 #include <optional>
 #include <stdexcept>
 
@@ -14,51 +12,9 @@
 #include "scenario/run/tta_stats.h"
 #include "scenario/scenario.h"
 #include "topology/presets.h"
-#include "train/data/synthetic.h"
 #include "train/sample_store.h"
 
 namespace commlab {
-
-namespace {
-
-// Fashion-MNIST takes about 0.4 s to inflate and 190 MB to hold, and every run of a scenario (and
-// every run `validate` checks, and every row of `reproduce`) asks for the same few copies. The
-// data is never written after loading, so runs share one copy: the latest one is kept, older ones
-// live while a run holds them. Loading happens outside the lock; two threads that miss at once
-// both load and the second keeps its own copy, which costs time, never correctness.
-std::shared_ptr<const TrainTest> shared_fashion_mnist(int max_train) {
-  static std::mutex mutex;
-  static std::map<int, std::weak_ptr<const TrainTest>> loaded;
-  static std::shared_ptr<const TrainTest> latest;
-  {
-    std::lock_guard lock(mutex);
-    if (auto it = loaded.find(max_train); it != loaded.end())
-      if (auto data = it->second.lock()) return latest = data;
-  }
-  Result<TrainTest> r = load_fashion_mnist(kFashionMnistDir, max_train, 0);  // eval: eval_subset
-  if (!r) throw ConfigError("workload.dataset", r.error());
-  auto data = std::make_shared<const TrainTest>(std::move(r).value());
-  std::lock_guard lock(mutex);
-  loaded[max_train] = data;
-  return latest = data;
-}
-
-}  // namespace
-
-std::shared_ptr<const TrainTest> load_run_data(const RunConfig& c) {
-  const std::string& d = c.workload.dataset;
-  if (d == "fashion-mnist") return shared_fashion_mnist(c.workload.max_train);
-  if (d.rfind("text:", 0) == 0) {
-    Result<TrainTest> r = load_char_text(d.substr(5), 32, 0.1);
-    if (!r) throw ConfigError("workload.dataset", r.error());
-    return std::make_shared<const TrainTest>(std::move(r).value());
-  }
-  SyntheticConfig s;
-  s.kind = parse_synthetic_kind(d);
-  s.seed = c.seed;
-  if (c.workload.max_train > 0) s.train_rows = c.workload.max_train;
-  return std::make_shared<const TrainTest>(make_synthetic(s));
-}
 
 std::optional<ConfigProblem> check_run_startable(const RunConfig& config) {
   try {

@@ -41,17 +41,20 @@ struct RunSummary {
   double effective_bits = 0;  // information bits per carried coordinate that reached receivers
   uint64_t trimmed_packets = 0;
   uint64_t skipped_steps = 0;
-  // Time-to-accuracy: where the test accuracy, smoothed over training.tta_window iterations or
-  // else kTtaSmoothingWindow evaluations (scenario/run/tta_stats.h, tta_crossing), first reaches
-  // training.target_accuracy, interpolated linearly between two evaluations. -1: never reached.
+  // Time-to-accuracy: the first evaluation whose test accuracy, smoothed over the trailing
+  // training.tta_window iterations or else kTtaSmoothingWindow evaluations (scenario/run/
+  // tta_stats.h, tta_crossing), reaches training.target_accuracy. -1: never reached.
   double time_to_accuracy_s = -1;   // simulated seconds
-  int iterations_to_accuracy = -1;  // the interpolated iteration count, rounded up
+  int iterations_to_accuracy = -1;  // that evaluation's iteration count
   int tta_window = 0;               // training.tta_window
 };
 
 // What a trained run (workload.kind train) is built from, shared with `commlab-cli train`: its data
 // set (throws std::invalid_argument naming workload.dataset; read-only and shared between runs that
 // load the same one) and the trainer's settings (threads left at 0: the caller's OpenMP default).
+// With training.validation_rows V > 0 the training set loses its V validation rows
+// (validation_split) and the evaluation set is those rows when training.evaluate_on_validation
+// (a learning-rate tuning replica), else the test set.
 std::shared_ptr<const TrainTest> load_run_data(const RunConfig& config);
 TrainerConfig trainer_config(const RunConfig& config);
 // Everything RunSession checks before the first iteration of a run (execution mode, cluster,

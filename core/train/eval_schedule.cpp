@@ -33,8 +33,9 @@ void EvalSchedule::advance(int iterations_done, double accuracy) {
     return;
   }
   if (phase_ != Phase::kFine) return;
-  // The newest evaluation t whose smoothing window [t - W/2, t + W/2] has ended by now and lies
-  // wholly in the fine phase: its smoothed accuracy s(t) is final, as tta_stats computes it.
+  // The mean over [t - W/2, t + W/2] of the newest evaluation t with t + W/2 <= now, the window
+  // wholly in the fine phase: with evaluations every W/2-dividing cadence it is [now - W, now],
+  // the trailing smoothed accuracy of the newest evaluation as tta_stats computes it.
   const double half = std::max(0, cadence_.window) / 2.0;
   auto centre = std::find_if(evals_.rbegin(), evals_.rend(),
                              [&](const auto& e) { return e.first + half <= iterations_done; });

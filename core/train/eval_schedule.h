@@ -5,12 +5,13 @@
 // iterations while the accuracy is far below the target band, every `every` iterations from the
 // first evaluation at or above `fine_from`, and every `far_every` again once the crossing of
 // `fine_until` is settled: the mean accuracy of the fine evaluations over the last `window`
-// iterations is >= fine_until. That mean is the centred smoothed value at `window / 2` iterations
-// back (scenario/run/tta_stats.h, smoothed_crossing_over_iterations), so the first smoothed
-// crossing of any target up to fine_until lies at least window / 2 iterations inside the fine
-// phase, where every evaluation its smoothing reads exists: it equals the crossing of a run
-// evaluated every `every` iterations throughout, provided the accuracy passes fine_from more than
-// window / 2 iterations before it crosses the target.
+// iterations is >= fine_until. That mean is the trailing smoothed value of the newest evaluation
+// (scenario/run/tta_stats.h, smoothed_crossing_over_iterations, when window / 2 is a multiple of
+// `every`; otherwise the one of an evaluation up to window / 2 iterations back), so the first
+// smoothed crossing of any target up to fine_until lies inside the fine phase with every
+// evaluation its window reads: it equals the crossing of a run evaluated every `every` iterations
+// throughout, provided the accuracy passes fine_from more than `window` iterations before it
+// crosses the target.
 #include <utility>
 #include <vector>
 

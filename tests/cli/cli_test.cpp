@@ -174,6 +174,26 @@ TEST(CliSeeds, OneSeedGivesNoInterval) {
   EXPECT_FALSE(acc["mean"].is_null());
 }
 
+TEST(CliSeeds, AFinishedResultRefusesAddedSeeds) {
+  // Pre-registration: seeds 2 written and finished; asking the same folder for 3 seeds (the same 2
+  // and one more) is refused before anything is run or replaced, naming the folder and the field.
+  const std::string out = ::testing::TempDir() + "/seeds_prereg_" + std::to_string(getpid());
+  ASSERT_EQ(run_cli("run " + kScenario + " --seeds 2 --out " + out + kSmall).code, 0);
+  const std::string before = read(out + "/summary.json");
+  auto more = run_cli("run " + kScenario + " --seeds 3 --out " + out + kSmall);
+  EXPECT_EQ(more.code, 2) << more.err;
+  EXPECT_NE(more.err.find(out + " holds a finished result"), std::string::npos) << more.err;
+  EXPECT_NE(more.err.find("adds seeds to it"), std::string::npos) << more.err;
+  EXPECT_NE(more.err.find("(`seeds`, --seeds, --seed)"), std::string::npos) << more.err;
+  EXPECT_EQ(read(out + "/summary.json"), before);
+  // Other seeds altogether: refused as a change.
+  auto other = run_cli("run " + kScenario + " --seeds 2 --seed 40 --out " + out + kSmall);
+  EXPECT_EQ(other.code, 2);
+  EXPECT_NE(other.err.find("changes its seeds"), std::string::npos) << other.err;
+  // The same seeds again (a reproduction): allowed.
+  EXPECT_EQ(run_cli("run " + kScenario + " --seeds 2 --out " + out + kSmall).code, 0);
+}
+
 TEST(CliSeeds, RunPrintsTheSpeedupOverTheBaseline) {
   const std::string out = ::testing::TempDir() + "/seeds_print_" + std::to_string(getpid());
   std::string args = kSmall;
@@ -184,6 +204,10 @@ TEST(CliSeeds, RunPrintsTheSpeedupOverTheBaseline) {
   // The censored median of the smoothed crossing and the paired log-t speedup (tta_stats.h).
   EXPECT_NE(o.err.find("time to 30%: "), std::string::npos) << o.err;
   EXPECT_NE(o.err.find("speedup vs baseline: "), std::string::npos) << o.err;
+  // Pairs used / pairs run on every speedup line.
+  EXPECT_NE(o.err.find("2/2 pairs"), std::string::npos) << o.err;
+  // And the arms' p-values adjusted together (Holm).
+  EXPECT_NE(o.err.find(", Holm-adjusted "), std::string::npos) << o.err;
 }
 
 }  // namespace

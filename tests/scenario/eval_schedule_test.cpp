@@ -41,9 +41,8 @@ TEST(EvalSchedule, WithoutAFarCadenceItIsEveryKAndTheLast) {
 
 TEST(EvalSchedule, FineOnlyBetweenTheBandAndTheSettledCrossing) {
   // a(t) = t / 100; every 2, far every 10, fine from 0.5, until 0.795, window W = 8 (h = 4).
-  // Far: 10..50; a(50) = 0.5 starts the fine phase. The smoothed value at t is the mean over
-  // [t - 4, t + 4] = a(t) on a line; it is final at T = t + 4, so s(80) = 0.8 (s(78) = 0.78)
-  // settles at T = 84.
+  // Far: 10..50; a(50) = 0.5 starts the fine phase. The trailing smoothed value at T is the mean
+  // over [T - 8, T] = a(T - 4) on a line, so s(84) = 0.8 (s(82) = 0.78) settles at T = 84.
   // Then far again: 90, 100, ..., 200.
   EvalSchedule s({.every = 2, .far_every = 10, .fine_from = 0.5, .fine_until = 0.795, .window = 8},
                  200);

@@ -7,10 +7,14 @@
 
 #include <cmath>
 #include <limits>
+#include <set>
+#include <vector>
 
 #include "scenario/run/experiment_runner.h"
 #include "scenario/run/seed_stats.h"
+#include "scenario/runner.h"
 #include "scenario/scenario.h"
+#include "train/data/sampler.h"
 
 namespace commlab {
 namespace {
@@ -116,6 +120,75 @@ TEST(LrTuning, ATunedRunIsTheRunAtTheChosenRate) {
     EXPECT_EQ(tuned.results[0].per_seed[s].final_train_loss,
               plain.results[0].per_seed[s].final_train_loss);
   }
+}
+
+TEST(LrTuning, AValidationSplitKeepsTuningOffTheTestSet) {
+  // spiral: 2000 training rows, 500 test rows; 300 held out for validation.
+  Experiment exp = spiral("[0.003, 0.3]");
+  exp.runs[0].training.validation_rows = 300;
+  const std::vector<RunConfig> tuning = tuning_runs(exp.runs, false);
+  ASSERT_EQ(tuning.size(), 2u);
+  EXPECT_TRUE(tuning[0].training.evaluate_on_validation);
+  EXPECT_FALSE(exp.runs[0].training.evaluate_on_validation);
+  // The synthetic set is drawn from the run's seed: each split is compared with its own seed's set.
+  auto unsplit = [](RunConfig c) {
+    c.training.validation_rows = 0;
+    c.training.evaluate_on_validation = false;
+    return load_run_data(c);
+  };
+  const std::shared_ptr<const TrainTest> reported = load_run_data(exp.runs[0]);
+  const std::shared_ptr<const TrainTest> tuned = load_run_data(tuning[0]);
+  const std::shared_ptr<const TrainTest> whole = unsplit(tuning[0]);
+  const ValidationSplit split = validation_split(2000, 300);
+  // Every run trains on the 2000 - 300 = 1700 other rows; a reported run evaluates on the test set,
+  // a tuning run on the 300 validation rows.
+  ASSERT_EQ(reported->train.rows(), 1700);
+  ASSERT_EQ(tuned->train.rows(), 1700);
+  EXPECT_EQ(reported->test.rows(), 500);
+  EXPECT_TRUE(reported->test.x == unsplit(exp.runs[0])->test.x);
+  ASSERT_EQ(tuned->test.rows(), 300);
+  auto row = [](const Dataset& d, int r) {
+    return std::vector<float>(d.x.row(r).data(), d.x.row(r).data() + d.x.cols());
+  };
+  std::set<std::vector<float>> train_rows, test_rows;
+  for (int r = 0; r < tuned->train.rows(); ++r) train_rows.insert(row(tuned->train, r));
+  for (int r = 0; r < whole->test.rows(); ++r) test_rows.insert(row(whole->test, r));
+  for (int k = 0; k < 300; ++k) {
+    // The validation rows are the training set's rows at the split's indices ...
+    EXPECT_EQ(row(tuned->test, k), row(whole->train, split.validation[k])) << k;
+    // ... none of them is trained on, and none is a test row.
+    EXPECT_EQ(train_rows.count(row(tuned->test, k)), 0u) << k;
+    EXPECT_EQ(test_rows.count(row(tuned->test, k)), 0u) << k;
+  }
+  // More validation rows than the training set holds: refused, naming the field.
+  RunConfig too_many = exp.runs[0];
+  too_many.training.validation_rows = 2000;
+  try {
+    load_run_data(too_many);
+    ADD_FAILURE() << "2000 validation rows of 2000 accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("training.validation_rows"), std::string::npos);
+  }
+}
+
+TEST(LrTuning, TheTuningSaysWhereItEvaluatedAndWhetherItKeptTheUntunedRate) {
+  RunnerOptions o;
+  o.reproducible = true;
+  o.jobs = 2;
+  Experiment exp = spiral("[0.05, 0.3]");
+  exp.runs[0].training.validation_rows = 300;
+  const ExperimentOutcome tuned = run_experiment(exp, o);
+  ASSERT_FALSE(tuned.error);
+  const auto& t = tuned.lr_tuning["runs"][0];
+  EXPECT_EQ(t["evaluated_on"], "validation: 300 training rows");
+  EXPECT_EQ(t["untuned_lr"], 0.05);
+  // chose_untuned is exactly chosen_lr == training.lr (0.05).
+  EXPECT_EQ(t["chose_untuned"], t["chosen_lr"] == 0.05);
+  // Without a split the tuning reads the test set, and a grid holding only lr keeps it.
+  const ExperimentOutcome same = run_experiment(spiral("[0.05]"), o);
+  ASSERT_FALSE(same.error);
+  EXPECT_EQ(same.lr_tuning["runs"][0]["evaluated_on"], "test set");
+  EXPECT_EQ(same.lr_tuning["runs"][0]["chose_untuned"], true);
 }
 
 TEST(LrTuning, AGridOutsideTrainingIsRefused) {

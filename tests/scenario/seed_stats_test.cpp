@@ -125,12 +125,19 @@ TEST(SeedStats, TimeToAccuracyStatisticsForSummaryJson) {
   EXPECT_DOUBLE_EQ(t["ci95_s"][0].get<double>(), 1);
   EXPECT_TRUE(t["ci95_s"][1].is_null());
   EXPECT_NEAR(t["ci95_coverage"].get<double>(), 1 - 2.0 / 64, 1e-12);
-  // Speedup over the 5 pairs that both reached: every ratio is 2, s_d = 0: [2, 2] would say
-  // faster, but seed 6 missed where the baseline reached it: "within noise", arm_missed 1.
+  // Speedup over all 6 pairs (seed 6 censored: the arm missed, d_6 = -inf ranked worst); the
+  // other d_k = ln 2. Walsh averages: 1 at -inf (d_6 with itself), 5 at -inf / 2 (d_6 with ln 2),
+  // 15 at ln 2: HL = W_(11) = ln 2, estimate 2. Five tied |d|: normal approximation, midranks 3
+  // (x5) and 6, sd = sqrt((5 * 9 + 36) / 4) = 4.5; k = floor(21/2 + 1/2 - 1.959964 * 4.5) = 2:
+  // [W_(2), W_(20)] = [-inf, ln 2], speedup [0, 2]: within noise.
   const nlohmann::json& sp = j["speedup_vs_baseline"];
   EXPECT_NEAR(sp["estimate"].get<double>(), 2.0, 1e-12);
-  EXPECT_EQ(sp["pairs"], 5);
-  EXPECT_EQ(sp["method"], "paired-log-t");
+  EXPECT_EQ(sp["pairs"], 6);
+  EXPECT_EQ(sp["pairs_run"], 6);
+  EXPECT_EQ(sp["censored"], 1);
+  EXPECT_EQ(sp["method"], kCensoredSpeedupMethod);
+  EXPECT_DOUBLE_EQ(sp["ci95"][0].get<double>(), 0);
+  EXPECT_NEAR(sp["ci95"][1].get<double>(), 2.0, 1e-12);
   EXPECT_EQ(sp["verdict"], "within noise");
   EXPECT_EQ(sp["arm_missed"], 1);
   EXPECT_EQ(sp["baseline"], "baseline");

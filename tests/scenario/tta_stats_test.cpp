@@ -1,6 +1,7 @@
 // Time-to-accuracy statistics (scenario/run/tta_stats.h) on inputs whose answers are worked out by
-// hand: the paired log-t interval of the speedup, its censoring rule, the censored median with its
-// order-statistic interval, the paired accuracy difference, and the smoothed crossing.
+// hand: the paired log-t interval of the speedup, its censoring-aware estimate when a run missed,
+// the censored median with its order-statistic interval, the paired accuracy difference, and the
+// causal smoothed crossing.
 #include "scenario/run/tta_stats.h"
 
 #include <gtest/gtest.h>
@@ -64,41 +65,82 @@ TEST(TtaStats, IdenticalArmsAreExactlyOneAndWithinNoise) {
   EXPECT_EQ(twice.verdict, "faster");
 }
 
-TEST(TtaStats, FewerThanTwoPairsAreUndetermined) {
-  // One pair both reached (ratio 2), one where neither did: pairs = 1, no interval.
+TEST(TtaStats, APairBothMissedCountsAsATieAtZero) {
+  // One pair both reached (ratio 2), one where neither did: both pairs count (pairs = pairs_run =
+  // 2, censored 1), so the censoring-aware method applies. d = (ln 2, 0): Walsh averages 0,
+  // ln 2 / 2, ln 2; the Hodges-Lehmann estimate is their median ln 2 / 2: exp = sqrt(2).
   const PairedSpeedup sp = paired_log_speedup({2, kNaN}, {1, -1});
-  EXPECT_EQ(sp.pairs, 1);
-  // exp(ln 2) = 2 with no t interval (n - 1 = 0 degrees of freedom).
-  EXPECT_NEAR(sp.estimate, 2.0, 1e-12);
+  EXPECT_EQ(sp.pairs, 2);
+  EXPECT_EQ(sp.pairs_run, 2);
+  EXPECT_EQ(sp.censored, 1);
+  EXPECT_EQ(sp.both_missed, 1);
+  EXPECT_EQ(sp.method, kCensoredSpeedupMethod);
+  EXPECT_NEAR(sp.estimate, std::sqrt(2.0), 1e-12);
+  // n = 2 < 6: no signed-rank interval.
   EXPECT_TRUE(std::isnan(sp.lo));
   EXPECT_EQ(sp.verdict, "undetermined");
-  EXPECT_EQ(sp.both_missed, 1);
+  // Every pair missed by both: nothing orders the arms, no estimate.
+  const PairedSpeedup none = paired_log_speedup({kNaN, -1}, {kInf, kNaN});
+  EXPECT_EQ(none.pairs, 2);
+  EXPECT_TRUE(std::isnan(none.estimate));
+  EXPECT_EQ(none.verdict, "undetermined");
 }
 
-TEST(TtaStats, AMissedTargetDemotesTheVerdictItContradicts) {
-  // Pairs 0-3 have the known ratios (faster, lo = 1.079971 > 1); on seed 4 the arm never reached
-  // the target while the baseline did (+inf): faster is demoted to within noise.
-  std::vector<double> arm = {10, 20, 30, 40, kInf};
-  std::vector<double> base = times_with_ratios({10, 20, 30, 40}, {1.2, 1.3, 1.25, 1.1});
-  base.push_back(50);
-  const PairedSpeedup sp = paired_log_speedup(base, arm);
-  // The interval is over the 4 pairs that both reached: the same 1.210199 [1.079971, 1.356130].
-  EXPECT_EQ(sp.pairs, 4);
-  EXPECT_NEAR(sp.lo, 1.079971, 1e-6);
-  EXPECT_EQ(sp.arm_missed, 1);
-  EXPECT_EQ(sp.baseline_missed, 0);
-  EXPECT_EQ(sp.verdict, "within noise");
-  // Symmetric: the slower arm (inverse ratios, hi = 0.925951 < 1) with a seed the baseline missed
-  // but the arm reached: slower is demoted.
-  std::vector<double> slow = times_with_ratios({10, 20, 30, 40}, {1.2, 1.3, 1.25, 1.1});
-  slow.push_back(50);
-  const PairedSpeedup sl = paired_log_speedup({10, 20, 30, 40, kNaN}, slow);
-  EXPECT_EQ(sl.baseline_missed, 1);
-  EXPECT_EQ(sl.verdict, "within noise");
-  // A baseline miss does not demote a faster verdict (it only strengthens it).
-  std::vector<double> base2 = times_with_ratios({10, 20, 30, 40}, {1.2, 1.3, 1.25, 1.1});
-  base2.push_back(-1);
-  EXPECT_EQ(paired_log_speedup(base2, {10, 20, 30, 40, 50}).verdict, "faster");
+// Six seeds with ratios base / arm = 1.1, 1.2, ..., 1.6 (arm times 10, 20, ..., 60).
+std::vector<double> six_arm() {
+  return {10, 20, 30, 40, 50, 60};
+}
+std::vector<double> six_base() {
+  return times_with_ratios(six_arm(), {1.1, 1.2, 1.3, 1.4, 1.5, 1.6});
+}
+
+TEST(TtaStats, AnArmsMissLowersTheEstimate) {
+  // Nothing missed: the paired log-t geometric mean (1.1 * 1.2 * ... * 1.6)^(1/6) = 1.339089.
+  const PairedSpeedup all = paired_log_speedup(six_base(), six_arm());
+  EXPECT_EQ(all.method, "paired-log-t");
+  EXPECT_EQ(all.censored, 0);
+  EXPECT_NEAR(all.estimate, 1.339089, 1e-6);
+  // The arm misses the seed of ratio 1.6. Dropping that pair (the survivors-only mean) would give
+  // (1.1 * 1.2 * 1.3 * 1.4 * 1.5)^(1/5) = 1.292252; ranked worst it counts against the arm.
+  std::vector<double> arm = six_arm();
+  arm[5] = kNaN;
+  const PairedSpeedup miss = paired_log_speedup(six_base(), arm);
+  EXPECT_EQ(miss.pairs, 6);
+  EXPECT_EQ(miss.pairs_run, 6);
+  EXPECT_EQ(miss.censored, 1);
+  EXPECT_EQ(miss.arm_missed, 1);
+  EXPECT_EQ(miss.method, kCensoredSpeedupMethod);
+  // d = ln(1.1), ..., ln(1.5) and d_6 = -inf. Of the M = 21 Walsh averages 6 hold d_6 (-inf) and
+  // sort first; the median W_(11) is the 5th smallest of the 15 among l_k = ln(1.1 .. 1.5):
+  //   0.095310 (l1), 0.138816 (l1,l2), 0.178837 (l1,l3), 0.182322 (l2), 0.215891 (l1,l4), ...
+  // so the estimate is exp((ln 1.1 + ln 1.4) / 2) = sqrt(1.54) = 1.240967.
+  EXPECT_NEAR(miss.estimate, std::sqrt(1.1 * 1.4), 1e-12);
+  EXPECT_LT(miss.estimate, 1.292252);
+  // n = 6, no ties or zeros: exact, k = 1 (P(T+ <= 0) = 1/64 <= 0.025 < P(T+ <= 1) = 2/64):
+  // [W_(1), W_(21)] = [-inf, ln 1.5]: speedup [0, 1.5], within noise.
+  EXPECT_EQ(miss.lo, 0.0);
+  EXPECT_NEAR(miss.hi, 1.5, 1e-12);
+  EXPECT_EQ(miss.verdict, "within noise");
+}
+
+TEST(TtaStats, ABaselinesMissRaisesTheEstimate) {
+  // The baseline misses the seed of ratio 1.1 (d_1 = +inf). Survivors only: (1.2 * ... *
+  // 1.6)^(1/5) = 1.392813. Of the 21 Walsh averages the 6 holding d_1 sort last; the median W_(11)
+  // is the 11th smallest of the 15 among ln(1.2 .. 1.6):
+  //   0.182322, 0.222343, 0.259397, 0.262364, 0.293893, 0.299418, 0.326163, 0.333915, 0.336472,
+  //   0.366184, 0.370969 = (ln 1.4 + ln 1.5) / 2: estimate sqrt(2.1) = 1.449138.
+  std::vector<double> base = six_base();
+  base[0] = kInf;
+  const PairedSpeedup sp = paired_log_speedup(base, six_arm());
+  EXPECT_EQ(sp.baseline_missed, 1);
+  EXPECT_NEAR(sp.estimate, std::sqrt(1.4 * 1.5), 1e-12);
+  EXPECT_GT(sp.estimate, 1.392813);
+  // Every d > 0: T+ = 21, P(T+ >= 21) = 1/64, p = 2/64; k = 1: [W_(1), W_(21)] = [ln 1.2, +inf]:
+  // speedup [1.2, +inf): faster.
+  EXPECT_NEAR(sp.p_value, 2.0 / 64, 1e-12);
+  EXPECT_NEAR(sp.lo, 1.2, 1e-12);
+  EXPECT_TRUE(std::isinf(sp.hi));
+  EXPECT_EQ(sp.verdict, "faster");
 }
 
 TEST(TtaStats, PairedDeltaOfFinalAccuracy) {
@@ -179,28 +221,23 @@ std::vector<EvalPoint> wiggly_line() {
 TEST(TtaStats, SmoothedCrossingOfAWigglyLine) {
   const std::vector<EvalPoint> e = wiggly_line();
   // Single evaluations (window 1): the first k with 0.5 + 0.01 k + 0.03 (-1)^k >= 0.8 is k = 28
-  // (0.81); interpolating from k = 27 (0.74): f = (0.8 - 0.74) / (0.81 - 0.74) = 6/7,
-  // t = 2.7 + 0.1 * 6/7 = 2.785714 s: early by 0.21 s, the noise decides it.
+  // (0.81), at t = 2.8 s: early by 0.2 s against the trend's 3.0 s, the noise decides it.
   const SmoothedCrossing raw = smoothed_crossing(e, 0.8, 1);
   ASSERT_TRUE(raw.reached);
-  EXPECT_NEAR(raw.time_s, 2.7 + 0.1 * 6 / 7, 1e-9);
-  EXPECT_LT(raw.time_s, 2.8);
-  // Window 5: the trend is averaged exactly and the wiggle to 0.03 (-1)^k / 5 = +-0.006:
-  // s_k = 0.5 + 0.01 k + 0.006 (-1)^k; s_29 = 0.784 < 0.8 <= s_30 = 0.806;
-  // f = (0.8 - 0.784) / (0.806 - 0.784) = 8/11, t = 2.9 + 0.1 * 8/11 = 2.972727 s.
+  EXPECT_NEAR(raw.time_s, 2.8, 1e-12);
+  // Trailing window 5 (evaluations k-4..k): the trend averages to 0.5 + 0.01 (k - 2) and the
+  // wiggle to 0.03 (-1)^k / 5 = +-0.006: s_k = 0.48 + 0.01 k + 0.006 (-1)^k;
+  // s_30 = 0.786, s_31 = 0.784 < 0.8 <= s_32 = 0.806: the crossing is evaluation 32 itself,
+  // t = 3.2 s, iteration 320 (the trend's 3.0 s plus the trailing lag of (5 - 1) / 2 evaluations).
   const SmoothedCrossing sm = smoothed_crossing(e, 0.8);
   ASSERT_TRUE(sm.reached);
-  EXPECT_NEAR(sm.time_s, 2.9 + 0.1 * 8 / 11, 1e-9);
-  // Tolerance against the analytic crossing t = 3.0: the residual wiggle 0.006 over the slope
-  // 0.01 per evaluation is 0.6 evaluations = 0.06 s.
-  EXPECT_NEAR(sm.time_s, 3.0, 0.06);
-  // Iterations interpolate the same way: 290 + 10 * 8/11 = 297.2727.
-  EXPECT_NEAR(sm.iterations, 290 + 10.0 * 8 / 11, 1e-9);
+  EXPECT_NEAR(sm.time_s, 3.2, 1e-12);
+  EXPECT_DOUBLE_EQ(sm.iterations, 320);
 }
 
 TEST(TtaStats, OneLuckyEvaluationDoesNotReachTheTarget) {
   // Flat at 0.70 with one evaluation at 0.90: the single-evaluation rule says reached; the
-  // 5-point average peaks at 0.70 + 0.20 / 5 = 0.74 < 0.8.
+  // trailing 5-point average peaks at 0.70 + 0.20 / 5 = 0.74 < 0.8.
   std::vector<EvalPoint> e;
   for (int k = 0; k < 20; ++k) e.push_back({k, 0.1 * k, k == 10 ? 0.9 : 0.7});
   EXPECT_TRUE(smoothed_crossing(e, 0.8, 1).reached);
@@ -212,19 +249,41 @@ TEST(TtaStats, OneLuckyEvaluationDoesNotReachTheTarget) {
   ASSERT_TRUE(first.reached);
   EXPECT_DOUBLE_EQ(first.time_s, 0.5);
   EXPECT_DOUBLE_EQ(first.iterations, 5);
-  // A rising start 0.1, 0.5, 0.9 (times 1, 2, 3 s), target 0.4: s_0 = a_0 = 0.1 (the window
-  // shrinks symmetrically at the start), s_1 = (0.1 + 0.5 + 0.9) / 3 = 0.5 >= 0.4;
-  // f = (0.4 - 0.1) / (0.5 - 0.1) = 0.75, t = 1 + 0.75 * (2 - 1) = 1.75 s, not t_0 = 1 s.
+  // A rising start 0.1, 0.5, 0.9 (times 1, 2, 3 s), target 0.4: s_0 = 0.1, s_1 = (0.1 + 0.5) / 2
+  // = 0.3, s_2 = (0.1 + 0.5 + 0.9) / 3 = 0.5 >= 0.4: evaluation 2, t = 3 s.
   const SmoothedCrossing rise = smoothed_crossing({{1, 1, 0.1}, {2, 2, 0.5}, {3, 3, 0.9}}, 0.4);
   ASSERT_TRUE(rise.reached);
-  EXPECT_NEAR(rise.time_s, 1.75, 1e-12);
+  EXPECT_DOUBLE_EQ(rise.time_s, 3);
   // No evaluations: not reached.
   EXPECT_FALSE(smoothed_crossing({}, 0.8).reached);
 }
 
+TEST(TtaStats, ACrossingIsNeverDatedBeforeTheEvaluationThatShowsIt) {
+  // Accuracy 0.5 (with a +-0.02 wiggle) until evaluation k, 0.95 from k on (evaluations every 10
+  // iterations, 0.01 s apart). Whatever the window and target, the crossing is at or after k's
+  // iteration: a centred window would read the jump from evaluations before k, and interpolation
+  // toward k-1 would date it between k-1 and k.
+  for (int k : {1, 4, 9, 20}) {
+    std::vector<EvalPoint> e;
+    for (int i = 0; i < 40; ++i)
+      e.push_back({10 * (i + 1), 0.01 * (i + 1), i < k ? 0.5 + 0.02 * (i % 2) : 0.95});
+    for (double target : {0.55, 0.6, 0.8, 0.9, 0.94})
+      for (int window : {1, 2, 3, 5, 9}) {
+        const SmoothedCrossing c = smoothed_crossing(e, target, window);
+        ASSERT_TRUE(c.reached) << k << " " << target << " " << window;
+        EXPECT_GE(c.iterations, e[k].iteration) << k << " " << target << " " << window;
+        EXPECT_GE(c.time_s, e[k].sim_time_s) << k << " " << target << " " << window;
+        // The iteration window of (window - 1) evaluations' span: the same evaluations.
+        const SmoothedCrossing w = smoothed_crossing_over_iterations(e, target, 10 * (window - 1));
+        EXPECT_GE(w.iterations, e[k].iteration) << k << " " << target << " " << window;
+        EXPECT_EQ(w.iterations, c.iterations) << k << " " << target << " " << window;
+      }
+  }
+}
+
 TEST(TtaStats, AnIterationWindowOfFourCadencesIsTheFiveEvaluationWindow) {
-  // Evaluations every e = 10 iterations from t_0 = 0, W = 40: h_k = min(20, 10 k) covers
-  // evaluations k - min(2, k) .. k + 2, the 5-evaluation window of smoothed_crossing exactly.
+  // Evaluations every e = 10 iterations from t_0 = 0, W = 40: [t_k - 40, t_k] holds evaluations
+  // max(0, k - 4) .. k, the trailing 5-evaluation window of smoothed_crossing exactly.
   const std::vector<EvalPoint> e = wiggly_line();
   const SmoothedCrossing by_evals = smoothed_crossing(e, 0.8);
   const SmoothedCrossing by_iterations = smoothed_crossing_over_iterations(e, 0.8, 40);
@@ -232,30 +291,29 @@ TEST(TtaStats, AnIterationWindowOfFourCadencesIsTheFiveEvaluationWindow) {
   EXPECT_DOUBLE_EQ(by_iterations.time_s, by_evals.time_s);
   EXPECT_DOUBLE_EQ(by_iterations.iterations, by_evals.iterations);
   // tta_crossing picks the window: 0 is the 5-evaluation window, W > 0 the iteration one. W = 10
-  // (h = 5, less than the spacing) smooths nothing: the single-evaluation crossing 2.785714 s.
+  // holds evaluations k-1 and k: s_k = 0.495 + 0.01 k (the wiggle cancels); s_30 = 0.795,
+  // s_31 = 0.805 >= 0.8: t = 3.1 s.
   EXPECT_DOUBLE_EQ(tta_crossing(e, 0.8, 0).time_s, by_evals.time_s);
-  EXPECT_NEAR(tta_crossing(e, 0.8, 10).time_s, 2.7 + 0.1 * 6 / 7, 1e-9);
+  EXPECT_NEAR(tta_crossing(e, 0.8, 10).time_s, 3.1, 1e-12);
 }
 
 TEST(TtaStats, AnIterationWindowDoesNotMoveWithTheCadence) {
-  // a(t) = 0.5 + 0.001 t crosses 0.8 at t = 300. Evaluated every e iterations from e, the
-  // evaluations within [t - h, t + h] sit symmetrically around t, so their mean is a(t) exactly
-  // and the interpolated crossing is t = 300 whatever e is (W = 40 iterations). With the
-  // evaluation window the smoothing widens with e (4e iterations) but a line is still a line, so
-  // the difference shows on a curve: a(t) = 1 - 0.5 exp(-t / 100) below.
+  // a(t) = 0.5 + 0.001 t crosses 0.8 at t = 300. Evaluated every e iterations from e, the window
+  // [t - 40, t] holds the J + 1 evaluations t, t - e, ..., t - J e (J = floor(40 / e)), whose mean
+  // is a(t - J e / 2): the crossing is the first evaluation at or after 300 + J e / 2, within
+  // one cadence e of it, and J e / 2 is within e / 2 of W / 2 = 20 whatever e is.
   for (int every : {1, 3, 7, 10}) {
     std::vector<EvalPoint> line;
     for (int t = every; t <= 600; t += every) line.push_back({t, 1e-3 * t, 0.5 + 1e-3 * t});
     const SmoothedCrossing c = smoothed_crossing_over_iterations(line, 0.8, 40);
     ASSERT_TRUE(c.reached) << every;
-    EXPECT_NEAR(c.iterations, 300, 1e-9) << every;
+    const double lag = (40 / every) * every / 2.0;
+    EXPECT_GE(c.iterations, 300 + lag) << every;
+    EXPECT_LE(c.iterations, 300 + lag + every) << every;
   }
-  // a(t) = 1 - 0.5 exp(-t/100) crosses 0.8 at t* = 100 ln 2.5 = 91.63. A centred mean over
-  // offsets j e (|j e| <= H) multiplies the exp term by f = mean of cosh(j e / 100) ~ 1 + mean of
-  // (j e)^2 / 2e4, so the smoothed crossing is t* + 100 ln f:
-  //   5 evaluations: e = 1: f = 1 + 10/1e5 (t = 91.64), e = 10: f = 1 + 1000/1e5 (t = 92.62);
-  //   W = 40 iterations: e = 1: f = 1 + 5740/8.2e5 (t = 92.33), e = 10: f = 1.01 (t = 92.62).
-  // Measured after interpolation: 91.64 / 92.72 (1.08 apart) against 92.33 / 92.72 (0.40 apart).
+  // a(t) = 1 - 0.5 exp(-t/100) crosses 0.8 at t* = 100 ln 2.5 = 91.63. A trailing window of 5
+  // evaluations lags by 2e iterations (2 at e = 1, 20 at e = 10); one of W = 40 iterations by
+  // about 20 at both (measured: 94 and 120 against 113 and 120).
   auto curve = [](int every) {
     std::vector<EvalPoint> e;
     for (int t = every; t <= 600; t += every) e.push_back({t, 0, 1 - 0.5 * std::exp(-t / 100.0)});
@@ -265,12 +323,11 @@ TEST(TtaStats, AnIterationWindowDoesNotMoveWithTheCadence) {
   const double fixed_10 = smoothed_crossing_over_iterations(curve(10), 0.8, 40).iterations;
   const double evals_1 = smoothed_crossing(curve(1), 0.8).iterations;
   const double evals_10 = smoothed_crossing(curve(10), 0.8).iterations;
-  EXPECT_NEAR(fixed_1, 91.63 + 100 * std::log(1 + 5740 / 8.2e5), 0.05);
-  EXPECT_NEAR(evals_1, 91.63 + 100 * std::log(1 + 10 / 1e5), 0.05);
-  // The t = 10 crossings interpolate linearly between evaluations 10 apart on a convex curve:
-  // a little later than the analytic 92.62.
-  EXPECT_NEAR(fixed_10, evals_10, 1e-9);
-  EXPECT_NEAR(fixed_10, 91.63 + 100 * std::log(1.01), 0.3);
+  // t* + lag, plus up to 1.5 iterations of the concave curve's extra lag and the cadence.
+  EXPECT_NEAR(evals_1, 91.63 + 2, 1.5);
+  EXPECT_NEAR(fixed_1, 91.63 + 20, 1.5);
+  // e = 10, W = 40 = 4e: the same 5 evaluations.
+  EXPECT_EQ(fixed_10, evals_10);
   EXPECT_LT(std::abs(fixed_10 - fixed_1), 0.5 * std::abs(evals_10 - evals_1));
 }
 

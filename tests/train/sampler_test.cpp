@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <iterator>
 #include <numeric>
 #include <set>
 
@@ -244,6 +245,53 @@ TEST(ShardSampler, DirichletSumsToOneAndTinyAlphaDoesNotUnderflow) {
     first += dirichlet(0.5, 4, CounterRng(i, Purpose::kSharding))[0];
   EXPECT_NEAR(first / 4000, 0.25, 0.02);
   EXPECT_THROW(dirichlet(0, 4, CounterRng(1)), std::invalid_argument);
+}
+
+TEST(ValidationSplit, DisjointFromTrainingAndEveryRowOnce) {
+  const ValidationSplit s = validation_split(10000, 1500);
+  ASSERT_EQ(s.validation.size(), 1500u);
+  ASSERT_EQ(s.train.size(), 8500u);
+  EXPECT_TRUE(std::is_sorted(s.validation.begin(), s.validation.end()));
+  EXPECT_TRUE(std::is_sorted(s.train.begin(), s.train.end()));
+  // Disjoint: no validation row is a training row; together 1500 + 8500 = 10000 distinct rows,
+  // i.e. every row of 0..9999 exactly once.
+  std::vector<int32_t> both;
+  std::set_intersection(s.validation.begin(), s.validation.end(), s.train.begin(), s.train.end(),
+                        std::back_inserter(both));
+  EXPECT_TRUE(both.empty());
+  std::set<int32_t> all(s.validation.begin(), s.validation.end());
+  all.insert(s.train.begin(), s.train.end());
+  EXPECT_EQ(all.size(), 10000u);
+  EXPECT_EQ(*all.begin(), 0);
+  EXPECT_EQ(*all.rbegin(), 9999);
+  // Drawn from the whole set, not its head: the last fifth holds about 1500 / 5 = 300 of them.
+  EXPECT_GT(
+      std::count_if(s.validation.begin(), s.validation.end(), [](int32_t r) { return r >= 8000; }),
+      200);
+  // The same split every time (it does not depend on a run's seed).
+  EXPECT_EQ(validation_split(10000, 1500).validation, s.validation);
+  // 0, the whole set or more: refused, naming the field.
+  for (int bad : {0, -1, 10000, 20000}) {
+    try {
+      validation_split(10000, bad);
+      ADD_FAILURE() << bad;
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("training.validation_rows"), std::string::npos);
+    }
+  }
+}
+
+TEST(ValidationSplit, SelectRowsCopiesThoseRows) {
+  SyntheticConfig sc;
+  sc.kind = SyntheticKind::kBlobs;
+  sc.train_rows = 50;
+  sc.test_rows = 10;
+  const TrainTest d = make_synthetic(sc);
+  const Dataset some = select_rows(d.train, {3, 7, 49});
+  ASSERT_EQ(some.rows(), 3);
+  EXPECT_EQ(some.num_classes, d.train.num_classes);
+  EXPECT_EQ(some.y[2], d.train.y[49]);
+  EXPECT_EQ(some.x(1, 0), d.train.x(7, 0));
 }
 
 TEST(EvalSubset, DistinctRowsSameForASeedDifferentForAnother) {

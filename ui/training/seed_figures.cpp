@@ -16,8 +16,11 @@ QString milliseconds(double s) {
   return std::isfinite(s) ? QString::number(s * 1e3, 'g', 4) : QString("unbounded");
 }
 
-QString pairs_text(int pairs) {
-  return QString(" (%1 pair%2)").arg(pairs).arg(pairs == 1 ? "" : "s");
+// " (6 pairs)", or with pairs where a run missed " (6 pairs, 2 censored: misses ranked worst)".
+QString pairs_text(const PairedSpeedup& sp) {
+  const QString censored =
+      sp.censored > 0 ? QString(", %1 censored: misses ranked worst").arg(sp.censored) : "";
+  return QString(" (%1 pair%2%3)").arg(sp.pairs).arg(sp.pairs == 1 ? "" : "s").arg(censored);
 }
 
 }  // namespace
@@ -72,12 +75,12 @@ SeedCell speedup_over_seeds(const SeedTimes* baseline, const SeedTimes* run, boo
   if (!baseline || !run || baseline->seeds() < 2 || run->seeds() < 2)
     return {"1 seed", "1 seed: run the runs over seeds for the interval."};
   const PairedSpeedup sp = paired_log_speedup(baseline->tta_s, run->tta_s);
-  if (sp.pairs == 0) return {"-", "-: no seed pair reached the target."};
+  if (std::isnan(sp.estimate)) return {"-", "-: no run of a seed pair reached the target."};
   QString text = QString::number(sp.estimate, 'f', 2) + "x";
   if (sp.has_interval())
     text += " [" + QString::number(sp.lo, 'f', 2) + ", " + QString::number(sp.hi, 'f', 2) + "]";
   text += " " + QString::fromStdString(sp.verdict);
-  return {text, text + pairs_text(sp.pairs)};
+  return {text, text + pairs_text(sp)};
 }
 
 }  // namespace commlab::ui

@@ -1,8 +1,16 @@
 #include "cli/util/experiment_files_util.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <system_error>
+#include <vector>
 
 #include "cli/command.h"
+#include "cli/util/results_dir_util.h"
+#include "io/input_file.h"
+#include "io/json_input.h"
 #ifdef COMMLAB_HAVE_CHARTS
 #include "chart_files.h"  // Qt-free: the charts are drawn inside commlab_charts
 #endif
@@ -35,7 +43,52 @@ std::string write_charts(const std::vector<RunResult>& results, const std::strin
 #endif
 }
 
+// "7-16" or "7, 9" for a list of seeds.
+std::string seeds_text(const std::vector<uint64_t>& seeds) {
+  if (seeds.empty()) return "none";
+  bool consecutive = true;
+  for (size_t i = 1; i < seeds.size(); ++i) consecutive = consecutive && seeds[i] == seeds[0] + i;
+  if (consecutive)
+    return seeds.size() == 1 ? std::to_string(seeds[0])
+                             : std::to_string(seeds.front()) + "-" + std::to_string(seeds.back());
+  std::string out;
+  for (uint64_t s : seeds) out += (out.empty() ? "" : ", ") + std::to_string(s);
+  return out;
+}
+
 }  // namespace
+
+void check_preregistered_seeds(const std::string& dir, const Experiment& exp, int seeds_override) {
+  namespace fs = std::filesystem;
+  const fs::path summary = fs::path(dir) / "summary.json";
+  std::error_code ec;
+  if (!fs::is_regular_file(summary, ec) || fs::exists(fs::path(dir) / kIncompleteMarker, ec))
+    return;
+  const nlohmann::json doc = parse_json_or_discarded(
+      read_input_file(summary.string(), 256ull << 20, "summary.json"), summary.string());
+  if (!doc.is_object() || !doc.contains("runs") || !doc["runs"].is_array()) return;
+  for (const RunConfig& run : exp.runs) {
+    for (const nlohmann::json& done : doc["runs"]) {
+      if (!done.is_object() || done.value("name", std::string()) != run.name) continue;
+      const nlohmann::json& seeds = done.contains("seeds") ? done["seeds"] : nlohmann::json();
+      std::vector<uint64_t> had, want;
+      if (seeds.is_object() && seeds.contains("values") && seeds["values"].is_array())
+        for (const nlohmann::json& v : seeds["values"])
+          if (v.is_number_unsigned()) had.push_back(v.get<uint64_t>());
+      const int n = seeds_override > 0 ? seeds_override : std::max(1, run.seeds);  // expand_seeds
+      for (int k = 0; k < n; ++k) want.push_back(run.seed + k);
+      if (had.empty() || had == want) continue;
+      const bool adds =
+          want.size() > had.size() && std::equal(had.begin(), had.end(), want.begin());
+      throw InvalidInput("--out: " + dir + " holds a finished result of run '" + run.name +
+                         "' over seeds " + seeds_text(had) + "; this run " +
+                         (adds ? "adds seeds to it" : "changes its seeds") + " (seeds " +
+                         seeds_text(want) +
+                         "): the seeds of a finished result are fixed in the scenario before "
+                         "looking (`seeds`, --seeds, --seed); write to a new --out folder");
+    }
+  }
+}
 
 ExecutionMode parse_exec_flag(const std::string& value) {
   if (value == "sim") return ExecutionMode::kSimulated;

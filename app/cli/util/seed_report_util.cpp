@@ -52,14 +52,13 @@ std::string tta_line(const nlohmann::json& t, double target) {
   return line + (t["seeds"].get<int>() > 1 ? " (no 95% interval below 6 seeds)" : "");
 }
 
-// "speedup vs baseline: 1.24x [1.12, 1.37] paired over 8 seeds, faster" (paired log-t).
+// "speedup vs baseline: 1.24x [1.12, 1.37] paired, 8/8 pairs, faster" (tta_stats.h).
 std::string speedup_line(const nlohmann::json& sp) {
   std::string line = "speedup vs " + sp["baseline"].get<std::string>() + ": ";
-  if (sp["estimate"].is_null()) return line + "n/a (no seed where both reached the target)";
-  const int pairs = sp["pairs"].get<int>();
-  line += format_number("%.2f", sp["estimate"].get<double>()) + "x" +
-          ends_text(sp["ci95"], "%.2f") + " paired over " + std::to_string(pairs) +
-          (pairs == 1 ? " seed, " : " seeds, ") + sp["verdict"].get<std::string>();
+  const std::string estimate = speedup_estimate_text(sp);
+  if (estimate.empty()) return line + "n/a (no seed where a run reached the target)";
+  line += estimate + ends_text(sp["ci95"], "%.2f") + " paired, " + pairs_text(sp) + ", " +
+          sp["verdict"].get<std::string>();
   auto seeds = [](int k) { return std::to_string(k) + (k == 1 ? " seed" : " seeds"); };
   if (const int k = sp["arm_missed"].get<int>())
     line += " (missed the target on " + seeds(k) + " the baseline reached)";
@@ -77,6 +76,22 @@ std::string accuracy_line(const nlohmann::json& d, const std::string& baseline) 
 }
 
 }  // namespace
+
+std::string speedup_estimate_text(const nlohmann::json& sp) {
+  if (sp.contains("estimate") && sp["estimate"].is_number())
+    return format_number("%.2f", sp["estimate"].get<double>()) + "x";
+  // summary.json writes an unbounded estimate as null too: the runs reached the target on some
+  // pair, so the null is +inf (the baseline's misses rank it worst).
+  if (sp.value("pairs", 0) > sp.value("both_missed", 0)) return "inf x";
+  return "";
+}
+
+std::string pairs_text(const nlohmann::json& sp) {
+  const int used = sp.value("pairs", 0), run = sp.value("pairs_run", used);
+  const int censored = sp.value("censored", 0);
+  return std::to_string(used) + "/" + std::to_string(run) + " pairs" +
+         (censored > 0 ? ", " + std::to_string(censored) + " censored (misses ranked worst)" : "");
+}
 
 void print_seed_stats(const RunResult& run, const RunResult& baseline, double target) {
   if (std::isnan(run.summary.final_train_loss)) return;  // a catalog run: no accuracy

@@ -23,13 +23,23 @@ std::string interval_text(const nlohmann::json& metric, int digits, double scale
 std::string format_number(const char* format, double v);
 std::string ends_text(const nlohmann::json& ci, const char* format, double scale = 1);
 
+// A speedup_vs_baseline object's estimate: "1.24x", "inf x" when it is unbounded (null in
+// summary.json, where the runs reached the target on some pair: the baseline's misses rank it
+// worst), "" when no run of any pair reached the target.
+std::string speedup_estimate_text(const nlohmann::json& sp);
+
+// The pairs a speedup_vs_baseline object (or a PairedSpeedup as JSON) used out of those run:
+// "10/10 pairs" or, with censored pairs, "10/10 pairs, 4 censored (misses ranked worst)".
+std::string pairs_text(const nlohmann::json& sp);
+
 // Prints to stderr, indented under the run's line; `target` is training.target_accuracy. Over
 // N > 1 seeds the mean and interval of accuracy, loss and simulated time; then (training runs)
 //   time to 83%: 8/8 reached, median 0.0251 s [0.0230, 0.0270]
-//   speedup vs baseline: 1.24x [1.12, 1.37] paired over 8 seeds, faster
+//   speedup vs baseline: 1.24x [1.12, 1.37] paired, 8/8 pairs, faster
 //   accuracy vs baseline: -0.12 pts [-0.40, +0.16]
-// (tta_stats_json: censored median and order-statistic interval, paired log-t speedup with its
-// verdict, paired accuracy difference; the last two for runs other than the baseline).
+// (tta_stats_json: censored median and order-statistic interval, paired speedup (log-t, or
+// Hodges-Lehmann with misses ranked worst) with its verdict, paired accuracy difference; the last
+// two for runs other than the baseline).
 void print_seed_stats(const RunResult& run, const RunResult& baseline, double target);
 
 // One tuned run of summary.json's lr_tuning, its grid as text: "0.05: 16.7 ms, 0.1: not reached".

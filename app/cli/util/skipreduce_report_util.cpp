@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli/util/seed_report_util.h"
+#include "scenario/run/equivalent_runs.h"
 #include "scenario/run/seed_stats.h"
 #include "scenario/run/tta_stats.h"
 
@@ -53,9 +54,10 @@ Arm parse_arm(const std::string& name) {
 
 // "1.24x [1.12, 1.37], faster" from a speedup_vs_baseline object (or a PairedSpeedup as JSON).
 std::string speedup_text(const json& sp) {
-  if (!sp.is_object() || sp["estimate"].is_null()) return "target not reached in any pair";
-  return format_number("%.2f", sp["estimate"].get<double>()) + "x" + ends_text(sp["ci95"], "%.2f") +
-         ", " + sp["verdict"].get<std::string>();
+  if (!sp.is_object()) return "target not reached in any pair";
+  const std::string estimate = speedup_estimate_text(sp);
+  if (estimate.empty()) return "target not reached in any pair";
+  return estimate + ends_text(sp["ci95"], "%.2f") + ", " + sp["verdict"].get<std::string>();
 }
 
 // "-0.12 pts [-0.40, +0.16]" from an accuracy_delta_vs_baseline object (fractions).
@@ -100,7 +102,7 @@ std::string smoothing_text(const json& smoothing) {
           ? std::to_string(smoothing["iterations"].get<int>()) + " iterations"
           : std::to_string(smoothing.value("evaluations", kTtaSmoothingWindow)) +
                 " evaluations, every training.eval_every iterations";
-  return "smoothed crossing (" + window + ", interpolated); ";
+  return "smoothed crossing (trailing " + window + ", at the evaluation that reaches it); ";
 }
 
 void baseline_row(Report& r, const json& base, const std::string& command,
@@ -117,8 +119,33 @@ void baseline_row(Report& r, const json& base, const std::string& command,
           t["ci95_s"].is_array() ? number_or_nan(t["ci95_s"][1]) * 1e3 : kNaN);
 }
 
+// summary.json's equivalent_runs: whether `name` equals an earlier run (its row is merged into
+// that run's), and the note a run's row takes for the later runs equal to it ("" when none):
+// " = random-s4-unbiased (arm random-s4-unbiased equals arm random-s4 on seed 7 (identical
+// series))".
+bool merged_into_earlier(const json& summary, const std::string& name) {
+  for (const json& e : summary.value("equivalent_runs", json::array()))
+    if (e["run"] == name) return true;
+  return false;
+}
+std::string equal_runs_note(const json& summary, const std::string& name) {
+  std::string note;
+  for (const json& e : summary.value("equivalent_runs", json::array()))
+    if (e["equals"] == name)
+      note += " = " + e["run"].get<std::string>() + " (" + equivalence_text(e) + ")";
+  return note;
+}
+
+// " Holm p = 0.012 over 7 arms" from a speedup_vs_baseline object; "" without a p-value.
+std::string holm_text(const json& sp) {
+  if (!sp.is_object() || !sp.value("p_holm", json()).is_number()) return "";
+  const int family = sp["holm_family"].get<int>();
+  return "; Holm-adjusted p = " + format_number("%.3g", sp["p_holm"].get<double>()) + " over " +
+         std::to_string(family) + (family == 1 ? " arm" : " arms");
+}
+
 void arm_row(Report& r, const json& base, const json& run, const std::string& command, int ranks,
-             const std::string& prefix) {
+             const std::string& prefix, const std::string& same_note = "") {
   const Arm a = parse_arm(run["name"].get<std::string>());
   const json& sp = run["speedup_vs_baseline"];
   const double ideal = 2.0 * (ranks - 1) / (2.0 * (ranks - 1) - a.skip);
@@ -131,13 +158,12 @@ void arm_row(Report& r, const json& base, const json& run, const std::string& co
                                                        : std::string("?")) +
       "; time to target " + tta_text(run["time_to_accuracy"]) + "; final accuracy vs baseline " +
       delta_text(run["accuracy_delta_vs_baseline"]);
-  r.row(prefix + a.policy + " s=" + std::to_string(a.skip) + ", " + a.semantics,
+  r.row(prefix + a.policy + " s=" + std::to_string(a.skip) + ", " + a.semantics + same_note,
         "up to 1.58x (abstract, 8 GPUs, VGG-19/BERT/Llama)",
         "communication only: 2(N-1)/(2(N-1)-s) = " + format_number("%.2f", ideal) + "x",
-        speedup_text(sp) + " (paired, N=" + std::to_string(run["seeds"]["n"].get<int>()) + ")",
-        command, note);
+        speedup_text(sp) + " (paired, " + pairs_text(sp) + holm_text(sp) + ")", command, note);
   if (sp.is_object() && sp["ci95"].is_array())
-    r.value(sp["estimate"].get<double>(), number_or_nan(sp["ci95"][0]),
+    r.value(number_or_nan(sp["estimate"]), number_or_nan(sp["ci95"][0]),
             number_or_nan(sp["ci95"][1]));
 }
 
@@ -146,8 +172,11 @@ void arm_rows(Report& r, const json& summary, const std::string& command, int ra
               const std::string& prefix) {
   const json& base = baseline_run(summary);
   baseline_row(r, base, command);
-  for (const json& run : summary["runs"])
-    if (&run != &base) arm_row(r, base, run, command, ranks, prefix);
+  for (const json& run : summary["runs"]) {
+    const std::string name = run["name"].get<std::string>();
+    if (&run != &base && !merged_into_earlier(summary, name))
+      arm_row(r, base, run, command, ranks, prefix, equal_runs_note(summary, name));
+  }
 }
 
 // Every replica's evaluations from series.csv, grouped by run (the name before "@seed=") in the
@@ -208,9 +237,12 @@ void skipreduce_tta_rows(Report& r, const json& summary, const std::string& comm
       "largely cancel. lr x N/(N-s) (techniques.skipreduce.lr_compensation) undoes the cut on the "
       "optimizer side; unbiased rescales each chunk by N / contributors. Speedups are geometric "
       "means of per-seed ratios TTA_baseline / TTA_arm with a paired Student-t interval on the log "
-      "ratios; 'faster' or 'slower' when the interval excludes 1, and a seed where the arm missed "
-      "the target that the baseline reached demotes 'faster' to 'within noise'. The per-iteration "
-      "gain is measured from the simulated time of the same iterations, not the formula.");
+      "ratios when every run of every pair reached the target; when one missed, every pair still "
+      "counts, the miss ranked worst, and the speedup is the Hodges-Lehmann estimate of the log "
+      "ratios with a Wilcoxon signed-rank interval. 'faster' or 'slower' when the interval "
+      "excludes 1; Holm's adjustment across the arms is on each row. Arms whose first seed "
+      "computed the identical series are one row. The per-iteration gain is measured from the "
+      "simulated time of the same iterations, not the formula.");
 }
 
 void skipreduce_noniid_rows(Report& r, const json& summary, const std::string& command, int ranks) {
@@ -229,10 +261,11 @@ void skipreduce_noniid_rows(Report& r, const json& summary, const std::string& c
   const json delta = paired_delta_json(d);
   r.row("non-iid shards: random over naive skipping, s=4, both lr x N/(N-s)",
         "naive biased, random unbiased in expectation (the paper's motivation for random)", "",
-        (sp.pairs > 0 ? speedup_text(paired_speedup_json(sp)) + " (paired, " +
-                            std::to_string(sp.pairs) + " pairs)"
-                      : "naive reached the target on " + reached(naive) + " seeds, random on " +
-                            reached(random)),
+        (std::isfinite(sp.estimate) ? speedup_text(paired_speedup_json(sp)) + " (paired, " +
+                                          pairs_text(paired_speedup_json(sp)) +
+                                          "; exploratory: no multiplicity correction)"
+                                    : "naive reached the target on " + reached(naive) +
+                                          " seeds, random on " + reached(random)),
         command,
         "final accuracy random - naive " + delta_text(delta) + " (" + std::to_string(d.pairs) +
             " pairs); naive missed the target on " + std::to_string(sp.baseline_missed) +
@@ -246,26 +279,26 @@ void skipreduce_proxy_rows(Report& r, const json& summary, const std::string& co
       "timed as " + base.value("timed_as", std::string("its own model")) + ": ";
   baseline_row(r, base, command, prefix);
   for (const json& run : summary["runs"]) {
-    if (&run == &base) continue;
     const std::string name = run["name"].get<std::string>();
+    if (&run == &base || merged_into_earlier(summary, name)) continue;
     const bool skipping = name.rfind("random", 0) == 0 || name.rfind("naive", 0) == 0 ||
                           name.rfind("selective", 0) == 0;
     if (skipping) {
-      arm_row(r, base, run, command, ranks, prefix + "speedup, ");
+      arm_row(r, base, run, command, ranks, prefix + "speedup, ", equal_runs_note(summary, name));
       continue;
     }
     // A compression baseline at equal bytes: its measured gain and time to target.
     const json& sp = run["speedup_vs_baseline"];
-    r.row(prefix + "speedup, " + name, "SkipReduce up to 1.58x over PowerSGD and top-k", "",
-          speedup_text(sp) + " (paired, N=" + std::to_string(run["seeds"]["n"].get<int>()) + ")",
-          command,
+    r.row(prefix + "speedup, " + name + equal_runs_note(summary, name),
+          "SkipReduce up to 1.58x over PowerSGD and top-k", "",
+          speedup_text(sp) + " (paired, " + pairs_text(sp) + holm_text(sp) + ")", command,
           "wire bytes x" + format_number("%.3f", number_or_nan(run["mean_ratio"])) +
               " of the ring's; per-iteration gain measured " +
               format_number("%.2f", per_iteration_gain(base, run)) + "x; time to target " +
               tta_text(run["time_to_accuracy"]) + "; final accuracy vs baseline " +
               delta_text(run["accuracy_delta_vs_baseline"]));
     if (sp.is_object() && sp["ci95"].is_array())
-      r.value(sp["estimate"].get<double>(), number_or_nan(sp["ci95"][0]),
+      r.value(number_or_nan(sp["estimate"]), number_or_nan(sp["ci95"][0]),
               number_or_nan(sp["ci95"][1]));
   }
   r.text(
@@ -282,11 +315,13 @@ void skipreduce_tuned_rows(Report& r, const json& summary, const std::string& co
   if (!summary.contains("lr_tuning")) return;
   for (const json& t : summary["lr_tuning"]["runs"]) {
     r.row("learning rate chosen, " + t["run"].get<std::string>(), "", "",
-          format_number("%g", t["chosen_lr"].get<double>()), command,
+          format_number("%g", t["chosen_lr"].get<double>()) +
+              (t.value("chose_untuned", false) ? " (the untuned value)" : ""),
+          command,
           "median time to " + format_number("%g", 100 * t["target"].get<double>()) +
               "% over tuning seeds " + std::to_string(t["seeds"][0].get<long long>()) + "-" +
-              std::to_string(t["seeds"][1].get<long long>()) +
-              " (not the reported ones): " + lr_grid_text(t));
+              std::to_string(t["seeds"][1].get<long long>()) + " (not the reported ones) on the " +
+              t.value("evaluated_on", std::string("test set")) + ": " + lr_grid_text(t));
   }
   r.text(
       "Each arm at its own learning rate (training.lr_grid): every grid value trains on 3 tuning "
@@ -317,15 +352,17 @@ void skipreduce_target_profile_rows(Report& r, const json& summary, const std::s
     for (double target : targets) {
       const PairedSpeedup sp = paired_log_speedup(crossings(base->second, target, window),
                                                   crossings(it->second, target, window));
+      const json j = paired_speedup_json(sp);
       cells += std::string(cells.empty() ? "" : "; ") + format_number("%g", 100 * target) +
-               "%: " + speedup_text(paired_speedup_json(sp));
+               "%: " + speedup_text(j) + " (" + pairs_text(j) + ")";
     }
     const Arm a = parse_arm(arm);
     r.row("speedup by target accuracy, " + a.policy + " s=" + std::to_string(a.skip) + ", " +
               a.semantics,
           "", "", cells, command,
-          "the same runs, each seed's smoothed crossing recomputed at each target (series.csv); "
-          "near the plateau evaluations swing and the noisier arm pays more");
+          "exploratory (no multiplicity correction across targets): the same runs, each seed's "
+          "smoothed crossing recomputed at each target (series.csv); near the plateau "
+          "evaluations swing and the noisier arm pays more");
   }
 }
 

@@ -378,7 +378,9 @@ std::vector<RunTuning> tunings_of(const Experiment& exp, bool tune_all,
                 run.training.tune_seeds,
                 run.training.target_accuracy,
                 {},
-                0};
+                0,
+                run.training.lr,
+                run.training.validation_rows};
     for (double lr : grid) {
       const RunResult& r = results.at(k++);
       std::vector<double> tta, accuracy;

@@ -55,6 +55,8 @@ std::vector<RunConfig> tuning_runs(const std::vector<RunConfig>& runs, bool tune
       c.seeds = run.training.tune_seeds;
       c.training.lr = lr;
       c.training.lr_grid.clear();
+      // With a validation split the choice reads the validation rows, never the test set.
+      c.training.evaluate_on_validation = run.training.validation_rows > 0;
       out.push_back(std::move(c));
     }
   return out;
@@ -93,7 +95,13 @@ nlohmann::json lr_tuning_json(const std::vector<RunTuning>& tunings) {
                     {"seeds", {r.first_seed, r.first_seed + static_cast<uint64_t>(r.seeds) - 1}},
                     {"target", r.target},
                     {"grid", grid},
-                    {"chosen_lr", r.chosen_lr}});
+                    {"chosen_lr", r.chosen_lr},
+                    {"untuned_lr", r.untuned_lr},
+                    {"chose_untuned", r.chosen_lr == r.untuned_lr},
+                    {"evaluated_on",
+                     r.validation_rows > 0
+                         ? "validation: " + std::to_string(r.validation_rows) + " training rows"
+                         : std::string("test set")}});
   }
   return {{"method", kLrTuningMethod}, {"seed_offset", kTuneSeedOffset}, {"runs", runs}};
 }

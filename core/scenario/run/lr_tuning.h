@@ -45,6 +45,8 @@ struct RunTuning {
   double target = 0;
   std::vector<LrTrial> trials;
   double chosen_lr = 0;
+  double untuned_lr = 0;    // the run's training.lr as written
+  int validation_rows = 0;  // training.validation_rows: > 0, the trials read validation rows
 };
 
 // The grid tuned for a run: its training.lr_grid; else, with `tune_all` and a training run, the
@@ -52,12 +54,14 @@ struct RunTuning {
 std::vector<double> lr_grid_of(const RunConfig& run, bool tune_all);
 
 // The tuning replicas' configurations: per tuned run (in order) and grid value, the run at that
-// learning rate named "RUN@lr=X", seeds first_seed .. first_seed + tune_seeds - 1, no grid.
+// learning rate named "RUN@lr=X", seeds first_seed .. first_seed + tune_seeds - 1, no grid;
+// with training.validation_rows > 0 evaluated on the validation rows (evaluate_on_validation).
 std::vector<RunConfig> tuning_runs(const std::vector<RunConfig>& runs, bool tune_all);
 
 // summary.json's "lr_tuning": {"method", "seed_offset", "runs": [{"run", "seeds" [first, last],
 // "target", "grid": [{"lr", "median_tta_s", "reached", "tta_s", "mean_final_accuracy"}],
-// "chosen_lr"}]}.
+// "chosen_lr", "untuned_lr" (training.lr as written), "chose_untuned" (the tuning kept it),
+// "evaluated_on" ("test set", or "validation: V training rows" with training.validation_rows)}]}.
 nlohmann::json lr_tuning_json(const std::vector<RunTuning>& tunings);
 inline constexpr const char* kLrTuningMethod =
     "per run: the grid value with the smallest censored median time-to-accuracy over the tuning "

@@ -12,6 +12,8 @@
 #include <stdexcept>
 
 #include "io/staged_files.h"
+#include "scenario/run/equivalent_runs.h"
+#include "scenario/run/rank_stats.h"
 #include "scenario/run/seed_stats.h"
 
 namespace commlab {
@@ -35,6 +37,32 @@ std::string number(double v) {
 
 nlohmann::json finite_or_null(double v) {
   return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr);
+}
+
+// Holm's adjustment across the experiment's arms: every speedup_vs_baseline with a p-value gets
+// "p_holm" (holm_adjust over the distinct arms; an arm equal to an earlier one takes that one's,
+// counted once) and "holm_family" (how many distinct arms were adjusted together).
+void add_holm(nlohmann::json& runs, const std::vector<EquivalentRun>& same) {
+  std::vector<size_t> twin(runs.size());
+  for (size_t k = 0; k < runs.size(); ++k) twin[k] = k;
+  for (const EquivalentRun& e : same) twin[e.run] = twin[e.same_as];
+  std::vector<double> p;
+  std::vector<size_t> member;  // the runs whose p-value is in the family, in order
+  for (size_t k = 0; k < runs.size(); ++k) {
+    if (twin[k] != k || !runs[k].contains("speedup_vs_baseline")) continue;
+    const nlohmann::json& v = runs[k]["speedup_vs_baseline"]["p_value"];
+    if (!v.is_number()) continue;
+    p.push_back(v.get<double>());
+    member.push_back(k);
+  }
+  const std::vector<double> adjusted = holm_adjust(p);
+  std::vector<double> holm(runs.size(), std::nan(""));
+  for (size_t i = 0; i < member.size(); ++i) holm[member[i]] = adjusted[i];
+  for (size_t k = 0; k < runs.size(); ++k) {
+    if (!runs[k].contains("speedup_vs_baseline")) continue;
+    runs[k]["speedup_vs_baseline"]["p_holm"] = finite_or_null(holm[twin[k]]);
+    runs[k]["speedup_vs_baseline"]["holm_family"] = member.size();
+  }
 }
 
 }  // namespace
@@ -104,6 +132,9 @@ std::string summary_json(const std::string& experiment, const std::vector<RunRes
     run.update(tta_stats_json(r, runs[baseline], target));
     doc["runs"].push_back(std::move(run));
   }
+  const std::vector<EquivalentRun> same = equivalent_runs(runs);
+  if (!same.empty()) doc["equivalent_runs"] = equivalent_runs_json(runs, same);
+  add_holm(doc["runs"], same);
   return doc.dump(2) + "\n";
 }
 

@@ -1,6 +1,7 @@
 #pragma once
-// What a run leaves on disk (docs/cli.md, `run`): summary.json (one object per run), series.csv (one
-// row per sample, one column per metric, a `run` column), the scenario as run, and the version.
+// What a run leaves on disk (docs/cli.md, `run`): summary.json (one object per run), series.csv
+// (one row per sample, one column per metric, a `run` column), the scenario as run, and the
+// version.
 #include <string>
 #include <vector>
 
@@ -28,7 +29,11 @@ const std::vector<std::string>& series_columns();
 // and 95% interval and time-to-accuracy against the baseline run (scenario/run/seed_stats.h);
 // training runs add "time_to_accuracy" (censored median and order-statistic interval over the
 // seeds), and runs other than the baseline "speedup_vs_baseline" (paired log-t) and
-// "accuracy_delta_vs_baseline" (tta_stats_json, scenario/run/tta_stats.h).
+// "accuracy_delta_vs_baseline" (tta_stats_json, scenario/run/tta_stats.h); each
+// speedup_vs_baseline adds "p_holm" and "holm_family", Holm's adjustment of the p-values across the
+// experiment's distinct arms (scenario/run/rank_stats.h, holm_adjust). Runs whose first seed
+// computed the same series as an earlier run are listed in "equivalent_runs"
+// (scenario/run/equivalent_runs.h), the key present only when there are any.
 // `target_accuracy`: each run's training.target_accuracy, in `runs` order (time_to_accuracy's
 // "target"); without it (or NaN) "target" is null.
 std::string summary_json(const std::string& experiment, const std::vector<RunResult>& runs,

@@ -207,7 +207,7 @@ json seed_stats_json(const RunResult& run, const RunResult& baseline) {
 
 namespace {
 
-// A seed's time-to-accuracy and its iteration count (the interpolated crossing rounded up); NaN
+// A seed's time-to-accuracy and its iteration count (the crossing evaluation's); NaN
 // when not reached.
 double tta_s(const RunSummary& s) {
   return s.time_to_accuracy_s >= 0 ? s.time_to_accuracy_s : kNaN;
@@ -273,6 +273,9 @@ json paired_speedup_json(const PairedSpeedup& sp) {
   return {{"estimate", number_or_null(sp.estimate)},
           {"ci95", ci_json(sp.has_interval(), sp.lo, sp.hi)},
           {"pairs", sp.pairs},
+          {"pairs_run", sp.pairs_run},
+          {"censored", sp.censored},
+          {"p_value", number_or_null(sp.p_value)},
           {"method", sp.method},
           {"verdict", sp.verdict},
           {"arm_missed", sp.arm_missed},

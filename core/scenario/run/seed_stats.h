@@ -73,19 +73,21 @@ nlohmann::json seed_stats_json(const RunResult& run, const RunResult& baseline);
 //     more did not reach), "ci95_s", "ci95_iterations" ([lo, hi] order-statistic interval, an end
 //     null when unknown or unbounded; null for N < 6), "ci95_coverage", "method"};
 //   and for a run other than the baseline (&run != &baseline):
-//   "speedup_vs_baseline": {"baseline", "estimate", "ci95", "pairs", "method" ("paired-log-t"),
-//     "verdict", "arm_missed", "baseline_missed", "both_missed"} (paired_log_speedup);
+//   "speedup_vs_baseline": {"baseline", "estimate", "ci95", "pairs" (= "pairs_run", the seeds run
+//     in both), "pairs_run", "censored" (pairs where a run missed), "p_value", "method"
+//     ("paired-log-t" without a censored pair, else kCensoredSpeedupMethod), "verdict",
+//     "arm_missed", "baseline_missed", "both_missed"} (paired_log_speedup);
 //   "accuracy_delta_vs_baseline": {"estimate", "ci95", "pairs"}: final test accuracy minus the
 //     baseline's, paired by seed (paired_delta; a fraction, not points).
 // `target` is training.target_accuracy ("target"; NaN: null). per_seed_iterations are the
-// summaries' iterations_to_accuracy (the interpolated crossing rounded up).
+// summaries' iterations_to_accuracy (the crossing evaluation's iteration).
 nlohmann::json tta_stats_json(const RunResult& run, const RunResult& baseline,
                               double target = std::numeric_limits<double>::quiet_NaN());
 
 // The JSON of one paired comparison, as summary.json writes it (unknown numbers null):
-// {"estimate", "ci95", "pairs", "method", "verdict", "arm_missed", "baseline_missed",
-// "both_missed"} and {"estimate", "ci95", "pairs"}. `reproduce` uses them for comparisons
-// summary.json does not hold (one arm against another).
+// {"estimate", "ci95", "pairs", "pairs_run", "censored", "p_value", "method", "verdict",
+// "arm_missed", "baseline_missed", "both_missed"} and {"estimate", "ci95", "pairs"}. `reproduce`
+// uses them for comparisons summary.json does not hold (one arm against another).
 nlohmann::json paired_speedup_json(const PairedSpeedup& sp);
 nlohmann::json paired_delta_json(const PairedDelta& d);
 

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "scenario/run/rank_stats.h"
 #include "scenario/run/seed_stats.h"
 
 namespace commlab {
@@ -16,7 +17,7 @@ bool reached_time(double v) {
   return std::isfinite(v) && v >= 0;
 }
 
-// The verdict of a log-t interval, before the censoring rule.
+// The verdict of an interval.
 std::string interval_verdict(const PairedSpeedup& r) {
   if (!r.has_interval()) return "undetermined";
   if (r.lo > 1) return "faster";
@@ -33,7 +34,8 @@ double binomial_half_pmf(int n, int i) {
 }  // namespace
 
 bool PairedSpeedup::has_interval() const {
-  return pairs >= 2 && std::isfinite(lo) && std::isfinite(hi);
+  // An end may be unbounded by misses (lo 0, hi +inf); NaN is no interval.
+  return pairs >= 2 && !std::isnan(lo) && !std::isnan(hi);
 }
 
 bool PairedDelta::has_interval() const {
@@ -44,28 +46,65 @@ bool CensoredTta::has_interval() const {
   return order_lo > 0;
 }
 
+namespace {
+
+bool reached_pair_time(double v) {
+  return std::isfinite(v) && v > 0;
+}
+
+// The paired log-t estimate over pairs that all reached: exp(mean d) with the Student-t interval.
+void log_t_speedup(const std::vector<double>& d, PairedSpeedup* r) {
+  const Interval iv = mean_ci95(d);  // mean d +- t_{0.975, n-1} s_d / sqrt(n)
+  r->estimate = iv.n > 0 ? std::exp(iv.mean) : kNaN;
+  r->lo = iv.has_interval() ? std::exp(iv.lo()) : kNaN;
+  r->hi = iv.has_interval() ? std::exp(iv.hi()) : kNaN;
+  r->p_value = kNaN;
+  if (!iv.has_interval()) return;
+  // t = mean d / (s_d / sqrt(n)) = t_{0.975, n-1} mean d / half_width; s_d = 0: p 1 at mean 0
+  // (identical arms), else 0.
+  if (iv.half_width > 0)
+    r->p_value = t_two_sided_p(t_quantile_975(iv.n - 1) * iv.mean / iv.half_width, iv.n - 1);
+  else
+    r->p_value = iv.mean == 0 ? 1.0 : 0.0;
+}
+
+// The censoring-aware estimate: Hodges-Lehmann with the Wilcoxon interval, misses ranked worst.
+void signed_rank_speedup(const std::vector<LimitValue>& d, PairedSpeedup* r) {
+  r->method = kCensoredSpeedupMethod;
+  r->estimate = r->lo = r->hi = r->p_value = kNaN;
+  if (r->both_missed == r->pairs) return;  // no run reached: nothing orders the arms
+  const SignedRank sr = signed_rank(d);
+  r->estimate = std::exp(sr.estimate.value());  // exp(-inf) = 0, exp(+inf) = +inf
+  r->p_value = sr.p_value;
+  if (!sr.has_interval()) return;
+  r->lo = std::exp(sr.lo.value());
+  r->hi = std::exp(sr.hi.value());
+}
+
+}  // namespace
+
 PairedSpeedup paired_log_speedup(const std::vector<double>& baseline_tta,
                                  const std::vector<double>& arm_tta) {
   PairedSpeedup r;
   std::vector<double> d;
+  std::vector<LimitValue> limit;  // every pair, a miss at the common worse time (rank_stats.h)
   const size_t n = std::min(baseline_tta.size(), arm_tta.size());
   for (size_t k = 0; k < n; ++k) {
     const double b = baseline_tta[k], a = arm_tta[k];
-    const bool b_ok = std::isfinite(b) && b > 0, a_ok = std::isfinite(a) && a > 0;
+    const bool b_ok = reached_pair_time(b), a_ok = reached_pair_time(a);
     if (b_ok && a_ok) d.push_back(std::log(b / a));
-    if (b_ok && !a_ok) ++r.arm_missed;
-    if (!b_ok && a_ok) ++r.baseline_missed;
-    if (!b_ok && !a_ok) ++r.both_missed;
+    if (b_ok && a_ok) limit.push_back({d.back(), 0});
+    if (b_ok && !a_ok) ++r.arm_missed, limit.push_back({std::log(b), -1});
+    if (!b_ok && a_ok) ++r.baseline_missed, limit.push_back({-std::log(a), 1});
+    if (!b_ok && !a_ok) ++r.both_missed, limit.push_back({0, 0});
   }
-  const Interval iv = mean_ci95(d);  // mean d +- t_{0.975, n-1} s_d / sqrt(n)
-  r.pairs = iv.n;
-  r.estimate = r.pairs > 0 ? std::exp(iv.mean) : kNaN;
-  r.lo = iv.has_interval() ? std::exp(iv.lo()) : kNaN;
-  r.hi = iv.has_interval() ? std::exp(iv.hi()) : kNaN;
+  r.pairs = r.pairs_run = static_cast<int>(n);
+  r.censored = r.arm_missed + r.baseline_missed + r.both_missed;
+  if (r.censored == 0)
+    log_t_speedup(d, &r);
+  else
+    signed_rank_speedup(limit, &r);
   r.verdict = interval_verdict(r);
-  // Censoring: a seed the arm missed (baseline reached) contradicts "faster", and vice versa.
-  if (r.verdict == "faster" && r.arm_missed > 0) r.verdict = "within noise";
-  if (r.verdict == "slower" && r.baseline_missed > 0) r.verdict = "within noise";
   return r;
 }
 
@@ -127,48 +166,45 @@ CensoredTta censored_tta(const std::vector<double>& per_seed) {
 
 namespace {
 
-// The centred moving average of accuracy over [i - h, i + min(h, i)] clipped to [0, n): never
-// further ahead than behind, so the start of a rising curve is not lifted by later evaluations.
+// The trailing moving average of accuracy over evaluations [max(0, i - window + 1), i]: only
+// evaluations at or before i (window <= 1: none but i itself).
 std::vector<double> smooth(const std::vector<EvalPoint>& evals, int window) {
   const int n = static_cast<int>(evals.size());
-  const int h = std::max(0, window / 2);
+  const int back = std::max(0, window - 1);
   std::vector<double> s(evals.size());
   for (int i = 0; i < n; ++i) {
-    const int a = std::max(0, i - h), b = std::min(n - 1, i + std::min(h, i));
+    const int a = std::max(0, i - back);
     double sum = 0;
-    for (int k = a; k <= b; ++k) sum += evals[k].accuracy;
-    s[i] = sum / (b - a + 1);
+    for (int k = a; k <= i; ++k) sum += evals[k].accuracy;
+    s[i] = sum / (i - a + 1);
   }
   return s;
 }
 
-// The smoothed window over iterations: evaluations with iteration in [t_i - h_i, t_i + h_i],
-// found by binary search over the (increasing) iterations and summed in order, so that s_i
-// depends only on the evaluations in its window (train/eval_schedule.h computes the same sum
-// online and relies on it).
+// The trailing window over iterations: evaluations with iteration in [t_i - W, t_i], found by
+// binary search over the (increasing) iterations and summed in order, so that s_i depends only on
+// the evaluations in its window (train/eval_schedule.h computes the same sum online and relies on
+// it).
 std::vector<double> smooth_over_iterations(const std::vector<EvalPoint>& evals,
                                            int window_iterations) {
   const size_t n = evals.size();
-  const double half = std::max(0, window_iterations) / 2.0;
+  const double width = std::max(0, window_iterations);
   auto by_iteration = [](const EvalPoint& e, double t) { return e.iteration < t; };
   std::vector<double> s(n);
   for (size_t i = 0; i < n; ++i) {
     const double t = evals[i].iteration;
-    const double h = std::min(half, t - evals.front().iteration);
     const size_t a =
-        std::lower_bound(evals.begin(), evals.end(), t - h, by_iteration) - evals.begin();
-    const size_t b =
-        std::upper_bound(evals.begin(), evals.end(), t + h,
-                         [](double x, const EvalPoint& e) { return x < e.iteration; }) -
-        evals.begin();
+        std::lower_bound(evals.begin(), evals.end(), t - width, by_iteration) - evals.begin();
     double sum = 0;
-    for (size_t k = a; k < b; ++k) sum += evals[k].accuracy;
-    s[i] = sum / static_cast<double>(b - a);  // a <= i < b
+    for (size_t k = a; k <= i; ++k) sum += evals[k].accuracy;
+    s[i] = sum / static_cast<double>(i - a + 1);  // a <= i
   }
   return s;
 }
 
-// The first i with s_i >= target, interpolated between evaluations i-1 and i.
+// The first evaluation i with s_i >= target: its own time and iteration, the moment the crossing
+// is known (interpolating back toward evaluation i-1 would date it before the evaluation that
+// shows it).
 SmoothedCrossing first_crossing(const std::vector<EvalPoint>& evals, const std::vector<double>& s,
                                 double target) {
   SmoothedCrossing r;
@@ -178,11 +214,6 @@ SmoothedCrossing first_crossing(const std::vector<EvalPoint>& evals, const std::
     r.reached = true;
     r.time_s = evals[i].sim_time_s;
     r.iterations = evals[i].iteration;
-    if (i == 0 || !(s[i] > s[i - 1])) return r;
-    // Linear interpolation on the smoothed curve between evaluations i-1 (below) and i.
-    const double f = (target - s[i - 1]) / (s[i] - s[i - 1]);
-    r.time_s = evals[i - 1].sim_time_s + f * (evals[i].sim_time_s - evals[i - 1].sim_time_s);
-    r.iterations = evals[i - 1].iteration + f * (evals[i].iteration - evals[i - 1].iteration);
     return r;
   }
   return r;

@@ -2,29 +2,44 @@
 // Time-to-accuracy statistics over seeds, the ones a paper's reviewer accepts (docs/scenario.md,
 // "Seeds and intervals"): a run's TTA as a median with non-reaching seeds at +infinity and a
 // distribution-free interval; the speedup against the baseline as a paired geometric mean with a
-// Student-t interval on the log ratios; the paired difference of final accuracy; and the crossing
-// itself, taken on a smoothed accuracy curve so that one lucky evaluation does not decide it.
-// Pure functions; no Qt, no engine. A time that was "not reached" is NaN, +inf or negative.
+// Student-t interval on the log ratios, or, when a run missed the target, a Hodges-Lehmann
+// estimate with a Wilcoxon signed-rank interval that ranks the misses worst; the paired difference
+// of final accuracy; and the crossing itself, taken on a trailing (causal) smoothed accuracy curve
+// so that one lucky evaluation does not decide it and no later evaluation dates it earlier. Pure
+// functions; no Qt, no engine. A time that was "not reached" is NaN, +inf or negative.
 #include <string>
 #include <vector>
 
 namespace commlab {
 
 // Paired speedup of an arm over the baseline, seed k against seed k (same data order and initial
-// weights). Over the n pairs where both reached the target (finite, > 0):
+// weights), over the pairs_run = min(sizes) seeds run in both arms. A time that was not reached
+// (NaN, +inf, <= 0) is a miss; `censored` counts the pairs where either run missed.
+// No censored pair: the paired log-t interval, method "paired-log-t":
 //   d_k = ln(base_k / arm_k),  estimate = exp(mean d),
-//   ci95 = exp(mean d -+ t_{0.975, n-1} s_d / sqrt(n))   (s_d: sample sd of d, n - 1 denominator).
-// verdict: "faster" when lo > 1, "slower" when hi < 1, else "within noise"; fewer than 2 pairs:
-// "undetermined" (no interval). With s_d = 0 the interval is [estimate, estimate]: "faster" or
-// "slower" unless the estimate is exactly 1 (two identical arms), which is "within noise".
-// Censoring rule: a seed where the arm missed the target but the baseline reached it is evidence
-// against "faster", so any such seed demotes "faster" to "within noise"; symmetrically a seed where
-// the baseline missed and the arm reached demotes "slower". Pairs where one or both missed are
-// counted (arm_missed, baseline_missed, both_missed) and left out of the interval.
+//   ci95 = exp(mean d -+ t_{0.975, n-1} s_d / sqrt(n))   (s_d: sample sd of d, n - 1 denominator),
+//   p = P(|T_{n-1}| >= |mean d| sqrt(n) / s_d) (1 with s_d = 0 and mean 0, 0 with s_d = 0 else).
+// A censored pair: every pair still counts, method kCensoredSpeedupMethod. A miss is given a
+// common time worse than any observed one (rank_stats.h, LimitValue: an arm's miss makes d_k
+// -inf, the baseline's +inf, both a tie at zero), and estimate and ci95 are exp of the
+// Hodges-Lehmann estimate and the Wilcoxon signed-rank interval of the d_k (signed_rank); an end
+// at -inf is a speedup of 0, at +inf unbounded; p is the signed-rank test's. Every pair missed by
+// both runs: no estimate.
+// verdict: "faster" when lo > 1, "slower" when hi < 1, else "within noise"; without an interval
+// (fewer than 2 pairs for log-t, fewer than 6 for the signed-rank interval): "undetermined". With
+// s_d = 0 the log-t interval is [estimate, estimate]: "faster" or "slower" unless the estimate is
+// exactly 1 (two identical arms), which is "within noise". The misses are also counted by kind
+// (arm_missed, baseline_missed, both_missed).
+// `pairs` equals `pairs_run`: no pair is left out.
+inline constexpr const char* kCensoredSpeedupMethod =
+    "hodges-lehmann/wilcoxon, misses ranked worst";
 struct PairedSpeedup {
   int pairs = 0;
+  int pairs_run = 0;
+  int censored = 0;
   double estimate = 0;    // NaN with no pair
-  double lo = 0, hi = 0;  // NaN with fewer than 2 pairs
+  double lo = 0, hi = 0;  // NaN without an interval; lo 0 or hi +inf: unbounded by misses
+  double p_value = 0;     // two-sided, against a speedup of 1; NaN without a test
   std::string verdict;
   int arm_missed = 0;       // arm not reached, baseline reached
   int baseline_missed = 0;  // baseline not reached, arm reached
@@ -75,21 +90,19 @@ struct EvalPoint {
   double accuracy = 0;
 };
 
-// The default smoothing window, in evaluations. A centred 5-point average moves by at most 1/5 of
+// The default smoothing window, in evaluations. A trailing 5-point average moves by at most 1/5 of
 // one evaluation's excess over its neighbours, so a single lucky evaluation (noise of the eval
-// subset) cannot by itself declare the target reached; a centred average of a linear trend is the
-// trend, so a steady crossing in the middle of a run is not moved.
+// subset) cannot by itself declare the target reached.
 inline constexpr int kTtaSmoothingWindow = 5;
 
-// The target crossing on the smoothed accuracy curve. h = window / 2 (an even window acts as
-// window + 1; window <= 1: no smoothing) and s_i = the mean accuracy over the evaluations
-// [i - h, i + min(h, i)] that exist: centred in the middle of the run; at its start shrunk
-// symmetrically (s_0 = a_0, s_1 = mean(a_0..a_2)), so later evaluations of a rising curve do not
-// lift an early one (no look-ahead bias; the first evaluations are less smoothed); at its end
-// truncated to the evaluations that exist, which lags a rising curve (conservative).
-// The first i with s_i >= target is the crossing; time and iterations are interpolated linearly
-// between evaluations i-1 and i on the smoothed curve:
-//   f = (target - s_{i-1}) / (s_i - s_{i-1}),  t = t_{i-1} + f (t_i - t_{i-1})   (i = 0: t_0).
+// The target crossing on the smoothed accuracy curve, causal: s_i = the mean accuracy over the
+// evaluations [i - window + 1, i] that exist (a trailing window: evaluation i and the window - 1
+// before it; shrunk at the start of the run, s_0 = a_0; window <= 1: no smoothing). Nothing after
+// evaluation i is read, so the crossing is dated when it could be observed. The first i with
+// s_i >= target is the crossing, at evaluation i's own time and iteration (no interpolation back
+// toward i-1: that would date it before the evaluation that shows it). On a curve rising at a
+// steady slope the trailing mean lags by (window - 1) / 2 evaluations, the same number of
+// iterations in every arm evaluated at the same cadence.
 // Not reached: reached false, time_s and iterations NaN.
 struct SmoothedCrossing {
   bool reached = false;
@@ -99,12 +112,11 @@ struct SmoothedCrossing {
 SmoothedCrossing smoothed_crossing(const std::vector<EvalPoint>& evals, double target,
                                    int window = kTtaSmoothingWindow);
 
-// The same crossing on a curve smoothed over a window of W iterations instead of a number of
-// evaluations (training.tta_window), so that the smoothing does not change with
-// training.eval_every and a cadence study can hold it fixed. H = W / 2 and s_i = the mean accuracy
-// of the evaluations whose iteration lies in [t_i - h_i, t_i + h_i], h_i = min(H, t_i - t_0):
-// shrunk symmetrically at the start and truncated at the end as above. With evaluations every e
-// iterations from t_0 = e and W = 4e this is the 5-evaluation window exactly. W <= 1: no smoothing.
+// The same crossing on a curve smoothed over a trailing window of W iterations instead of a number
+// of evaluations (training.tta_window), so that the smoothing does not change with
+// training.eval_every and a cadence study can hold it fixed: s_i = the mean accuracy of the
+// evaluations whose iteration lies in [t_i - W, t_i]. With evaluations every e iterations and
+// W = 4e this is the 5-evaluation window exactly. W <= 0: no smoothing.
 SmoothedCrossing smoothed_crossing_over_iterations(const std::vector<EvalPoint>& evals,
                                                    double target, int window_iterations);
 

@@ -339,6 +339,10 @@ std::vector<Field> make_table() {
                                "given).")),
       int_field("training.tune_seeds", ACC(training.tune_seeds), 1, 20,
                 "Seeds per learning rate when tuning (training.lr_grid, run --tune-lr)."),
+      int_field("training.validation_rows", ACC(training.validation_rows), 0, kBig,
+                "Training rows held out as a validation set (0: none): no run trains on them and "
+                "learning-rate tuning evaluates on them instead of the test set, which is then "
+                "read only for the reported runs."),
       num_field("training.momentum", ACC(training.momentum), 0, 1, "SGD momentum, or AdamW beta1."),
       num_field("training.weight_decay", ACC(training.weight_decay), 0, 10, "Weight decay."),
       int_field("training.warmup", ACC(training.warmup), 0, kBig,

@@ -119,6 +119,37 @@ std::vector<int32_t> eval_subset(int test_rows, int eval_rows, uint64_t seed) {
   return rows;
 }
 
+ValidationSplit validation_split(int train_rows, int validation_rows) {
+  if (validation_rows <= 0 || validation_rows >= train_rows)
+    throw bad_input("training.validation_rows must be between 1 and the training rows - 1 (" +
+                    std::to_string(train_rows - 1) + "), got " + std::to_string(validation_rows));
+  ValidationSplit split;
+  // Partial Fisher-Yates as in eval_subset, from its own stream: the first validation_rows
+  // positions are the validation rows, the rest train.
+  std::vector<int32_t> rows(static_cast<size_t>(train_rows));
+  std::iota(rows.begin(), rows.end(), 0);
+  const CounterRng rng(kValidationSplitSeed, Purpose::kValidationSplit);
+  for (int i = 0; i < validation_rows; ++i) {
+    const auto j = i + static_cast<int64_t>(rng.below(static_cast<uint64_t>(i),
+                                                      static_cast<uint64_t>(train_rows - i)));
+    std::swap(rows[i], rows[j]);
+  }
+  split.validation.assign(rows.begin(), rows.begin() + validation_rows);
+  split.train.assign(rows.begin() + validation_rows, rows.end());
+  std::sort(split.validation.begin(), split.validation.end());
+  std::sort(split.train.begin(), split.train.end());
+  return split;
+}
+
+Dataset select_rows(const Dataset& d, const std::vector<int32_t>& index) {
+  Dataset out;
+  out.name = d.name;
+  out.num_classes = d.num_classes;
+  out.labels_per_row = d.labels_per_row;
+  gather_batch(d, index, out.x, out.y);
+  return out;
+}
+
 ShardSampler::ShardSampler(const Dataset& train, SamplerConfig config)
     : ShardSampler(train.rows(), row_labels(train, config.sharding.mode), config) {}
 

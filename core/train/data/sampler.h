@@ -99,4 +99,20 @@ std::vector<double> dirichlet(double alpha, int k, const CounterRng& rng);
 // stay paired), and not the first rows of the file, which are easier than the rest.
 std::vector<int32_t> eval_subset(int test_rows, int eval_rows, uint64_t seed);
 
+// A validation split carved from the training set (training.validation_rows): `validation` holds
+// validation_rows distinct rows of the training set drawn once from
+// CounterRng(kValidationSplitSeed, kValidationSplit), ascending, the same in every run and seed
+// (so every run trains on the same rows and one copy serves them all); `train` holds the other
+// rows, ascending. Disjoint, and together every row once. Throws std::invalid_argument naming
+// training.validation_rows unless 0 < validation_rows < train_rows.
+inline constexpr uint64_t kValidationSplitSeed = 0x76616c6964;  // "valid"
+struct ValidationSplit {
+  std::vector<int32_t> train;
+  std::vector<int32_t> validation;
+};
+ValidationSplit validation_split(int train_rows, int validation_rows);
+
+// The rows `index` of a data set as a data set of their own (same name, classes, labels per row).
+Dataset select_rows(const Dataset& d, const std::vector<int32_t>& index);
+
 }  // namespace commlab
