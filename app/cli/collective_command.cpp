@@ -88,26 +88,25 @@ void check_plans(const CollectiveOptions& o, CollectiveOp op, const std::string&
   }
 }
 
-int run(const CollectiveOptions& o) {
-  if (parse_exec_flag(o.exec) == ExecutionMode::kMpi) return run_collective_mpi(o);
-  auto [min_bytes, max_bytes] = parse_size_range(o.sizes);
-  CollectiveOp op = parse_op(o.op);
-  const std::string plan_algo = o.algo == "auto" ? "ring" : o.algo;
-  // A flat network has --ranks ranks: its plans are checked before it is built (a million ranks'
-  // nodes and routes take seconds); a cluster's ranks are known once it is built.
-  if (o.net.cluster.empty()) check_plans(o, op, plan_algo, o.ranks, min_bytes, max_bytes);
-  std::unique_ptr<NetworkBackend> backend = make_backend(o.net, o.ranks, o.routing);
-  const int ranks = backend->topology().ranks();
+// Everything a table of sizes shares, checked before its header is printed.
+struct CollectiveSetup {
+  uint64_t min_bytes = 0, max_bytes = 0;
+  CollectiveOp op = CollectiveOp::kAllReduce;
+  std::string plan_algo;  // the algorithm's plans (under auto, NCCL's tuner picks per size)
+  std::unique_ptr<NetworkBackend> backend;
+  int ranks = 0;
   // NCCL mode (--algo auto, --proto, --channels): the tuner picks algorithm, protocol and
   // channels per size and the time plane runs them (collective/nccl/tuner.h, docs/collectives.md).
-  const bool nccl = o.algo == "auto" || !o.proto.empty() || o.channels > 0;
-  const NcclOverrides force =
-      nccl ? parse_nccl_overrides(o.algo, o.proto, o.channels) : NcclOverrides{};
-  check_plans(o, op, plan_algo, ranks, min_bytes, max_bytes);
+  bool nccl = false;
+  NcclOverrides force;
   std::optional<NcclTuner> tuner;
-  if (nccl) tuner.emplace(tuner_inputs(backend->topology(), o.channels > 0 ? o.channels : 16));
-  check_skip(o, plan_algo, ranks);  // a skip the plan would clamp is refused, as scenarios do
-  SkipConfig skip{o.skip, parse_skip_policy(o.skip_policy), o.seed, o.unbiased};
+  SkipConfig skip;
+  PipelineConfig pipeline;
+  int ranks_per_node = 1;
+  std::unique_ptr<TransferCodec> codec;
+};
+
+PipelineConfig parse_pipeline(const CollectiveOptions& o) {
   PipelineConfig pipeline;
   for (auto [flag, text, field] :
        {std::tuple{"--slice-bytes", &o.slice_bytes, &pipeline.slice_bytes},
@@ -118,105 +117,157 @@ int run(const CollectiveOptions& o) {
                          *text + "'");
     *field = *v;
   }
-  const int ranks_per_node =
-      o.ranks_per_node > 0 ? o.ranks_per_node : backend_ranks_per_node(*backend);
-  {  // A skip or node size the algorithm refuses fails here, before the table's header.
-    PlanRequest probe{op, ranks, std::max<uint64_t>(min_bytes / sizeof(float), 1), o.time_only};
-    probe.ranks_per_node = ranks_per_node;
-    probe.skip = decide_skip(skip, ranks, 0, "bucket0", probe.count, o.iteration);
-    build_plan(plan_algo, probe);
-  }
-  std::unique_ptr<TransferCodec> codec = make_transfer_codec(o);
-  const uint64_t data_budget = 6ull << 30;  // inputs + outputs of every rank
-  if (!o.time_only && 2 * static_cast<double>(ranks) * max_bytes > data_budget)
-    throw InvalidInput("the data plane would need " +
-                       std::to_string(2 * ranks * (max_bytes >> 20)) + " MiB for " +
-                       std::to_string(ranks) + " ranks x " + format_size(max_bytes) +
-                       "; lower --sizes or add --time-only");
+  return pipeline;
+}
 
-  nlohmann::json rows = nlohmann::json::array();
-  bool all_ok = true;
-  if (!o.json) {
-    std::printf("# commlab collective: algo %s, op %s, %d ranks, backend %s (%s), wire %s%s%s\n",
-                o.algo.c_str(), op_name(op), ranks, backend->name().c_str(),
-                backend->topology().name().c_str(), o.wire.c_str(),
-                o.codec.empty() ? "" : (", codec " + o.codec).c_str(),
-                o.time_only ? ", time only (not verified)" : "");
-    std::printf("%12s %12s %8s %8s %7s %12s %12s %12s %7s%s\n", "size", "count", "type", "redop",
-                "steps", "time(us)", "algbw(GB/s)", "busbw(GB/s)", "#wrong",
-                nccl ? "   algo  proto channels" : "");
+CollectiveSetup prepare(const CollectiveOptions& o) {
+  CollectiveSetup c;
+  std::tie(c.min_bytes, c.max_bytes) = parse_size_range(o.sizes);
+  c.op = parse_op(o.op);
+  c.plan_algo = o.algo == "auto" ? "ring" : o.algo;
+  // A flat network has --ranks ranks: its plans are checked before it is built (a million ranks'
+  // nodes and routes take seconds); a cluster's ranks are known once it is built.
+  if (o.net.cluster.empty()) check_plans(o, c.op, c.plan_algo, o.ranks, c.min_bytes, c.max_bytes);
+  c.backend = make_backend(o.net, o.ranks, o.routing);
+  c.ranks = c.backend->topology().ranks();
+  c.nccl = o.algo == "auto" || !o.proto.empty() || o.channels > 0;
+  if (c.nccl) c.force = parse_nccl_overrides(o.algo, o.proto, o.channels);
+  check_plans(o, c.op, c.plan_algo, c.ranks, c.min_bytes, c.max_bytes);
+  if (c.nccl)
+    c.tuner.emplace(tuner_inputs(c.backend->topology(), o.channels > 0 ? o.channels : 16));
+  check_skip(o, c.plan_algo, c.ranks);  // a skip the plan would clamp is refused, as scenarios do
+  c.skip = SkipConfig{o.skip, parse_skip_policy(o.skip_policy), o.seed, o.unbiased};
+  c.pipeline = parse_pipeline(o);
+  c.ranks_per_node = o.ranks_per_node > 0 ? o.ranks_per_node : backend_ranks_per_node(*c.backend);
+  {  // A skip or node size the algorithm refuses fails here, before the table's header.
+    PlanRequest probe{c.op, c.ranks, std::max<uint64_t>(c.min_bytes / sizeof(float), 1),
+                      o.time_only};
+    probe.ranks_per_node = c.ranks_per_node;
+    probe.skip = decide_skip(c.skip, c.ranks, 0, "bucket0", probe.count, o.iteration);
+    build_plan(c.plan_algo, probe);
   }
-  for (uint64_t bytes = min_bytes; bytes <= max_bytes; bytes *= 2) {
-    uint64_t count = std::max<uint64_t>(bytes / sizeof(float), 1);
-    PlanRequest req{op, ranks, count, o.time_only, {}, o.unbiased, ranks_per_node};
-    req.skip = decide_skip(skip, ranks, 0, "bucket0", count, o.iteration);
-    req.pipeline = pipeline;
-    std::optional<NcclPlan> nccl_plan;
-    if (nccl) nccl_plan = plan_nccl(*tuner, req, force);
-    const NcclSetup* ns = nccl_plan ? &nccl_plan->setup : nullptr;
-    const Plan plan = nccl_plan ? std::move(nccl_plan->plan) : build_plan(plan_algo, req);
-    std::optional<ChannelBackend> channels;
-    if (ns) channels.emplace(*backend, ns->channel);
-    ExecutorOptions ex{ns ? &*channels : backend.get(), codec.get(), o.reduce_gbps * 1e9};
-    ex.iteration = o.iteration;
-    std::vector<std::vector<float>> inputs, outputs;
-    std::vector<std::span<float>> views;
-    if (!o.time_only) {
-      inputs.assign(ranks, std::vector<float>(count));
-      for (int r = 0; r < ranks; ++r)
-        for (uint64_t i = 0; i < count; ++i) inputs[r][i] = test_value(r, i);
-      outputs = inputs;
-      for (auto& b : outputs) views.emplace_back(b);
-    }
-    CollectiveReport rep = execute_plan(plan, views, ex);
-    if (ns) rep.time_s += ns->base_latency_s;
-    uint64_t wrong = 0;
-    bool ok = true;
-    if (!o.time_only) {
-      const double tol = verify_tolerance(o, ranks);
-      Verification v = verify_collective(plan, inputs, views, tol < 0 ? INFINITY : tol);
-      ok = v.ok;
-      wrong = v.ok ? 0 : 1;
-      if (!v.ok) std::cerr << "commlab-cli: verification failed: " << v.first_mismatch << "\n";
-    }
-    all_ok &= ok;
-    double size_bytes = static_cast<double>(count * sizeof(float));
-    double algbw = rep.time_s > 0 ? size_bytes / rep.time_s / 1e9 : 0;
-    double busbw = algbw * busbw_factor(op, ranks);
-    if (o.json) {
-      rows.push_back({{"size_bytes", count * sizeof(float)},
-                      {"count", count},
-                      {"time_us", rep.time_s * 1e6},
+  c.codec = make_transfer_codec(o);
+  const uint64_t data_budget = 6ull << 30;  // inputs + outputs of every rank
+  if (!o.time_only && 2 * static_cast<double>(c.ranks) * c.max_bytes > data_budget)
+    throw InvalidInput("the data plane would need " +
+                       std::to_string(2 * c.ranks * (c.max_bytes >> 20)) + " MiB for " +
+                       std::to_string(c.ranks) + " ranks x " + format_size(c.max_bytes) +
+                       "; lower --sizes or add --time-only");
+  return c;
+}
+
+void print_header(const CollectiveOptions& o, const CollectiveSetup& c) {
+  std::printf("# commlab collective: algo %s, op %s, %d ranks, backend %s (%s), wire %s%s%s\n",
+              o.algo.c_str(), op_name(c.op), c.ranks, c.backend->name().c_str(),
+              c.backend->topology().name().c_str(), o.wire.c_str(),
+              o.codec.empty() ? "" : (", codec " + o.codec).c_str(),
+              o.time_only ? ", time only (not verified)" : "");
+  std::printf("%12s %12s %8s %8s %7s %12s %12s %12s %7s%s\n", "size", "count", "type", "redop",
+              "steps", "time(us)", "algbw(GB/s)", "busbw(GB/s)", "#wrong",
+              c.nccl ? "   algo  proto channels" : "");
+}
+
+// One row of the table: a collective of `count` elements per rank, timed and (unless time only)
+// verified.
+struct SizeRow {
+  uint64_t count = 0;
+  CollectiveReport report;
+  std::optional<NcclChoice> choice;  // NCCL mode: what the tuner picked
+  bool ok = true;
+};
+
+SizeRow run_size(const CollectiveOptions& o, CollectiveSetup& c, uint64_t bytes) {
+  SizeRow row;
+  row.count = std::max<uint64_t>(bytes / sizeof(float), 1);
+  PlanRequest req{c.op, c.ranks, row.count, o.time_only, {}, o.unbiased, c.ranks_per_node};
+  req.skip = decide_skip(c.skip, c.ranks, 0, "bucket0", row.count, o.iteration);
+  req.pipeline = c.pipeline;
+  std::optional<NcclPlan> nccl_plan;
+  if (c.nccl) nccl_plan = plan_nccl(*c.tuner, req, c.force);
+  const NcclSetup* ns = nccl_plan ? &nccl_plan->setup : nullptr;
+  const Plan plan = nccl_plan ? std::move(nccl_plan->plan) : build_plan(c.plan_algo, req);
+  std::optional<ChannelBackend> channels;
+  if (ns) channels.emplace(*c.backend, ns->channel);
+  ExecutorOptions ex{ns ? &*channels : c.backend.get(), c.codec.get(), o.reduce_gbps * 1e9};
+  ex.iteration = o.iteration;
+  std::vector<std::vector<float>> inputs, outputs;
+  std::vector<std::span<float>> views;
+  if (!o.time_only) {
+    inputs.assign(c.ranks, std::vector<float>(row.count));
+    for (int r = 0; r < c.ranks; ++r)
+      for (uint64_t i = 0; i < row.count; ++i) inputs[r][i] = test_value(r, i);
+    outputs = inputs;
+    for (auto& b : outputs) views.emplace_back(b);
+  }
+  row.report = execute_plan(plan, views, ex);
+  if (ns) {
+    row.report.time_s += ns->base_latency_s;
+    row.choice = ns->choice;
+  }
+  if (!o.time_only) {
+    const double tol = verify_tolerance(o, c.ranks);
+    Verification v = verify_collective(plan, inputs, views, tol < 0 ? INFINITY : tol);
+    row.ok = v.ok;
+    if (!v.ok) std::cerr << "commlab-cli: verification failed: " << v.first_mismatch << "\n";
+  }
+  return row;
+}
+
+nlohmann::json row_json(const SizeRow& row, double algbw, double busbw) {
+  nlohmann::json j = {{"size_bytes", row.count * sizeof(float)},
+                      {"count", row.count},
+                      {"time_us", row.report.time_s * 1e6},
                       {"algbw_gbps", algbw},
                       {"busbw_gbps", busbw},
-                      {"steps", rep.steps},
-                      {"bytes_on_wire", rep.bytes_on_wire}});
-      if (ns)
-        rows.back().update({{"algo", nccl_algo_name(ns->choice.algo)},
-                            {"proto", protocol_name(ns->choice.proto)},
-                            {"channels", ns->choice.channels},
-                            {"nccl_model_us", ns->choice.predicted_s * 1e6}});
-    } else {
-      std::printf("%12llu %12llu %8s %8s %7llu %12.2f %12.3f %12.3f %7s",
-                  static_cast<unsigned long long>(count * sizeof(float)),
-                  static_cast<unsigned long long>(count), "float",
-                  op == CollectiveOp::kAllGather || op == CollectiveOp::kBroadcast ? "none" : "sum",
-                  static_cast<unsigned long long>(rep.steps), rep.time_s * 1e6, algbw, busbw,
-                  o.time_only ? "n/a" : std::to_string(wrong).c_str());
-      if (ns)
-        std::printf(" %6s %6s %8d", nccl_algo_name(ns->choice.algo),
-                    protocol_name(ns->choice.proto), ns->choice.channels);
-      std::printf("\n");
-    }
-    if (bytes > max_bytes / 2) break;  // avoid overflow at the top of the range
+                      {"steps", row.report.steps},
+                      {"bytes_on_wire", row.report.bytes_on_wire}};
+  if (row.choice)
+    j.update({{"algo", nccl_algo_name(row.choice->algo)},
+              {"proto", protocol_name(row.choice->proto)},
+              {"channels", row.choice->channels},
+              {"nccl_model_us", row.choice->predicted_s * 1e6}});
+  return j;
+}
+
+void print_row(const CollectiveOptions& o, CollectiveOp op, const SizeRow& row, double algbw,
+               double busbw) {
+  std::printf("%12llu %12llu %8s %8s %7llu %12.2f %12.3f %12.3f %7s",
+              static_cast<unsigned long long>(row.count * sizeof(float)),
+              static_cast<unsigned long long>(row.count), "float",
+              op == CollectiveOp::kAllGather || op == CollectiveOp::kBroadcast ? "none" : "sum",
+              static_cast<unsigned long long>(row.report.steps), row.report.time_s * 1e6, algbw,
+              busbw, o.time_only ? "n/a" : (row.ok ? "0" : "1"));
+  if (row.choice)
+    std::printf(" %6s %6s %8d", nccl_algo_name(row.choice->algo), protocol_name(row.choice->proto),
+                row.choice->channels);
+  std::printf("\n");
+}
+
+int run(const CollectiveOptions& o) {
+  if (parse_exec_flag(o.exec) == ExecutionMode::kMpi) return run_collective_mpi(o);
+  CollectiveSetup c = prepare(o);
+  if (!o.json) print_header(o, c);
+  nlohmann::json rows = nlohmann::json::array();
+  bool all_ok = true;
+  for (uint64_t bytes = c.min_bytes; bytes <= c.max_bytes; bytes *= 2) {
+    const SizeRow row = run_size(o, c, bytes);
+    all_ok &= row.ok;
+    const double size_bytes = static_cast<double>(row.count * sizeof(float));
+    const double algbw = row.report.time_s > 0 ? size_bytes / row.report.time_s / 1e9 : 0;
+    const double busbw = algbw * busbw_factor(c.op, c.ranks);
+    if (o.json)
+      rows.push_back(row_json(row, algbw, busbw));
+    else
+      print_row(o, c.op, row, algbw, busbw);
+    if (bytes > c.max_bytes / 2) break;  // avoid overflow at the top of the range
   }
   if (o.json) {
     nlohmann::json doc = {
         {"rows", rows},
         {"algo", o.algo},
-        {"ranks", ranks},
-        {"op", op_name(op)},
-        {"backend", backend->name()},
+        {"ranks", c.ranks},
+        {"op", op_name(c.op)},
+        {"backend", c.backend->name()},
         {"routing", o.routing},
         {"verified", o.time_only ? nlohmann::json(nullptr) : nlohmann::json(all_ok)}};
     std::cout << doc.dump(2) << "\n";

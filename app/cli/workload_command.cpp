@@ -220,8 +220,8 @@ void check_trace_limits(const Options& o, int ranks) {
                        source);
 }
 
-int run(const Options& o) {
-  const bool graph_engine = o.engine == "graph";
+// Flag combinations the engines cannot run, refused before any work.
+void check_flag_combinations(const Options& o, bool graph_engine) {
   if (!graph_engine && o.engine != "sum") throw InvalidInput("--engine: expected graph or sum");
   if (!o.trace.empty() && !graph_engine) throw InvalidInput("--trace needs --engine graph");
   if (!o.trace.empty() && o.catalog_flag.starts_with("--catalog "))
@@ -242,154 +242,160 @@ int run(const Options& o) {
                        ": needs --trace (it bounds a trace file's nodes)");
   if (o.grad_dtype != "bf16" && o.grad_dtype != "fp32")
     throw InvalidInput("--grad-dtype: expected bf16 or fp32, got " + o.grad_dtype);
-  ComputeModel compute;
-  compute.gpu = gpu_preset(o.gpu);
-  compute.mfu = o.mfu;
-  const double ratio = o.ratio > 0 ? o.ratio : measure_codec_ratio(o.codec, o.source, 1);
+}
 
+// What is replayed: a Chakra trace, or a catalog model's graph (graph engine) or parallelism
+// (closed form).
+struct WorkloadSource {
   workload::Graph graph;
-  const TransformerSpec* spec = nullptr;
-  TransformerSpec spec_as_run;
+  std::optional<TransformerSpec> spec;  // catalog models only
   Parallelism p;
-  std::string what;
-  if (!o.trace.empty()) {
-    workload::TraceReadReport report;
-    graph = workload::read_chakra_trace(o.trace, &report, o.comm_groups, trace_budgets(o));
-    const std::string groups = workload::find_comm_group_file(o.trace, o.comm_groups);
-    check_trace_limits(o, graph.rank_count());
-    what = "trace " + o.trace + " (" + std::to_string(graph.rank_count()) + " ranks, " +
-           std::to_string(report.nodes) + " nodes" +
-           (groups.empty() ? "" : ", groups from " + groups) + ")";
-  } else {
-    spec_as_run = find_workload(o.catalog);
-    if (o.seq > 0) spec_as_run.seq = o.seq;
-    spec = &spec_as_run;
-    if (o.net.cluster.empty())
-      throw InvalidInput("--cluster is required (e.g. netzip-512:gbps=400)");
-    const int gpus = make_backend(o.net, 0)->topology().ranks();
-    Parallelism asked;
-    asked.dp = o.dp;  // 0: as many as fit
-    asked.tp = o.tp;
-    asked.pp = o.pp;
-    asked.micro_batch = o.micro_batch;
-    asked.global_batch = o.global_batch;
-    try {
-      p = resolve_parallelism(asked, gpus);
-    } catch (const std::invalid_argument& e) {
-      throw InvalidInput(std::string("--dp, --tp, --pp: ") + e.what() + " of --cluster " +
-                         o.net.cluster);
-    }
-    // SkipReduce skips steps of the DP ring, as a catalog scenario does (scenario.h).
-    if (std::optional<Status> bad = skip_problem("ring", p.dp, o.skip))
-      throw InvalidInput("--skip: the DP reduce-scatter's " + bad->message);
-    what = spec->display;
-    if (graph_engine) {
-      workload::CatalogGraphOptions go;
-      go.parallel = p;
-      go.ep = o.ep;
-      go.grad_bytes = o.grad_dtype == "fp32" ? 4 : 2;
-      go.bucket_bytes = static_cast<uint64_t>(o.bucket_mb * (1 << 20));
-      go.overlap = !o.no_overlap;
-      go.distributed_optimizer = !o.no_distributed_optimizer;
-      graph = workload::catalog_graph(*spec, go);
-    } else if (o.ep > 1 || o.grad_dtype != "bf16" || o.no_overlap || o.no_distributed_optimizer) {
-      throw InvalidInput(
-          "--ep, --grad-dtype, --no-overlap and --no-distributed-optimizer need "
-          "--engine graph");
-    }
+  std::string what;  // how the output names it
+};
+
+WorkloadSource load_trace(const Options& o) {
+  WorkloadSource src;
+  workload::Graph& graph = src.graph;
+  std::string& what = src.what;
+  workload::TraceReadReport report;
+  graph = workload::read_chakra_trace(o.trace, &report, o.comm_groups, trace_budgets(o));
+  const std::string groups = workload::find_comm_group_file(o.trace, o.comm_groups);
+  check_trace_limits(o, graph.rank_count());
+  what = "trace " + o.trace + " (" + std::to_string(graph.rank_count()) + " ranks, " +
+         std::to_string(report.nodes) + " nodes" +
+         (groups.empty() ? "" : ", groups from " + groups) + ")";
+  return src;
+}
+
+WorkloadSource load_catalog(const Options& o, bool graph_engine) {
+  WorkloadSource src;
+  TransformerSpec spec_as_run = find_workload(o.catalog);
+  Parallelism& p = src.p;
+  if (o.seq > 0) spec_as_run.seq = o.seq;
+  const TransformerSpec* spec = &spec_as_run;
+  if (o.net.cluster.empty()) throw InvalidInput("--cluster is required (e.g. netzip-512:gbps=400)");
+  const int gpus = make_backend(o.net, 0)->topology().ranks();
+  Parallelism asked;
+  asked.dp = o.dp;  // 0: as many as fit
+  asked.tp = o.tp;
+  asked.pp = o.pp;
+  asked.micro_batch = o.micro_batch;
+  asked.global_batch = o.global_batch;
+  try {
+    p = resolve_parallelism(asked, gpus);
+  } catch (const std::invalid_argument& e) {
+    throw InvalidInput(std::string("--dp, --tp, --pp: ") + e.what() + " of --cluster " +
+                       o.net.cluster);
   }
-  const workload::ComputeCoverage coverage = workload::compute_coverage(graph);
-  const std::string warning = untimed_compute_warning(coverage, what);
-  if (!warning.empty()) std::cerr << warning << "\n";
-  if (!o.emit_trace.empty()) {
-    if (!graph_engine) throw InvalidInput("--emit-trace needs --engine graph");
-    workload::write_chakra_trace(graph, o.emit_trace, spec ? spec->name : "trace");
+  // SkipReduce skips steps of the DP ring, as a catalog scenario does (scenario.h).
+  if (std::optional<Status> bad = skip_problem("ring", p.dp, o.skip))
+    throw InvalidInput("--skip: the DP reduce-scatter's " + bad->message);
+  src.what = spec->display;
+  if (graph_engine) {
+    workload::CatalogGraphOptions go;
+    go.parallel = p;
+    go.ep = o.ep;
+    go.grad_bytes = o.grad_dtype == "fp32" ? 4 : 2;
+    go.bucket_bytes = static_cast<uint64_t>(o.bucket_mb * (1 << 20));
+    go.overlap = !o.no_overlap;
+    go.distributed_optimizer = !o.no_distributed_optimizer;
+    src.graph = workload::catalog_graph(*spec, go);
+  } else if (o.ep > 1 || o.grad_dtype != "bf16" || o.no_overlap || o.no_distributed_optimizer) {
+    throw InvalidInput(
+        "--ep, --grad-dtype, --no-overlap and --no-distributed-optimizer need "
+        "--engine graph");
   }
-  const RoutingMode routing = parse_routing_mode(o.routing);  // a member: CLI11 checked it
-  auto time = [&](const WorkloadTechniques& tech, RoutingMode mode) {
-    return graph_engine ? replay(graph, o, compute, tech, mode)
-                        : closed_form(*spec, p, o, compute, tech, mode);
-  };
-  WorkloadTechniques techniques{ratio, ratio, o.skip};
-  PlacementModel placement;
-  // Parsed once here, at the flag's boundary, with the scenario's spellings (config_enums).
-  const std::optional<CodecPlacement> where = parse_enum<CodecPlacement>(o.codec_placement);
-  if (!where)
-    throw InvalidInput("--codec-placement: unknown codec placement '" + o.codec_placement +
-                       "' (expected nic, gpu or cpu)");
-  placement.placement = *where;
-  // A given --ratio stands for a codec too: it is charged where --codec-placement puts it.
-  techniques.codec_s_per_byte =
-      o.ratio > 0 || o.codec != "none" ? codec_seconds_per_byte(placement) : 0.0;
-  const Timing base = time({}, routing), with = time(techniques, routing);
-  // The baseline under the other routing mode: what per-flow ECMP collisions cost
-  // (docs/workload.md, "Routing"). Only the analytical backend has both modes (had_ecmp_choices).
+  src.spec = std::move(spec_as_run);
+  return src;
+}
+
+// Both timings (without and with the techniques), the other routing mode's baseline and what the
+// output says of them.
+struct WorkloadResult {
+  double ratio = 1;
+  WorkloadTechniques techniques;
+  Timing base, with;
   std::optional<Timing> other;
-  const RoutingComparison routes =
-      compare_routing(routing, {base.w.dp_s, base.tiers, base.ecmp_choices}, [&](RoutingMode mode) {
-        other = time({}, mode);
-        return RoutedTiming{other->w.dp_s, other->tiers, other->ecmp_choices};
-      });
-  // Eager sends complete without their recv (that is their meaning), but a send nothing receives
-  // is a trace cut short or a recv missing: said once, with how many.
-  if (base.unreceived_sends > 0)
-    std::cerr << "commlab-cli: warning: " << what << ": " << base.unreceived_sends << " of "
-              << base.p2p
-              << " sends were never received (eager sends complete without a matching recv; "
-                 "their data was timed, nothing received it)\n";
-  const double saving = 1.0 - with.w.iteration_s / base.w.iteration_s;
-  // Nothing timed at all (no compute timing, no communication): no iteration time to report.
-  const bool timed = !(coverage.none_timed() && base.w.iteration_s == 0);
-  if (o.json) {
-    nlohmann::json doc = {{"workload", spec ? spec->name : o.trace},
-                          {"engine", o.engine},
-                          {"gpus", spec ? p.gpus() : graph.rank_count()},
-                          {"ratio", ratio},
-                          {"codec", o.codec},
-                          {"codec_placement", o.codec_placement},
-                          {"codec_s_per_byte", techniques.codec_s_per_byte},
-                          {"tensor_source", o.source},
-                          {"skip", o.skip},
-                          {"baseline", to_json(base)},
-                          {"with_techniques", to_json(with)},
-                          {"time_saving", saving},
-                          {"routing", o.routing},
-                          {"ecmp_choices", base.ecmp_choices}};
-    const std::string& tier = routes.load.tier;  // the most imbalanced tier
-    if (!tier.empty()) doc["link_load"] = to_json(base.tiers, tier);
-    if (other) {
-      doc["routing_comparison"] = {
-          {"routing", routing_mode_name(routes.other)},
-          {"baseline", to_json(*other)},
-          {"ecmp_penalty_dp", routes.ecmp_penalty_dp > 0 ? nlohmann::json(routes.ecmp_penalty_dp)
-                                                         : nlohmann::json(nullptr)}};
-      if (!tier.empty())  // the same tier, for comparison
-        doc["routing_comparison"]["link_load"] = to_json(other->tiers, tier);
-    }
-    if (graph_engine) {
-      doc["p2p"] = o.p2p;
-      doc["comm_issue"] = o.comm_issue;
-      doc["untimed_compute_nodes"] = coverage.untimed;
-      doc["unreceived_sends"] = base.unreceived_sends;
-      doc["compute_timed"] = !coverage.none_timed();
-      if (!warning.empty()) doc["warning"] = warning;
-    }
-    if (!timed) {
-      doc["baseline"]["iteration_s"] = nullptr;
-      doc["with_techniques"]["iteration_s"] = nullptr;
-      doc["time_saving"] = nullptr;
-    }
-    if (spec) {
-      doc["dp"] = p.dp, doc["tp"] = p.tp, doc["pp"] = p.pp, doc["ep"] = o.ep;
-      doc["micro_batch"] = p.micro_batch, doc["global_batch"] = p.global_batch;
-      doc["seq"] = spec->seq;
-      doc["grad_dtype"] = o.grad_dtype, doc["overlap"] = !o.no_overlap;
-      doc["distributed_optimizer"] = !o.no_distributed_optimizer;
-      doc["bucket_mb"] = o.bucket_mb;
-    }
-    std::cout << doc.dump(2) << "\n";
-    return kExitOk;
+  RoutingComparison routes;
+  workload::ComputeCoverage coverage;
+  std::string warning;
+  double saving = 0;
+  bool timed = true;  // false: nothing in the workload is timed
+};
+
+void print_json(const Options& o, const WorkloadSource& src, const WorkloadResult& r,
+                bool graph_engine) {
+  const TransformerSpec* spec = src.spec ? &*src.spec : nullptr;
+  const Parallelism& p = src.p;
+  const workload::Graph& graph = src.graph;
+  const double ratio = r.ratio, saving = r.saving;
+  const WorkloadTechniques& techniques = r.techniques;
+  const Timing &base = r.base, &with = r.with;
+  const std::optional<Timing>& other = r.other;
+  const RoutingComparison& routes = r.routes;
+  const workload::ComputeCoverage& coverage = r.coverage;
+  const std::string& warning = r.warning;
+  const bool timed = r.timed;
+  nlohmann::json doc = {{"workload", spec ? spec->name : o.trace},
+                        {"engine", o.engine},
+                        {"gpus", spec ? p.gpus() : graph.rank_count()},
+                        {"ratio", ratio},
+                        {"codec", o.codec},
+                        {"codec_placement", o.codec_placement},
+                        {"codec_s_per_byte", techniques.codec_s_per_byte},
+                        {"tensor_source", o.source},
+                        {"skip", o.skip},
+                        {"baseline", to_json(base)},
+                        {"with_techniques", to_json(with)},
+                        {"time_saving", saving},
+                        {"routing", o.routing},
+                        {"ecmp_choices", base.ecmp_choices}};
+  const std::string& tier = routes.load.tier;  // the most imbalanced tier
+  if (!tier.empty()) doc["link_load"] = to_json(base.tiers, tier);
+  if (other) {
+    doc["routing_comparison"] = {
+        {"routing", routing_mode_name(routes.other)},
+        {"baseline", to_json(*other)},
+        {"ecmp_penalty_dp", routes.ecmp_penalty_dp > 0 ? nlohmann::json(routes.ecmp_penalty_dp)
+                                                       : nlohmann::json(nullptr)}};
+    if (!tier.empty())  // the same tier, for comparison
+      doc["routing_comparison"]["link_load"] = to_json(other->tiers, tier);
   }
+  if (graph_engine) {
+    doc["p2p"] = o.p2p;
+    doc["comm_issue"] = o.comm_issue;
+    doc["untimed_compute_nodes"] = coverage.untimed;
+    doc["unreceived_sends"] = base.unreceived_sends;
+    doc["compute_timed"] = !coverage.none_timed();
+    if (!warning.empty()) doc["warning"] = warning;
+  }
+  if (!timed) {
+    doc["baseline"]["iteration_s"] = nullptr;
+    doc["with_techniques"]["iteration_s"] = nullptr;
+    doc["time_saving"] = nullptr;
+  }
+  if (spec) {
+    doc["dp"] = p.dp, doc["tp"] = p.tp, doc["pp"] = p.pp, doc["ep"] = o.ep;
+    doc["micro_batch"] = p.micro_batch, doc["global_batch"] = p.global_batch;
+    doc["seq"] = spec->seq;
+    doc["grad_dtype"] = o.grad_dtype, doc["overlap"] = !o.no_overlap;
+    doc["distributed_optimizer"] = !o.no_distributed_optimizer;
+    doc["bucket_mb"] = o.bucket_mb;
+  }
+  std::cout << doc.dump(2) << "\n";
+}
+
+void print_table(const Options& o, const WorkloadSource& src, const WorkloadResult& r,
+                 bool graph_engine) {
+  const TransformerSpec* spec = src.spec ? &*src.spec : nullptr;
+  const Parallelism& p = src.p;
+  const std::string& what = src.what;
+  const double ratio = r.ratio, saving = r.saving;
+  const WorkloadTechniques& techniques = r.techniques;
+  const Timing &base = r.base, &with = r.with;
+  const std::optional<Timing>& other = r.other;
+  const RoutingComparison& routes = r.routes;
+  const bool timed = r.timed;
   if (spec)
     std::printf("# %s: dp %d x tp %d x pp %d%s = %d GPUs, %s at MFU %.2f, %s engine\n",
                 what.c_str(), p.dp, p.tp, p.pp,
@@ -430,6 +436,64 @@ int run(const Options& o) {
     std::printf("time saving: %.1f%%\n", 100 * saving);
   else
     std::printf("time saving: n/a (nothing in the workload is timed)\n");
+}
+
+int run(const Options& o) {
+  const bool graph_engine = o.engine == "graph";
+  check_flag_combinations(o, graph_engine);
+  ComputeModel compute;
+  compute.gpu = gpu_preset(o.gpu);
+  compute.mfu = o.mfu;
+  WorkloadResult r;
+  r.ratio = o.ratio > 0 ? o.ratio : measure_codec_ratio(o.codec, o.source, 1);
+  const WorkloadSource src = o.trace.empty() ? load_catalog(o, graph_engine) : load_trace(o);
+  const TransformerSpec* spec = src.spec ? &*src.spec : nullptr;
+  r.coverage = workload::compute_coverage(src.graph);
+  r.warning = untimed_compute_warning(r.coverage, src.what);
+  if (!r.warning.empty()) std::cerr << r.warning << "\n";
+  if (!o.emit_trace.empty()) {
+    if (!graph_engine) throw InvalidInput("--emit-trace needs --engine graph");
+    workload::write_chakra_trace(src.graph, o.emit_trace, spec ? spec->name : "trace");
+  }
+  const RoutingMode routing = parse_routing_mode(o.routing);  // a member: CLI11 checked it
+  auto time = [&](const WorkloadTechniques& tech, RoutingMode mode) {
+    return graph_engine ? replay(src.graph, o, compute, tech, mode)
+                        : closed_form(*spec, src.p, o, compute, tech, mode);
+  };
+  r.techniques = WorkloadTechniques{r.ratio, r.ratio, o.skip};
+  PlacementModel placement;
+  // Parsed once here, at the flag's boundary, with the scenario's spellings (config_enums).
+  const std::optional<CodecPlacement> where = parse_enum<CodecPlacement>(o.codec_placement);
+  if (!where)
+    throw InvalidInput("--codec-placement: unknown codec placement '" + o.codec_placement +
+                       "' (expected nic, gpu or cpu)");
+  placement.placement = *where;
+  // A given --ratio stands for a codec too: it is charged where --codec-placement puts it.
+  r.techniques.codec_s_per_byte =
+      o.ratio > 0 || o.codec != "none" ? codec_seconds_per_byte(placement) : 0.0;
+  r.base = time({}, routing);
+  r.with = time(r.techniques, routing);
+  // The baseline under the other routing mode: what per-flow ECMP collisions cost
+  // (docs/workload.md, "Routing"). Only the analytical backend has both modes (had_ecmp_choices).
+  r.routes = compare_routing(
+      routing, {r.base.w.dp_s, r.base.tiers, r.base.ecmp_choices}, [&](RoutingMode mode) {
+        r.other = time({}, mode);
+        return RoutedTiming{r.other->w.dp_s, r.other->tiers, r.other->ecmp_choices};
+      });
+  // Eager sends complete without their recv (that is their meaning), but a send nothing receives
+  // is a trace cut short or a recv missing: said once, with how many.
+  if (r.base.unreceived_sends > 0)
+    std::cerr << "commlab-cli: warning: " << src.what << ": " << r.base.unreceived_sends << " of "
+              << r.base.p2p
+              << " sends were never received (eager sends complete without a matching recv; "
+                 "their data was timed, nothing received it)\n";
+  r.saving = 1.0 - r.with.w.iteration_s / r.base.w.iteration_s;
+  // Nothing timed at all (no compute timing, no communication): no iteration time to report.
+  r.timed = !(r.coverage.none_timed() && r.base.w.iteration_s == 0);
+  if (o.json)
+    print_json(o, src, r, graph_engine);
+  else
+    print_table(o, src, r, graph_engine);
   return kExitOk;
 }
 

@@ -94,21 +94,8 @@ struct Builder {
   }
 };
 
-}  // namespace
-
-TopologyPicture compute_topology_picture(const TopologySettings& s) {
-  const auto started = std::chrono::steady_clock::now();
-  const Topology topo = cluster_from_spec(s.spec);
-  if (topo.links().size() > s.max_links)
-    throw bad_input("cluster " + s.spec + ": " + std::to_string(topo.links().size()) +
-                    " links, over the budget of " + std::to_string(s.max_links) +
-                    " links of the topology picture (view topology --max-links "
-                    "raises it)");
-  // Its plan and timed step are checked against their budgets in time_step_loads.
-  TopologyPicture pic;
-  pic.settings = s;
-  pic.name = topo.name();
-  pic.ranks = topo.ranks();
+// Every link's load in the timed step, and the picture's totals over them.
+void add_step_loads(TopologyPicture& pic, const Topology& topo, const TopologySettings& s) {
   StepLoads loads = time_step_loads(topo, s);
   pic.step_time_s = loads.duration_s;
   pic.steps = loads.steps;
@@ -121,44 +108,49 @@ TopologyPicture compute_topology_picture(const TopologySettings& s) {
     pic.total_trims += l.trims;
     pic.total_drops += l.drops;
   }
+}
 
+using Units = std::vector<std::pair<int, std::vector<int>>>;  // (key, member nodes)
+
+// Bottom row units: servers (or, aggregated, leaves' server groups), in server order. Sets the
+// picture's aggregation level from the settings' budgets.
+Units bottom_units(const Topology& topo, TopologyPicture& pic, const TopologySettings& s) {
   const auto& nodes = topo.nodes();
-  Builder b{topo, pic, std::vector<int>(nodes.size(), -1), std::vector<int>(nodes.size(), -1)};
-  for (int r = 0; r < topo.ranks(); ++r) b.rank_of[topo.gpus()[r]] = r;
-
-  // Bottom row units: servers (or, aggregated, leaves' server groups), in server order.
   std::map<int, std::vector<int>> servers;
   int lone = -1;
-  int max_tier = 0;
-  for (int v = 0; v < static_cast<int>(nodes.size()); ++v) {
-    max_tier = std::max(max_tier, nodes[v].tier);
+  for (int v = 0; v < static_cast<int>(nodes.size()); ++v)
     if (nodes[v].kind != NodeKind::kSwitch)
       servers[nodes[v].server >= 0 ? nodes[v].server : lone--].push_back(v);
-  }
   if (pic.ranks > s.max_endpoints) pic.aggregation = 1;
   if (pic.aggregation == 1 && static_cast<int>(servers.size()) > s.max_servers) pic.aggregation = 2;
-
-  std::vector<std::pair<int, std::vector<int>>> units;  // (key, member nodes)
+  Units units;
   if (pic.aggregation < 2) {
     for (auto& [server, members] : servers) units.push_back({server, members});
-  } else {
-    // Group servers by the first switch any of their nodes connects to (their leaf).
-    std::map<int, std::vector<int>> by_leaf;
-    for (auto& [server, members] : servers) {
-      int leaf = -1;
-      for (int v : members)
-        for (int l : topo.out_links(v))
-          if (nodes[topo.links()[l].to].kind == NodeKind::kSwitch &&
-              (leaf < 0 || topo.links()[l].to < leaf))
-            leaf = topo.links()[l].to;
-      auto& list = by_leaf[leaf];
-      list.insert(list.end(), members.begin(), members.end());
-    }
-    for (auto& [leaf, members] : by_leaf) units.push_back({leaf, members});
+    return units;
   }
+  // Group servers by the first switch any of their nodes connects to (their leaf).
+  std::map<int, std::vector<int>> by_leaf;
+  for (auto& [server, members] : servers) {
+    int leaf = -1;
+    for (int v : members)
+      for (int l : topo.out_links(v))
+        if (nodes[topo.links()[l].to].kind == NodeKind::kSwitch &&
+            (leaf < 0 || topo.links()[l].to < leaf))
+          leaf = topo.links()[l].to;
+    auto& list = by_leaf[leaf];
+    list.insert(list.end(), members.begin(), members.end());
+  }
+  for (auto& [leaf, members] : by_leaf) units.push_back({leaf, members});
+  return units;
+}
 
+// Places the bottom row left to right: whole servers, or one box per aggregated unit. Returns the
+// row's width.
+double place_units(Builder& b, const Units& units) {
+  const auto& nodes = b.topo.nodes();
+  TopologyPicture& pic = b.pic;
   double x = 0;
-  for (auto& [key, members] : units) {
+  for (const auto& [key, members] : units) {
     if (pic.aggregation == 0) {
       x += b.place_server(members, key, x) + kServerGap;
       continue;
@@ -184,9 +176,17 @@ TopologyPicture compute_topology_picture(const TopologySettings& s) {
     for (int v : members) b.box_of[v] = index;
     x += kUnitW + kServerGap;
   }
-  const double bottom_w = std::max(x - kServerGap, kSwitchW);
+  return std::max(x - kServerGap, kSwitchW);
+}
 
-  // Switch tiers above, each ordered by the mean position of what it connects to below.
+// Switch tiers above the bottom row, each ordered by the mean position of what it connects to
+// below.
+void place_switch_tiers(Builder& b, double bottom_w) {
+  const auto& nodes = b.topo.nodes();
+  const Topology& topo = b.topo;
+  TopologyPicture& pic = b.pic;
+  int max_tier = 0;
+  for (const Node& n : nodes) max_tier = std::max(max_tier, n.tier);
   for (int tier = 1; tier <= max_tier; ++tier) {
     std::vector<std::pair<double, int>> row;
     for (int v = 0; v < static_cast<int>(nodes.size()); ++v) {
@@ -226,8 +226,13 @@ TopologyPicture compute_topology_picture(const TopologySettings& s) {
       b.box_of[row[i].second] = b.add_box(box);
     }
   }
+}
 
-  // Edges between distinct boxes, both directions folded into one line. Per direction d:
+// Edges between distinct boxes, both directions folded into one line.
+void fold_edges(Builder& b) {
+  const Topology& topo = b.topo;
+  TopologyPicture& pic = b.pic;
+  // Per direction d:
   //   utilisation = sum(u_l x bw_l) / sum(bw_l) over member links l (analytical: bytes / (bw x t)),
   //   queue_bytes = max(q_l), trims = sum(trims_l), drops = sum(drops_l).
   std::map<std::pair<int, int>, int> edge_index;
@@ -267,8 +272,10 @@ TopologyPicture compute_topology_picture(const TopologySettings& s) {
       pic.max_utilisation = std::max(pic.max_utilisation, e.utilisation[d]);
     }
   }
+}
 
-  // Shift everything to positive coordinates with a margin.
+// Shifts everything to positive coordinates with a margin; sets the picture's size.
+void fit_to_margin(TopologyPicture& pic) {
   double min_x = 0, min_y = 0, max_x = 0, max_y = 0;
   for (const TopoBox& box : pic.boxes) {
     min_x = std::min(min_x, box.x);
@@ -283,6 +290,31 @@ TopologyPicture compute_topology_picture(const TopologySettings& s) {
   }
   pic.width = max_x - min_x + 2 * kMargin;
   pic.height = max_y - min_y + 2 * kMargin;
+}
+
+}  // namespace
+
+TopologyPicture compute_topology_picture(const TopologySettings& s) {
+  const auto started = std::chrono::steady_clock::now();
+  const Topology topo = cluster_from_spec(s.spec);
+  if (topo.links().size() > s.max_links)
+    throw bad_input("cluster " + s.spec + ": " + std::to_string(topo.links().size()) +
+                    " links, over the budget of " + std::to_string(s.max_links) +
+                    " links of the topology picture (view topology --max-links "
+                    "raises it)");
+  // Its plan and timed step are checked against their budgets in time_step_loads.
+  TopologyPicture pic;
+  pic.settings = s;
+  pic.name = topo.name();
+  pic.ranks = topo.ranks();
+  add_step_loads(pic, topo, s);
+  const auto& nodes = topo.nodes();
+  Builder b{topo, pic, std::vector<int>(nodes.size(), -1), std::vector<int>(nodes.size(), -1)};
+  for (int r = 0; r < topo.ranks(); ++r) b.rank_of[topo.gpus()[r]] = r;
+  const double bottom_w = place_units(b, bottom_units(topo, pic, s));
+  place_switch_tiers(b, bottom_w);
+  fold_edges(b);
+  fit_to_margin(pic);
   pic.compute_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return pic;
 }

@@ -11,6 +11,7 @@
 #include "scenario/run/experiment_runner.h"
 #include "scenario/run/rank_stats.h"
 #include "scenario/scenario.h"
+#include "support/tta_runs.h"
 
 namespace commlab {
 namespace {
@@ -123,28 +124,14 @@ TEST(EquivalentRuns, NoEntryWhenEveryRunDiffers) {
   EXPECT_FALSE(nlohmann::json::parse(out.summary_json).contains("equivalent_runs"));
 }
 
-// Per-seed times with known ratios, as seed_stats_test builds them.
-RunResult with_tta(const std::string& name, const std::vector<double>& tta) {
-  RunResult r;
-  for (size_t k = 0; k < tta.size(); ++k) {
-    RunSummary s;
-    s.name = name;
-    s.seed = 1 + k;
-    s.final_test_accuracy = 0.8;
-    s.time_to_accuracy_s = tta[k];
-    s.iterations_to_accuracy = static_cast<int>(tta[k] * 10);
-    r.per_seed.push_back(s);
-  }
-  r.summary = r.per_seed.front();
-  return r;
-}
+using testing::run_with_tta;
 
 TEST(Holm, SummaryJsonAdjustsTheArmsPValuesTogether) {
   const std::vector<RunResult> runs = {
-      with_tta("baseline", {10, 12, 14, 16, 18, 20}),
-      with_tta("clear", {5, 6.2, 6.9, 8.1, 9, 9.8}),      // about 2x faster on every seed
-      with_tta("weak", {9.5, 12.5, 13, 16.4, 17, 20.5}),  // within noise
-      with_tta("slow", {13, 15, 19, 20, 24, 25})};        // slower
+      run_with_tta("baseline", {10, 12, 14, 16, 18, 20}),
+      run_with_tta("clear", {5, 6.2, 6.9, 8.1, 9, 9.8}),      // about 2x faster on every seed
+      run_with_tta("weak", {9.5, 12.5, 13, 16.4, 17, 20.5}),  // within noise
+      run_with_tta("slow", {13, 15, 19, 20, 24, 25})};        // slower
   const nlohmann::json doc =
       nlohmann::json::parse(summary_json("holm", runs, {0.8, 0.8, 0.8, 0.8}));
   std::vector<double> p;

@@ -6,6 +6,8 @@
 
 #include <cmath>
 
+#include "support/tta_runs.h"
+
 namespace commlab {
 namespace {
 
@@ -57,24 +59,11 @@ TEST(SeedStats, ExpandsEveryRunIntoConsecutiveSeeds) {
   EXPECT_EQ(first, (std::vector<size_t>{0, 2, 4}));
 }
 
-RunResult with_tta(const std::string& name, std::vector<double> tta) {
-  RunResult r;
-  for (size_t k = 0; k < tta.size(); ++k) {
-    RunSummary s;
-    s.name = name;
-    s.seed = 1 + k;
-    s.final_test_accuracy = 0.8 + 0.01 * static_cast<double>(k);
-    s.time_to_accuracy_s = tta[k];
-    s.iterations_to_accuracy = tta[k] < 0 ? -1 : static_cast<int>(tta[k] * 10);
-    r.per_seed.push_back(s);
-  }
-  r.summary = r.per_seed.front();
-  return r;
-}
+using testing::run_with_tta;
 
 TEST(SeedStats, TimeToAccuracyRatioIsPairedBySeed) {
-  const RunResult base = with_tta("baseline", {2, 4, 6});
-  const RunResult fast = with_tta("fast", {1, 2, 3});
+  const RunResult base = run_with_tta("baseline", {2, 4, 6});
+  const RunResult fast = run_with_tta("fast", {1, 2, 3});
   const nlohmann::json j = seed_stats_json(fast, base);
   EXPECT_EQ(j["n"], 3);
   EXPECT_EQ(j["values"], nlohmann::json::array({1, 2, 3}));
@@ -93,15 +82,15 @@ TEST(SeedStats, TimeToAccuracyRatioIsPairedBySeed) {
 }
 
 TEST(SeedStats, SeedsThatNeverReachTheTargetAreNullAndLeftOut) {
-  const RunResult base = with_tta("baseline", {2, 4, 6});
-  const RunResult slow = with_tta("slow", {4, -1, 12});
+  const RunResult base = run_with_tta("baseline", {2, 4, 6});
+  const RunResult slow = run_with_tta("slow", {4, -1, 12});
   const nlohmann::json j = seed_stats_json(slow, base);
   EXPECT_EQ(j["time_to_accuracy_s"]["reached"], 2);
   EXPECT_TRUE(j["time_to_accuracy_s"]["values"][1].is_null());
   EXPECT_DOUBLE_EQ(j["time_to_accuracy_s"]["mean"].get<double>(), 8.0);
   EXPECT_EQ(j["time_to_accuracy_ratio"]["n"], 2);
   EXPECT_DOUBLE_EQ(j["time_to_accuracy_ratio"]["mean"].get<double>(), 2.0);
-  const RunResult never = with_tta("never", {-1});
+  const RunResult never = run_with_tta("never", {-1});
   const nlohmann::json n = seed_stats_json(never, base);
   EXPECT_TRUE(n["time_to_accuracy_s"]["mean"].is_null());
   EXPECT_TRUE(n["time_to_accuracy_speedup"]["mean"].is_null());
@@ -109,8 +98,8 @@ TEST(SeedStats, SeedsThatNeverReachTheTargetAreNullAndLeftOut) {
 
 TEST(SeedStats, TimeToAccuracyStatisticsForSummaryJson) {
   // 6 seeds, so the order-statistic interval exists (N = 6: [x_(1), x_(6)], coverage 1 - 2/64).
-  RunResult base = with_tta("baseline", {2, 4, 6, 8, 10, 12});
-  RunResult fast = with_tta("fast", {1, 2, 3, 4, 5, -1});
+  RunResult base = run_with_tta("baseline", {2, 4, 6, 8, 10, 12});
+  RunResult fast = run_with_tta("fast", {1, 2, 3, 4, 5, -1});
   const nlohmann::json j = tta_stats_json(fast, base, 0.83);
   const nlohmann::json& t = j["time_to_accuracy"];
   EXPECT_DOUBLE_EQ(t["target"].get<double>(), 0.83);
@@ -150,7 +139,7 @@ TEST(SeedStats, TimeToAccuracyStatisticsForSummaryJson) {
   EXPECT_TRUE(b.contains("time_to_accuracy"));
   EXPECT_FALSE(b.contains("speedup_vs_baseline"));
   // A run without test accuracy (catalog): nothing.
-  RunResult catalog = with_tta("catalog", {-1});
+  RunResult catalog = run_with_tta("catalog", {-1});
   catalog.per_seed[0].final_test_accuracy = std::nan("");
   catalog.summary = catalog.per_seed[0];
   EXPECT_TRUE(tta_stats_json(catalog, base).empty());

@@ -37,6 +37,18 @@ TrainingView::TrainingView(QWidget* parent) : QWidget(parent) {
   panel_ = new TrainingPanel;
   bridge_ = new TrainingBridge(this);
   undo_ = new QUndoStack(this);
+  auto* layout = new QHBoxLayout(this);
+  layout->addWidget(make_side_panel());
+  layout->addWidget(make_charts_and_runs(), 1);
+  make_timers();
+  connect_controls();
+  set_runs({panel_->config()});
+  update_buttons();
+  redraw();
+}
+
+// The run choice with Run all, and the grid of run controls.
+void TrainingView::make_run_controls(QHBoxLayout*& choice, QGridLayout*& buttons) {
   run_choice_ = new QComboBox;
   run_choice_->setToolTip("The scenario's runs: pick one to edit and run it.");
   run_all_ = new QPushButton("Run all");
@@ -68,11 +80,11 @@ TrainingView::TrainingView(QWidget* parent) : QWidget(parent) {
   x_axis_ = new QComboBox;
   x_axis_->addItems({"iteration", "simulated time"});
   x_axis_->setToolTip("Plot convergence against iterations or against simulated time.");
-  auto* choice = new QHBoxLayout;
+  choice = new QHBoxLayout;
   choice->addWidget(new QLabel("Run"));
   choice->addWidget(run_choice_, 1);
   choice->addWidget(run_all_);
-  auto* buttons = new QGridLayout;
+  buttons = new QGridLayout;
   buttons->addWidget(run_, 0, 0);
   buttons->addWidget(pause_, 0, 1);
   buttons->addWidget(step_, 0, 2);
@@ -81,6 +93,14 @@ TrainingView::TrainingView(QWidget* parent) : QWidget(parent) {
   buttons->addWidget(pin_, 1, 1);
   buttons->addWidget(x_axis_, 1, 2, 1, 2);
   buttons->addWidget(fork_, 2, 0, 1, 4);
+}
+
+// The scenario column: description, run choice, problems, the scrolled settings, the controls,
+// progress and status.
+QWidget* TrainingView::make_side_panel() {
+  QHBoxLayout* choice = nullptr;
+  QGridLayout* buttons = nullptr;
+  make_run_controls(choice, buttons);
   progress_ = new QProgressBar;
   progress_->setToolTip("Iterations done in this run (or in Run all) and the time left.");
   progress_->setFixedWidth(kSideWidth);  // a fixed size never re-lays out the panel
@@ -120,6 +140,10 @@ TrainingView::TrainingView(QWidget* parent) : QWidget(parent) {
   side_layout->addWidget(status_);
   side->setFixedWidth(kSideWidth);
 
+  return side;
+}
+
+QSplitter* TrainingView::make_charts_and_runs() {
   charts_ = new RunChartPages;
   runs_list_ = new RunsList;
   // Charts above, the runs table below with 3 parts in 7: at 1280x800 the charts stop at their
@@ -137,10 +161,10 @@ TrainingView::TrainingView(QWidget* parent) : QWidget(parent) {
     split->restoreState(state);
   connect(split, &QSplitter::splitterMoved, this,
           [split] { QSettings().setValue(kSplitterKey, split->saveState()); });
-  auto* layout = new QHBoxLayout(this);
-  layout->addWidget(side);
-  layout->addWidget(split, 1);
+  return split;
+}
 
+void TrainingView::make_timers() {
   redraw_timer_ = new QTimer(this);
   redraw_timer_->setInterval(kRedrawMs);
   connect(redraw_timer_, &QTimer::timeout, this, [this] {
@@ -161,6 +185,9 @@ TrainingView::TrainingView(QWidget* parent) : QWidget(parent) {
     live_pending_ = false;
     live_change();
   });
+}
+
+void TrainingView::connect_controls() {
   connect(run_, &QPushButton::clicked, this, [this] { run(); });
   connect(run_all_, &QPushButton::clicked, this, [this] { run_all(); });
   connect(pause_, &QPushButton::clicked, this, &TrainingView::pause_or_resume);
@@ -188,9 +215,6 @@ TrainingView::TrainingView(QWidget* parent) : QWidget(parent) {
   });
   connect(panel_, &TrainingPanel::changed, this, &TrainingView::settings_edited);
   connect(panel_, &TrainingPanel::replaced, this, [this] { last_config_ = panel_->config(); });
-  set_runs({panel_->config()});
-  update_buttons();
-  redraw();
 }
 
 TrainingView::~TrainingView() = default;

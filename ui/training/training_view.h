@@ -33,9 +33,12 @@
 
 class QCheckBox;
 class QComboBox;
+class QGridLayout;
+class QHBoxLayout;
 class QLabel;
 class QProgressBar;
 class QPushButton;
+class QSplitter;
 class QTimer;
 class QUndoStack;
 
@@ -151,6 +154,13 @@ class TrainingView : public QWidget, public Exportable {
   void pin();
 
  private:
+  // The constructor's parts: the scenario column with its controls, the charts over the runs
+  // table, the redraw and live timers, and the signals.
+  void make_run_controls(QHBoxLayout*& choice, QGridLayout*& buttons);
+  QWidget* make_side_panel();
+  QSplitter* make_charts_and_runs();
+  void make_timers();
+  void connect_controls();
   struct Run {
     int id = 0;
     QString name, scenario, changes;
