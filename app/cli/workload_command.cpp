@@ -326,57 +326,47 @@ struct WorkloadResult {
 void print_json(const Options& o, const WorkloadSource& src, const WorkloadResult& r,
                 bool graph_engine) {
   const TransformerSpec* spec = src.spec ? &*src.spec : nullptr;
-  const Parallelism& p = src.p;
-  const workload::Graph& graph = src.graph;
-  const double ratio = r.ratio, saving = r.saving;
-  const WorkloadTechniques& techniques = r.techniques;
-  const Timing &base = r.base, &with = r.with;
-  const std::optional<Timing>& other = r.other;
-  const RoutingComparison& routes = r.routes;
-  const workload::ComputeCoverage& coverage = r.coverage;
-  const std::string& warning = r.warning;
-  const bool timed = r.timed;
   nlohmann::json doc = {{"workload", spec ? spec->name : o.trace},
                         {"engine", o.engine},
-                        {"gpus", spec ? p.gpus() : graph.rank_count()},
-                        {"ratio", ratio},
+                        {"gpus", spec ? src.p.gpus() : src.graph.rank_count()},
+                        {"ratio", r.ratio},
                         {"codec", o.codec},
                         {"codec_placement", o.codec_placement},
-                        {"codec_s_per_byte", techniques.codec_s_per_byte},
+                        {"codec_s_per_byte", r.techniques.codec_s_per_byte},
                         {"tensor_source", o.source},
                         {"skip", o.skip},
-                        {"baseline", to_json(base)},
-                        {"with_techniques", to_json(with)},
-                        {"time_saving", saving},
+                        {"baseline", to_json(r.base)},
+                        {"with_techniques", to_json(r.with)},
+                        {"time_saving", r.saving},
                         {"routing", o.routing},
-                        {"ecmp_choices", base.ecmp_choices}};
-  const std::string& tier = routes.load.tier;  // the most imbalanced tier
-  if (!tier.empty()) doc["link_load"] = to_json(base.tiers, tier);
-  if (other) {
+                        {"ecmp_choices", r.base.ecmp_choices}};
+  const std::string& tier = r.routes.load.tier;  // the most imbalanced tier
+  if (!tier.empty()) doc["link_load"] = to_json(r.base.tiers, tier);
+  if (r.other) {
     doc["routing_comparison"] = {
-        {"routing", routing_mode_name(routes.other)},
-        {"baseline", to_json(*other)},
-        {"ecmp_penalty_dp", routes.ecmp_penalty_dp > 0 ? nlohmann::json(routes.ecmp_penalty_dp)
-                                                       : nlohmann::json(nullptr)}};
+        {"routing", routing_mode_name(r.routes.other)},
+        {"baseline", to_json(*r.other)},
+        {"ecmp_penalty_dp", r.routes.ecmp_penalty_dp > 0 ? nlohmann::json(r.routes.ecmp_penalty_dp)
+                                                         : nlohmann::json(nullptr)}};
     if (!tier.empty())  // the same tier, for comparison
-      doc["routing_comparison"]["link_load"] = to_json(other->tiers, tier);
+      doc["routing_comparison"]["link_load"] = to_json(r.other->tiers, tier);
   }
   if (graph_engine) {
     doc["p2p"] = o.p2p;
     doc["comm_issue"] = o.comm_issue;
-    doc["untimed_compute_nodes"] = coverage.untimed;
-    doc["unreceived_sends"] = base.unreceived_sends;
-    doc["compute_timed"] = !coverage.none_timed();
-    if (!warning.empty()) doc["warning"] = warning;
+    doc["untimed_compute_nodes"] = r.coverage.untimed;
+    doc["unreceived_sends"] = r.base.unreceived_sends;
+    doc["compute_timed"] = !r.coverage.none_timed();
+    if (!r.warning.empty()) doc["warning"] = r.warning;
   }
-  if (!timed) {
+  if (!r.timed) {
     doc["baseline"]["iteration_s"] = nullptr;
     doc["with_techniques"]["iteration_s"] = nullptr;
     doc["time_saving"] = nullptr;
   }
   if (spec) {
-    doc["dp"] = p.dp, doc["tp"] = p.tp, doc["pp"] = p.pp, doc["ep"] = o.ep;
-    doc["micro_batch"] = p.micro_batch, doc["global_batch"] = p.global_batch;
+    doc["dp"] = src.p.dp, doc["tp"] = src.p.tp, doc["pp"] = src.p.pp, doc["ep"] = o.ep;
+    doc["micro_batch"] = src.p.micro_batch, doc["global_batch"] = src.p.global_batch;
     doc["seq"] = spec->seq;
     doc["grad_dtype"] = o.grad_dtype, doc["overlap"] = !o.no_overlap;
     doc["distributed_optimizer"] = !o.no_distributed_optimizer;
@@ -388,52 +378,44 @@ void print_json(const Options& o, const WorkloadSource& src, const WorkloadResul
 void print_table(const Options& o, const WorkloadSource& src, const WorkloadResult& r,
                  bool graph_engine) {
   const TransformerSpec* spec = src.spec ? &*src.spec : nullptr;
-  const Parallelism& p = src.p;
-  const std::string& what = src.what;
-  const double ratio = r.ratio, saving = r.saving;
-  const WorkloadTechniques& techniques = r.techniques;
-  const Timing &base = r.base, &with = r.with;
-  const std::optional<Timing>& other = r.other;
-  const RoutingComparison& routes = r.routes;
-  const bool timed = r.timed;
   if (spec)
     std::printf("# %s: dp %d x tp %d x pp %d%s = %d GPUs, %s at MFU %.2f, %s engine\n",
-                what.c_str(), p.dp, p.tp, p.pp,
-                o.ep > 1 ? (" (ep " + std::to_string(o.ep) + ")").c_str() : "", p.gpus(),
+                src.what.c_str(), src.p.dp, src.p.tp, src.p.pp,
+                o.ep > 1 ? (" (ep " + std::to_string(o.ep) + ")").c_str() : "", src.p.gpus(),
                 o.gpu.c_str(), o.mfu, o.engine.c_str());
   else
-    std::printf("# %s, %s at MFU %.2f, %s point-to-point\n", what.c_str(), o.gpu.c_str(), o.mfu,
+    std::printf("# %s, %s at MFU %.2f, %s point-to-point\n", src.what.c_str(), o.gpu.c_str(), o.mfu,
                 o.p2p.c_str());
   if (o.comm_issue != "overlap")  // only a mode other than the default is named
     std::printf(
         "# communication issued as ASTRA-sim does (%s): one collective or send in flight "
         "per rank\n",
         o.comm_issue.c_str());
-  std::printf("# wire ratio %.3f (%s) on TP and DP, SkipReduce s=%d on DP reduce-scatter\n", ratio,
-              o.ratio > 0 ? "given" : (o.codec + " measured on " + o.source + " BF16").c_str(),
-              o.skip);
+  std::printf(
+      "# wire ratio %.3f (%s) on TP and DP, SkipReduce s=%d on DP reduce-scatter\n", r.ratio,
+      o.ratio > 0 ? "given" : (o.codec + " measured on " + o.source + " BF16").c_str(), o.skip);
   std::printf("# %s\n", graph_engine ? "critical path: compute and exposed communication per kind"
                                      : "closed form: every message fully exposed");
   std::printf("# codec on the %s: %.3g s per payload byte (encode + decode)\n",
-              o.codec_placement.c_str(), techniques.codec_s_per_byte);
+              o.codec_placement.c_str(), r.techniques.codec_s_per_byte);
   std::printf("%-16s %12s %11s %9s %9s %9s %9s %9s %9s\n", "", "iteration(s)", "compute(s)",
               "TP(s)", "DP(s)", "PP(s)", "EP(s)", "other(s)", "codec(s)");
-  for (auto [name, w] : {std::pair{"baseline", &base.w}, std::pair{"with techniques", &with.w}})
+  for (auto [name, w] : {std::pair{"baseline", &r.base.w}, std::pair{"with techniques", &r.with.w}})
     std::printf("%-16s %12s %11.4g %9.3g %9.3g %9.3g %9.3g %9.3g %9.3g\n", name,
-                seconds_or_na(w->iteration_s, timed).c_str(), w->compute_s, w->tp_s, w->dp_s,
+                seconds_or_na(w->iteration_s, r.timed).c_str(), w->compute_s, w->tp_s, w->dp_s,
                 w->pp_s, w->ep_s, w->other_s, w->codec_s);
   if (graph_engine)
     std::printf("replayed %llu nodes (%llu collectives, %llu send/recv pairs) in %.2f s\n",
-                static_cast<unsigned long long>(base.nodes),
-                static_cast<unsigned long long>(base.collectives),
-                static_cast<unsigned long long>(base.p2p), base.wall_s);
-  if (other)
-    print_routing_line(o.routing, base, *other, routes.ecmp_penalty_dp);
+                static_cast<unsigned long long>(r.base.nodes),
+                static_cast<unsigned long long>(r.base.collectives),
+                static_cast<unsigned long long>(r.base.p2p), r.base.wall_s);
+  if (r.other)
+    print_routing_line(o.routing, r.base, *r.other, r.routes.ecmp_penalty_dp);
   else if (o.net.backend == "analytical")
     std::printf("routing %s: every flow has a single shortest path (ecmp and ideal agree)\n",
                 o.routing.c_str());
-  if (timed)
-    std::printf("time saving: %.1f%%\n", 100 * saving);
+  if (r.timed)
+    std::printf("time saving: %.1f%%\n", 100 * r.saving);
   else
     std::printf("time saving: n/a (nothing in the workload is timed)\n");
 }
