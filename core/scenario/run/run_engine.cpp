@@ -136,12 +136,13 @@ struct TrainingParts {
     return compressed ? static_cast<GradientReducer&>(*compressed) : *reducer;
   }
   ReducerTotals totals() const { return compressed ? compressed->totals() : reducer->totals(); }
-  std::vector<std::string> bucket_names(const std::vector<BucketInfo>& buckets) const {
-    std::vector<std::string> names;
-    for (const BucketInfo& b : buckets) names.push_back(b.name);
-    return names;
-  }
 };
+
+std::vector<std::string> names_of(const std::vector<BucketInfo>& buckets) {
+  std::vector<std::string> names;
+  for (const BucketInfo& b : buckets) names.push_back(b.name);
+  return names;
+}
 
 // The summary fields every training engine fills the same way.
 void summarize_training(RunSummary& s, const ReducerTotals& t, const Sample& last,
@@ -177,9 +178,7 @@ class SimulatedEngine final : public RunEngine {
     s.network = parts_.probe->take();
     return s;
   }
-  std::vector<std::string> bucket_names() const override {
-    return parts_.bucket_names(trainer_->buckets());
-  }
+  std::vector<std::string> bucket_names() const override { return names_of(trainer_->buckets()); }
   void summarize(RunSummary& s, const Sample& last, double last_accuracy) const override {
     if (proxy_) s.timed_as = proxy_->model().display;
     ReducerTotals t = parent_totals_;
@@ -189,7 +188,7 @@ class SimulatedEngine final : public RunEngine {
   const DataParallelTrainer* trainer() const override { return trainer_.get(); }
   void continue_from(const RunEngine& parent) override {
     const auto* p = dynamic_cast<const SimulatedEngine*>(&parent);
-    if (!p) RunEngine::continue_from(parent);
+    if (!p) return RunEngine::continue_from(parent);  // refuses: only these runs fork
     trainer_->continue_from(*p->trainer_);
     parent_totals_ = p->parent_totals_;
     parent_totals_.add(p->parts_.totals());
@@ -218,9 +217,7 @@ class MpiRankEngine final : public RunEngine {
     s.network = parts_.probe->take();
     return s;
   }
-  std::vector<std::string> bucket_names() const override {
-    return parts_.bucket_names(trainer_->buckets());
-  }
+  std::vector<std::string> bucket_names() const override { return names_of(trainer_->buckets()); }
   void summarize(RunSummary& s, const Sample& last, double last_accuracy) const override {
     summarize_training(s, parts_.totals(), last, last_accuracy);
   }
