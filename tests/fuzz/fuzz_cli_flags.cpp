@@ -1,22 +1,15 @@
-// Fuzzes commlab-cli's flag parser: the CLI11 app of every subcommand, built exactly as
-// main_cli.cpp builds it from the registry (app/cli/*_command.cpp are compiled into this target),
-// parsed but never run. Input: arguments separated by NUL bytes (at most 64). app.parse must
-// succeed or throw a CLI::ParseError (help, version and every bad flag); a crash, another
+// Fuzzes commlab-cli's flag parser: the CLI11 app of every subcommand, built by
+// add_commands exactly as commlab-cli builds it (app/cli/*_command.cpp are compiled into this
+// target), parsed but never run. Input: arguments separated by NUL bytes (at most 64). app.parse
+// must succeed or throw a CLI::ParseError (help, version and every bad flag); a crash, another
 // exception, a hang or an unbounded allocation while parsing is a finding.
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <functional>
 #include <string>
 #include <vector>
 
-#include "cli/command.h"
-#include "scenario/run/results_io.h"
-
-namespace commlab::cli {
-std::vector<Command>& command_registry() {
-  static std::vector<Command> registry;
-  return registry;
-}
-}  // namespace commlab::cli
+#include "cli/util/command_line_util.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace commlab::cli;
@@ -29,17 +22,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     at = end + 1;
   }
   CLI::App app{"fuzz", "commlab-cli"};
-  app.require_subcommand(1);
-  app.set_version_flag("--version", std::string("commlab-cli ") + commlab::commlab_version());
-  auto& registry = command_registry();
-  std::sort(registry.begin(), registry.end(),
-            [](const Command& a, const Command& b) { return a.name < b.name; });
   std::function<int()> action;
-  for (Command& command : registry) {
-    CLI::App* sub = app.add_subcommand(command.name, command.description);
-    auto run = command.setup(*sub);
-    sub->callback([&action, run] { action = run; });
-  }
+  add_commands(app, action);
   std::reverse(args.begin(), args.end());  // CLI11 takes a reversed vector
   try {
     app.parse(args);

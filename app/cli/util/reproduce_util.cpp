@@ -1,13 +1,18 @@
 #include "cli/util/reproduce_util.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
-#include <array>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
+#include <iterator>
 #include <sstream>
 #include <stdexcept>
 
+#include "cli/util/command_line_util.h"
 #include "cli/util/experiment_files_util.h"
 #include "cli/util/results_dir_util.h"
 #include "io/json_input.h"
@@ -58,20 +63,67 @@ void Report::log_command(const std::string& args) const {
   std::ofstream(out_ + "/commands.log", std::ios::app) << "$ commlab-cli " << args << "\n";
 }
 
+namespace {
+
+// Points file descriptor `fd` (1: standard output, 2: standard error) at the file `path` for its
+// lifetime, as a shell's `>FILE` or `2>>FILE` does: what a command prints through std::cout,
+// std::cerr and C stdio alike goes there.
+class DescriptorRedirect {
+ public:
+  DescriptorRedirect(int fd, const std::string& path, bool append) : fd_(fd) {
+    flush();
+    const int file = ::open(path.c_str(), O_WRONLY | O_CREAT | (append ? O_APPEND : O_TRUNC), 0644);
+    if (file < 0) throw std::runtime_error("reproduce: cannot open " + path);
+    saved_ = ::dup(fd_);
+    const bool ok = saved_ >= 0 && ::dup2(file, fd_) >= 0;
+    ::close(file);
+    if (!ok) throw std::runtime_error("reproduce: cannot redirect output to " + path);
+  }
+  ~DescriptorRedirect() {
+    flush();
+    ::dup2(saved_, fd_);
+    ::close(saved_);
+  }
+  DescriptorRedirect(const DescriptorRedirect&) = delete;
+  DescriptorRedirect& operator=(const DescriptorRedirect&) = delete;
+
+ private:
+  static void flush() {
+    std::cout.flush();
+    std::cerr.flush();
+    std::fflush(nullptr);
+  }
+  int fd_;
+  int saved_ = -1;
+};
+
+std::string read_all(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+}  // namespace
+
 nlohmann::json Report::run(const std::string& args) {
-  const std::string log = out_ + "/commands.log";
   log_command(args);
-  const std::string cmd = self_exe() + " " + args + " 2>>" + log;
-  FILE* pipe = popen(cmd.c_str(), "r");
-  if (!pipe) throw std::runtime_error("cannot run commlab-cli " + args);
-  std::string out;
-  std::array<char, 4096> buf{};
-  while (size_t n = fread(buf.data(), 1, buf.size(), pipe)) out.append(buf.data(), n);
-  int status = pclose(pipe);
-  if (status != 0) throw std::runtime_error("commlab-cli " + args + " failed (see commands.log)");
-  auto brace = out.find('{');
+  std::vector<std::string> words{"commlab-cli"};
+  std::istringstream split(args);
+  for (std::string word; split >> word;) words.push_back(word);
+  const std::string out_file = out_ + "/.command_stdout";
+  int status = 0;
+  {
+    DescriptorRedirect to_file(1, out_file, false);
+    DescriptorRedirect to_log(2, out_ + "/commands.log", true);
+    status = run_command_line(words);
+  }
+  const std::string text = read_all(out_file);
+  std::filesystem::remove(out_file);
+  if (status != 0)
+    throw std::runtime_error("commlab-cli " + args + " failed (exit " + std::to_string(status) +
+                             "; see commands.log)");
+  auto brace = text.find('{');
   if (brace == std::string::npos) return nlohmann::json::object();
-  return parse_json_limited(std::string_view(out).substr(brace), "commlab-cli " + args);
+  return parse_json_limited(std::string_view(text).substr(brace), "commlab-cli " + args);
 }
 
 namespace {

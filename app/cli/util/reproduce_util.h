@@ -1,10 +1,10 @@
 #pragma once
 // The report of `commlab-cli reproduce`: rows of (quantity, paper, formula or theory, CommLab,
-// command, note) grouped in sections, filled by running this binary's own subcommands and reading
-// their JSON. "paper" holds only what a paper reports (and where: abstract, table, summary);
-// values CommLab computes from a formula or a theory go in their own column. REPORT.md is for
-// people; report.json holds the same rows with each row's headline number and its 95% interval,
-// for the golden test (tests/cli/reproduce_golden_test.cpp).
+// command, note) grouped in sections, filled by running commlab-cli's own subcommands in this
+// process and reading their JSON. "paper" holds only what a paper reports (and where: abstract,
+// table, summary); values CommLab computes from a formula or a theory go in their own column.
+// REPORT.md is for people; report.json holds the same rows with each row's headline number and its
+// 95% interval, for the golden test (tests/cli/reproduce_golden_test.cpp).
 #include <cmath>
 #include <functional>
 #include <nlohmann/json.hpp>
@@ -25,8 +25,8 @@ class Report {
   // The last row's headline number (in the units its text shows) and, over seeds, its 95%
   // interval; rows without one carry none in report.json.
   void value(double v, double lo = NAN, double hi = NAN);
-  // Runs `commlab-cli ARGS` in a child process and returns its JSON stdout; throws
-  // std::runtime_error on failure.
+  // Runs the command line `commlab-cli ARGS` (words split at spaces) in this process and returns
+  // the JSON it printed; its stderr goes to commands.log. Throws std::runtime_error on failure.
   nlohmann::json run(const std::string& args);
   // Runs a sample scenario into OUT/runs/STEM in this process (the core experiment runner, as
   // `commlab-cli run SAMPLE --out OUT/runs/STEM --quiet ARGS` would; ARGS: --seeds N and --set
