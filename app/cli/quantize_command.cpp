@@ -6,6 +6,8 @@
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <utility>
 
 #include "cli/command.h"
 #include "codec/lossy/trim_packet.h"
@@ -57,7 +59,16 @@ trim::TrimConfig make_config(const Options& o) {
     throw InvalidInput("--wire: expected fp32 or bf16, got '" + o.wire + "'");
   }
   if (o.payload == 0 && o.per_packet > 0) trim::set_coords_per_packet(c, o.per_packet);
-  trim::validate(c);
+  if (std::optional<Status> bad = trim::config_problem(c)) {
+    // The packet format names TrimConfig's fields; this command's flags for them.
+    static const std::pair<const char*, const char*> kFlags[] = {
+        {"head_bits", "--bits"},
+        {"payload_bytes", "--payload"},
+        {"coords_per_packet", "--per-packet"}};
+    for (auto [field, flag] : kFlags)
+      if (bad->field == field) bad->field = flag;
+    throw InvalidInput(bad->text());
+  }
   return c;
 }
 

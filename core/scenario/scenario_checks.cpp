@@ -414,11 +414,10 @@ void check_trim_heads(const RunConfig& c, RunProblems& p) {
   if (trim.enabled && trim.mode == TrimMode::kQueue && c.packet.admission != Admission::kTrim)
     p.add("techniques.trimming.mode",
           "queue trimming needs packet.admission trim, got " + enum_name(c.packet.admission));
-  const int max_bits = trim::max_head_bits(trim.encoding);
-  if (trim.head_bits > max_bits)
-    p.add("techniques.trimming.head_bits", "encoding " + enum_name(trim.encoding) +
-                                               " supports 1 to " + str(max_bits) + " bits, got " +
-                                               str(trim.head_bits));
+  // The packet format's own rule for the head width (packet.mtu's own rules come from the
+  // schema and check_packet, so only the head_bits problem is reported here).
+  const std::optional<Status> bad = trim::config_problem(trim_config_of(c));
+  if (bad && bad->field == "head_bits") p.add("techniques.trimming.head_bits", bad->message);
 }
 
 // techniques.trimming.levels (docs/scenario.md, "Multi-level trimming"), and a trim size that keeps

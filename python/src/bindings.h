@@ -32,6 +32,17 @@ std::span<const float> const_float_span(const py::array& array, const std::strin
 std::span<const std::byte> byte_span(const py::array& array, const std::string& what);
 py::array_t<uint8_t> to_numpy(std::span<const std::byte> bytes);
 
+// `parse()`, a refusal of which names `field` (the Python argument): the engine's parsers of names
+// (codecs, dtypes, encodings) refuse without a field, as every door names it its own way.
+template <typename Parse>
+auto named(const char* field, Parse parse) {
+  try {
+    return parse();
+  } catch (const std::invalid_argument& e) {
+    throw StatusError(field, e.what());
+  }
+}
+
 // A wire format of a collective's transfers (collective/wire.h), shared by Python objects.
 struct Wire {
   std::shared_ptr<TransferCodec> codec;

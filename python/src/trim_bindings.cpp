@@ -13,13 +13,14 @@ namespace {
 
 using trim::TrimConfig;
 
+// A TrimConfig from TrimConfig(...)'s arguments; a refusal names the argument at fault.
 TrimConfig make_config(const std::string& encoding, int head_bits, size_t payload_bytes,
                        const std::string& wire, uint64_t seed, bool unbiased,
                        size_t coords_per_packet) {
-  TrimConfig c{trim::parse_encoding(encoding),
+  TrimConfig c{named("encoding", [&] { return trim::parse_encoding(encoding); }),
                head_bits,
                payload_bytes,
-               parse_dtype(wire),
+               named("wire", [&] { return parse_dtype(wire); }),
                seed,
                unbiased,
                coords_per_packet};
@@ -45,7 +46,7 @@ py::tuple decode_packets(const std::vector<py::array_t<uint8_t>>& received, cons
   py::array_t<float> out(static_cast<py::ssize_t>(count));
   trim::DecodeStats stats;
   Result<size_t> n = trim::decode_packets(spans, c, {out.mutable_data(), count}, &stats);
-  if (!n) throw std::invalid_argument("trim.decode_packets: " + n.error());
+  if (!n) throw StatusError("received", "trim.decode_packets: " + n.error());
   py::dict s;
   s["packets"] = stats.packets;
   s["packets_trimmed"] = stats.packets_trimmed;
@@ -77,7 +78,7 @@ void bind_trim(py::module_& m) {
       "trim_size",
       [](const py::array& packet, int bits) {
         Result<size_t> n = trim::packet_trim_size(byte_span(packet, "trim.trim_size packet"), bits);
-        if (!n) throw std::invalid_argument("trim.trim_size: " + n.error());
+        if (!n) throw StatusError("packet", "trim.trim_size: " + n.error());
         return *n;
       },
       py::arg("packet"), py::arg("bits"),

@@ -73,26 +73,29 @@ TrimEncoding parse_encoding(std::string_view name) {
   throw bad_input("unknown trim encoding '" + std::string(name) + "' (expected sq, drive or eden)");
 }
 
-void validate(const TrimConfig& c) {
-  int max_bits = max_head_bits(c.encoding);
+std::optional<Status> config_problem(const TrimConfig& c) {
+  const int max_bits = max_head_bits(c.encoding);
   if (max_bits == 0) throw std::logic_error("trim config: unknown encoding");
-  if (c.head_bits < 1 || c.head_bits > max_bits) {
-    throw bad_input("trim config: " + std::string(encoding_name(c.encoding)) +
-                    " head bits must be 1.." + std::to_string(max_bits) + ", got " +
-                    std::to_string(c.head_bits));
-  }
   if (wire_size(c.wire) == 0) throw std::logic_error("trim config: unknown wire dtype");
-  if (c.coords_per_packet > kMaxPacketCoords) {
-    throw bad_input("trim config: at most 2^20 coordinates per packet, got " +
-                    std::to_string(c.coords_per_packet));
-  }
+  if (c.head_bits < 1 || c.head_bits > max_bits)
+    return invalid_input("head_bits", "encoding " + std::string(encoding_name(c.encoding)) +
+                                          " supports 1 to " + std::to_string(max_bits) +
+                                          " bits, got " + std::to_string(c.head_bits));
+  if (c.coords_per_packet > kMaxPacketCoords)
+    return invalid_input("coords_per_packet", "at most 2^20 coordinates per packet, got " +
+                                                  std::to_string(c.coords_per_packet));
   const size_t n = c.coords_per_packet > 0 ? c.coords_per_packet : 1;
   const size_t need = packet_layout(c.encoding, c.head_bits, c.wire, n).total();
-  if (need > c.payload_bytes) {
-    throw bad_input("trim config: a packet of " + std::to_string(n) + " coordinates needs " +
-                    std::to_string(need) + " bytes, more than the payload of " +
-                    std::to_string(c.payload_bytes));
-  }
+  if (need > c.payload_bytes)
+    return invalid_input("payload_bytes", "a packet of " + std::to_string(n) +
+                                              " coordinates needs " + std::to_string(need) +
+                                              " bytes, more than the payload of " +
+                                              std::to_string(c.payload_bytes));
+  return std::nullopt;
+}
+
+void validate(const TrimConfig& c) {
+  if (std::optional<Status> bad = config_problem(c)) throw StatusError(*std::move(bad));
 }
 
 void set_coords_per_packet(TrimConfig& c, size_t n) {

@@ -5,6 +5,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string_view>
 
@@ -33,7 +34,11 @@ struct TrimConfig {
 
 // The most head bits `encoding` encodes (SQ 8, EDEN 4, DRIVE 1).
 int max_head_bits(TrimEncoding encoding);
-// Throws std::invalid_argument with a precise message for an unusable configuration.
+// The first reason `config` is unusable, naming the TrimConfig field at fault ("head_bits",
+// "coords_per_packet", "payload_bytes"; each door names it its own way: Python's TrimConfig
+// argument, quantize's flag, the scenario's path); nothing when every packet fits.
+std::optional<Status> config_problem(const TrimConfig& config);
+// Throws the StatusError of config_problem(config), if any.
 void validate(const TrimConfig& config);
 
 inline constexpr uint8_t kTrimMagic = 0x54;  // 'T'
