@@ -20,6 +20,7 @@
 #include "topology/gpu_presets.h"
 #include "topology/topology.h"
 #include "workload/catalog/catalog_graph.h"
+#include "workload/catalog/catalog_settings.h"
 #include "workload/chakra_trace.h"
 #include "workload/scheduler.h"
 #include "workload/workload_timing.h"
@@ -222,7 +223,8 @@ void check_trace_limits(const Options& o, int ranks) {
 
 // Flag combinations the engines cannot run, refused before any work.
 void check_flag_combinations(const Options& o, bool graph_engine) {
-  if (!graph_engine && o.engine != "sum") throw InvalidInput("--engine: expected graph or sum");
+  if (!graph_engine && o.engine != "sum")
+    throw InvalidInput("--engine: expected graph or sum, got '" + o.engine + "'");
   if (!o.trace.empty() && !graph_engine) throw InvalidInput("--trace needs --engine graph");
   if (!o.trace.empty() && o.catalog_flag.starts_with("--catalog "))
     throw InvalidInput(o.catalog_flag + ": give --catalog or --trace " + o.trace + ", not both");
@@ -269,27 +271,22 @@ WorkloadSource load_trace(const Options& o) {
 
 WorkloadSource load_catalog(const Options& o, bool graph_engine) {
   WorkloadSource src;
-  TransformerSpec spec_as_run = find_workload(o.catalog);
-  Parallelism& p = src.p;
-  if (o.seq > 0) spec_as_run.seq = o.seq;
-  const TransformerSpec* spec = &spec_as_run;
   if (o.net.cluster.empty()) throw InvalidInput("--cluster is required (e.g. netzip-512:gbps=400)");
   const int gpus = make_backend(o.net, 0)->topology().ranks();
-  Parallelism asked;
-  asked.dp = o.dp;  // 0: as many as fit
-  asked.tp = o.tp;
-  asked.pp = o.pp;
-  asked.micro_batch = o.micro_batch;
-  asked.global_batch = o.global_batch;
-  try {
-    p = resolve_parallelism(asked, gpus);
-  } catch (const std::invalid_argument& e) {
-    throw InvalidInput(std::string("--dp, --tp, --pp: ") + e.what() + " of --cluster " +
-                       o.net.cluster);
+  CatalogRequest request;
+  request.catalog = o.catalog, request.engine = o.engine;
+  request.dp = o.dp, request.tp = o.tp, request.pp = o.pp;
+  request.micro_batch = o.micro_batch, request.global_batch = o.global_batch;
+  request.seq = o.seq, request.gpu = o.gpu, request.mfu = o.mfu, request.skip = o.skip;
+  request.ratio = o.ratio > 0 ? o.ratio : 1.0;  // a measured ratio is the engine's, not input
+  StatusOr<CatalogSettings> settings = catalog_settings(request, gpus);
+  if (!settings) {
+    throw_flag_error(settings.status());
   }
-  // SkipReduce skips steps of the DP ring, as a catalog scenario does (scenario.h).
-  if (std::optional<Status> bad = skip_problem("ring", p.dp, o.skip))
-    throw InvalidInput("--skip: the DP reduce-scatter's " + bad->message);
+  Parallelism& p = src.p;
+  p = settings->parallel;
+  TransformerSpec spec_as_run = settings->spec;
+  const TransformerSpec* spec = &spec_as_run;
   src.what = spec->display;
   if (graph_engine) {
     workload::CatalogGraphOptions go;
@@ -424,7 +421,11 @@ int run(const Options& o) {
   const bool graph_engine = o.engine == "graph";
   check_flag_combinations(o, graph_engine);
   ComputeModel compute;
-  compute.gpu = gpu_preset(o.gpu);
+  try {
+    compute.gpu = gpu_preset(o.gpu);
+  } catch (const std::invalid_argument& e) {
+    throw InvalidInput(std::string("--gpu: ") + e.what());
+  }
   compute.mfu = o.mfu;
   WorkloadResult r;
   r.ratio = o.ratio > 0 ? o.ratio : measure_codec_ratio(o.codec, o.source, 1);

@@ -15,6 +15,7 @@
 #include "topology/gpu_presets.h"
 #include "topology/topology.h"
 #include "workload/catalog/catalog_graph.h"
+#include "workload/catalog/catalog_settings.h"
 #include "workload/scheduler.h"
 #include "workload/workload_timing.h"
 
@@ -72,35 +73,19 @@ py::dict to_dict(const WorkloadTiming& w) {
   return d;
 }
 
-// `commlab-cli workload --catalog NAME` for one set of techniques (graph or sum engine).
-py::dict time_workload(const std::string& catalog, const BackendRequest& net,
-                       const std::string& engine, int dp, int tp, int pp, int micro_batch,
-                       int global_batch, const std::string& gpu, double mfu, double ratio, int skip,
-                       double codec_s_per_byte) {
-  if (engine != "graph" && engine != "sum")
-    throw std::invalid_argument("time_workload: engine must be graph or sum, got '" + engine + "'");
-  const TransformerSpec& spec = find_workload(catalog);
-  ComputeModel compute;
-  compute.gpu = gpu_preset(gpu);
-  compute.mfu = mfu;
+// `commlab-cli workload --catalog NAME` for one set of techniques (graph or sum engine), with the
+// command's checks (workload/catalog/catalog_settings.h).
+py::dict time_workload(const CatalogRequest& request, const BackendRequest& net) {
   std::unique_ptr<NetworkBackend> backend = backend_of(net);
-  const int gpus = backend->topology().ranks();
-  Parallelism p;
-  p.tp = tp;
-  p.pp = pp;
-  p.dp = dp > 0 ? dp : gpus / (tp * pp);
-  p.micro_batch = micro_batch;
-  p.global_batch = global_batch;
-  if (p.dp < 1 || p.gpus() > gpus)
-    throw std::invalid_argument("time_workload: dp x tp x pp exceeds the cluster's " +
-                                std::to_string(gpus) + " GPUs");
-  WorkloadTechniques tech{ratio, ratio, skip};
-  tech.codec_s_per_byte = codec_s_per_byte;
-  if (engine == "sum") return to_dict(time_workload(spec, p, *backend, compute, tech));
+  const CatalogSettings s =
+      catalog_settings(request, backend->topology().ranks()).value();  // throws the Status
+  if (!s.graph_engine)
+    return to_dict(time_workload(s.spec, s.parallel, *backend, s.compute, s.techniques));
   workload::CatalogGraphOptions go;
-  go.parallel = p;
-  const workload::Graph graph = workload::catalog_graph(spec, go);
-  return to_dict(timing_of(workload::schedule(graph, *backend, graph_options(compute, tech))));
+  go.parallel = s.parallel;
+  const workload::Graph graph = workload::catalog_graph(s.spec, go);
+  return to_dict(
+      timing_of(workload::schedule(graph, *backend, graph_options(s.compute, s.techniques))));
 }
 
 py::dict overlap(const std::vector<std::tuple<double, double, int>>& layers,
@@ -153,8 +138,13 @@ void bind_simulator(py::module_& m) {
          const std::string& engine, int dp, int tp, int pp, int micro_batch, int global_batch,
          const std::string& gpu, double mfu, double ratio, int skip, double codec_s_per_byte) {
         if (cluster.empty()) throw StatusError("cluster", "time_workload needs a cluster");
-        return time_workload(catalog, BackendRequest{cluster, backend}, engine, dp, tp, pp,
-                             micro_batch, global_batch, gpu, mfu, ratio, skip, codec_s_per_byte);
+        CatalogRequest request;
+        request.catalog = catalog, request.engine = engine;
+        request.dp = dp, request.tp = tp, request.pp = pp;
+        request.micro_batch = micro_batch, request.global_batch = global_batch;
+        request.gpu = gpu, request.mfu = mfu, request.ratio = ratio, request.skip = skip;
+        request.codec_s_per_byte = codec_s_per_byte;
+        return time_workload(request, BackendRequest{cluster, backend});
       },
       py::arg("catalog") = "gpt3-175b", py::arg("cluster") = "", py::arg("backend") = "analytical",
       py::arg("engine") = "graph", py::arg("dp") = 0, py::arg("tp") = 4, py::arg("pp") = 1,

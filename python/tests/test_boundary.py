@@ -67,6 +67,60 @@ CASES = [
      "skip", "expected 0 to ranks - 1 (7) steps on 8 ranks, got 100", None),
     ("overlap_step nan", lambda: commlab.overlap_step([(math.nan, 1.0, 0)], [1.0], [0.0]),
      "layers[0].forward_s", "expected a finite time >= 0", None),
+    ("trim head bits beyond eden's 4", lambda: commlab.trim.TrimConfig("eden", head_bits=5),
+     "head_bits", "encoding eden supports 1 to 4 bits, got 5", None),
+    ("trim no head bits", lambda: commlab.trim.TrimConfig("sq", head_bits=0), "head_bits",
+     "encoding sq supports 1 to 8 bits, got 0", None),
+    ("trim unknown encoding", lambda: commlab.trim.TrimConfig("bogus"), "encoding",
+     "unknown trim encoding 'bogus'", None),
+    ("trim unknown wire", lambda: commlab.trim.TrimConfig(wire="fp8"), "wire",
+     "unknown dtype 'fp8'", None),
+    ("trim payload below one coordinate", lambda: commlab.trim.TrimConfig(payload_bytes=8),
+     "payload_bytes", "a packet of 1 coordinates needs", None),
+    ("trim more than 2^20 coordinates",
+     lambda: commlab.trim.TrimConfig(payload_bytes=1 << 30, coords_per_packet=(1 << 20) + 1),
+     "coords_per_packet", "at most 2^20 coordinates per packet", None),
+    ("workload tp 0", lambda: commlab.time_workload("llama3-8b", "flat:8", tp=0), "tp",
+     "expected 1 to 4096, got 0", None),
+    ("workload dp negative", lambda: commlab.time_workload("llama3-8b", "flat:8", dp=-1), "dp",
+     "expected 0 (as many as fit) to 1048576, got -1", None),
+    ("workload split beyond the cluster",
+     lambda: commlab.time_workload("llama3-8b", "flat:8", tp=4, pp=4), "tp",
+     "tp x pp = 16 exceeds the 8 GPUs of the cluster",
+     ["workload", "--catalog", "llama3-8b", "--cluster", "flat:8", "--tp", "4", "--pp", "4"]),
+    ("workload dp beyond the cluster",
+     lambda: commlab.time_workload("llama3-8b", "flat:8", dp=4, tp=2, pp=2), "dp",
+     "dp x tp x pp = 16 exceeds the 8 GPUs of the cluster",
+     ["workload", "--catalog", "llama3-8b", "--cluster", "flat:8", "--dp", "4", "--tp", "2",
+      "--pp", "2"]),
+    ("workload heads over tp", lambda: commlab.time_workload("llama3-8b", "flat:24", tp=3),
+     "tp", "llama3-8b: 32 heads do not split over tp=3",
+     ["workload", "--catalog", "llama3-8b", "--cluster", "flat:24", "--tp", "3"]),
+    ("workload global batch", lambda: commlab.time_workload("llama3-8b", "flat:8",
+                                                            global_batch=3), "global_batch",
+     "global batch 3 is not a multiple of dp*micro_batch = 2",
+     ["workload", "--catalog", "llama3-8b", "--cluster", "flat:8", "--global-batch", "3"]),
+    ("workload skip beyond the DP ring", lambda: commlab.time_workload("llama3-8b", "flat:8",
+                                                                       skip=5), "skip",
+     "the DP reduce-scatter's ring on 2 ranks skips at most 1",
+     ["workload", "--catalog", "llama3-8b", "--cluster", "flat:8", "--skip", "5"]),
+    ("workload unknown model", lambda: commlab.time_workload("bogus", "flat:8"), "catalog",
+     "unknown workload 'bogus'",
+     ["workload", "--catalog", "bogus", "--cluster", "flat:8"]),
+    ("workload unknown engine", lambda: commlab.time_workload("llama3-8b", "flat:8",
+                                                              engine="bogus"), "engine",
+     "expected graph or sum, got 'bogus'",
+     ["workload", "--catalog", "llama3-8b", "--cluster", "flat:8", "--engine", "bogus"]),
+    ("workload unknown gpu", lambda: commlab.time_workload("llama3-8b", "flat:8", gpu="v100"),
+     "gpu", "unknown GPU 'v100'",
+     ["workload", "--catalog", "llama3-8b", "--cluster", "flat:8", "--gpu", "v100"]),
+    ("workload mfu 0", lambda: commlab.time_workload("llama3-8b", "flat:8", mfu=0), "mfu",
+     "expected a number in (0, 1], got 0", None),
+    ("workload ratio nan", lambda: commlab.time_workload("llama3-8b", "flat:8", ratio=math.nan),
+     "ratio", "expected a number in (0, 1], got nan", None),
+    ("workload codec time negative",
+     lambda: commlab.time_workload("llama3-8b", "flat:8", codec_s_per_byte=-1),
+     "codec_s_per_byte", "expected a finite number >= 0, got -1", None),
     ("overlap_step negative", lambda: commlab.overlap_step([(1.0, 1.0, 0)], [-1.0], [0.0]),
      "bucket_comm_s[0]", "expected a finite time >= 0", None),
 ]
@@ -91,6 +145,21 @@ def test_bad_argument_raises_invalid_input(name, call, field, message, cli):
     # The CLI names the flag of the same field, then the same message.
     flag = "--" + field.replace("_", "-")
     assert run.stderr == "commlab-cli: %s: %s\n" % (flag, error.message)
+
+
+# quantize names the same TrimConfig fields by its own flags, with the packet format's message.
+@pytest.mark.parametrize("kwargs,flags,flag", [
+    ({"encoding": "eden", "head_bits": 5}, ["--encoding", "eden", "--bits", "5"], "--bits"),
+    ({"encoding": "sq", "payload_bytes": 8}, ["--encoding", "sq", "--payload", "8"], "--payload"),
+])
+def test_quantize_refuses_a_trim_config_as_python_does(kwargs, flags, flag):
+    if not CLI:
+        pytest.skip("COMMLAB_CLI is not set")
+    with pytest.raises(commlab.InvalidInput) as caught:
+        commlab.trim.TrimConfig(**kwargs)
+    run = subprocess.run([CLI, "quantize"] + flags, capture_output=True, text=True, timeout=60)
+    assert run.returncode == 2, run.stderr
+    assert run.stderr == "commlab-cli: %s: %s\n" % (flag, caught.value.message)
 
 
 def test_good_arguments_still_time():

@@ -339,13 +339,18 @@ TEST(WorkloadCli, IdealRoutingRemovesTheLeafSpineEcmpPenalty) {
   EXPECT_EQ(run_cli(run + " --routing spray").code, 2);
 }
 
-// The split is resolved by the catalog's rule (resolve_parallelism), and the refusal names the
-// flags and the cluster: flat:8 cannot hold tp 4 x pp 4.
-TEST(WorkloadCli, ASplitLargerThanTheClusterNamesTheFlagsAndTheCluster) {
+// The split is resolved by the catalog's rule (resolve_parallelism, through catalog_settings),
+// and the refusal names the flag at fault, in the words the Python module uses: flat:8 cannot hold
+// tp 4 x pp 4, nor dp 4 x tp 2 x pp 2.
+TEST(WorkloadCli, ASplitLargerThanTheClusterNamesTheFlagAtFault) {
   const auto r = run_cli("workload --catalog llama3-8b --cluster flat:8 --tp 4 --pp 4");
   EXPECT_EQ(r.code, 2);
-  EXPECT_EQ(r.err,
-            "commlab-cli: --dp, --tp, --pp: tp x pp = 16 exceeds the 8 GPUs of --cluster flat:8\n");
+  EXPECT_EQ(r.err, "commlab-cli: --tp: tp x pp = 16 exceeds the 8 GPUs of the cluster\n");
+  const auto too_many =
+      run_cli("workload --catalog llama3-8b --cluster flat:8 --dp 4 --tp 2 --pp 2");
+  EXPECT_EQ(too_many.code, 2);
+  EXPECT_EQ(too_many.err,
+            "commlab-cli: --dp: dp x tp x pp = 16 exceeds the 8 GPUs of the cluster\n");
   // dp 0 fills the cluster: floor(8 / (2 x 2)) = 2 replicas, 8 GPUs.
   const auto ok = run_cli("workload --catalog llama3-8b --cluster flat:8 --tp 2 --pp 2 --json");
   ASSERT_EQ(ok.code, 0) << ok.err;

@@ -14,6 +14,7 @@
 #include "train/layers/model_gradients.h"
 #include "workload/catalog/catalog.h"
 #include "workload/catalog/catalog_graph.h"
+#include "workload/catalog/catalog_settings.h"
 #include "workload/chakra_trace.h"
 #include "workload/scheduler.h"
 
@@ -32,6 +33,34 @@ double measure_codec_ratio(const std::string& codec_name, const std::string& sou
   if (!n) throw std::runtime_error("codec " + codec_name + ": " + n.error());
   return static_cast<double>(*n) / static_cast<double>(in.size());
 }
+
+namespace {
+
+// The scenario path of a catalog_settings field.
+std::string scenario_path(const std::string& field) {
+  if (field == "global_batch") return "training.global_batch";
+  if (field == "gpu" || field == "mfu") return "cluster." + field;
+  return "workload." + field;
+}
+
+// A catalog model's settings from the scenario, through the checks every door shares
+// (workload/catalog/catalog_settings.h), on training.ranks GPUs. SkipReduce and the codec's
+// ratio are the run's own (a skip from a ratio, a measured ratio) and are checked by it.
+CatalogSettings catalog_settings_of(const RunConfig& c) {
+  const WorkloadConfig& w = c.workload;
+  CatalogRequest r;
+  r.catalog = w.catalog;
+  r.engine = w.engine == WorkloadEngine::kGraph ? "graph" : "sum";
+  r.dp = w.dp, r.tp = w.tp, r.pp = w.pp, r.seq = w.seq;
+  r.micro_batch = w.micro_batch, r.global_batch = c.training.global_batch;
+  r.gpu = c.cluster.gpu, r.mfu = c.cluster.mfu;
+  StatusOr<CatalogSettings> settings = catalog_settings(r, c.training.ranks);
+  if (!settings)
+    throw ConfigError(scenario_path(settings.status().field), settings.status().message);
+  return *std::move(settings);
+}
+
+}  // namespace
 
 CatalogRun::CatalogRun(const RunConfig& c) {
   const TechniquesConfig& t = c.techniques;
@@ -52,28 +81,17 @@ CatalogRun::CatalogRun(const RunConfig& c) {
   const bool trace = w.kind == WorkloadKind::kTrace;
   const bool graph = trace || w.engine == WorkloadEngine::kGraph;
   TransformerSpec spec;
-  if (!trace) {
-    spec = find_workload(w.catalog);
-    if (w.seq > 0) spec.seq = w.seq;
-  }
-  AnalyticalBackend backend(cluster_from_spec(c.cluster.spec));
   Parallelism p;  // a trace fixes its own ranks and parallelism
-  if (!trace) {
-    Parallelism asked;
-    asked.dp = w.dp;  // 0: training.ranks / (tp x pp)
-    asked.tp = w.tp;
-    asked.pp = w.pp;
-    asked.micro_batch = w.micro_batch;
-    asked.global_batch = c.training.global_batch;
-    try {
-      p = resolve_parallelism(asked, c.training.ranks);
-    } catch (const std::invalid_argument& e) {
-      throw ConfigError("workload.tp", std::string(e.what()) + " of training.ranks");
-    }
-  }
   ComputeModel compute;
   compute.gpu = gpu_preset(c.cluster.gpu);
   compute.mfu = c.cluster.mfu;
+  if (!trace) {
+    const CatalogSettings settings = catalog_settings_of(c);
+    spec = settings.spec;
+    p = settings.parallel;
+    compute = settings.compute;
+  }
+  AnalyticalBackend backend(cluster_from_spec(c.cluster.spec));
   try {
     ratio_ = measure_codec_ratio(t.codec, w.tensor_source, c.seed);
   } catch (const std::invalid_argument& e) {  // e.g. model:cnn without Fashion-MNIST installed

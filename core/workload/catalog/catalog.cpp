@@ -129,24 +129,27 @@ Parallelism resolve_parallelism(Parallelism asked, int gpus) {
   return asked;
 }
 
-IterationPlan plan_iteration(const TransformerSpec& s, const Parallelism& p) {
-  if (p.dp < 1 || p.tp < 1 || p.pp < 1 || p.micro_batch < 1 || p.global_batch < 1) {
-    throw bad_input("parallelism degrees and batch sizes must be >= 1");
-  }
-  if (s.layers % p.pp != 0) {
-    throw bad_input(s.name + ": " + std::to_string(s.layers) +
-                    " layers do not split into pp=" + std::to_string(p.pp) + " stages");
-  }
+std::optional<Status> iteration_problem(const TransformerSpec& s, const Parallelism& p) {
+  if (p.dp < 1 || p.tp < 1 || p.pp < 1 || p.micro_batch < 1 || p.global_batch < 1)
+    return invalid_input("", "parallelism degrees and batch sizes must be >= 1");
+  if (s.layers % p.pp != 0)
+    return invalid_input("pp", s.name + ": " + std::to_string(s.layers) +
+                                   " layers do not split into pp=" + std::to_string(p.pp) +
+                                   " stages");
   // KV heads either split over TP or are replicated (tp a multiple of them), as Megatron does.
-  if (s.heads % p.tp != 0 || (s.kv_heads % p.tp != 0 && p.tp % s.kv_heads != 0)) {
-    throw bad_input(s.name + ": " + std::to_string(s.heads) +
-                    " heads do not split over tp=" + std::to_string(p.tp));
-  }
-  if (p.global_batch % (p.dp * p.micro_batch) != 0) {
-    throw bad_input(
-        "global batch " + std::to_string(p.global_batch) +
-        " is not a multiple of dp*micro_batch = " + std::to_string(p.dp * p.micro_batch));
-  }
+  if (s.heads % p.tp != 0 || (s.kv_heads % p.tp != 0 && p.tp % s.kv_heads != 0))
+    return invalid_input("tp", s.name + ": " + std::to_string(s.heads) +
+                                   " heads do not split over tp=" + std::to_string(p.tp));
+  if (p.global_batch % (p.dp * p.micro_batch) != 0)
+    return invalid_input("global_batch", "global batch " + std::to_string(p.global_batch) +
+                                             " is not a multiple of dp*micro_batch = " +
+                                             std::to_string(p.dp * p.micro_batch));
+  return std::nullopt;
+}
+
+IterationPlan plan_iteration(const TransformerSpec& s, const Parallelism& p) {
+  // Without the field: each caller (a flag, a scenario path) names it its own way.
+  if (std::optional<Status> bad = iteration_problem(s, p)) throw bad_input(bad->message);
   IterationPlan plan;
   plan.micro_batches = p.global_batch / (p.dp * p.micro_batch);
   plan.layers_per_stage = s.layers / p.pp;

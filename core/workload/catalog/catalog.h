@@ -3,9 +3,11 @@
 // and the messages each parallelism sends per iteration (DP x TP x PP, Megatron style, as in the
 // NetZIP study's SimAI workloads). Pure data and arithmetic; the network times the messages.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "io/status.h"
 #include "train/compute_model.h"
 
 namespace commlab {
@@ -99,5 +101,8 @@ double compute_time_s(const IterationPlan& plan, const Parallelism& p, const Com
 // Throws std::invalid_argument when the split does not divide (layers % pp, heads % tp,
 // global_batch % (dp*micro_batch)).
 IterationPlan plan_iteration(const TransformerSpec& s, const Parallelism& p);
+// Why `p` cannot run `s` (pp not dividing the layers, tp the heads, dp x micro_batch the global
+// batch), naming the field ("pp", "tp", "global_batch"); plan_iteration throws its message.
+std::optional<Status> iteration_problem(const TransformerSpec& s, const Parallelism& p);
 
 }  // namespace commlab

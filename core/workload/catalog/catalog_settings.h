@@ -1,0 +1,47 @@
+#pragma once
+// One catalog workload's settings, checked once for every door (commlab-cli workload, the Python
+// module's time_workload): the model and its sequence length, the engine, the parallelism resolved
+// on the cluster's GPUs and valid for the model's shape, the compute model, and the techniques on
+// the data-parallel gradients. Statuses name the field as the Python argument is named ("tp",
+// "micro_batch"); the CLI prints the flag of the same name (--tp, --micro-batch).
+#include <string>
+
+#include "io/status.h"
+#include "train/compute_model.h"
+#include "workload/catalog/catalog.h"
+#include "workload/workload_timing.h"
+
+namespace commlab {
+
+// The largest tensor-, pipeline- and expert-parallel degree, and data-parallel degree.
+inline constexpr int kMaxModelParallelDegree = 4096;
+inline constexpr int kMaxDataParallelDegree = 1 << 20;
+
+// What the user asked for, as text and numbers.
+struct CatalogRequest {
+  std::string catalog = "gpt3-175b";
+  std::string engine = "graph";  // graph: replay per-rank graphs; sum: the closed form
+  int dp = 0;                    // 0: as many replicas as the cluster holds
+  int tp = 4, pp = 1;
+  int micro_batch = 1, global_batch = 128;
+  long long seq = 0;  // 0: the model's sequence length
+  std::string gpu = "h100";
+  double mfu = 0.4;
+  double ratio = 1.0;  // wire bytes / payload bytes of the TP and DP messages (a codec)
+  int skip = 0;        // SkipReduce: steps of the DP reduce-scatter ring skipped
+  double codec_s_per_byte = 0.0;
+};
+
+struct CatalogSettings {
+  TransformerSpec spec;  // with the asked sequence length
+  bool graph_engine = true;
+  Parallelism parallel;  // resolved: dp is never 0
+  ComputeModel compute;
+  WorkloadTechniques techniques;
+};
+
+// Every field of `request` checked on a cluster of `gpus` GPUs; the first problem found, naming
+// its field.
+StatusOr<CatalogSettings> catalog_settings(const CatalogRequest& request, int gpus);
+
+}  // namespace commlab
