@@ -4,7 +4,8 @@
 #
 #   bench/peers/astra_sim_compare.sh ASTRA_SIM_BINARY [COMMLAB_CLI] [WORK_DIR]
 #
-# ASTRA_SIM_BINARY: AstraSim_Analytical_Congestion_Unaware (bench/peers/README.md builds it).
+# ASTRA_SIM_BINARY: AstraSim_Analytical_Congestion_Unaware (docs/workload.md, "Building ASTRA-sim
+# offline").
 # COMMLAB_CLI: default build/app/commlab-cli. WORK_DIR: traces, configs and logs (default a new
 # folder under /tmp), kept for inspection. Needs protoc, python3-protobuf and /usr/bin/time.
 #
@@ -19,7 +20,7 @@
 set -euo pipefail
 
 if [ $# -lt 1 ]; then
-  sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'
   exit 2
 fi
 here=$(cd "$(dirname "$0")" && pwd)
