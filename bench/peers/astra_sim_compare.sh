@@ -82,7 +82,7 @@ run_astra() {  # name prefix ranks -> "seconds wall rss"
     --workload-configuration="$2" "${groups[@]}" --system-configuration="$work/system.json" \
     --remote-memory-configuration="$work/memory.json" --network-configuration="$work/net_$3.yml" \
     > "$log" 2>&1) || echo "astra_sim_compare: $1: ASTRA-sim exited $? (see $log)" >&2
-  echo "$(peer astra "$log") $(peer rusage "$work/$1.astra.time")"
+  echo "$(peer astra "$log" "$3") $(peer rusage "$work/$1.astra.time")"
 }
 
 run_commlab() {  # name prefix issue -> "seconds wall rss"

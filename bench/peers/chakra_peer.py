@@ -10,8 +10,9 @@
                                   formula, FLOPS = peak BF16 x MFU in FLOP/s, HBM in B/s), a timed
                                   node's commlab_duration_s; the exact attributes are dropped and
                                   the communicator-group file is copied
-  astra  LOG                      the iteration of an ASTRA-sim run: the largest
-                                  "sys[N] finished, T cycles" (ns), in seconds
+  astra  LOG RANKS                the iteration of an ASTRA-sim run: the largest
+                                  "sys[N] finished, T cycles" (ns), in seconds; nan unless all
+                                  RANKS ranks printed theirs
   rusage FILE                     wall seconds and peak RSS (MB) from /usr/bin/time -v's output
 
 Both tools then replay the same integer durations, so the comparison measures communication and
@@ -124,10 +125,12 @@ def pin(pb, src, dst, flops_per_s, hbm_bps):
     print(f"pinned {pinned} compute nodes", file=sys.stderr)
 
 
-def astra(log):
+def astra(log, ranks):
+    """Every rank's line must be there: ASTRA-sim can abort after printing them (or before)."""
     with open(log, errors="replace") as f:
-        cycles = [int(m.group(1)) for m in re.finditer(r"sys\[\d+\] finished, (\d+) cycles", f.read())]
-    print(f"{max(cycles) * 1e-9:.9g}" if cycles else "nan")
+        finished = {int(m.group(1)): int(m.group(2)) for m in
+                    re.finditer(r"sys\[(\d+)\] finished, (\d+) cycles", f.read())}
+    print(f"{max(finished.values()) * 1e-9:.9g}" if len(finished) == int(ranks) else "nan")
 
 
 def rusage(path):
@@ -147,7 +150,7 @@ def main(argv):
     if len(argv) < 2:
         sys.exit(__doc__)
     cmd, args = argv[1], argv[2:]
-    if cmd == "astra" and len(args) == 1:
+    if cmd == "astra" and len(args) == 2:
         return astra(*args)
     if cmd == "rusage" and len(args) == 1:
         return rusage(*args)
