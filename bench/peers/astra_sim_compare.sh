@@ -27,11 +27,11 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 astra=$(realpath "$1")
 cli=$(realpath "${2:-$root/build/app/commlab-cli}")
+[ -x "$astra" ] || { echo "astra_sim_compare: $astra: not an executable" >&2; exit 2; }
+[ -x "$cli" ] || { echo "astra_sim_compare: $cli: not an executable (build commlab-cli)" >&2; exit 2; }
 work=${3:-$(mktemp -d /tmp/astra_compare.XXXXXX)}
 mkdir -p "$work"
 work=$(realpath "$work")
-[ -x "$astra" ] || { echo "astra_sim_compare: $astra: not an executable" >&2; exit 2; }
-[ -x "$cli" ] || { echo "astra_sim_compare: $cli: not an executable (build commlab-cli)" >&2; exit 2; }
 
 # The GPU CommLab times compute with: h100 (core/topology/gpu_presets.cpp: 989 TFLOP/s BF16,
 # 3350 GB/s HBM) at MFU 0.4, the workload command's defaults for --gpu h100.
