@@ -170,11 +170,14 @@ void Engine::try_start(int rank, int stream, double t) {
 }
 
 // A node released on a free stream with nobody queued starts at once: what make_ready and
-// try_start would do, without the round trip through the queue.
+// try_start would do, without the round trip through the queue. Under CommIssue::kAstra it only
+// queues: process() starts the streams once every dependant of the ended node is released, so the
+// smallest id among them goes first (ASTRA-sim resolves a finished node's children, then issues).
 void Engine::release(int rank, uint32_t v, int stream, double t, uint32_t by) {
   RankState& s = ranks_[rank];
   if (!holds_stream(s.nodes[v].waiting.kind)) return post_recv(rank, v, t, by);
   StreamState& st = s.streams[stream];
+  if (astra_) return make_ready(rank, v, stream, t, by);
   if (st.busy || st.head != st.queue.size()) {
     make_ready(rank, v, stream, t, by);
     try_start(rank, stream, t);
@@ -461,7 +464,11 @@ void Engine::process(const Event& e, double t) {
       release(e.rank, w, waiting.stream, t, e.node);
     }
   }
-  if (e.stream != kNoStream) try_start(e.rank, e.stream, t);
+  if (astra_) {  // the compute stream and the communication slot, each its smallest ready id
+    for (size_t st = 0; st < s.streams.size(); ++st) try_start(e.rank, static_cast<int>(st), t);
+  } else if (e.stream != kNoStream) {
+    try_start(e.rank, e.stream, t);
+  }
 }
 
 ScheduleResult Engine::run() {

@@ -95,6 +95,46 @@ TEST(CommIssue, AstraTakesTheSmallestNodeIdFirstAmongReadyCollectives) {
   EXPECT_NEAR(r.timelines[0][0].end_s, 2 * t1, 1e-12);  // rank 1: group {0, 1} second
 }
 
+Node compute(uint64_t id, double seconds) {
+  Node n;
+  n.id = id;
+  n.duration_s = seconds;
+  return n;
+}
+
+TEST(CommIssue, AstraTakesTheSmallestIdAmongTheNodesOneNodeReleases) {
+  // One rank: node 1 releases node 9 (listed first, 1 s) and node 5 (listed second, 2 s), and
+  // node 5 releases node 7 (3 s). ASTRA-sim resolves every child of node 1, then issues the
+  // smallest id: 5 runs [1, 3], then 7 and 9 are ready and 7 (the smaller) runs [3, 6], 9 runs
+  // [6, 7]. Starting the first child released (9) at once would run 9 [1, 2], 5 [2, 4], 7 [4, 7]:
+  // the same end, so the starts are what tells the two apart.
+  Graph g;
+  g.ranks.resize(1);
+  const uint32_t root = g.ranks[0].add(compute(1, 1));
+  const uint32_t nine = g.ranks[0].add(compute(9, 1), {root});
+  const uint32_t five = g.ranks[0].add(compute(5, 2), {root});
+  const uint32_t seven = g.ranks[0].add(compute(7, 3), {five});
+  AnalyticalBackend backend(make_flat(1, kB, kAlpha));
+  SchedulerOptions o;
+  o.comm_issue = CommIssue::kAstra;
+  o.timeline_ranks = {0};
+  const ScheduleResult r = schedule(g, backend, o);
+  auto start_of = [&](uint32_t v) {
+    for (const TimelineEntry& e : r.timelines[0])
+      if (e.node == v) return e.start_s;
+    return -1.0;
+  };
+  EXPECT_DOUBLE_EQ(start_of(five), 1);
+  EXPECT_DOUBLE_EQ(start_of(seven), 3);
+  EXPECT_DOUBLE_EQ(start_of(nine), 6);
+  EXPECT_DOUBLE_EQ(r.iteration_s, 7);
+  // overlap keeps the order nodes became ready in: 9 (released first) runs [1, 2].
+  o.comm_issue = CommIssue::kOverlap;
+  const ScheduleResult fifo = schedule(g, backend, o);
+  for (const TimelineEntry& e : fifo.timelines[0])
+    if (e.node == nine) EXPECT_DOUBLE_EQ(e.start_s, 1);
+}
+
 TEST(CommIssue, AReceiveNeverHoldsTheSlotSoAReceiveFirstGraphCompletes) {
   // Rank 0: a receive (no dependency), then an all-reduce; rank 1 sends after its all-reduce.
   // With the receive holding the slot this is a deadlock; ASTRA-sim and astra finish it at
