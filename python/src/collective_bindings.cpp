@@ -156,10 +156,10 @@ void bind_collective(py::module_& m) {
         return std::pair{d.skip, d.rotation};
       },
       py::arg("skip"), py::arg("policy"), py::arg("seed"), py::arg("ranks"), py::arg("bucket"),
-      py::arg("bucket_name"), py::arg("elements"), py::arg("iteration"),
-      py::arg("unbiased") = false, py::arg("protected_buckets") = std::vector<std::string>{},
-      py::arg("min_elements") = 100000, py::arg("segment") = 0,
-      "SkipReduce's (skip, rotation) for one collective call, as every rank derives it");
+      py::arg("bucket_name"), py::arg("elements"), py::arg("iteration"), py::arg("unbiased"),
+      py::arg("protected_buckets"), py::arg("min_elements"), py::arg("segment"),
+      "SkipReduce's (skip, rotation) for one collective call, as every rank derives it (defaults: "
+      "commlab.decide_skip)");
   m.def(
       "build_plan",
       [](const std::string& algorithm, const std::string& op, int ranks, uint64_t count, int skip,
@@ -174,9 +174,9 @@ void bind_collective(py::module_& m) {
         req.ranks_per_node = ranks_per_node;
         return build_plan(algorithm, req);
       },
-      py::arg("algorithm") = "ring", py::arg("op") = "allreduce", py::arg("ranks") = 2,
-      py::arg("count") = 0, py::arg("skip") = 0, py::arg("rotation") = 0,
-      py::arg("unbiased") = false, py::arg("ranks_per_node") = 1, py::arg("time_only") = false);
+      py::arg("algorithm"), py::arg("op"), py::arg("ranks"), py::arg("count"), py::arg("skip"),
+      py::arg("rotation"), py::arg("unbiased"), py::arg("ranks_per_node"), py::arg("time_only"),
+      "The steps of a collective (defaults: commlab.build_plan)");
   m.def("lr_compensation", &lr_compensation, py::arg("ranks"), py::arg("skip"),
         "The learning-rate factor N / (N - s) of compensated SkipReduce (1 when s is 0 or >= N)");
   m.def("execute", &execute, py::arg("plan"), py::arg("buffers"), py::arg("wire") = nullptr,

@@ -125,13 +125,13 @@ void bind_simulator(py::module_& m) {
                                   reduce_gbps, slice_bytes, chunk_bytes};
         return time_collective(request, BackendRequest{cluster, backend, bw_gbps, alpha_us, ranks});
       },
-      py::arg("algorithm") = "ring", py::arg("op") = "allreduce", py::arg("ranks") = 8,
-      py::arg("bytes") = 1 << 20, py::arg("cluster") = "", py::arg("backend") = "analytical",
-      py::arg("bw_gbps") = 25.0, py::arg("alpha_us") = 5.0, py::arg("skip") = 0,
-      py::arg("policy") = "naive", py::arg("seed") = 0, py::arg("iteration") = 0,
-      py::arg("unbiased") = false, py::arg("element_bytes") = 4.0, py::arg("reduce_gbps") = 0.0,
-      py::arg("slice_bytes") = 512 << 10, py::arg("chunk_bytes") = 2 << 20,
-      "Time of one collective of `bytes` per rank, as commlab-cli collective --time-only");
+      py::arg("algorithm"), py::arg("op"), py::arg("ranks"), py::arg("bytes"), py::arg("cluster"),
+      py::arg("backend"), py::arg("bw_gbps"), py::arg("alpha_us"), py::arg("skip"),
+      py::arg("policy"), py::arg("seed"), py::arg("iteration"), py::arg("unbiased"),
+      py::arg("element_bytes"), py::arg("reduce_gbps"), py::arg("slice_bytes"),
+      py::arg("chunk_bytes"),
+      "Time of one collective of `bytes` per rank, as commlab-cli collective --time-only "
+      "(defaults: commlab.time_collective)");
   m.def(
       "time_workload",
       [](const std::string& catalog, const std::string& cluster, const std::string& backend,
@@ -146,12 +146,11 @@ void bind_simulator(py::module_& m) {
         request.codec_s_per_byte = codec_s_per_byte;
         return time_workload(request, BackendRequest{cluster, backend});
       },
-      py::arg("catalog") = "gpt3-175b", py::arg("cluster") = "", py::arg("backend") = "analytical",
-      py::arg("engine") = "graph", py::arg("dp") = 0, py::arg("tp") = 4, py::arg("pp") = 1,
-      py::arg("micro_batch") = 1, py::arg("global_batch") = 128, py::arg("gpu") = "h100",
-      py::arg("mfu") = 0.4, py::arg("ratio") = 1.0, py::arg("skip") = 0,
-      py::arg("codec_s_per_byte") = 0.0,
-      "Iteration time of a catalog workload on a cluster, as commlab-cli workload");
+      py::arg("catalog"), py::arg("cluster"), py::arg("backend"), py::arg("engine"), py::arg("dp"),
+      py::arg("tp"), py::arg("pp"), py::arg("micro_batch"), py::arg("global_batch"), py::arg("gpu"),
+      py::arg("mfu"), py::arg("ratio"), py::arg("skip"), py::arg("codec_s_per_byte"),
+      "Iteration time of a catalog workload on a cluster, as commlab-cli workload (defaults: "
+      "commlab.time_workload)");
   m.def("overlap_step", &overlap, py::arg("layers"), py::arg("bucket_comm_s"),
         py::arg("bucket_codec_s"),
         "DDP overlap of layers (forward_s, backward_s, bucket) with their buckets' "
