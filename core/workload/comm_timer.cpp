@@ -13,6 +13,24 @@
 #include "topology/topology.h"
 
 namespace commlab::workload {
+
+namespace {
+int server_of(const Topology& topology, int rank) {
+  return topology.nodes()[topology.gpus().at(rank)].server;
+}
+}  // namespace
+
+bool within_one_server(const Topology& topology, const std::vector<int>& ranks) {
+  if (ranks.empty()) return false;
+  const int first = server_of(topology, ranks.front());
+  return first >= 0 && std::all_of(ranks.begin(), ranks.end(),
+                                   [&](int r) { return server_of(topology, r) == first; });
+}
+
+bool within_one_server(const Topology& topology, int a, int b) {
+  const int server = server_of(topology, a);
+  return server >= 0 && server == server_of(topology, b);
+}
 namespace {
 
 // The backend as a plan over the class's participants sees it: local rank i is global rank

@@ -34,6 +34,13 @@ struct CommTiming {
   uint64_t bytes_on_wire = 0;  // summed over the class's groups
 };
 
+// True when every rank of `ranks` (global ranks of `topology`) sits in the same server (box): their
+// traffic stays on the server's NVLink / PCIe fabric and never reaches a NIC. A codec of the
+// network (NetZIP's, in the NIC or as GPU kernels before the NIC) does not touch it. GPUs without
+// a server (-1) count as apart.
+bool within_one_server(const Topology& topology, const std::vector<int>& ranks);
+bool within_one_server(const Topology& topology, int a, int b);
+
 // Throws std::invalid_argument naming the ranks, the transfers and the cap when an all-to-all over
 // `groups` concurrent groups of `group_size` ranks would exceed kMaxPlanTransfers.
 void check_all_to_all_transfers(int group_size, size_t groups);

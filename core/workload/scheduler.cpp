@@ -27,7 +27,11 @@ class Engine {
         astra_(options.comm_issue == CommIssue::kAstra),
         recv_holds_stream_(graph.receives_hold_stream && !astra_),
         timer_(backend, options.algorithm, options.pipeline),
-        instances_(graph.groups.size()) {}
+        topology_(backend.topology()),
+        instances_(graph.groups.size()) {
+    for (const std::vector<int>& ranks : graph.groups)
+      in_one_server_.push_back(within_one_server(topology_, ranks) ? 1 : 0);
+  }
 
   ScheduleResult run();
 
@@ -68,6 +72,10 @@ class Engine {
   bool astra_;  // CommIssue::kAstra
   bool recv_holds_stream_;
   CommTimer timer_;
+  const Topology& topology_;
+  // Per group: all its ranks in one server, so its traffic never meets a network codec
+  // (CommTechniques: ratios and codec time apply to traffic that leaves a server).
+  std::vector<char> in_one_server_;
   ReplayArena arena_;  // ranks_' per-node arrays
   std::vector<RankState> ranks_;
   std::vector<GroupCalls> instances_;  // per group, its unfinished calls
@@ -349,8 +357,9 @@ void Engine::flush_collectives(double t) {
     CollectiveShape shape;
     shape.op = inst.op;
     shape.group_size = static_cast<int>(g_.groups[group].size());
-    shape.elements = static_cast<uint64_t>(
-        std::ceil(static_cast<double>(inst.bytes) * tech.ratio[k] / sizeof(float)));
+    const double ratio = in_one_server_[group] ? 1.0 : tech.ratio[k];
+    shape.elements =
+        static_cast<uint64_t>(std::ceil(static_cast<double>(inst.bytes) * ratio / sizeof(float)));
     const bool reduces = inst.op == CommOp::kAllReduce || inst.op == CommOp::kReduceScatter;
     if (inst.kind == CommKind::kDp && reduces && tech.dp_skip.skip > 0) {
       const auto& [r0, v0] = inst.members.front();
@@ -370,7 +379,8 @@ void Engine::flush_collectives(double t) {
     r_.bytes_on_wire += timing.bytes_on_wire;
     for (auto [group, call] : list) {
       CollectiveInstance& inst = instances_[group].at(call);
-      const double codec = tech.codec_s_per_byte[k] * static_cast<double>(inst.bytes);
+      const double codec =
+          in_one_server_[group] ? 0.0 : tech.codec_s_per_byte[k] * static_cast<double>(inst.bytes);
       const double d = timing.time_s + codec;
       const Pred pred = ranks_[inst.last.rank].nodes[inst.last.node].pred;
       for (auto [rank, v] : inst.members) end_at(rank, v, t, t + d, pred);
@@ -388,8 +398,10 @@ void Engine::flush_collectives(double t) {
 
 Flow Engine::flow_of(const P2pPost& send, int dst) const {
   const Node& node = g_.ranks[send.rank].nodes[send.node];
-  const auto wire = static_cast<uint64_t>(std::ceil(
-      static_cast<double>(node.bytes) * o_.techniques.ratio[static_cast<int>(node.comm)]));
+  const double ratio = within_one_server(topology_, send.rank, dst)
+                           ? 1.0
+                           : o_.techniques.ratio[static_cast<int>(node.comm)];
+  const auto wire = static_cast<uint64_t>(std::ceil(static_cast<double>(node.bytes) * ratio));
   return Flow{send.rank, dst, wire, p2p_key(send.rank, dst, node.tag)};
 }
 
@@ -409,7 +421,9 @@ void Engine::flush_p2p(double t) {
   auto message_time = [&](const P2pPost& send, size_t i) {
     const Node& node = g_.ranks[send.rank].nodes[send.node];
     const int k = static_cast<int>(node.comm);
-    const double codec = o_.techniques.codec_s_per_byte[k] * static_cast<double>(node.bytes);
+    const bool local = within_one_server(topology_, flows[i].src, flows[i].dst);
+    const double codec =
+        local ? 0.0 : o_.techniques.codec_s_per_byte[k] * static_cast<double>(node.bytes);
     r_.codec_total_s[k] += codec;
     r_.comm_total_s[k] += finish[i] + codec;
     ++r_.p2p;

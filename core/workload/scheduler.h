@@ -22,6 +22,8 @@
 namespace commlab::workload {
 
 // The three techniques as they act on communication nodes, per kind (CommKind).
+// A network codec and SkipReduce. Ratios and codec time apply to traffic that leaves a server: a
+// group or a send whose ranks all sit in one server (TP on NVLink) moves its payload as it is.
 struct CommTechniques {
   std::array<double, kCommKinds> ratio{1, 1, 1, 1, 1};  // wire bytes / payload bytes (a codec)
   // Codec time charged per collective or send: payload / encode + payload / decode (seconds per

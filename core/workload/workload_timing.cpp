@@ -1,5 +1,6 @@
 #include "workload/workload_timing.h"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -7,6 +8,7 @@
 #include "collective/simulated_executor.h"
 #include "io/status.h"
 #include "topology/topology.h"
+#include "workload/comm_timer.h"
 
 namespace commlab {
 
@@ -87,6 +89,22 @@ double time_pp(const Parallelism& p, uint64_t bytes, NetworkBackend& backend) {
   return backend.time_step(flows).duration_s;
 }
 
+bool all_within_servers(const std::vector<std::vector<int>>& groups, const Topology& topology) {
+  return std::all_of(groups.begin(), groups.end(), [&](const std::vector<int>& g) {
+    return workload::within_one_server(topology, g);
+  });
+}
+
+// Every PP hand-off (stage s to s + 1 of one replica and TP index) stays inside a server.
+bool pp_within_servers(const Parallelism& p, const Topology& topology) {
+  for (int d = 0; d < p.dp; ++d)
+    for (int s = 0; s + 1 < p.pp; ++s)
+      for (int t = 0; t < p.tp; ++t)
+        if (!workload::within_one_server(topology, rank_of(p, d, s, t), rank_of(p, d, s + 1, t)))
+          return false;
+  return true;
+}
+
 }  // namespace
 
 WorkloadTiming time_workload(const TransformerSpec& spec, const Parallelism& p,
@@ -103,7 +121,12 @@ WorkloadTiming time_workload(const TransformerSpec& spec, const Parallelism& p,
   for (const Message& m : plan.messages) {
     MessageTiming t{m.kind, m.bytes, m.count, 0};
     const bool tp = m.kind == MessageKind::kTpAllReduce;
-    const double ratio = tp ? tech.tp_ratio : tech.dp_ratio;
+    // A codec of the network leaves traffic inside a server alone (scheduler.h, CommTechniques):
+    // TP groups within a server, PP hand-offs between stages of one server.
+    const bool local = m.kind == MessageKind::kPpSendRecv
+                           ? pp_within_servers(p, backend.topology())
+                           : all_within_servers(groups_of(m.kind, p), backend.topology());
+    const double ratio = local ? 1.0 : tp ? tech.tp_ratio : tech.dp_ratio;
     // Executor time-only plans charge 4 bytes per element: carry the wire bytes as elements.
     const uint64_t elements =
         static_cast<uint64_t>(std::ceil(static_cast<double>(m.bytes) * ratio / 4.0));
@@ -130,7 +153,7 @@ WorkloadTiming time_workload(const TransformerSpec& spec, const Parallelism& p,
     }
     // Encode + decode of the payload on every message's critical path (all exposed, as the
     // network time is here).
-    w.codec_s += tech.codec_s_per_byte * static_cast<double>(m.bytes) * m.count;
+    if (!local) w.codec_s += tech.codec_s_per_byte * static_cast<double>(m.bytes) * m.count;
     w.messages.push_back(t);
   }
   // TP all-reduces sit inside every layer's forward and backward; DP collectives and PP hand-offs

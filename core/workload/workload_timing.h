@@ -16,6 +16,8 @@
 
 namespace commlab {
 
+// A codec of the network applies to traffic that leaves a server; TP groups and PP hand-offs
+// inside one server (NVLink) keep their payload size and pay no codec time.
 struct WorkloadTechniques {
   double tp_ratio = 1.0;  // wire bytes / payload bytes of TP activations (a codec's ratio)
   double dp_ratio = 1.0;  // same for DP gradients
@@ -56,7 +58,8 @@ WorkloadTiming time_workload(const TransformerSpec& spec, const Parallelism& p,
 
 // The graph engine's side (workload/scheduler.h), shared by catalog and trace runs and the
 // `workload` command: the scheduler options that apply `techniques` as time_workload does (the
-// codec ratio on TP and DP bytes, SkipReduce on DP reduce-scatters), no timeline recorded.
+// codec ratio on TP and DP bytes that leave a server, SkipReduce on DP reduce-scatters), no
+// timeline recorded.
 workload::SchedulerOptions graph_options(const ComputeModel& compute,
                                          const WorkloadTechniques& techniques);
 // A replay in WorkloadTiming's terms: compute and exposed TP/DP/PP/EP/other time on the critical
