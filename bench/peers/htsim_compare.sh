@@ -19,7 +19,8 @@
 # hop, 4096 B payload + 64 B header per data packet, NDP with trimming switch ports holding 8 data
 # packets, packets sprayed over the equal-cost paths, all flows starting at time 0.
 # What differs (htsim's main_ndp.cpp and CommLab's defaults):
-#  - spraying: htsim -strat perm cycles each flow through a random permutation of all its paths;
+#  - spraying: htsim -strat perm sends down a random permutation of a flow's paths, reshuffled
+#    after each cycle;
 #    CommLab --paths 16 sprays round robin over up to 16 paths (all of them in a k=8 fat-tree).
 #  - initial window: htsim has one -cwnd for all flows, set here to 44 packets, the window CommLab
 #    derives for a cross-pod path (its bandwidth-delay product + 2); CommLab gives each flow its
