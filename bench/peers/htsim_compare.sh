@@ -110,11 +110,12 @@ for name, pairs, size in (("perm", permutation(128, 1), 16 << 20),
         f.write(f"{sum(packets * hops(s, d) for s, d in pairs)}\n")
 EOF
 
-# One timed run: tool scenario index -> WORK/scenario.tool.index.{out,time}.
+# One timed run: tool scenario index -> WORK/scenario.tool.index.{out,time}. Runs in WORK, where
+# htsim also writes its idmap.txt.
 timed() {
   local tool=$1 scen=$2 i=$3 out="$work/$2.$1.$3"
   shift 3
-  /usr/bin/time -v -o "$out.time" "$@" > "$out.out" 2> "$out.err" ||
+  (cd "$work" && /usr/bin/time -v -o "$out.time" "$@" > "$out.out" 2> "$out.err") ||
     { echo "htsim_compare: $tool $scen run $i failed, see $out.err" >&2; exit 1; }
 }
 
