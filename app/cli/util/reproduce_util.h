@@ -4,7 +4,7 @@
 // process and reading their JSON. "paper" holds only what a paper reports (and where: abstract,
 // table, summary); values CommLab computes from a formula or a theory go in their own column.
 // REPORT.md is for people; report.json holds the same rows with each row's headline number and its
-// 95% interval, for the golden test (tests/cli/reproduce_golden_test.cpp).
+// 95% interval, for scripts that compare two reports.
 #include <cmath>
 #include <functional>
 #include <nlohmann/json.hpp>
