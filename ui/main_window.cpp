@@ -64,6 +64,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   tabs_->addTab(training_, "Training");
   tabs_->setTabToolTip(3, "Train a model over the simulated cluster and watch convergence live.");
   compare_ = new CompareView([this] { return training_->runs(); });
+  compare_->set_colors([this] { return training_->run_colors(); });
   tabs_->setTabToolTip(tabs_->addTab(compare_, "Compare"),
                        "The Training tab's runs over several seeds: mean curves with 95% bands, "
                        "time to target and speedup against the baseline with paired intervals.");
@@ -391,7 +392,7 @@ QStringList MainWindow::open_scenario(const QString& file) {
   if (!loaded.problems.isEmpty()) return loaded.problems;
   training_->reset();
   // Runs kept from before stay, labelled.
-  training_->set_runs(loaded.runs, loaded.name, loaded.forked_from);
+  training_->set_runs(loaded.runs, loaded.name, loaded.forked_from, loaded.colors);
   training_->set_description(loaded.description);
   saved_table_ = table_key();  // runs kept from before are not an edit of this file
   const bool preset = is_preset(file);

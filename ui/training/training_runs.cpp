@@ -30,14 +30,22 @@ bool TrainingView::color_in_use(int color) const {
   return false;
 }
 
+int TrainingView::loaded_color(size_t i) const {
+  return i < loaded_colors_.size() && loaded_colors_[i] >= 0 ? loaded_colors_[i]
+                                                             : static_cast<int>(i);
+}
+
 int TrainingView::take_color(const std::string& settings) {
-  // A run with the settings of the scenario's run i takes colour i, so the baseline (and every
-  // run of the file) has the same colour in every session, whatever ran first; any other run
-  // takes the next colour after the scenario's, never one a run on screen (or undoable) holds.
+  // A run with the settings of the scenario's run i takes that run's colour (the file's, else
+  // colour i), so the baseline (and every run of the file) has the same colour in every session,
+  // whatever ran first; any other run takes the next colour after the scenario's, never one a
+  // run on screen (or undoable) holds.
+  int after = static_cast<int>(loaded_.size());
+  for (size_t i = 0; i < loaded_.size(); ++i) after = std::max(after, loaded_color(i) + 1);
   for (size_t i = 0; i < loaded_.size(); ++i)
-    if (settings_key(loaded_[i]) == settings && !color_in_use(static_cast<int>(i)))
-      return static_cast<int>(i);
-  int color = std::max(color_counter_, static_cast<int>(loaded_.size()));
+    if (settings_key(loaded_[i]) == settings && !color_in_use(loaded_color(i)))
+      return loaded_color(i);
+  int color = std::max(color_counter_, after);
   while (color_in_use(color)) ++color;
   color_counter_ = color + 1;
   return color;
@@ -264,6 +272,19 @@ size_t TrainingView::baseline_row(const std::vector<const Run*>& rows) const {
   return base;
 }
 
+std::vector<int> TrainingView::run_colors() const {
+  const std::vector<RunConfig> all = runs();
+  const std::vector<const Run*> rows = table();
+  std::vector<int> out;
+  for (size_t i = 0; i < all.size(); ++i) {
+    const std::string key = settings_key(all[i]);
+    const auto row =
+        std::find_if(rows.begin(), rows.end(), [&](const Run* r) { return r->settings == key; });
+    out.push_back(row != rows.end() ? (*row)->color : loaded_color(i));
+  }
+  return out;
+}
+
 std::vector<SavedRun> TrainingView::table_runs(int* baseline) const {
   const std::vector<const Run*> rows = table();
   if (baseline) *baseline = rows.empty() ? 0 : static_cast<int>(baseline_row(rows));
@@ -272,6 +293,7 @@ std::vector<SavedRun> TrainingView::table_runs(int* baseline) const {
     SavedRun s;
     s.config = r->config;
     s.config.name = r->name.toStdString();
+    s.color = r->color;
     if (r->forked_at > 0) {
       s.forked_from = {r->parent_name.toStdString(), r->forked_at};
       for (size_t p = 0; p < rows.size(); ++p)

@@ -337,11 +337,14 @@ void TrainingView::refused(const ConfigProblems& problems) {
 }
 
 void TrainingView::set_runs(const std::vector<RunConfig>& runs, const QString& scenario,
-                            const std::vector<ForkedFrom>& forked_from) {
+                            const std::vector<ForkedFrom>& forked_from,
+                            const std::vector<int>& colors) {
   runs_ = runs.empty() ? std::vector<RunConfig>{panel_->config()} : runs;
   loaded_ = runs_;
   loaded_forks_ = forked_from;
   loaded_forks_.resize(runs_.size());
+  loaded_colors_ = colors;
+  loaded_colors_.resize(runs_.size(), -1);
   seed_times_.clear();  // another scenario's comparison says nothing of these runs
   scenario_ = scenario.isEmpty() ? QString::fromStdString(runs_.front().name) : scenario;
   chosen_ = 0;
@@ -373,7 +376,7 @@ std::vector<SavedRun> TrainingView::scenario_runs() const {
   std::vector<SavedRun> out;
   const std::vector<RunConfig> all = runs();
   for (size_t i = 0; i < all.size(); ++i) {
-    out.push_back({all[i], loaded_forks_[i], -1});
+    out.push_back({all[i], loaded_forks_[i], -1, loaded_color(i)});
     // An edited run is no longer the run the file said was forked.
     if (to_json(all[i]) != to_json(loaded_[i])) out.back().forked_from = {};
   }
