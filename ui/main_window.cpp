@@ -105,6 +105,16 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   statusBar()->showMessage("CommLab: communication of distributed training on a simulated cluster");
 }
 
+MainWindow::~MainWindow() {
+  // The tabs are destroyed after this window's members (QWidget deletes its children last), and
+  // the Training tab's undo stack says it is clean as it goes: the title slot would then read
+  // members already freed and corrupt the heap. The tabs' signals to the window end here.
+  for (QObject* sender :
+       {static_cast<QObject*>(training_->undo_stack()), static_cast<QObject*>(training_->bridge()),
+        static_cast<QObject*>(training_->panel())})
+    disconnect(sender, nullptr, this, nullptr);
+}
+
 void MainWindow::add_menus() {
   QMenu* file = menuBar()->addMenu("&File");
   file->setToolTipsVisible(true);
