@@ -15,9 +15,10 @@ namespace commlab::ui {
 QStringList compare_row_cells(const nlohmann::json& run);
 
 // The race headline: how much sooner a run reaches the target accuracy than the baseline, as one
-// large number (speedup_vs_baseline.estimate, the geometric mean of the paired per-seed ratios of
-// the baseline's time to target over the run's) with its 95% interval and verdict, and both runs'
-// times to target (time_to_accuracy.estimate_s, the censored median over seeds).
+// large number (speedup_vs_baseline.estimate: the baseline's time to target over the run's, paired
+// by seed; their geometric mean, or the Hodges-Lehmann estimate when a seed missed the target,
+// scenario/run/tta_stats.h) with its 95% interval and verdict, and both runs' times to target
+// (time_to_accuracy.estimate_s, the censored median over seeds).
 struct RaceHeadline {
   int row = -1;      // the run's index in summary["runs"] (-1: no run to show)
   QString run;       // its name

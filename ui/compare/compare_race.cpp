@@ -45,9 +45,9 @@ QWidget* CompareView::make_race_panel() {
   column->addWidget(race_text_, 1);
   column->addWidget(hint);
   panel->setToolTip(
-      "The speedup to the target accuracy over the baseline: the geometric mean of the paired "
-      "per-seed ratios (baseline's time / this run's), with its 95% interval, as summary.json's "
-      "speedup_vs_baseline.");
+      "The speedup to the target accuracy over the baseline, paired by seed (baseline's time / "
+      "this run's: their geometric mean, or the Hodges-Lehmann estimate when a seed missed the "
+      "target), with its 95% interval, as summary.json's speedup_vs_baseline.");
   return panel;
 }
 
