@@ -33,6 +33,7 @@ class MainWindow : public QMainWindow {
   Q_OBJECT
  public:
   explicit MainWindow(QWidget* parent = nullptr);
+  ~MainWindow() override;
   // True once every view has drawn what the engine computed (used by --screenshot and tests).
   bool idle() const;
   bool select_tab(const QString& name);

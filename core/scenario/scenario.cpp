@@ -135,6 +135,7 @@ struct Run {
   std::string name;
   json set = json::object();
   ForkedFrom forked_from;
+  int color = -1;
 };
 
 // A run's "forked_from": {"run": NAME, "iteration": K >= 1}.
@@ -171,7 +172,7 @@ struct SweepDim {
 };
 
 std::vector<Run> read_runs(const json& doc, const std::string& default_name, Problems& problems) {
-  if (!doc.contains("runs")) return {Run{default_name, json::object(), {}}};
+  if (!doc.contains("runs")) return {Run{default_name, json::object(), {}, -1}};
   const json& runs = doc["runs"];
   if (!runs.is_array() || runs.empty()) {
     problems.add("runs", "expected a non-empty list of runs, got " + value_as_written(runs));
@@ -209,8 +210,17 @@ std::vector<Run> read_runs(const json& doc, const std::string& default_name, Pro
         }
       } else if (key == "forked_from") {
         run.forked_from = read_forked_from(value, at + ".forked_from", problems);
+      } else if (key == "color") {
+        if (!value.is_number_integer() || value.get<long long>() < 0 ||
+            value.get<long long>() > kMaxRunColor)
+          problems.add(at + ".color", "expected a run palette index from 0 to " +
+                                          std::to_string(kMaxRunColor) + ", got " +
+                                          value_as_written(value));
+        else
+          run.color = value.get<int>();
       } else {
-        problems.add(at + "." + key, unknown(did_you_mean(key, {"name", "set", "forked_from"})));
+        problems.add(at + "." + key,
+                     unknown(did_you_mean(key, {"name", "set", "forked_from", "color"})));
       }
     }
     if (!r.contains("name")) problems.add(at, "missing name");
@@ -459,9 +469,11 @@ Experiment parse_scenario(const json& doc, const std::string& file,
         entry["forked_from"] = {{"run", run.forked_from.run},
                                 {"iteration", run.forked_from.iteration}};
       }
+      if (run.color >= 0) entry["color"] = run.color;
       exp.resolved["runs"].push_back(std::move(entry));
       exp.runs.push_back(std::move(config));
       exp.forked_from.push_back(run.forked_from);
+      exp.colors.push_back(run.color);
     }
   }
   problems.throw_if_any();

@@ -26,6 +26,10 @@ struct Experiment {
   std::vector<RunConfig> runs;
   // runs[i]'s "forked_from" (iteration 0 when it has none); one per run, sweeps expanded.
   std::vector<ForkedFrom> forked_from;
+  // runs[i]'s "color": the index of its colour in the GUI's run palette, which Save writes so a
+  // run keeps its colour across sessions (-1: none given; the GUI then picks one). One per run,
+  // sweeps expanded: every point of a run carries the run's.
+  std::vector<int> colors;
   // The scenario as run: the base with every default filled, and every run (sweeps expanded) as a
   // merge patch of the base. parse_scenario(resolved) gives the same runs.
   nlohmann::json resolved;

@@ -64,6 +64,8 @@ inline constexpr size_t kMaxStringLength = 4096;
 inline constexpr int kMaxRanks = 65536;
 inline constexpr int kMaxTrainingRanks = 256;
 inline constexpr size_t kMaxRuns = 1000;
+// A run's "color": an index into the GUI's run palette (20 colours, then hues by the golden angle).
+inline constexpr int kMaxRunColor = 1'000'000;
 inline constexpr size_t kMaxProblems = 100;
 // Floats a trained run may hold, estimated before anything is allocated: model parameters times
 // ranks (replicas), batch rows per rank times the widest layer, training rows times input width.

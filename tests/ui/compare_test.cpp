@@ -5,7 +5,9 @@
 
 #include <QChart>
 #include <QChartView>
+#include <QLabel>
 #include <QLineSeries>
+#include <QScatterSeries>
 #include <QTableWidget>
 #include <cmath>
 #include <nlohmann/json.hpp>
@@ -93,6 +95,97 @@ TEST(CompareView, AFailedComparisonKeepsThePreviousTable) {
   ASSERT_TRUE(wait_for([&] { return view.idle(); }));
   EXPECT_TRUE(view.status_text().startsWith("Failed")) << view.status_text().toStdString();
   EXPECT_EQ(view.table()->item(1, 5)->text(), before);
+}
+
+// The race view: after a comparison, the headline beside the chart is the fastest arm's speedup
+// over the baseline to the target, as summary.json's speedup_vs_baseline says it (estimate to two
+// decimals, its 95% interval and pairs), with both runs' times to target
+// (time_to_accuracy.estimate_s); each run that reached the target is marked on the target line
+// at that time. Selecting the baseline's row shows it as the baseline.
+TEST(CompareView, TheRaceHeadlineIsTheSummarysSpeedup) {
+  app();
+  CompareView view([] { return spiral_runs(); });
+  view.set_seeds(3);
+  ASSERT_TRUE(view.run());
+  ASSERT_TRUE(wait_for([&] { return view.idle(); }));
+  const nlohmann::json& runs = view.summary()["runs"];
+  ASSERT_EQ(runs.size(), 2u);
+  const nlohmann::json& speed = runs[1]["speedup_vs_baseline"];
+  ASSERT_TRUE(speed["estimate"].is_number()) << speed.dump();
+  const RaceHeadline h = view.race();
+  EXPECT_EQ(h.row, 1);
+  EXPECT_EQ(h.run, "skip");
+  EXPECT_EQ(h.number, QString::number(speed["estimate"].get<double>(), 'f', 2) + "×");
+  EXPECT_EQ(view.findChild<QLabel*>("race_number")->text(), h.number);
+  EXPECT_TRUE(h.interval.endsWith(QString(", %1 paired seeds").arg(speed["pairs"].get<int>())))
+      << h.interval.toStdString();
+  if (speed["ci95"].is_array() && speed["ci95"][0].is_number())
+    EXPECT_TRUE(h.interval.startsWith(
+        "95% interval [" + QString::number(speed["ci95"][0].get<double>(), 'f', 2) + ", "))
+        << h.interval.toStdString();
+  const std::string verdict = speed["verdict"].get<std::string>();
+  EXPECT_TRUE(h.verdict.startsWith(verdict == "faster"         ? "faster than baseline"
+                                   : verdict == "slower"       ? "slower than baseline"
+                                   : verdict == "within noise" ? "within noise of baseline"
+                                                               : "against baseline"))
+      << verdict << " / " << h.verdict.toStdString();
+  EXPECT_TRUE(h.verdict.endsWith("to 60% test accuracy")) << h.verdict.toStdString();
+  // The finish marks: one per run with a time to target, at (1e3 x estimate_s, target).
+  std::vector<QPointF> marks;
+  for (QAbstractSeries* s : view.chart()->series())
+    if (auto* scatter = qobject_cast<QScatterSeries*>(s)) marks.push_back(scatter->at(0));
+  size_t reached = 0;
+  for (size_t k = 0; k < runs.size(); ++k) {
+    const nlohmann::json& t = runs[k]["time_to_accuracy"]["estimate_s"];
+    if (!t.is_number()) continue;
+    ASSERT_LT(reached, marks.size());
+    EXPECT_DOUBLE_EQ(marks[reached].x(), 1e3 * t.get<double>()) << k;
+    EXPECT_DOUBLE_EQ(marks[reached].y(), 0.6) << k;
+    if (k == 1)
+      EXPECT_TRUE(h.times.startsWith(
+          "time to 60%: " + QString::number(1e3 * t.get<double>(), 'g', 3) + " ms"))
+          << h.times.toStdString();
+    ++reached;
+  }
+  EXPECT_EQ(marks.size(), reached);
+  view.table()->setCurrentCell(0, 0);
+  EXPECT_EQ(view.race().row, 0);
+  EXPECT_EQ(view.race().number, "1×");
+  EXPECT_TRUE(view.race().verdict.startsWith("is the baseline"))
+      << view.race().verdict.toStdString();
+}
+
+// race_headline picks the arm with the largest estimate, shows an interval unbounded above as
+// "∞", and says when no run was compared or no pair reached the target.
+TEST(RaceHeadline, ReadsTheSummaryAsWritten) {
+  const nlohmann::json summary = nlohmann::json::parse(R"({"runs": [
+    {"name": "baseline", "time_to_accuracy": {"target": 0.85, "estimate_s": 0.004}},
+    {"name": "a", "time_to_accuracy": {"target": 0.85, "estimate_s": 0.003},
+     "speedup_vs_baseline": {"estimate": 1.25, "ci95": [1.1, 1.4], "pairs": 6,
+                             "verdict": "faster", "baseline": "baseline"}},
+    {"name": "b", "time_to_accuracy": {"target": 0.85, "estimate_s": 0.002},
+     "speedup_vs_baseline": {"estimate": 1.9, "ci95": [0.9, null], "pairs": 6,
+                             "verdict": "within noise", "baseline": "baseline"}},
+    {"name": "c", "time_to_accuracy": {"target": 0.85, "estimate_s": null},
+     "speedup_vs_baseline": {"estimate": null, "ci95": null, "pairs": 1,
+                             "verdict": "undetermined", "baseline": "baseline"}}]})");
+  const RaceHeadline best = race_headline(summary);
+  EXPECT_EQ(best.row, 2);
+  EXPECT_EQ(best.number, "1.90×");
+  EXPECT_EQ(best.verdict, "within noise of baseline to 85% test accuracy");
+  EXPECT_EQ(best.interval, "95% interval [0.90, ∞], 6 paired seeds");
+  EXPECT_EQ(best.times, "time to 85%: 2 ms, baseline 4 ms (medians over seeds)");
+  const RaceHeadline a = race_headline(summary, 1);
+  EXPECT_EQ(a.number, "1.25×");
+  EXPECT_EQ(a.verdict, "faster than baseline to 85% test accuracy");
+  const RaceHeadline c = race_headline(summary, 3);
+  EXPECT_EQ(c.number, "–");
+  EXPECT_EQ(c.interval, "no interval, 1 paired seed");
+  EXPECT_EQ(c.times, "time to 85%: not reached, baseline 4 ms (medians over seeds)");
+  EXPECT_EQ(race_headline(nlohmann::json()).row, -1);
+  EXPECT_EQ(race_headline(nlohmann::json::parse(R"({"runs": [{"name": "baseline"}]})")).row, -1);
+  EXPECT_DOUBLE_EQ(race_finish_s(summary, 1), 0.003);
+  EXPECT_TRUE(std::isnan(race_finish_s(summary, 3)));
 }
 
 }  // namespace

@@ -242,3 +242,31 @@ TEST(Progress, RunAllCountsEveryRunsIterations) {
 
 }  // namespace
 }  // namespace commlab::ui
+
+namespace commlab::ui {
+namespace {
+
+// While a new run is checked and built, the running one waits between two iterations (the cores
+// are the new run's: that build is what a live change waits for); the engine's refusal of the new
+// run lets the held one go on from where it stood, its samples still coming.
+TEST(TrainingBridgeHold, ARefusalLetsTheHeldRunGoOn) {
+  test::app();
+  TrainingBridge bridge;
+  bool refused = false;
+  QObject::connect(&bridge, &TrainingBridge::failed, [&] { refused = true; });
+  bridge.start(test::small_run(100'000));
+  ASSERT_TRUE(test::wait_for([&] { return bridge.completed() >= 3; }));
+  RunConfig bad = test::small_run(10);
+  bad.training.global_batch = 66;  // not a multiple of the 4 ranks: refused on the worker
+  bridge.start(bad);
+  ASSERT_TRUE(test::wait_for([&] { return refused; }));
+  ASSERT_TRUE(bridge.active());
+  const int at = bridge.completed();
+  EXPECT_GE(at, 3);
+  EXPECT_TRUE(test::wait_for([&] { return bridge.completed() >= at + 3; }));
+  EXPECT_FALSE(bridge.take_samples().empty());
+  bridge.reset();
+}
+
+}  // namespace
+}  // namespace commlab::ui

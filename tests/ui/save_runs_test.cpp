@@ -4,13 +4,19 @@
 // lists the same runs, and Run all there gives the same table.
 #include <gtest/gtest.h>
 
+#include <QChart>
 #include <QCheckBox>
 #include <QDoubleSpinBox>
+#include <QLineSeries>
 #include <QTemporaryDir>
 #include <QTreeWidget>
 #include <fstream>
+#include <map>
+#include <set>
 
 #include "main_window.h"
+#include "run_chart_pages.h"
+#include "run_charts.h"
 #include "runs_list.h"
 #include "scenario/scenario.h"
 #include "scenario/schema.h"
@@ -192,6 +198,95 @@ TEST_F(SaveRuns, ReopeningTheSavedFileGivesTheSameTable) {
       << refork->toolTip(0).toStdString();
 }
 
+// Each run's colour as drawn: the pen of its curve in the loss chart, by the curve's name.
+std::map<QString, QRgb> drawn_colors(TrainingView* view) {
+  std::map<QString, QRgb> out;
+  if (QChart* chart = view->charts()->chart(RunChart::kLossIteration))
+    for (QAbstractSeries* s : chart->series())
+      if (auto* line = qobject_cast<QLineSeries*>(s)) out[s->name()] = line->pen().color().rgb();
+  return out;
+}
+
+// A run keeps its colour through Save as and opening the file again, also when a run in the
+// middle of the table was removed (the rows after it would otherwise shift onto the next colours):
+// Save writes each run's palette index, and a run opened with the settings of the file's run i
+// takes the file's colour of run i.
+TEST_F(SaveRuns, ReopeningKeepsEveryRunsColour) {
+  ASSERT_TRUE(view->run_all());
+  idle();
+  run_and_pin(0.3);
+  run_and_pin(0.15);
+  const std::vector<SavedRun> all = view->table_runs();
+  ASSERT_EQ(all.size(), 6u);
+  ASSERT_EQ(all[1].config.name, "fast");
+  const int fast_color = all[1].color;
+  view->remove_run(view->run_ids()[1]);
+  const std::vector<SavedRun> before = view->table_runs();
+  ASSERT_EQ(before.size(), 5u);
+  // The rows' colours differ from their positions: "skip" keeps colour 2 in row 1.
+  std::set<int> distinct{fast_color};
+  for (const SavedRun& r : before) distinct.insert(r.color);
+  ASSERT_EQ(distinct.size(), 6u);
+  ASSERT_NE(before[1].color, 1);
+  ASSERT_TRUE(wait_for([&] { return drawn_colors(view).size() == before.size(); }));
+  const std::map<QString, QRgb> drawn = drawn_colors(view);
+
+  const QString saved = dir.filePath("colours.json");
+  ASSERT_EQ(window->save_scenario(saved), "");
+  const LoadedScenario loaded = load_scenario_file(saved);
+  ASSERT_TRUE(loaded.problems.isEmpty()) << loaded.problems.join("\n").toStdString();
+  // The rows, then "fast" (a run of the scenario no row holds) in the colour it had.
+  ASSERT_EQ(loaded.colors.size(), 6u);
+  for (size_t i = 0; i < before.size(); ++i) EXPECT_EQ(loaded.colors[i], before[i].color) << i;
+  EXPECT_EQ(loaded.runs[5].name, "fast");
+  EXPECT_EQ(loaded.colors[5], fast_color);
+
+  MainWindow again;
+  TrainingView* view2 = again.training_view();
+  view2->set_live(false);
+  ASSERT_TRUE(again.open_scenario(saved).isEmpty());
+  ASSERT_TRUE(view2->run_all());
+  ASSERT_TRUE(wait_for([&] { return view2->idle(); }, 60000));
+  const std::vector<SavedRun> after = view2->table_runs();
+  ASSERT_EQ(after.size(), 6u);
+  for (size_t i = 0; i < before.size(); ++i) {
+    EXPECT_EQ(after[i].config.name, before[i].config.name) << i;
+    EXPECT_EQ(after[i].color, before[i].color) << after[i].config.name;
+  }
+  EXPECT_EQ(after[5].color, fast_color);
+  // As drawn: every run's curve in the colour it had before saving.
+  ASSERT_TRUE(wait_for([&] { return drawn_colors(view2).size() == after.size(); }));
+  const std::map<QString, QRgb> drawn2 = drawn_colors(view2);
+  for (const auto& [name, rgb] : drawn) {
+    ASSERT_TRUE(drawn2.count(name)) << name.toStdString();
+    EXPECT_EQ(drawn2.at(name), rgb) << name.toStdString();
+  }
+  EXPECT_EQ(drawn2.at("fast"), run_color(fast_color).rgb());
+}
+
+// A scenario run that Save adds after the rows keeps its colour unless a saved run holds it.
+TEST(SavePlan, AnAddedScenarioRunNeverSharesARowsColour) {
+  auto run = [](const char* name, double lr, int color) {
+    SavedRun r;
+    r.config.name = name;
+    r.config.training.lr = lr;
+    r.color = color;
+    return r;
+  };
+  // Rows in colours 0 and 3; the scenario's runs in 0 (shown), 3 (taken by a row) and 5.
+  const SavePlan plan =
+      plan_save({run("a", 0.1, 0), run("b", 0.2, 3)}, 0,
+                {run("a", 0.1, 0), run("c", 0.3, 3), run("d", 0.4, 5), run("e", 0.5, -1)});
+  ASSERT_EQ(plan.runs.size(), 5u);
+  std::vector<int> colors;
+  for (const SavedRun& r : plan.runs) colors.push_back(r.color);
+  // c: 3 is b's, so the smallest free (1); d keeps 5; e has none: the smallest free then (2).
+  EXPECT_EQ(colors, (std::vector<int>{0, 3, 1, 5, 2}));
+  const std::string text = scenario_text("s", "", plan.runs);
+  const Experiment e = parse_scenario_text(text, "s.json");
+  EXPECT_EQ(e.colors, colors);
+}
+
 // The baseline the user chose ("Use as baseline") is the file's baseline: it is saved first, and
 // the run named "baseline" under another name, so the file's rule (the run named "baseline",
 // else the first) picks the same run as the table.
@@ -282,6 +377,27 @@ TEST(ForkedFrom, TheScenarioReaderKeepsAndChecksIt) {
             std::string::npos);
   EXPECT_NE(problems_of(R"([{"name": "b", "forked_from": "a"}])").find("runs[0].forked_from:"),
             std::string::npos);
+}
+
+// A run's "color": a palette index kept per run (sweep points share their run's), written back
+// in the resolved scenario, a bad one refused with its JSON path.
+TEST(RunColor, TheScenarioReaderKeepsAndChecksIt) {
+  const Experiment e = parse_scenario_text(
+      R"({"runs": [{"name": "a"}, {"name": "b", "color": 7}],
+          "sweep": [{"path": "training.lr", "values": [0.1, 0.2]}]})",
+      "f.json");
+  EXPECT_EQ(e.colors, (std::vector<int>{-1, -1, 7, 7}));
+  EXPECT_FALSE(e.resolved["runs"][0].contains("color"));
+  EXPECT_EQ(e.resolved["runs"][3]["color"], 7);
+  EXPECT_NE(problems_of(R"([{"name": "b", "color": -1}])")
+                .find("f.json:runs[0].color: expected a run palette index from 0 to 1000000, "
+                      "got -1"),
+            std::string::npos);
+  EXPECT_NE(problems_of(R"([{"name": "b", "color": "red"}])").find("runs[0].color:"),
+            std::string::npos);
+  EXPECT_NE(problems_of(R"([{"name": "b", "colour": 2}])").find("did you mean 'color'"),
+            std::string::npos)
+      << problems_of(R"([{"name": "b", "colour": 2}])");
 }
 
 }  // namespace

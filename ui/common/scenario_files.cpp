@@ -45,6 +45,8 @@ LoadedScenario load_scenario_file(const QString& path) {
     out.runs = std::move(e.runs);
     out.forked_from = std::move(e.forked_from);
     out.forked_from.resize(out.runs.size());
+    out.colors = std::move(e.colors);
+    out.colors.resize(out.runs.size(), -1);
   } catch (const ScenarioError& e) {
     for (const std::string& line : e.lines()) out.problems << QString::fromStdString(line);
   } catch (const std::exception& e) {
@@ -70,12 +72,20 @@ SavePlan plan_save(std::vector<SavedRun> rows, int baseline,
   SavePlan plan;
   // The scenario's runs no row has the settings of come after the rows.
   std::vector<json> shown;
-  for (const SavedRun& r : rows) shown.push_back(unnamed(r.config));
+  std::set<int> colors;  // held by a saved run
+  for (const SavedRun& r : rows) {
+    shown.push_back(unnamed(r.config));
+    if (r.color >= 0) colors.insert(r.color);
+  }
   const int first_extra = static_cast<int>(rows.size());
   for (const SavedRun& s : scenario)
     if (std::find(shown.begin(), shown.end(), unnamed(s.config)) == shown.end()) {
       rows.push_back(s);
       rows.back().parent = -1;  // the scenario's own provenance names its parent by name
+      int& color = rows.back().color;
+      if (color < 0 || colors.count(color))
+        for (color = 0; colors.count(color);) ++color;
+      colors.insert(color);
     }
   if (rows.empty()) return plan;
   if (baseline < 0 || baseline >= first_extra) baseline = 0;
@@ -140,6 +150,7 @@ std::string scenario_text(const QString& name, const QString& description,
     if (run.forked_from.iteration > 0)
       entry["forked_from"] = {{"run", run.forked_from.run},
                               {"iteration", run.forked_from.iteration}};
+    if (run.color >= 0) entry["color"] = run.color;
     doc["runs"].push_back(std::move(entry));
   }
   return doc.dump(2) + "\n";

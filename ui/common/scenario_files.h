@@ -17,6 +17,7 @@ struct LoadedScenario {
   QString name, description;
   std::vector<RunConfig> runs;          // sweeps expanded
   std::vector<ForkedFrom> forked_from;  // one per run (iteration 0: not a fork)
+  std::vector<int> colors;              // one per run: its run_color index (-1: the file has none)
   QStringList problems;                 // non-empty: the file was rejected (runs is empty)
 };
 
@@ -30,6 +31,7 @@ struct SavedRun {
   RunConfig config;
   ForkedFrom forked_from;
   int parent = -1;
+  int color = -1;  // its run_color index (-1: none written; opening the file picks one)
 };
 
 // What Save writes and what it had to change to say it in the file's terms.
@@ -44,11 +46,14 @@ struct SavePlan {
 // baseline is its run named "baseline", else its first run (docs/scenario.md): when the table's
 // baseline is neither, it moves first, and another run named "baseline" is saved as
 // "baseline (earlier)". Names are made unique with " (2)", " (3)"; a fork's forked_from.run
-// follows its parent's saved name.
+// follows its parent's saved name. Every row keeps its colour; a scenario run added after the rows
+// keeps its own unless a saved run holds it (or it has none), then takes the smallest colour no
+// saved run holds, so no two saved runs share one.
 SavePlan plan_save(std::vector<SavedRun> rows, int baseline, const std::vector<SavedRun>& scenario);
 
 // The scenario document: the baseline run's settings (the run named "baseline", else the first;
-// its name dropped) as the base, plus "runs", one {"name", "set": patch, "forked_from"} per run.
+// its name dropped) as the base, plus "runs", one {"name", "set": patch, "forked_from", "color"}
+// per run.
 // `runs` must not be empty.
 std::string scenario_text(const QString& name, const QString& description,
                           const std::vector<SavedRun>& runs);

@@ -24,7 +24,6 @@
 #include <thread>
 
 #include "chart_hover.h"
-#include "format_util.h"
 #include "io/json_input.h"
 #include "run_charts.h"
 #include "scenario/run/experiment_runner.h"
@@ -51,17 +50,6 @@ struct CompareView::Job {
 };
 
 namespace {
-
-QString number(const json& v, int digits, double scale = 1, const QString& unit = QString()) {
-  return v.is_number() ? QString::number(scale * v.get<double>(), 'f', digits) + unit
-                       : QString("–");
-}
-
-// "[lo, hi]" of a two-element array (either end may be null), empty when there is none.
-QString interval(const json& ci, int digits, double scale = 1) {
-  if (!ci.is_array() || ci.size() != 2) return QString();
-  return " [" + number(ci[0], digits, scale) + ", " + number(ci[1], digits, scale) + "]";
-}
 
 const json& member(const json& j, const char* key) {
   static const json kNull;
@@ -159,8 +147,13 @@ CompareView::CompareView(std::function<std::vector<RunConfig>()> runs, QWidget* 
       "runs and seeds; the intervals are 95%.");
   if (auto* corner = table_->findChild<QAbstractButton*>())  // Qt's select-all corner button
     corner->setToolTip("Select the whole table (to copy it).");
+  auto* race = new QWidget;
+  auto* race_row = new QHBoxLayout(race);
+  race_row->setContentsMargins(0, 0, 0, 0);
+  race_row->addWidget(chart_, 1);
+  race_row->addWidget(make_race_panel());
   auto* split = new QSplitter(Qt::Vertical);
-  split->addWidget(chart_);
+  split->addWidget(race);
   split->addWidget(table_);
   split->setStretchFactor(0, 3);
   split->setStretchFactor(1, 2);
@@ -173,7 +166,9 @@ CompareView::CompareView(std::function<std::vector<RunConfig>()> runs, QWidget* 
   connect(poll_timer_, &QTimer::timeout, this, &CompareView::poll);
   connect(run_, &QPushButton::clicked, this, [this] { run(); });
   connect(cancel_, &QPushButton::clicked, this, &CompareView::cancel);
+  connect(table_, &QTableWidget::currentCellChanged, this, [this](int row) { set_race_run(row); });
   draw_chart();
+  show_race();
 }
 
 CompareView::~CompareView() {
@@ -181,6 +176,15 @@ CompareView::~CompareView() {
     job_->cancel.store(true);
     if (job_->thread.joinable()) job_->thread.join();
   }
+}
+
+void CompareView::set_colors(std::function<std::vector<int>()> colors) {
+  colors_ = std::move(colors);
+}
+
+QColor CompareView::color_of(size_t k, bool running) const {
+  const std::vector<int>& colors = running ? running_colors_ : compared_colors_;
+  return run_color(k < colors.size() ? colors[k] : static_cast<int>(k));
 }
 
 void CompareView::set_seeds(int seeds) {
@@ -214,12 +218,14 @@ bool CompareView::run() {
   exp.name = "compare";
   exp.runs = std::move(runs);
   running_ = exp.runs;
+  running_colors_ = colors_ ? colors_() : std::vector<int>{};
   job_ = std::make_shared<Job>();
   job_->thread = std::thread(run_job, job_, std::move(exp), seeds());
   run_->setEnabled(false);
   cancel_->setEnabled(true);
   status_->setText(QString("Starting: 0 of %1 seeds done...").arg(running_.size() * seeds()));
   partial_finished_ = -1;  // the first poll draws the (empty) partial chart
+  show_race();
   emit progress(status_->text());
   poll_timer_->start();
   return true;
@@ -291,6 +297,7 @@ void CompareView::show_result() {
   }
   summary_ = parse_json_limited(job.outcome.summary_json, "summary.json");
   compared_ = running_;
+  compared_colors_ = running_colors_;
   bands_.clear();
   names_.clear();
   const ExperimentOutcome& out = job.outcome;
@@ -308,6 +315,8 @@ void CompareView::show_result() {
     names_.push_back(QString::fromStdString(out.results[k].summary.name));
   }
   fill_table();
+  race_row_ = -1;  // a new comparison: the fastest arm, until a row is chosen
+  show_race();
   draw_chart();
   status_->setText(QString("%1 runs over %2 seeds%3.")
                        .arg(out.results.size())
@@ -320,40 +329,11 @@ void CompareView::fill_table() {
   table_->setRowCount(static_cast<int>(runs.size()));
   int row = 0;
   for (const json& r : runs) {
-    const json& seeds = member(r, "seeds");
-    const json& acc = member(seeds, "final_test_accuracy");
-    const json& tta = member(r, "time_to_accuracy");
-    const json& speed = member(r, "speedup_vs_baseline");
-    const json& delta = member(r, "accuracy_delta_vs_baseline");
-    const double iterations = r.value("iterations", 0.0);
-    const double bytes =
-        member(r, "bytes_on_wire").is_number() ? r["bytes_on_wire"].get<double>() : NAN;
-    QStringList cells;
-    cells << QString::fromStdString(r.value("name", std::string()));
-    cells << number(member(seeds, "n"), 0);
-    cells << number(member(acc, "mean"), 2, 100, "%") + interval(member(acc, "ci95"), 2, 100);
-    cells << (iterations > 0
-                  ? number(json(1e3 * r.value("sim_time_s", 0.0) / iterations), 3, 1, " ms")
-                  : QString("–"));
-    cells << (tta.is_object() ? QString("%1/%2, %3%4")
-                                    .arg(tta.value("reached", 0))
-                                    .arg(tta.value("seeds", 0))
-                                    .arg(number(member(tta, "estimate_s"), 2, 1e3, " ms"))
-                                    .arg(interval(member(tta, "ci95_s"), 2, 1e3))
-                              : QString("–"));
-    cells << (speed.is_object() ? number(member(speed, "estimate"), 2, 1, "x") +
-                                      interval(member(speed, "ci95"), 2) + " " +
-                                      QString::fromStdString(speed.value("verdict", std::string()))
-                                : QString("baseline"));
-    cells << (delta.is_object() ? number(member(delta, "estimate"), 2, 100, " pts") +
-                                      interval(member(delta, "ci95"), 2, 100)
-                                : QString("–"));
-    cells << (iterations > 0 && std::isfinite(bytes) ? long_bytes(bytes / iterations)
-                                                     : QString("–"));
+    const QStringList cells = compare_row_cells(r);
     for (int c = 0; c < cells.size(); ++c) table_->setItem(row, c, new QTableWidgetItem(cells[c]));
     // The run's colour on the chart: the table is the legend when the chart's does not fit.
     QPixmap swatch(12, 12);
-    swatch.fill(run_color(row));
+    swatch.fill(color_of(static_cast<size_t>(row), false));
     table_->item(row, 0)->setIcon(QIcon(swatch));
     ++row;
   }
@@ -383,7 +363,7 @@ void CompareView::draw_chart() {
   for (size_t k = 0; k < bands.size(); ++k) {
     if (bands[k].empty()) continue;  // no seed of this run finished yet
     any = true;
-    const QColor color = run_color(static_cast<int>(k));
+    const QColor color = color_of(k, partial_);
     auto* mean = new QLineSeries;
     auto* upper = new QLineSeries;
     auto* lower = new QLineSeries;
@@ -425,10 +405,14 @@ void CompareView::draw_chart() {
     chart->addSeries(line);
     line->attachAxis(x);
     line->attachAxis(y);
+    if (!partial_) add_finish_marks(chart, target);
   }
   // Ticks at nice numbers (1, 2 or 5 times a power of ten) from 0, not at a fifth of the span.
   x->setLabelFormat("%g");
   y->setLabelFormat("%g");
+  for (size_t k = 0; any && !partial_ && k < names_.size(); ++k)  // the finish marks too
+    if (const double t = race_finish_s(summary_, static_cast<int>(k)); std::isfinite(t))
+      right = std::max(right, 1e3 * t);
   if (any) {
     // The upper part of the curves, where the runs reach their targets, not the first evaluation.
     set_nice_axis_range(x, 0, right > 0 ? right : 1);

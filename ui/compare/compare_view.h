@@ -7,6 +7,12 @@
 // median and interval), speedup against the baseline with its paired interval and verdict,
 // accuracy change against the baseline, bytes on the wire per iteration. So the GUI's intervals
 // are the CLI's for the same scenario and seeds.
+//
+// The chart is a race: accuracy against simulated time, each run's median time to the target
+// marked where its curve crosses the target line, and beside it the race headline
+// (compare_figures.h): one run's speedup over the baseline to the target as one large number with
+// its 95% interval, the fastest arm's until a row of the table is selected.
+#include <QColor>
 #include <QString>
 #include <QWidget>
 #include <atomic>
@@ -16,6 +22,7 @@
 #include <vector>
 
 #include "chart_export.h"
+#include "compare_figures.h"
 #include "scenario/run/seed_curves.h"
 #include "scenario/run_config.h"
 
@@ -36,6 +43,9 @@ class CompareView : public QWidget, public Exportable {
   explicit CompareView(std::function<std::vector<RunConfig>()> runs, QWidget* parent = nullptr);
   ~CompareView() override;  // cancels and joins the worker
 
+  // The run_color index of each run `runs` gives, in its order (the Training tab's colours);
+  // without it run k is drawn in colour k.
+  void set_colors(std::function<std::vector<int>()> colors);
   void set_seeds(int seeds);
   int seeds() const;
   // Starts the comparison (false: one is running or there is nothing to run).
@@ -55,6 +65,10 @@ class CompareView : public QWidget, public Exportable {
   QString status_text() const;
   // The chart shown (while a comparison runs: its finished seeds' bands).
   QChart* chart() const;
+  // The race headline shown beside the chart: of summary()'s run `row` (set_race_run; -1, the
+  // default and after each comparison: the fastest arm).
+  RaceHeadline race() const;
+  void set_race_run(int row);
 
   QString export_name() const override { return "compare"; }
   QSize export_size() const override;
@@ -75,8 +89,18 @@ class CompareView : public QWidget, public Exportable {
   void draw_chart();
   // While a comparison runs: the bands of the seeds finished so far (`finished` of `replicas`).
   void show_partial(int finished, int replicas);
+  // The race headline of summary_ for race_row_.
+  void show_race();
+  QWidget* make_race_panel();
+  // Each run's median time to the target, as a point on the target line in the run's colour.
+  void add_finish_marks(QChart* chart, double target);
+
+  // The colour of run k of the comparison running (`running`) or shown.
+  QColor color_of(size_t k, bool running) const;
 
   std::function<std::vector<RunConfig>()> runs_;
+  std::function<std::vector<int>()> colors_;
+  std::vector<int> running_colors_, compared_colors_;  // colors_() of running_ and compared_
   QSpinBox* seeds_;
   QPushButton* run_;
   QPushButton* cancel_;
@@ -84,6 +108,10 @@ class CompareView : public QWidget, public Exportable {
   QChartView* chart_;
   QTableWidget* table_;
   QTimer* poll_timer_;
+  QLabel* race_caption_;  // "Race to the target: RUN"
+  QLabel* race_number_;   // the speedup, large
+  QLabel* race_text_;     // verdict, interval, times to target
+  int race_row_ = -1;
   std::shared_ptr<Job> job_;
   nlohmann::json summary_;
   std::vector<RunConfig> running_, compared_;  // the comparison under way, the one shown

@@ -21,6 +21,7 @@ struct TrainingBridge::Run {
   std::mutex mutex;
   std::condition_variable wake;
   bool paused = false;
+  bool held = false;  // a newer run is being built (TrainingBridge::hold)
   int step_requests = 0;
   bool cancel = false;
   std::vector<Sample> queue;
@@ -49,11 +50,15 @@ TrainingBridge::~TrainingBridge() {
 
 void TrainingBridge::start(const RunConfig& config, bool paused, bool fork) {
   std::shared_ptr<Run> parent = fork && run_ && run_->accepted && !run_->ended ? run_ : nullptr;
-  // The running run goes on until the new one is accepted: a refused edit never stops it.
-  if (run_ && run_->accepted && !run_->ended)
-    cancel(previous_), previous_ = run_;
-  else
+  // The running run stays until the new one is accepted: a refused edit never stops it. It waits
+  // meanwhile, so the new run's build and first iteration have the cores.
+  if (run_ && run_->accepted && !run_->ended) {
+    cancel(previous_);
+    previous_ = run_;
+    hold(previous_, true);
+  } else {
     cancel(run_);
+  }
   run_.reset();
   // Join the threads of runs that already ended (never blocks: they are past their last step).
   for (auto it = threads_.begin(); it != threads_.end();) {
@@ -87,12 +92,6 @@ std::unique_ptr<RunSession> TrainingBridge::fork_or_start(Run& run, const RunCon
 
 void TrainingBridge::worker(std::shared_ptr<Run> run, RunConfig config,
                             std::shared_ptr<Run> parent) {
-#ifdef __linux__
-  // The engine yields to the GUI: this thread and the OpenMP threads it starts (they inherit the
-  // nice value) run at nice +5, so on a busy machine the GUI thread is scheduled first and keeps
-  // its 50 ms promise (bench/gui/gui_responsiveness). Results do not depend on scheduling.
-  setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 5);
-#endif
   // Messages go back as queued calls; the bridge outlives this thread (its destructor joins).
   auto report = [this, run](ConfigProblems error) {
     QMetaObject::invokeMethod(
@@ -107,7 +106,10 @@ void TrainingBridge::worker(std::shared_ptr<Run> run, RunConfig config,
           // Refused before it ran: the previous run, still going, is the current one again.
           const bool refused = !run->accepted;
           const bool restored = refused && previous_;
-          if (restored) run_ = std::move(previous_);
+          if (restored) {
+            run_ = std::move(previous_);
+            hold(run_, false);
+          }
           previous_.reset();
           emit failed(error);
           // The restored run ended while the refused one was being checked: say so now.
@@ -116,6 +118,12 @@ void TrainingBridge::worker(std::shared_ptr<Run> run, RunConfig config,
         },
         Qt::QueuedConnection);
   };
+#ifdef __linux__
+  // The engine yields to the GUI: this thread and the OpenMP threads it starts (they inherit the
+  // nice value) run at nice +5, so on a busy machine the GUI thread is scheduled first and keeps
+  // its 50 ms promise (bench/gui/gui_responsiveness). Results do not depend on scheduling.
+  setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 5);
+#endif
   RunSession* session = nullptr;
   try {
     // The cross-field checks build the cluster, which for a large spec takes longer than the GUI
@@ -159,7 +167,9 @@ void TrainingBridge::worker(std::shared_ptr<Run> run, RunConfig config,
   while (!session->done()) {
     {
       std::unique_lock lock(run->mutex);
-      run->wake.wait(lock, [&] { return run->cancel || !run->paused || run->step_requests > 0; });
+      run->wake.wait(lock, [&] {
+        return run->cancel || (!run->held && (!run->paused || run->step_requests > 0));
+      });
       if (run->cancel) break;
       if (run->paused) --run->step_requests;
     }
@@ -212,6 +222,15 @@ void TrainingBridge::step() {
     ++run_->step_requests;
   }
   run_->wake.notify_all();
+}
+
+void TrainingBridge::hold(const std::shared_ptr<Run>& run, bool held) {
+  if (!run) return;
+  {
+    std::lock_guard lock(run->mutex);
+    run->held = held;
+  }
+  run->wake.notify_all();
 }
 
 void TrainingBridge::cancel(const std::shared_ptr<Run>& run) {

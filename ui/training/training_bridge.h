@@ -24,8 +24,10 @@ class TrainingBridge : public QObject {
   explicit TrainingBridge(QObject* parent = nullptr);
   ~TrainingBridge() override;  // cancels every run and joins its thread
 
-  // Starts a fresh run. The current one keeps running until the engine accepts the new one (its
-  // checks pass and its session is built): a refused run leaves it current, as if never started.
+  // Starts a fresh run. The current one stays until the engine accepts the new one (its checks
+  // pass and its session is built): a refused run leaves it current, as if never started. It is
+  // held between two iterations meanwhile, so the new run's build and first iteration (what a
+  // live change waits for) do not share the cores with it; a refusal lets it go on.
   // `paused`: wait for resume() or step(). `fork`: when the current run is still going and the
   // new settings may fork from it (scenario/run/fork.h), the new run continues its training from
   // the iteration it has reached (its samples so far come first in take_samples()); otherwise,
@@ -62,9 +64,11 @@ class TrainingBridge : public QObject {
                                                    const std::shared_ptr<Run>& parent);
   static void cancel(const std::shared_ptr<Run>& run);
   void notify_first_sample(const std::shared_ptr<Run>& run);  // from a worker: queued to the GUI
+  // Holds `run` between two iterations (true) or lets it go on (false).
+  static void hold(const std::shared_ptr<Run>& run, bool held);
 
   std::shared_ptr<Run> run_;
-  std::shared_ptr<Run> previous_;  // still running until run_ is accepted or refused
+  std::shared_ptr<Run> previous_;  // held until run_ is accepted (then cancelled) or refused
   bool previous_done_ = false;     // previous_ did all its iterations meanwhile
   std::vector<std::pair<std::shared_ptr<Run>, std::thread>> threads_;
 };

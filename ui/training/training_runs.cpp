@@ -19,30 +19,6 @@
 
 namespace commlab::ui {
 
-bool TrainingView::color_in_use(int color) const {
-  auto uses = [color](const Run& r) { return r.id != 0 && r.color == color; };
-  if (uses(current_) || (starting_ && uses(*starting_))) return true;
-  for (const Run& r : kept_)
-    if (uses(r)) return true;
-  for (const Removal& removal : removed_)  // Undo remove brings them back in their colours
-    for (const Run& r : removal.runs)
-      if (uses(r)) return true;
-  return false;
-}
-
-int TrainingView::take_color(const std::string& settings) {
-  // A run with the settings of the scenario's run i takes colour i, so the baseline (and every
-  // run of the file) has the same colour in every session, whatever ran first; any other run
-  // takes the next colour after the scenario's, never one a run on screen (or undoable) holds.
-  for (size_t i = 0; i < loaded_.size(); ++i)
-    if (settings_key(loaded_[i]) == settings && !color_in_use(static_cast<int>(i)))
-      return static_cast<int>(i);
-  int color = std::max(color_counter_, static_cast<int>(loaded_.size()));
-  while (color_in_use(color)) ++color;
-  color_counter_ = color + 1;
-  return color;
-}
-
 QString TrainingView::display_name(const Run& r) const {
   // Runs of another scenario say which, so two "baseline"s never look like one.
   return r.scenario.isEmpty() || r.scenario == scenario_ ? r.name : r.scenario + ": " + r.name;
@@ -272,6 +248,7 @@ std::vector<SavedRun> TrainingView::table_runs(int* baseline) const {
     SavedRun s;
     s.config = r->config;
     s.config.name = r->name.toStdString();
+    s.color = r->color;
     if (r->forked_at > 0) {
       s.forked_from = {r->parent_name.toStdString(), r->forked_at};
       for (size_t p = 0; p < rows.size(); ++p)

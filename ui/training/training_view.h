@@ -95,9 +95,12 @@ class TrainingView : public QWidget, public Exportable {
   // The runs of a loaded scenario: the chooser lists them and the panel shows the first.
   // `scenario` names them in the runs list (runs kept from another scenario keep theirs).
   // `forked_from` (one per run, or empty): the file's provenance of each run, kept when Save writes
-  // a run that was not trained here again and told in the chooser's tooltip.
+  // a run that was not trained here again and told in the chooser's tooltip. `colors` (one per
+  // run, or empty; -1: none): the file's run_color index of each run, which a run with its
+  // settings takes (run i takes colour i when the file gives none).
   void set_runs(const std::vector<RunConfig>& runs, const QString& scenario = QString(),
-                const std::vector<ForkedFrom>& forked_from = {});
+                const std::vector<ForkedFrom>& forked_from = {},
+                const std::vector<int>& colors = {});
   // The scenario file's description, shown above the settings (empty hides it).
   void set_description(const QString& text);
   QString description() const;
@@ -112,6 +115,10 @@ class TrainingView : public QWidget, public Exportable {
   // name, a live fork with the run it continued and the iteration; `baseline` (when given) is set
   // to the index of the row the speedups are against.
   std::vector<SavedRun> table_runs(int* baseline = nullptr) const;
+  // The colour (run_color index) of each of runs(): the runs table's row with its settings when
+  // there is one, else the colour a run of it would take (the file's, else its index); the Compare
+  // tab draws the runs in these.
+  std::vector<int> run_colors() const;
   int chosen_run() const;
   void choose_run(int index);
   // Runs every run of the scenario in turn, each kept when it ends (capped like run()).
@@ -201,6 +208,8 @@ class TrainingView : public QWidget, public Exportable {
   QString display_name(const Run& r) const;
   // The colour of a new run with these settings (settings_key; empty: none of the scenario's).
   int take_color(const std::string& settings);
+  // The colour of the scenario's run i: the file's, else i.
+  int loaded_color(size_t i) const;
   bool color_in_use(int color) const;
   void remember_removal();  // before Remove / Clear all: what undo_remove brings back
 
@@ -251,6 +260,7 @@ class TrainingView : public QWidget, public Exportable {
   std::vector<RunConfig> runs_;           // the loaded scenario's runs (edits of each kept)
   std::vector<RunConfig> loaded_;         // the same as loaded (names describe edits against these)
   std::vector<ForkedFrom> loaded_forks_;  // the file's forked_from of each loaded run
+  std::vector<int> loaded_colors_;        // the file's colour of each loaded run (-1: none)
   QString scenario_;
   RunConfig last_config_;  // the panel's settings before the edit being recorded
   int chosen_ = 0;

@@ -170,7 +170,15 @@ json scenario_json_schema() {
              "commlab-cli trains it from iteration 1."},
             {"properties",
              {{"run", {{"type", "string"}, {"maxLength", 256}}},
-              {"iteration", {{"type", "integer"}, {"minimum", 1}}}}}}}}}}}};
+              {"iteration", {{"type", "integer"}, {"minimum", 1}}}}}}},
+          {"color",
+           {{"type", "integer"},
+            {"minimum", 0},
+            {"maximum", kMaxRunColor},
+            {"description",
+             "The run's colour in the GUI: an index into its run palette (0-19 the 20 "
+             "palette colours). The GUI writes it on Save so a run keeps its colour when the "
+             "file is opened again; commlab-cli ignores it."}}}}}}}};
   top["properties"]["sweep"] = {
       {"type", "array"},
       {"maxItems", 16},
