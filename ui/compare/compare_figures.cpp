@@ -21,20 +21,15 @@ QString interval(const json& ci, int digits, double scale = 1) {
   return " [" + number(ci[0], digits, scale) + ", " + number(ci[1], digits, scale) + "]";
 }
 
-const json& member(const json& j, const char* key) {
-  static const json kNull;
-  return j.is_object() && j.contains(key) ? j[key] : kNull;
-}
-
 const json& runs_of(const json& summary) {
   static const json kEmpty = json::array();
-  const json& runs = member(summary, "runs");
+  const json& runs = json_member(summary, "runs");
   return runs.is_array() ? runs : kEmpty;
 }
 
 // A speedup's estimate (NaN when null or absent).
 double estimate_of(const json& run) {
-  const json& e = member(member(run, "speedup_vs_baseline"), "estimate");
+  const json& e = json_member(json_member(run, "speedup_vs_baseline"), "estimate");
   return e.is_number() ? e.get<double>() : NAN;
 }
 
@@ -45,7 +40,7 @@ QString percent(double target) {
 
 // A time to target in ms with three significant digits; "not reached" when the summary has none.
 QString finish_text(const json& run) {
-  const json& t = member(member(run, "time_to_accuracy"), "estimate_s");
+  const json& t = json_member(json_member(run, "time_to_accuracy"), "estimate_s");
   return t.is_number() ? QString::number(1e3 * t.get<double>(), 'g', 3) + " ms"
                        : QString("not reached");
 }
@@ -58,33 +53,34 @@ QString speedup_end(const json& v) {
 }  // namespace
 
 QStringList compare_row_cells(const json& r) {
-  const json& seeds = member(r, "seeds");
-  const json& acc = member(seeds, "final_test_accuracy");
-  const json& tta = member(r, "time_to_accuracy");
-  const json& speed = member(r, "speedup_vs_baseline");
-  const json& delta = member(r, "accuracy_delta_vs_baseline");
+  const json& seeds = json_member(r, "seeds");
+  const json& acc = json_member(seeds, "final_test_accuracy");
+  const json& tta = json_member(r, "time_to_accuracy");
+  const json& speed = json_member(r, "speedup_vs_baseline");
+  const json& delta = json_member(r, "accuracy_delta_vs_baseline");
   const double iterations = r.value("iterations", 0.0);
   const double bytes =
-      member(r, "bytes_on_wire").is_number() ? r["bytes_on_wire"].get<double>() : NAN;
+      json_member(r, "bytes_on_wire").is_number() ? r["bytes_on_wire"].get<double>() : NAN;
   QStringList cells;
   cells << QString::fromStdString(r.value("name", std::string()));
-  cells << number(member(seeds, "n"), 0);
-  cells << number(member(acc, "mean"), 2, 100, "%") + interval(member(acc, "ci95"), 2, 100);
+  cells << number(json_member(seeds, "n"), 0);
+  cells << number(json_member(acc, "mean"), 2, 100, "%") +
+               interval(json_member(acc, "ci95"), 2, 100);
   cells << (iterations > 0
                 ? number(json(1e3 * r.value("sim_time_s", 0.0) / iterations), 3, 1, " ms")
                 : QString("–"));
   cells << (tta.is_object() ? QString("%1/%2, %3%4")
                                   .arg(tta.value("reached", 0))
                                   .arg(tta.value("seeds", 0))
-                                  .arg(number(member(tta, "estimate_s"), 2, 1e3, " ms"))
-                                  .arg(interval(member(tta, "ci95_s"), 2, 1e3))
+                                  .arg(number(json_member(tta, "estimate_s"), 2, 1e3, " ms"))
+                                  .arg(interval(json_member(tta, "ci95_s"), 2, 1e3))
                             : QString("–"));
-  cells << (speed.is_object() ? number(member(speed, "estimate"), 2, 1, "x") +
-                                    interval(member(speed, "ci95"), 2) + " " +
+  cells << (speed.is_object() ? number(json_member(speed, "estimate"), 2, 1, "x") +
+                                    interval(json_member(speed, "ci95"), 2) + " " +
                                     QString::fromStdString(speed.value("verdict", std::string()))
                               : QString("baseline"));
-  cells << (delta.is_object() ? number(member(delta, "estimate"), 2, 100, " pts") +
-                                    interval(member(delta, "ci95"), 2, 100)
+  cells << (delta.is_object() ? number(json_member(delta, "estimate"), 2, 100, " pts") +
+                                    interval(json_member(delta, "ci95"), 2, 100)
                               : QString("–"));
   cells << (iterations > 0 && std::isfinite(bytes) ? long_bytes(bytes / iterations) : QString("–"));
   return cells;
@@ -93,7 +89,8 @@ QStringList compare_row_cells(const json& r) {
 double race_finish_s(const json& summary, int row) {
   const json& runs = runs_of(summary);
   if (row < 0 || row >= static_cast<int>(runs.size())) return NAN;
-  const json& t = member(member(runs[static_cast<size_t>(row)], "time_to_accuracy"), "estimate_s");
+  const json& t =
+      json_member(json_member(runs[static_cast<size_t>(row)], "time_to_accuracy"), "estimate_s");
   return t.is_number() ? t.get<double>() : NAN;
 }
 
@@ -104,7 +101,8 @@ RaceHeadline race_headline(const json& summary, int row) {
   // The arms: runs compared against a baseline (the baseline itself has no speedup).
   std::vector<int> arms;
   for (size_t k = 0; k < runs.size(); ++k)
-    if (member(runs[k], "speedup_vs_baseline").is_object()) arms.push_back(static_cast<int>(k));
+    if (json_member(runs[k], "speedup_vs_baseline").is_object())
+      arms.push_back(static_cast<int>(k));
   if (arms.empty()) {
     h.verdict = runs.empty() ? "Run a comparison: the speedup over the baseline shows here."
                              : "One run: add another to race it against the baseline.";
@@ -124,9 +122,9 @@ RaceHeadline race_headline(const json& summary, int row) {
   const json& run = runs[static_cast<size_t>(row)];
   h.row = row;
   h.run = QString::fromStdString(run.value("name", std::string()));
-  const json& target = member(member(run, "time_to_accuracy"), "target");
+  const json& target = json_member(json_member(run, "time_to_accuracy"), "target");
   const QString to = target.is_number() ? percent(target.get<double>()) : QString("the target");
-  const json& speed = member(run, "speedup_vs_baseline");
+  const json& speed = json_member(run, "speedup_vs_baseline");
   if (!speed.is_object()) {
     h.number = "1×";
     h.verdict = "is the baseline the others race to " + to + " test accuracy";
@@ -143,7 +141,7 @@ RaceHeadline race_headline(const json& summary, int row) {
                                            : "against " + baseline + ", undetermined") +
               " to " + to + " test accuracy";
   if (!std::isfinite(estimate)) h.verdict = "neither run reached " + to + " in any paired seed";
-  const json& ci = member(speed, "ci95");
+  const json& ci = json_member(speed, "ci95");
   const int pairs = speed.value("pairs", 0);
   h.interval = (ci.is_array() && ci.size() == 2
                     ? "95% interval [" + speedup_end(ci[0]) + ", " + speedup_end(ci[1]) + "]"
@@ -159,6 +157,11 @@ RaceHeadline race_headline(const json& summary, int row) {
                      : QString()) +
       " (medians over seeds)";
   return h;
+}
+
+const json& json_member(const json& j, const char* key) {
+  static const json kNull;
+  return j.is_object() && j.contains(key) ? j[key] : kNull;
 }
 
 }  // namespace commlab::ui

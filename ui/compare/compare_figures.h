@@ -8,6 +8,9 @@
 
 namespace commlab::ui {
 
+// j[key] when j is an object holding key, else a null (never inserts the key).
+const nlohmann::json& json_member(const nlohmann::json& j, const char* key);
+
 // The results table's cells of one entry of summary["runs"]: name, seeds, final accuracy (mean
 // and interval, %), time per iteration, time to target (reached k/N, censored median and
 // interval), speedup vs baseline (estimate, interval, verdict; "baseline" for the baseline),

@@ -24,6 +24,7 @@
 #include <thread>
 
 #include "chart_hover.h"
+#include "compare_figures.h"
 #include "io/json_input.h"
 #include "run_charts.h"
 #include "scenario/run/experiment_runner.h"
@@ -50,11 +51,6 @@ struct CompareView::Job {
 };
 
 namespace {
-
-const json& member(const json& j, const char* key) {
-  static const json kNull;
-  return j.is_object() && j.contains(key) ? j[key] : kNull;
-}
 
 void run_job(const std::shared_ptr<CompareView::Job>& job, Experiment exp, int seeds) {
   try {
@@ -341,10 +337,10 @@ void CompareView::fill_table() {
 
 void CompareView::draw_chart() {
   auto* chart = new QChart;
-  // summary_ is null before the first comparison: member() reads it without inserting keys.
-  const json& runs = member(summary_, "runs");
-  const json& first = runs.is_array() && !runs.empty() ? runs[0] : member(runs, "none");
-  const json& n = member(member(first, "seeds"), "n");
+  // summary_ is null before the first comparison: json_member() reads it without inserting keys.
+  const json& runs = json_member(summary_, "runs");
+  const json& first = runs.is_array() && !runs.empty() ? runs[0] : json_member(runs, "none");
+  const json& n = json_member(json_member(first, "seeds"), "n");
   const int seeds = n.is_number() ? n.get<int>() : 0;
   const std::vector<std::vector<BandPoint>>& bands = partial_ ? partial_bands_ : bands_;
   const std::vector<QString>& names = partial_ ? partial_names_ : names_;
@@ -392,7 +388,7 @@ void CompareView::draw_chart() {
     }
     for (QLegendMarker* m : chart->legend()->markers(band)) m->setVisible(false);
   }
-  const json& target_json = member(member(first, "time_to_accuracy"), "target");
+  const json& target_json = json_member(json_member(first, "time_to_accuracy"), "target");
   const double target = partial_ && !running_.empty() ? running_.front().training.target_accuracy
                         : target_json.is_number()     ? target_json.get<double>()
                                                       : NAN;
