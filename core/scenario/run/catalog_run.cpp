@@ -82,14 +82,13 @@ CatalogRun::CatalogRun(const RunConfig& c) {
   const bool graph = trace || w.engine == WorkloadEngine::kGraph;
   TransformerSpec spec;
   Parallelism p;  // a trace fixes its own ranks and parallelism
-  ComputeModel compute;
+  ComputeModel compute;  // a trace's too: its compute nodes may count FLOPs
   compute.gpu = gpu_preset(c.cluster.gpu);
   compute.mfu = c.cluster.mfu;
   if (!trace) {
     const CatalogSettings settings = catalog_settings_of(c);
     spec = settings.spec;
     p = settings.parallel;
-    compute = settings.compute;
   }
   AnalyticalBackend backend(cluster_from_spec(c.cluster.spec));
   try {
