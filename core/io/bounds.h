@@ -24,7 +24,7 @@ struct Bounds {
 
 // A number as the refusals print it: integers in full, others as limit_text does ("0.05").
 template <typename T>
-std::string number_text(T v) {
+std::string range_value_text(T v) {
   if constexpr (std::is_integral_v<T>)
     return std::to_string(v);
   else
@@ -35,14 +35,15 @@ std::string number_text(T v) {
 template <typename T>
 std::string range_refusal(const Bounds<T>& b, const std::string& got) {
   std::string unit = *b.unit ? std::string(" ") + b.unit : std::string();
-  return "expected " + number_text(b.lo) + " to " + number_text(b.hi) + unit + ", got " + got;
+  return "expected " + range_value_text(b.lo) + " to " + range_value_text(b.hi) + unit + ", got " +
+         got;
 }
 
 // A bad-input Status naming `field` when `value` is outside `b`.
 template <typename T>
 std::optional<Status> out_of_range(const std::string& field, T value, const Bounds<T>& b) {
   if (b.contains(value)) return std::nullopt;
-  return invalid_input(field, range_refusal(b, number_text(value)));
+  return invalid_input(field, range_refusal(b, range_value_text(value)));
 }
 
 }  // namespace commlab

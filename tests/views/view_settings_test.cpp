@@ -40,7 +40,7 @@ TEST(ViewSettings, TeachingRefusesEachFieldByName) {
       s, check_teaching,
       {{"ranks", "expected 2 to 16 ranks, got 17", [&] { s.ranks = 17; }},
        {"ranks", "expected 2 to 16 ranks, got 1", [&] { s.ranks = 1; }},
-       {"algorithm", "unknown algorithm 'bogus' (expected ring, tree, hd, hier, direct)",
+       {"algorithm", "unknown algorithm 'bogus' (expected ring, tree, hd, hier, direct, nccl-tree)",
         [&] { s.algorithm = "bogus"; }},
        {"ranks_per_node", "expected 1 to 16, got 0", [&] { s.ranks_per_node = 0; }},
        {"skip", "expected 0 to 15, got -1", [&] { s.skip = -1; }},
@@ -68,7 +68,7 @@ TEST(ViewSettings, TopologyRefusesEachFieldByName) {
   TopologySettings s;
   expect_refusals<TopologySettings>(
       s, check_topology,
-      {{"algorithm", "unknown algorithm 'bogus' (expected ring, tree, hd, hier, direct)",
+      {{"algorithm", "unknown algorithm 'bogus' (expected ring, tree, hd, hier, direct, nccl-tree)",
         [&] { s.algorithm = "bogus"; }},
        {"message_bytes", "expected a byte size in [4B, 1T], got 3B", [&] { s.message_bytes = 3; }},
        {"step", "expected 1 to 1048576, got 0", [&] { s.step = 0; }},

@@ -32,7 +32,7 @@ std::string range_problem(const Bounds<T>& b, const std::string& text) {
   if constexpr (std::is_floating_point_v<T>) {
     double v = 0;
     if (CLI::detail::lexical_cast(text, v))
-      return b.contains(static_cast<T>(v)) ? "" : range_refusal(b, number_text(v));
+      return b.contains(static_cast<T>(v)) ? "" : range_refusal(b, range_value_text(v));
   } else {
     long long v = 0;
     if (CLI::detail::lexical_cast(text, v)) {
@@ -44,8 +44,8 @@ std::string range_problem(const Bounds<T>& b, const std::string& text) {
     if (CLI::detail::lexical_cast(text, u)) return range_refusal(b, std::to_string(u));
   }
   const char* kind = std::is_floating_point_v<T> ? "a number" : "an integer";
-  return std::string("expected ") + kind + " from " + number_text(b.lo) + " to " +
-         number_text(b.hi) + ", got '" + text.substr(0, 80) + "'";
+  return std::string("expected ") + kind + " from " + range_value_text(b.lo) + " to " +
+         range_value_text(b.hi) + ", got '" + text.substr(0, 80) + "'";
 }
 
 // A flag check from `b` (CLI11 prefixes the flag: "--tp: expected 1 to 4096, got 0"); --help
