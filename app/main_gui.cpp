@@ -73,7 +73,7 @@ void add_flags(CLI::App& app, GuiFlags& f) {
   app.add_option("--cluster", f.cluster, "topology tab: cluster preset or spec");
   app.add_option("--topology-backend", f.topology_backend,
                  "topology tab: analytical or packet (queues, trims, drops)")
-      ->check(CLI::IsMember({"analytical", "packet"}));
+      ->check(CLI::IsMember(views::kTopologyBackends));
   app.add_option("--background", f.background,
                  "topology tab, packet backend: background traffic (incast:8, ...)");
   app.add_option("--message", f.message, "topology tab: all-reduce size per rank (e.g. 4M)");
@@ -89,7 +89,7 @@ void add_flags(CLI::App& app, GuiFlags& f) {
                  "workload tab: replay the Chakra trace PREFIX.RANK.et")
       ->check(commlab::cli::kNonEmpty);
   app.add_option("--teach-algo", f.teach_algo, "teaching tab: ring, tree, hd, hier or direct")
-      ->check(CLI::IsMember({"ring", "tree", "hd", "hier", "direct"}));
+      ->check(CLI::IsMember(views::kTeachingAlgorithms));
   app.add_option("--teach-ranks", f.teach_ranks, "teaching tab: GPUs")
       ->check(in_range(views::kTeachingRanks));
   app.add_option("--teach-per-node", f.teach_per_node, "teaching tab, hier: GPUs per node")

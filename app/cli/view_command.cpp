@@ -69,7 +69,7 @@ void add_topology(CLI::App& app, Options& o) {
       ->capture_default_str();
   add_number(*p, "--step", s.step, kTopologyStep, "step of the collective to time (clamped)");
   p->add_option("--backend", s.backend, "analytical or packet")
-      ->check(CLI::IsMember({"analytical", "packet"}))
+      ->check(CLI::IsMember(kTopologyBackends))
       ->capture_default_str();
   p->add_option("--admission", s.admission, "packet: a full switch port trims, drops or marks")
       ->check(CLI::IsMember({"trim", "tail-drop", "ecn"}))
@@ -98,7 +98,7 @@ void add_teaching(CLI::App& app, Options& o) {
   TeachingSettings& s = o.teaching;
   add_number(*p, "--ranks", s.ranks, kTeachingRanks, "ranks");
   p->add_option("--algorithm", s.algorithm, "ring, tree, hd, hier or direct")
-      ->check(CLI::IsMember({"ring", "tree", "hd", "hier", "direct"}))
+      ->check(CLI::IsMember(kTeachingAlgorithms))
       ->capture_default_str();
   add_number(*p, "--ranks-per-node", s.ranks_per_node, kTeachingRanksPerNode,
              "hier: consecutive ranks per node");

@@ -9,6 +9,8 @@
 // check_* returns them unchanged when every field is good, else the first problem, naming the field
 // as the settings spell it ("trim_rate", "message_bytes"); each door prints its own flag for it.
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "collective/algorithms.h"
 #include "collective/collective_settings.h"
@@ -21,6 +23,11 @@
 #include "workload/catalog/catalog_graph.h"
 
 namespace commlab::views {
+
+// The algorithms the Teaching page offers (its chooser, view teaching --algorithm, the app's
+// --teach-algo), and the Topology page's backends (--backend, the app's --topology-backend).
+inline const std::vector<std::string> kTeachingAlgorithms{"ring", "tree", "hd", "hier", "direct"};
+inline const std::vector<std::string> kTopologyBackends{"analytical", "packet"};
 
 // Teaching: 2 to 16 ranks (kTeachingMaxRanks: a cell's value is a bitmask of ranks), SkipReduce
 // within the algorithm's own limit (at most N-1), a trimmed fraction of packets.

@@ -15,7 +15,9 @@ namespace {
 
 using testing::run_cli;
 
-// The app's exit status and stderr, offscreen; the flags are refused before any window is shown.
+// The app's exit status and the last line of its stderr, offscreen; the flags are refused before
+// anything is drawn. (Qt may say something of its own before the app's one line: "QStandardPaths:
+// XDG_RUNTIME_DIR not set".)
 testing::CliOutput run_gui(const std::string& args) {
   const std::string err = ::testing::TempDir() + "/view_gui_err_" + std::to_string(getpid());
   const std::string cmd = std::string("QT_QPA_PLATFORM=offscreen ") + COMMLAB_BINARY_DIR +
@@ -27,6 +29,8 @@ testing::CliOutput run_gui(const std::string& args) {
   std::stringstream text;
   text << std::ifstream(err).rdbuf();
   o.err = text.str();
+  const size_t end = o.err.size() > 1 ? o.err.rfind('\n', o.err.size() - 2) : std::string::npos;
+  if (end != std::string::npos) o.err.erase(0, end + 1);
   std::remove(err.c_str());
   return o;
 }

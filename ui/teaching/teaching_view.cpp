@@ -50,7 +50,8 @@ QFormLayout* TeachingView::make_settings_form() {
                          .arg(views::kTeachingRanks.lo)
                          .arg(views::kTeachingRanks.hi));
   algorithm_ = new QComboBox;
-  algorithm_->addItems({"ring", "tree", "hd", "hier", "direct"});
+  for (const std::string& name : views::kTeachingAlgorithms)
+    algorithm_->addItem(QString::fromStdString(name));
   algorithm_->setToolTip(
       "All-reduce algorithm: ring (NCCL, on a circle), double binary tree (drawn as its two "
       "trees), recursive halving-doubling (partners of each round share a row or a column), "

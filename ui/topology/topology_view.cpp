@@ -145,7 +145,8 @@ TopologyView::TopologyView(QWidget* parent) : QWidget(parent) {
   form->addRow("Message", size_);
   form->addRow("Step", step_);
   backend_ = new QComboBox;
-  backend_->addItems({"analytical", "packet"});
+  for (const std::string& name : views::kTopologyBackends)
+    backend_->addItem(QString::fromStdString(name));
   backend_->setToolTip(
       "Analytical: flow-level max-min sharing, no queues; packet: every packet through finite "
       "switch buffers, showing queues, trims and drops.");
