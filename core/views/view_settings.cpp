@@ -1,5 +1,6 @@
 #include "views/view_settings.h"
 
+#include <algorithm>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -84,7 +85,8 @@ StatusOr<TopologySettings> check_topology(const TopologySettings& s) {
                         out_of_range("max_transfers", s.max_transfers, kTopologyPlanBudget),
                         out_of_range("max_flows", s.max_flows, kTopologyPlanBudget)}))
     return *bad;
-  if (s.backend != "analytical" && s.backend != "packet")
+  if (std::find(kTopologyBackends.begin(), kTopologyBackends.end(), s.backend) ==
+      kTopologyBackends.end())
     return invalid_input("backend", "expected analytical or packet, got '" + s.backend + "'");
   // The scenario files spell tail-drop "droptail" (run_config.h); both are the same admission.
   const std::string admission = s.admission == "droptail" ? "tail-drop" : s.admission;
