@@ -49,7 +49,7 @@ std::string range_problem(const Bounds<T>& b, const std::string& text) {
 }
 
 // A flag check from `b` (CLI11 prefixes the flag: "--tp: expected 1 to 4096, got 0"); --help
-// shows it as CLI::Range did, "INT in [1 - 4096]".
+// shows it in CLI11's form for ranges, "INT in [1 - 4096]".
 template <typename T>
 CLI::Validator in_range(Bounds<T> b) {
   std::ostringstream help;
