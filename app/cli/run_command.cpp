@@ -24,6 +24,7 @@
 
 #include "cli/command.h"
 #include "cli/util/experiment_files_util.h"
+#include "cli/util/flag_parse_util.h"
 #include "cli/util/results_dir_util.h"
 #include "cli/util/seed_report_util.h"
 #include "exec/mpi_runtime.h"
@@ -308,7 +309,7 @@ const RegisterCommand reg{Command{
       app.add_option("--seeds", o->seeds,
                      "repeat every run over N seeds: seed, seed+1, ..., seed+N-1 (overrides the "
                      "scenario's seeds); summary.json gives mean and 95% interval")
-          ->check(CLI::Range(1, 100));
+          ->check(in_range(1, 100));
       app.add_option("--threads", o->threads,
                      "worker threads, at most 256 (0: one per core; results never depend on it)");
       app.add_option("--jobs", o->jobs,
@@ -327,7 +328,7 @@ const RegisterCommand reg{Command{
                      "(same seed) from iteration K with its own techniques, collective, network "
                      "and learning-rate schedule, as the GUI's live fork does; summary.json's "
                      "forked_from")
-          ->check(CLI::Range(1, 10'000'000));
+          ->check(in_range(1, 10'000'000));
       app.add_flag("--quiet", o->quiet, "no progress output");
       app.add_flag("!--no-charts", o->charts, "skip DIR/charts/*.png and *.svg");
       app.add_flag("--reproducible", o->reproducible,
