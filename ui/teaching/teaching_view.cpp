@@ -43,6 +43,7 @@ TeachingView::TeachingView(QWidget* parent) : QWidget(parent) {
 QFormLayout* TeachingView::make_settings_form() {
   auto* form = new QFormLayout;
   ranks_ = new QSpinBox;
+  ranks_->setObjectName("ranks");
   ranks_->setRange(2, kTeachingMaxRanks);
   ranks_->setValue(4);
   ranks_->setToolTip(
@@ -59,6 +60,7 @@ QFormLayout* TeachingView::make_settings_form() {
   per_node_->setToolTip(
       "Hierarchical only: GPUs per node (consecutive ranks); the ranks must fill whole nodes.");
   skip_ = new QSpinBox;
+  skip_->setObjectName("skip");
   skip_->setRange(0, kTeachingMaxRanks - 1);
   skip_->setToolTip(
       "SkipReduce s: how many of the ring's N-1 reduce-scatter steps (tree: reduce levels; hd: "

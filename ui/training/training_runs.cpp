@@ -340,6 +340,7 @@ void TrainingView::redraw() {
          current_.ratio, false, current_.color});
     series.back().highlighted = current_.id != 0 && current_.id == highlighted_id_;
   }
+  follow_x_axis(series);
   charts_->set_runs(std::move(series));
   update_rows();
   update_progress();

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <tuple>
 
+#include "axis_default.h"
 #include "run_chart_pages.h"
 #include "run_naming.h"
 #include "runs_list.h"
@@ -293,6 +294,16 @@ void TrainingView::apply_undo(int run, const RunConfig& config) {
     else
       live_change();
   }
+}
+
+void TrainingView::follow_x_axis(const std::vector<RunSeries>& series) {
+  if (x_axis_chosen_) return;  // the user's choice stands
+  std::vector<const std::vector<Sample>*> shown;
+  for (const RunSeries& s : series) shown.push_back(s.samples);
+  const int by_time = time_per_iteration_differs(shown) ? 1 : 0;
+  // Changes the chart pages through the combo's currentIndexChanged; only a choice in the combo
+  // (activated) counts as the user's.
+  if (x_axis_->currentIndex() != by_time) x_axis_->setCurrentIndex(by_time);
 }
 
 void TrainingView::update_buttons() {
