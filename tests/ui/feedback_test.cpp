@@ -239,6 +239,20 @@ TEST(Topology, TheLinkColourScaleShowsIdleLinks) {
   EXPECT_NE(utilisation_color(0).rgb(), utilisation_color(0.01).rgb());
 }
 
+// Typed digits in a box, then: no edit while typing, one edit after the pause, none after it.
+void expect_one_edit_after_a_pause(QAbstractSpinBox* box, QSignalSpy& edits, const char* digits) {
+  const int before = edits.count();
+  box->selectAll();
+  QTest::keyClicks(box, digits);
+  EXPECT_EQ(edits.count(), before) << "applied per keystroke";
+  QTest::qWait(kTypingPauseMs / 3);  // still typing
+  EXPECT_EQ(edits.count(), before);
+  ASSERT_TRUE(wait_for([&] { return edits.count() == before + 1; }, 2000))
+      << "not applied after a pause: " << box->text().toStdString();
+  QTest::qWait(2 * kTypingPauseMs);
+  EXPECT_EQ(edits.count(), before + 1) << "applied twice";
+}
+
 // A number field applies on an arrow key at once and after a pause in typing (the ranks applied
 // only on Enter or leaving the field).
 TEST(NumberFields, ApplyOnArrowKeysAndAfterATypingPause) {
@@ -251,27 +265,8 @@ TEST(NumberFields, ApplyOnArrowKeysAndAfterATypingPause) {
   QTest::keyClick(ranks, Qt::Key_Up);
   EXPECT_EQ(ranks->value(), before + 1);
   EXPECT_EQ(changed.count(), 1);
-  ranks->selectAll();
-  QTest::keyClicks(ranks, "12");
-  EXPECT_EQ(changed.count(), 1) << "applied per keystroke";
-  QTest::qWait(kTypingPauseMs / 3);  // still typing
-  EXPECT_EQ(changed.count(), 1);
-  ASSERT_TRUE(wait_for([&] { return changed.count() == 2; }, 2000)) << "not applied after a pause";
+  expect_one_edit_after_a_pause(ranks, changed, "12");
   EXPECT_EQ(ranks->value(), 12);
-  QTest::qWait(2 * kTypingPauseMs);
-  EXPECT_EQ(changed.count(), 2) << "applied twice";
-}
-
-// Typed digits in a box, then: no edit while typing, one edit after the pause, none after it.
-void expect_one_edit_after_a_pause(QAbstractSpinBox* box, QSignalSpy& edits, const char* digits) {
-  const int before = edits.count();
-  box->selectAll();
-  QTest::keyClicks(box, digits);
-  EXPECT_EQ(edits.count(), before) << "applied per keystroke";
-  ASSERT_TRUE(wait_for([&] { return edits.count() == before + 1; }, 2000))
-      << "not applied after a pause: " << box->text().toStdString();
-  QTest::qWait(2 * kTypingPauseMs);
-  EXPECT_EQ(edits.count(), before + 1) << "applied twice";
 }
 
 // Decimal fields and the custom cluster's numbers too: "400" typed into the NIC rate is one edit
