@@ -205,9 +205,11 @@ class TrainingView : public QWidget, public Exportable {
   void live_change();
   void apply_undo(int run, const RunConfig& config);
   void update_rows();
+  // Whether the runs about to be drawn differ in time per iteration (axis_default.h).
+  static bool runs_differ_in_time(const std::vector<RunSeries>& series);
   // Sets the x-axis combo to simulated time when the drawn runs differ in time per iteration, to
-  // iteration when they do not (axis_default.h), unless the user chose one in the combo.
-  void follow_x_axis(const std::vector<RunSeries>& series);
+  // iteration when they do not, unless the user chose one in the combo.
+  void follow_x_axis(bool time_differs);
   QString display_name(const Run& r) const;
   // The colour of a new run with these settings (settings_key; empty: none of the scenario's).
   int take_color(const std::string& settings);
