@@ -2,12 +2,15 @@
 // table is the legend, a hover 6 px off a line reads that line out, a comparison shows its
 // finished seeds' bands while the rest run, Run seeds on an empty table says why nothing starts,
 // axes tick at nice numbers, an accuracy axis of one point is 0 to 1, Undo's status line says what
-// it did, and the topology's colour scale shows idle links.
+// it did, the topology's colour scale shows idle links, and number fields (the panel's, the custom
+// cluster's) apply on an arrow key and after a pause in typing.
 #include <gtest/gtest.h>
 
 #include <QAreaSeries>
 #include <QChart>
 #include <QChartView>
+#include <QCheckBox>
+#include <QDoubleSpinBox>
 #include <QLabel>
 #include <QLegend>
 #include <QLegendMarker>
@@ -23,6 +26,7 @@
 #include <memory>
 
 #include "chart_hover.h"
+#include "cluster_editor.h"
 #include "compare_view.h"
 #include "main_window.h"
 #include "run_chart_pages.h"
@@ -235,6 +239,20 @@ TEST(Topology, TheLinkColourScaleShowsIdleLinks) {
   EXPECT_NE(utilisation_color(0).rgb(), utilisation_color(0.01).rgb());
 }
 
+// Typed digits in a box, then: no edit while typing, one edit after the pause, none after it.
+void expect_one_edit_after_a_pause(QAbstractSpinBox* box, QSignalSpy& edits, const char* digits) {
+  const int before = edits.count();
+  box->selectAll();
+  QTest::keyClicks(box, digits);
+  EXPECT_EQ(edits.count(), before) << "applied per keystroke";
+  QTest::qWait(kTypingPauseMs / 3);  // still typing
+  EXPECT_EQ(edits.count(), before);
+  ASSERT_TRUE(wait_for([&] { return edits.count() == before + 1; }, 2000))
+      << "not applied after a pause: " << box->text().toStdString();
+  QTest::qWait(2 * kTypingPauseMs);
+  EXPECT_EQ(edits.count(), before + 1) << "applied twice";
+}
+
 // A number field applies on an arrow key at once and after a pause in typing (the ranks applied
 // only on Enter or leaving the field).
 TEST(NumberFields, ApplyOnArrowKeysAndAfterATypingPause) {
@@ -247,15 +265,37 @@ TEST(NumberFields, ApplyOnArrowKeysAndAfterATypingPause) {
   QTest::keyClick(ranks, Qt::Key_Up);
   EXPECT_EQ(ranks->value(), before + 1);
   EXPECT_EQ(changed.count(), 1);
-  ranks->selectAll();
-  QTest::keyClicks(ranks, "12");
-  EXPECT_EQ(changed.count(), 1) << "applied per keystroke";
-  QTest::qWait(kTypingPauseMs / 3);  // still typing
-  EXPECT_EQ(changed.count(), 1);
-  ASSERT_TRUE(wait_for([&] { return changed.count() == 2; }, 2000)) << "not applied after a pause";
+  expect_one_edit_after_a_pause(ranks, changed, "12");
   EXPECT_EQ(ranks->value(), 12);
-  QTest::qWait(2 * kTypingPauseMs);
-  EXPECT_EQ(changed.count(), 2) << "applied twice";
+}
+
+// Decimal fields and the custom cluster's numbers too: "400" typed into the NIC rate is one edit
+// after the pause (it was three, a 4, a 40 and a 400 Gb/s cluster, each re-trained live), and a
+// learning rate typed applies without Enter (a QDoubleSpinBox emitted nothing while typing, so
+// it waited for Enter); an arrow key applies at once.
+TEST(NumberFields, DecimalAndCustomClusterFieldsApplyAfterATypingPause) {
+  app();
+  TrainingPanel panel;
+  auto* lr = qobject_cast<QDoubleSpinBox*>(panel.control("training.lr"));
+  ASSERT_NE(lr, nullptr);
+  QSignalSpy changed(&panel, &TrainingPanel::changed);
+  expect_one_edit_after_a_pause(lr, changed, "0.08");
+  EXPECT_DOUBLE_EQ(lr->value(), 0.08);
+
+  ClusterEditor* editor = panel.cluster_editor();
+  auto* custom = editor->findChild<QCheckBox*>();
+  ASSERT_NE(custom, nullptr);
+  custom->setChecked(true);
+  QDoubleSpinBox* nic = nullptr;
+  for (auto* box : editor->findChildren<QDoubleSpinBox*>())
+    if (box->suffix() == " Gb/s") nic = box;
+  ASSERT_NE(nic, nullptr);
+  ASSERT_TRUE(nic->isEnabled());
+  QSignalSpy edited(editor, &ClusterEditor::spec_edited);
+  expect_one_edit_after_a_pause(nic, edited, "400");
+  EXPECT_DOUBLE_EQ(nic->value(), 400);
+  QTest::keyClick(nic, Qt::Key_Up);
+  EXPECT_EQ(edited.count(), 2);
 }
 
 }  // namespace

@@ -3,8 +3,7 @@
 // valueChanged for a step), and typed digits apply after a short pause in the typing, once, as
 // one edit ("128" is not 1, 12 and 128); Enter or leaving the field still applies at once.
 #include <QAbstractSpinBox>
-#include <QDoubleSpinBox>
-#include <QSpinBox>
+#include <QLineEdit>
 #include <QTimer>
 
 namespace commlab::ui {
@@ -21,11 +20,10 @@ inline void apply_after_typing_pause(QAbstractSpinBox* box, int pause_ms = kTypi
   QObject::connect(timer, &QTimer::timeout, box, [box] {
     if (box->hasAcceptableInput()) box->interpretText();
   });
-  auto restart = [timer] { timer->start(); };
-  if (auto* s = qobject_cast<QSpinBox*>(box))
-    QObject::connect(s, &QSpinBox::textChanged, timer, restart);
-  else if (auto* d = qobject_cast<QDoubleSpinBox*>(box))
-    QObject::connect(d, &QDoubleSpinBox::textChanged, timer, restart);
+  // The editor's textEdited: typing only (a QDoubleSpinBox without keyboard tracking emits no
+  // textChanged while typing).
+  if (auto* editor = box->findChild<QLineEdit*>())
+    QObject::connect(editor, &QLineEdit::textEdited, timer, [timer] { timer->start(); });
 }
 
 }  // namespace commlab::ui

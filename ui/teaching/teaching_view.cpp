@@ -44,6 +44,7 @@ TeachingView::TeachingView(QWidget* parent) : QWidget(parent) {
 QFormLayout* TeachingView::make_settings_form() {
   auto* form = new QFormLayout;
   ranks_ = new QSpinBox;
+  ranks_->setObjectName("ranks");
   ranks_->setRange(views::kTeachingRanks.lo, views::kTeachingRanks.hi);
   ranks_->setValue(4);
   ranks_->setToolTip(QString("Number of GPUs (ranks) in the collective, %1 to %2.")
@@ -62,6 +63,7 @@ QFormLayout* TeachingView::make_settings_form() {
   per_node_->setToolTip(
       "Hierarchical only: GPUs per node (consecutive ranks); the ranks must fill whole nodes.");
   skip_ = new QSpinBox;
+  skip_->setObjectName("skip");
   skip_->setRange(views::kTeachingSkip.lo, views::kTeachingSkip.hi);
   skip_->setToolTip(
       "SkipReduce s: how many of the ring's N-1 reduce-scatter steps (tree: reduce levels; hd: "

@@ -183,6 +183,11 @@ TopologyView::TopologyView(QWidget* parent) : QWidget(parent) {
   summary_ = new QLabel;
   summary_->setObjectName("status");
   summary_->setWordWrap(true);
+  // Room for the longest summary (a 512-GPU pod's: four lines at this width) from the start, top
+  // aligned: a label laid out for a shorter text showed the middle of a longer one, cut above and
+  // below, over the colour scale.
+  summary_->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+  summary_->setMinimumHeight(summary_->fontMetrics().lineSpacing() * 5);
   packet_legend_ = new QLabel;
   packet_legend_->setWordWrap(true);
   packet_legend_->setTextFormat(Qt::RichText);

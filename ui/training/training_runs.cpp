@@ -340,7 +340,11 @@ void TrainingView::redraw() {
          current_.ratio, false, current_.color});
     series.back().highlighted = current_.id != 0 && current_.id == highlighted_id_;
   }
+  // Decided on these runs, applied once the pages hold them (switching the axis redraws the pages,
+  // and the runs they held may be gone: a removed run's samples).
+  const bool time_differs = runs_differ_in_time(series);
   charts_->set_runs(std::move(series));
+  follow_x_axis(time_differs);
   update_rows();
   update_progress();
   if (announce_first_ && !current.empty()) {

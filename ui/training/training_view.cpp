@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <tuple>
 
+#include "axis_default.h"
 #include "run_chart_pages.h"
 #include "run_naming.h"
 #include "runs_list.h"
@@ -293,6 +294,20 @@ void TrainingView::apply_undo(int run, const RunConfig& config) {
     else
       live_change();
   }
+}
+
+bool TrainingView::runs_differ_in_time(const std::vector<RunSeries>& series) {
+  std::vector<const std::vector<Sample>*> shown;
+  for (const RunSeries& s : series) shown.push_back(s.samples);
+  return time_per_iteration_differs(shown);
+}
+
+void TrainingView::follow_x_axis(bool time_differs) {
+  if (x_axis_chosen_) return;  // the user's choice stands
+  // Changes the chart pages through the combo's currentIndexChanged; only a choice in the combo
+  // (activated) counts as the user's.
+  const int by_time = time_differs ? 1 : 0;
+  if (x_axis_->currentIndex() != by_time) x_axis_->setCurrentIndex(by_time);
 }
 
 void TrainingView::update_buttons() {

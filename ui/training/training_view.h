@@ -205,6 +205,11 @@ class TrainingView : public QWidget, public Exportable {
   void live_change();
   void apply_undo(int run, const RunConfig& config);
   void update_rows();
+  // Whether the runs about to be drawn differ in time per iteration (axis_default.h).
+  static bool runs_differ_in_time(const std::vector<RunSeries>& series);
+  // Sets the x-axis combo to simulated time when the drawn runs differ in time per iteration, to
+  // iteration when they do not, unless the user chose one in the combo.
+  void follow_x_axis(bool time_differs);
   QString display_name(const Run& r) const;
   // The colour of a new run with these settings (settings_key; empty: none of the scenario's).
   int take_color(const std::string& settings);
@@ -226,6 +231,7 @@ class TrainingView : public QWidget, public Exportable {
   QCheckBox* fork_;                 // live changes fork the running run instead of restarting it
   bool live_fork_request_ = false;  // set while a live change starts its run
   QComboBox* x_axis_;
+  bool x_axis_chosen_ = false;  // the user picked the x-axis: it no longer follows the runs
   QLabel* status_;
   QLabel* description_;
   QProgressBar* progress_;

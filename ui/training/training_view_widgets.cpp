@@ -77,7 +77,11 @@ void TrainingView::make_run_controls(QHBoxLayout*& choice, QGridLayout*& buttons
       "change restarts from iteration 1.");
   x_axis_ = new QComboBox;
   x_axis_->addItems({"iteration", "simulated time"});
-  x_axis_->setToolTip("Plot convergence against iterations or against simulated time.");
+  x_axis_->setObjectName("x_axis");
+  x_axis_->setToolTip(
+      "Plot convergence against iterations or against simulated time. Until you choose, it is "
+      "simulated time when the runs on the charts differ in time per iteration (a codec, "
+      "SkipReduce, another cluster), else iterations.");
   choice = new QHBoxLayout;
   choice->addWidget(new QLabel("Run"));
   choice->addWidget(run_choice_, 1);
@@ -195,6 +199,7 @@ void TrainingView::connect_controls() {
   connect(live_, &QCheckBox::toggled, this, [this] { update_buttons(); });
   connect(x_axis_, &QComboBox::currentIndexChanged, this,
           [this](int i) { charts_->set_by_time(i == 1); });
+  connect(x_axis_, &QComboBox::activated, this, [this] { x_axis_chosen_ = true; });
   connect(run_choice_, &QComboBox::currentIndexChanged, this, [this](int i) {
     if (i >= 0) choose_run(i);
   });

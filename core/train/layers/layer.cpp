@@ -1,8 +1,17 @@
 #include "train/layers/layer.h"
 
+#include <algorithm>
 #include <cmath>
 
+#include "train/layers/init_cache.h"
+
 namespace commlab {
+
+namespace {
+
+constexpr uint64_t kLinearInit = 1;  // InitKey's kind of a Linear layer's weights
+
+}  // namespace
 
 Linear::Linear(int in, int out, std::string name) : in_(in), out_(out), name_(std::move(name)) {
   allocate(static_cast<size_t>(in) * out + out);
@@ -28,11 +37,16 @@ void Linear::backward(const Matrix& dy, Matrix* dx) {
 }
 
 void Linear::init(const CounterRng& rng) {
-  StreamRng s(rng);
-  const double scale = std::sqrt(2.0 / in_);
   const size_t nw = static_cast<size_t>(in_) * out_;
-  for (size_t i = 0; i < nw; ++i) params_[i] = static_cast<float>(s.normal() * scale);
-  for (size_t i = nw; i < params_.size(); ++i) params_[i] = 0.0f;
+  // He-normal, N(0, 2 / in): drawn once per stream and shape in a process (init_cache.h).
+  const InitKey key{rng.key(), kLinearInit, static_cast<uint64_t>(in_),
+                    static_cast<uint64_t>(out_)};
+  cached_init(key, std::span<float>(params_).first(nw), [&](std::span<float> w) {
+    StreamRng s(rng);
+    const double scale = std::sqrt(2.0 / in_);
+    for (float& v : w) v = static_cast<float>(s.normal() * scale);
+  });
+  std::fill(params_.begin() + static_cast<std::ptrdiff_t>(nw), params_.end(), 0.0f);
 }
 
 void Relu::forward(const Matrix& x, Matrix& y) {

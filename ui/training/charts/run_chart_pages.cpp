@@ -243,7 +243,6 @@ QStringList RunChartPages::page_names() const {
 QChart* RunChartPages::chart(RunChart kind) {
   for (Slot& s : slots_)
     if (s.kind == kind || s.time_kind == kind) {
-      if ((by_time_ ? s.time_kind : s.kind) != kind) continue;
       if (s.stale) draw(s);
       return s.view->chart();
     }

@@ -24,7 +24,9 @@ class RunChartPages : public QTabWidget {
   bool select_page(
       const QString& name);  // "convergence", "codec", "skipreduce", "trimming", "network"
   QStringList page_names() const;
-  // The chart showing `kind` on its page (as last drawn), or null; drawn on demand.
+  // The chart showing `kind` on its page (as last drawn), or null; drawn on demand. A convergence
+  // chart is named by either of its kinds (kLossIteration or kLossTime: the loss chart) and is
+  // drawn against the axis set_by_time chose.
   QChart* chart(RunChart kind);
   void redraw();  // rebuilds the charts of the visible page
   // The Codec page draws a tensor file (or directory) instead of the runs until cleared

@@ -9,6 +9,7 @@
 #include <QSpinBox>
 
 #include "topology/gpu_presets.h"
+#include "typing_pause.h"
 
 namespace commlab::ui {
 
@@ -145,6 +146,11 @@ ClusterEditor::ClusterEditor(QWidget* parent) : QWidget(parent) {
   oversub_->setToolTip(
       "Leaf oversubscription: server-facing over spine-facing bandwidth (1 = "
       "non-blocking).");
+  // Typed numbers apply after a pause, as one edit: "400" Gb/s is not a 4 and a 40 Gb/s cluster
+  // each re-trained live (typing_pause.h); arrow keys apply at once.
+  for (QAbstractSpinBox* box :
+       std::initializer_list<QAbstractSpinBox*>{nodes_, gpus_, nic_, nvlink_, oversub_})
+    apply_after_typing_pause(box);
   form->addRow(custom_);
   form->addRow("Topology", kind_);
   form->addRow("Nodes", nodes_);
