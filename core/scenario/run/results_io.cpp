@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "io/staged_files.h"
+#include "scenario/run/class_accuracy.h"
 #include "scenario/run/equivalent_runs.h"
 #include "scenario/run/rank_stats.h"
 #include "scenario/run/seed_stats.h"
@@ -65,6 +66,14 @@ void add_holm(nlohmann::json& runs, const std::vector<EquivalentRun>& same) {
   }
 }
 
+// Sample::class_accuracy in one CSV cell: the classes' accuracies in class order, separated by ';'
+// (a class without test rows empty), so the header stays the same for every data set.
+std::string class_accuracy_cell(const std::vector<double>& accuracy) {
+  std::string out;
+  for (size_t k = 0; k < accuracy.size(); ++k) out += (k ? ";" : "") + number(accuracy[k]);
+  return out;
+}
+
 }  // namespace
 
 const std::vector<std::string>& series_columns() {
@@ -88,7 +97,9 @@ const std::vector<std::string>& series_columns() {
                                                    "nmse",
                                                    "divergence",
                                                    "ratio",
-                                                   "effective_bits"};
+                                                   "effective_bits",
+                                                   "worst_class_accuracy",
+                                                   "class_accuracy"};
   return columns;
 }
 
@@ -130,6 +141,7 @@ std::string summary_json(const std::string& experiment, const std::vector<RunRes
     if (!s.timed_as.empty()) run["timed_as"] = s.timed_as;  // workload.time_as
     // time_to_accuracy, speedup_vs_baseline, accuracy_delta_vs_baseline (seed_stats.h).
     run.update(tta_stats_json(r, runs[baseline], target));
+    run.update(class_accuracy_json(r, runs[baseline]));  // classification runs only
     doc["runs"].push_back(std::move(run));
   }
   const std::vector<EquivalentRun> same = equivalent_runs(runs);
@@ -155,7 +167,9 @@ std::string series_row(const std::string& run, const Sample& s) {
       << s.bytes_on_wire << ',' << number(s.compute_time_s) << ',' << number(s.comm_time_s) << ','
       << number(s.codec_time_s) << ',' << number(s.comm_total_s) << ',' << number(s.codec_total_s)
       << ',' << s.skipped_contributions << ',' << s.trimmed_packets << ',' << number(s.nmse) << ','
-      << number(s.divergence) << ',' << number(s.ratio) << ',' << number(s.effective_bits) << "\n";
+      << number(s.divergence) << ',' << number(s.ratio) << ',' << number(s.effective_bits) << ','
+      << number(worst_class_accuracy(s.class_accuracy).accuracy) << ','
+      << class_accuracy_cell(s.class_accuracy) << "\n";
   return out.str();
 }
 
