@@ -267,7 +267,7 @@ void skipreduce(Report& r, const Options& o) {
 }
 
 // Naive against random skipping as the label skew of the shards grows (Dirichlet alpha 0.1, 0.3,
-// 1, 10 and iid), each arm paired with its skew's baseline over the sample's 10 seeds; the chart
+// 1, 10 and iid), each arm paired with its skew's baseline over the sample's 6 seeds; the chart
 // goes with the sample's other charts. --quick: quick's MLP to 70%.
 void skipreduce_sweep(Report& r, const Options& o) {
   r.section("SkipReduce: naive against random skipping as label skew grows (Dirichlet sweep)");
