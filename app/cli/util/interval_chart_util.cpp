@@ -87,7 +87,7 @@ std::string panel_svg(const IntervalPanel& p, double x0, const Range& xr,
   for (double y = std::ceil(yr.lo / step) * step; y <= yr.hi; y += step) {
     out += line(x0 + kLeft, py(y), x0 + kLeft + kPlotW, py(y), "stroke=\"#eee\"");
     char buf[32];
-    std::snprintf(buf, sizeof buf, "%g", std::round(y / step) * step);
+    std::snprintf(buf, sizeof buf, "%g", std::round(y / step) * step + 0.0);  // no "-0"
     out += text_at(x0 + kLeft - 6, py(y) + 4, buf, "text-anchor=\"end\"");
   }
   for (const XTick& t : ticks)

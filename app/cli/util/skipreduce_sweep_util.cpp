@@ -197,8 +197,8 @@ std::string sweep_chart(const std::vector<Skew>& skews,
   return interval_chart_svg(
       "SkipReduce s=4 (lr x N/(N-s)) on Dirichlet(alpha) label-skewed shards, 8 ranks",
       {speed, final_acc, worst}, ticks, "Dirichlet alpha (log axis; iid at the right)",
-      "Points: paired estimate (speedup) or mean over seeds; bars: 95% intervals (an open end: "
-      "unbounded by censored pairs).");
+      "Points: paired estimate (speedup; 0: the arm never reached the target) or mean over seeds; "
+      "bars: 95% intervals (an open end: unbounded by censored pairs).");
 }
 
 }  // namespace
