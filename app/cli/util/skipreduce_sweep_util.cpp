@@ -71,6 +71,12 @@ std::vector<Skew> skews_of(const json& summary) {
   return out;
 }
 
+// A run's class_accuracy.seeds (summary.json), empty when the run has no per-class accuracy.
+json class_seeds(const json& run) {
+  if (!run.contains("class_accuracy")) return json::object();
+  return run["class_accuracy"].value("seeds", json::object());
+}
+
 // The paired comparisons of one arm with its skew's baseline.
 struct ArmStats {
   PairedSpeedup speedup;
@@ -84,9 +90,8 @@ ArmStats compare(const json& base, const json& arm) {
                                  per_seed(arm["time_to_accuracy"]["per_seed_s"]));
   a.accuracy = paired_delta(per_seed(base["seeds"]["final_test_accuracy"]["values"]),
                             per_seed(arm["seeds"]["final_test_accuracy"]["values"]));
-  const json none = json::array();
-  auto worst = [&](const json& run) {
-    return per_seed(run.value(json::json_pointer("/class_accuracy/seeds/worst_values"), none));
+  auto worst = [](const json& run) {
+    return per_seed(class_seeds(run).value("worst_values", json::array()));
   };
   a.worst = paired_delta(worst(base), worst(arm));
   return a;
@@ -184,7 +189,7 @@ std::string sweep_chart(const std::vector<Skew>& skews,
       const bool joined = skews[i].label != "iid";  // the axis breaks before iid
       f.points.push_back(mean_point(skews[i].x, run["seeds"]["final_test_accuracy"]["mean"],
                                     run["seeds"]["final_test_accuracy"]["ci95"], joined));
-      const json cs = run.value(json::json_pointer("/class_accuracy/seeds"), json::object());
+      const json cs = class_seeds(run);
       w.points.push_back(mean_point(skews[i].x, cs.value("worst_mean", json()),
                                     cs.value("worst_ci95", json()), joined));
       if (stats.count(policy))
