@@ -12,10 +12,8 @@
 
 #include "cli/command.h"
 #include "cli/util/flag_parse_util.h"
-#include "collective/algorithms.h"
-#include "collective/collective_settings.h"
+#include "cli/util/size_flag_util.h"
 #include "compare_view.h"
-#include "io/size_parse.h"
 #include "main_window.h"
 #include "run_chart_pages.h"
 #include "scenario/run/results_io.h"
@@ -24,7 +22,7 @@
 #include "topology_view.h"
 #include "training_panel.h"
 #include "training_view.h"
-#include "views/teaching_model.h"
+#include "views/view_settings.h"
 #include "workload_view.h"
 
 namespace {
@@ -55,26 +53,27 @@ struct GuiFlags {
 };
 
 void add_flags(CLI::App& app, GuiFlags& f) {
-  using commlab::views::kTeachingMaxRanks;
+  namespace views = commlab::views;
+  using commlab::cli::in_range;
   app.set_version_flag("--version", std::string("commlab ") + commlab::commlab_version());
   app.add_option("scenario", f.scenario, "scenario file to open (JSON)");
   app.add_option("--screenshot", f.screenshot, "render the main window to FILE.png and exit");
   app.add_option("--iterations", f.iterations, "iterations to run before the screenshot")
-      ->check(commlab::cli::integer_in(1, 1000000));
+      ->check(in_range(1, 1000000));
   app.add_option("--tab", f.tab, "tab to show in the screenshot");
   app.add_option("--export", f.export_file,
                  "with --screenshot: also export the shown tab to FILE (.png, .svg, .csv)");
   app.add_option("--step", f.step, "teaching tab: show step N of the collective")
-      ->check(commlab::cli::integer_in(0, 1000000));
+      ->check(in_range(views::kTeachingFrame));
   app.add_option("--skip", f.skip,
                  "teaching tab: SkipReduce s (ring, tree, hd: within the algorithm's limit)")
-      ->check(commlab::cli::integer_in(0, kTeachingMaxRanks - 1));
+      ->check(in_range(views::kTeachingSkip));
   app.add_option("--trim", f.trim, "teaching tab: fraction of packets trimmed")
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(in_range(views::kTeachingTrimRate));
   app.add_option("--cluster", f.cluster, "topology tab: cluster preset or spec");
   app.add_option("--topology-backend", f.topology_backend,
                  "topology tab: analytical or packet (queues, trims, drops)")
-      ->check(CLI::IsMember({"analytical", "packet"}));
+      ->check(CLI::IsMember(views::kTopologyBackends));
   app.add_option("--background", f.background,
                  "topology tab, packet backend: background traffic (incast:8, ...)");
   app.add_option("--message", f.message, "topology tab: all-reduce size per rank (e.g. 4M)");
@@ -84,17 +83,17 @@ void add_flags(CLI::App& app, GuiFlags& f) {
   app.add_flag("--run-all", f.run_all, "with --screenshot: run every run of the scenario, pinned");
   app.add_option("--compare-seeds", f.compare_seeds,
                  "with --screenshot: run the Compare tab over N seeds (2-50)")
-      ->check(commlab::cli::integer_in(2, 50));
+      ->check(in_range(2, 50));
   app.add_option("--run", f.run_index, "training tab: the scenario's run to show (0-based)");
   app.add_option("--workload-trace", f.workload_trace,
                  "workload tab: replay the Chakra trace PREFIX.RANK.et")
       ->check(commlab::cli::kNonEmpty);
   app.add_option("--teach-algo", f.teach_algo, "teaching tab: ring, tree, hd, hier or direct")
-      ->check(CLI::IsMember({"ring", "tree", "hd", "hier", "direct"}));
+      ->check(CLI::IsMember(views::kTeachingAlgorithms));
   app.add_option("--teach-ranks", f.teach_ranks, "teaching tab: GPUs")
-      ->check(commlab::cli::integer_in(2, kTeachingMaxRanks));
+      ->check(in_range(views::kTeachingRanks));
   app.add_option("--teach-per-node", f.teach_per_node, "teaching tab, hier: GPUs per node")
-      ->check(commlab::cli::integer_in(1, kTeachingMaxRanks));
+      ->check(in_range(views::kTeachingRanksPerNode));
   app.add_option("--throughput-cluster", f.throughput_cluster,
                  "throughput tab: 0 the flat network, 1-4 NCCL on 1, 2, 4 or 16 nodes of 8 H100, 5 "
                  "a leaf-spine, 6 a fat-tree");
@@ -115,8 +114,24 @@ bool refuse(const char* flag, const std::string& message) {
   return false;
 }
 
-// The Teaching settings of the flags, checked as the engine checks them (the algorithm's skip
-// limit on the chosen ranks) so that a refused value exits 2 instead of showing an error later.
+// A page's settings refused by core/views' check, naming the app's flag of the field at fault
+// (the Teaching and Topology fields these flags set).
+bool refuse(const commlab::Status& bad) {
+  static const std::pair<const char*, const char*> kFlags[] = {{"ranks", "teach-ranks"},
+                                                               {"algorithm", "teach-algo"},
+                                                               {"ranks_per_node", "teach-per-node"},
+                                                               {"trim_rate", "trim"},
+                                                               {"spec", "cluster"},
+                                                               {"backend", "topology-backend"},
+                                                               {"message_bytes", "message"}};
+  for (auto [field, flag] : kFlags)
+    if (bad.field == field) return refuse(flag, bad.message);
+  return refuse(bad.field.c_str(), bad.message);  // skip, background: the flag is the field
+}
+
+// The Teaching settings of the flags, checked as the view command and the page check them (the
+// algorithm's skip limit on the chosen ranks, whole nodes) so that a refused value exits 2
+// instead of showing an error later.
 bool apply_teaching(const GuiFlags& f, commlab::ui::MainWindow& window) {
   commlab::ui::TeachingSettings s;
   if (f.skip) s.skip = *f.skip;
@@ -124,12 +139,32 @@ bool apply_teaching(const GuiFlags& f, commlab::ui::MainWindow& window) {
   if (!f.teach_algo.empty()) s.algorithm = f.teach_algo;
   if (f.teach_ranks) s.ranks = *f.teach_ranks;
   if (f.teach_per_node) s.ranks_per_node = *f.teach_per_node;
-  if (s.skip > 0 && !commlab::find_algorithm(s.algorithm).skips())
-    return refuse("skip", "SkipReduce runs on --teach-algo " + commlab::skipping_algorithms_text() +
-                              ", not " + s.algorithm + ", got " + std::to_string(s.skip));
-  if (auto bad = commlab::skip_problem(s.algorithm, s.ranks, s.skip))
-    return refuse("skip", bad->message);
+  const commlab::StatusOr<commlab::ui::TeachingSettings> checked =
+      commlab::views::check_teaching(s);
+  if (!checked) return refuse(checked.status());
   window.teaching_view()->set_settings(s);
+  return true;
+}
+
+// The Topology settings of the flags; --message as view topology --bytes reads it.
+bool apply_topology(const GuiFlags& f, commlab::ui::MainWindow& window) {
+  commlab::ui::TopologySettings t;
+  if (!f.cluster.empty()) t.spec = f.cluster;
+  if (!f.topology_backend.empty()) t.backend = f.topology_backend;
+  if (!f.background.empty()) t.background = f.background;
+  if (!f.message.empty()) {
+    try {
+      const auto& range = commlab::views::kTopologyMessageBytes;
+      t.message_bytes = commlab::cli::size_flag("--message", f.message, range.lo, range.hi);
+    } catch (const commlab::cli::InvalidInput& e) {
+      std::fprintf(stderr, "commlab: %s\n", e.what());
+      return false;
+    }
+  }
+  const commlab::StatusOr<commlab::ui::TopologySettings> checked =
+      commlab::views::check_topology(t);
+  if (!checked) return refuse(checked.status());
+  window.topology_view()->set_settings(t);
   return true;
 }
 
@@ -165,16 +200,7 @@ bool apply_window_flags(const GuiFlags& f, commlab::ui::MainWindow& window) {
   }
   if (f.teaching() && !apply_teaching(f, window)) return false;
   if (f.topology()) {
-    commlab::ui::TopologySettings t;
-    if (!f.cluster.empty()) t.spec = f.cluster;
-    if (!f.topology_backend.empty()) t.backend = f.topology_backend;
-    if (!f.background.empty()) t.background = f.background;
-    if (!f.message.empty()) {
-      const auto bytes = commlab::parse_size(f.message);
-      if (!bytes) return refuse("message", "expected a size like 4M, got '" + f.message + "'");
-      t.message_bytes = *bytes;
-    }
-    window.topology_view()->set_settings(t);
+    if (!apply_topology(f, window)) return false;
   } else if (!f.cluster.empty()) {
     window.topology_view()->set_spec(QString::fromStdString(f.cluster));
   }

@@ -10,6 +10,7 @@
 
 #include "cli/command.h"
 #include "cli/util/codec_measure_util.h"
+#include "cli/util/flag_parse_util.h"
 #include "cli/util/size_flag_util.h"
 #include "codec/codec.h"
 #include "codec/value_cast.h"
@@ -383,11 +384,11 @@ const RegisterCommand reg{Command{
       app.add_option("--seed", o->seed, "seed of the generator")->capture_default_str();
       app.add_option("--max-files", o->budgets.files,
                      "--input DIR: refuse a directory of more files, before any is opened")
-          ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 32))
+          ->check(in_range(uint64_t{1}, uint64_t{1} << 32))
           ->capture_default_str();
       app.add_option("--max-tensors", o->budgets.tensors,
                      "--input: refuse more tensors (all files together), before any value is read")
-          ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 32))
+          ->check(in_range(uint64_t{1}, uint64_t{1} << 32))
           ->capture_default_str();
       app.add_option("--progress", o->progress,
                      "an input of at least SIZE bytes: its size, then a line per SIZE measured, "

@@ -10,6 +10,7 @@
 #include "cli/command.h"
 #include "cli/util/collective_options.h"
 #include "cli/util/experiment_files_util.h"
+#include "cli/util/flag_parse_util.h"
 #include "cli/util/network_util.h"
 #include "collective/algorithms.h"
 #include "collective/codec_wire.h"
@@ -282,15 +283,15 @@ const RegisterCommand reg{Command{
           ->capture_default_str();
       app.add_option("--proto", o->proto, "NCCL protocol: auto, simple, ll or ll128 (NCCL mode)");
       app.add_option("--channels", o->channels, "NCCL channels (NCCL mode; 0: the tuner's)")
-          ->check(CLI::Range(0, 64));
+          ->check(in_range(0, 64));
       app.add_option("--op", o->op, "allreduce, reducescatter, allgather or broadcast")
           ->capture_default_str();
       app.add_option("--ranks", o->ranks, "ranks on a flat alpha-beta network")
-          ->check(CLI::Range(1, 1 << 20))
+          ->check(in_range(kCollectiveRanks))
           ->capture_default_str();
       app.add_option("--ranks-per-node", o->ranks_per_node,
                      "ranks per node for --algo hier (default: from the cluster, else 8)")
-          ->check(CLI::Range(1, 1 << 20));
+          ->check(in_range(1, 1 << 20));
       add_network_flags(app, o->net);
       add_routing_flag(app, o->routing);
       app.add_option("--sizes", o->sizes, "MIN:MAX bytes per rank, doubling (K/M/G suffixes)")

@@ -57,22 +57,6 @@ inline CLI::Validator number_above(double lo, bool inclusive, const char* what) 
       },
       what);
 }
-// An integer flag in [lo, hi]: "expected an integer from 1 to 1000000, got '-5'" (CLI11's Range
-// said "Value -5 not in range 1 to 1000000", and a word failed later as "could not be converted").
-inline CLI::Validator integer_in(long long lo, long long hi) {
-  return CLI::Validator(
-      [lo, hi](std::string& s) -> std::string {
-        try {
-          size_t used = 0;
-          const long long v = std::stoll(s, &used);
-          if (used == s.size() && v >= lo && v <= hi) return "";
-        } catch (const std::exception&) {
-        }
-        return "expected an integer from " + std::to_string(lo) + " to " + std::to_string(hi) +
-               ", got '" + s.substr(0, 80) + "'";
-      },
-      "INT in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
-}
 inline const CLI::Validator kPositive = number_above(0, false, "a number > 0");
 inline const CLI::Validator kNonNegative = number_above(0, true, "a number >= 0");
 // A path flag given as "": the empty value would read as "not given" (workload --trace "").

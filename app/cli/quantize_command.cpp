@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "cli/command.h"
+#include "cli/util/flag_parse_util.h"
 #include "codec/lossy/trim_packet.h"
 #include "numeric/rng.h"
 #include "numeric/tensor_gen.h"
@@ -191,7 +192,7 @@ const RegisterCommand reg{Command{
           ->capture_default_str();
       app.add_option("--keep-bits", o->keep_bits,
                      "head bits a trimmed packet keeps, 0..--bits (default: all of --bits)")
-          ->check(CLI::Range(0, 8));
+          ->check(in_range(0, 8));
       app.add_option("--dist", o->dist, "gaussian, laplace, student-t or sparse:F")
           ->capture_default_str();
       app.add_option("--seed", o->seed, "seed of the vector, the encodings and the trimming")

@@ -24,6 +24,7 @@
 
 #include "cli/command.h"
 #include "cli/util/experiment_files_util.h"
+#include "cli/util/flag_parse_util.h"
 #include "cli/util/results_dir_util.h"
 #include "cli/util/seed_report_util.h"
 #include "exec/mpi_runtime.h"
@@ -196,14 +197,12 @@ ExperimentOutcome execute(const Options& o, const Experiment& exp, const Job& jo
 // stderr: one line per run (and its seed statistics, its measured MPI split), then the folder.
 void print_results(const ExperimentOutcome& out, const std::string& path,
                    const std::string& charts_note) {
-  const std::vector<RunResult>& results = out.results;
-  const nlohmann::json summary = nlohmann::json::parse(out.summary_json, nullptr, false);
+  const ExperimentSummary& summary = out.summary;
   std::map<size_t, std::string> equal_to;  // "arm X equals arm Y on seed S (identical series)"
-  const std::vector<EquivalentRun> same = equivalent_runs(results);
-  const nlohmann::json same_json = equivalent_runs_json(results, same);
-  for (size_t i = 0; i < same.size(); ++i) equal_to[same[i].run] = equivalence_text(same_json[i]);
-  for (size_t k = 0; k < results.size(); ++k) {
-    const RunResult& r = results[k];
+  for (const EquivalentRun& same : summary.equivalent_runs)
+    equal_to[same.run] = equivalence_text(summary, same);
+  for (size_t k = 0; k < summary.runs.size(); ++k) {
+    const RunStats& r = summary.runs[k];
     const RunSummary& s = r.summary;
     if (std::isnan(s.final_train_loss) && s.iterations > 0)  // a catalog run: time plane only
       std::fprintf(stderr, "%-28s iteration %.4g s  sim %.4f s  ratio %.3f  (time plane only)%s\n",
@@ -215,24 +214,18 @@ void print_results(const ExperimentOutcome& out, const std::string& path,
                    s.timed_as.empty() ? "" : (" (timed as " + s.timed_as + ")").c_str(),
                    static_cast<double>(s.bytes_on_wire), s.mean_ratio,
                    r.complete ? "" : "  (stopped)");
-    const size_t first = out.result_replica[k];
     if (const auto same = equal_to.find(k); same != equal_to.end()) {
       // The same computation as an earlier run: one experiment, its statistics printed there.
       std::fprintf(stderr, "%-28s %s\n", "", same->second.c_str());
       continue;
     }
-    print_seed_stats(r, results[baseline_run(results)],
-                     out.replicas[first].training.target_accuracy);
-    // Holm's adjustment across the experiment's arms (summary.json's p_holm, results_io.h).
-    const bool listed = summary.is_object() && summary.contains("runs") &&
-                        summary["runs"].is_array() && k < summary["runs"].size();
-    const nlohmann::json sp =
-        listed ? summary["runs"][k].value("speedup_vs_baseline", nlohmann::json()) : nullptr;
-    if (sp.is_object() && sp.value("p_holm", nlohmann::json()).is_number())
+    print_seed_stats(r);
+    // Holm's adjustment across the experiment's arms (summary.json's p_holm).
+    const std::optional<BaselineComparison>& vs = r.tta.vs_baseline;
+    if (vs && vs->holm && std::isfinite(vs->holm->p_holm))
       std::fprintf(stderr, "%-28s p = %.3g, Holm-adjusted %.3g over %d arms\n", "",
-                   sp["p_value"].get<double>(), sp["p_holm"].get<double>(),
-                   sp["holm_family"].get<int>());
-    const MpiMeasure& m = out.measures[first];
+                   vs->speedup.p_value, vs->holm->p_holm, static_cast<int>(vs->holm->family));
+    const MpiMeasure& m = out.measures[out.result_replica[k]];  // measured, also when reproducible
     if (m.processes > 0)
       std::fprintf(stderr,
                    "%-28s on %d processes: measured compute %.3f s, comm %.3f s, codec %.3f s "
@@ -240,17 +233,15 @@ void print_results(const ExperimentOutcome& out, const std::string& path,
                    "", m.processes, m.mean.compute_s, m.mean.comm_s, m.mean.codec_s,
                    static_cast<unsigned long long>(m.mismatched));
   }
-  if (!out.lr_tuning.is_null())
-    for (const auto& t : out.lr_tuning["runs"])
-      std::fprintf(
-          stderr,
-          "%-28s lr %s chosen%s (median time to %.3g over seeds %llu-%llu on the %s: "
-          "%s)\n",
-          t["run"].get<std::string>().c_str(),
-          format_number("%.4g", t["chosen_lr"].get<double>()).c_str(),
-          t.value("chose_untuned", false) ? ", the untuned value" : "", t["target"].get<double>(),
-          t["seeds"][0].get<unsigned long long>(), t["seeds"][1].get<unsigned long long>(),
-          t.value("evaluated_on", std::string("test set")).c_str(), lr_grid_text(t).c_str());
+  for (const RunTuning& t : summary.lr_tuning.value_or(std::vector<RunTuning>{}))
+    std::fprintf(stderr,
+                 "%-28s lr %s chosen%s (median time to %.3g over seeds %llu-%llu on the %s: "
+                 "%s)\n",
+                 t.run.c_str(), format_number("%.4g", t.chosen_lr).c_str(),
+                 t.chosen_lr == t.untuned_lr ? ", the untuned value" : "", t.target,
+                 static_cast<unsigned long long>(t.first_seed),
+                 static_cast<unsigned long long>(t.first_seed + t.seeds - 1),
+                 tuning_evaluated_on(t).c_str(), lr_grid_text(t).c_str());
   std::fprintf(stderr, "results in %s (summary.json, series.csv, scenario.json%s%s)\n",
                path.c_str(), charts_note.c_str(), out.stopped ? "; stopped: see INCOMPLETE" : "");
 }
@@ -318,7 +309,7 @@ const RegisterCommand reg{Command{
       app.add_option("--seeds", o->seeds,
                      "repeat every run over N seeds: seed, seed+1, ..., seed+N-1 (overrides the "
                      "scenario's seeds); summary.json gives mean and 95% interval")
-          ->check(CLI::Range(1, 100));
+          ->check(in_range(1, 100));
       app.add_option("--threads", o->threads,
                      "worker threads, at most 256 (0: one per core; results never depend on it)");
       app.add_option("--jobs", o->jobs,
@@ -337,7 +328,7 @@ const RegisterCommand reg{Command{
                      "(same seed) from iteration K with its own techniques, collective, network "
                      "and learning-rate schedule, as the GUI's live fork does; summary.json's "
                      "forked_from")
-          ->check(CLI::Range(1, 10'000'000));
+          ->check(in_range(1, 10'000'000));
       app.add_flag("--quiet", o->quiet, "no progress output");
       app.add_flag("!--no-charts", o->charts, "skip DIR/charts/*.png and *.svg");
       app.add_flag("--reproducible", o->reproducible,

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
+#include "cli/util/flag_parse_util.h"
 #include "cli/util/size_flag_util.h"
 #include "io/size_parse.h"
 #include "network/packet_backend.h"
@@ -161,16 +162,16 @@ const RegisterCommand reg{Command{
       app.add_option("--queue", o->queue, "switch data queue in packets (0: the links' buffers)")
           ->capture_default_str();
       app.add_option("--mtu", o->mtu, "payload bytes per packet")
-          ->check(CLI::Range(1u, 65000u))
+          ->check(in_range(1u, 65000u))
           ->capture_default_str();
       app.add_option("--paths", o->paths,
                      "paths per flow: 1 per-flow ECMP, >1 packet spraying over up to that many; "
                      "default: all equal-cost paths for ndp/accept-trimmed, 1 for reliable/roce")
-          ->check(CLI::Range(0u, 64u))
+          ->check(in_range(0u, 64u))
           ->capture_default_str();
       app.add_option("--trim-fraction", o->trim_fraction,
                      "Bernoulli: trim this fraction of data packets at their first switch")
-          ->check(CLI::Range(0.0, 1.0))
+          ->check(in_range(0.0, 1.0))
           ->capture_default_str();
       app.add_option("--background", o->background,
                      "background traffic: perm, incast:K, alltoall or onoff:LOAD");

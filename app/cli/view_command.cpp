@@ -9,12 +9,14 @@
 #include "cli/command.h"
 #include "cli/util/collective_options.h"
 #include "cli/util/experiment_files_util.h"
+#include "cli/util/flag_parse_util.h"
 #include "cli/util/network_util.h"
 #include "cli/util/size_flag_util.h"
 #include "collective/algorithms.h"
 #include "io/staged_files.h"
 #include "scenario/config_enums.h"
 #include "scenario/scenario.h"
+#include "views/view_settings.h"
 #include "views/views_json.h"
 #include "workload/catalog/catalog_graph.h"
 
@@ -38,10 +40,12 @@ struct Options {
   std::string out;  // empty: stdout
 };
 
-// Integer flags: CLI11's range check (NaN and infinities are refused before, in main).
-template <class T>
-CLI::Option* add_int(CLI::App& app, const char* flag, T& value, T lo, T hi, const char* help) {
-  return app.add_option(flag, value, help)->check(CLI::Range(lo, hi))->capture_default_str();
+// Number flags checked against the page's named range, with the settings' words (NaN and
+// infinities are refused before, in main).
+template <class T, class V>
+CLI::Option* add_number(CLI::App& app, const char* flag, V& value, Bounds<T> range,
+                        const char* help) {
+  return app.add_option(flag, value, help)->check(in_range(range))->capture_default_str();
 }
 
 CLI::App* add_page(CLI::App& app, Options& o, const char* name, const char* description) {
@@ -63,28 +67,28 @@ void add_topology(CLI::App& app, Options& o) {
       ->capture_default_str();
   p->add_option("--bytes", o.message_bytes, "all-reduce message size per rank (K/M/G suffixes)")
       ->capture_default_str();
-  add_int(*p, "--step", s.step, 1, 1 << 20, "step of the collective to time (clamped)");
+  add_number(*p, "--step", s.step, kTopologyStep, "step of the collective to time (clamped)");
   p->add_option("--backend", s.backend, "analytical or packet")
-      ->check(CLI::IsMember({"analytical", "packet"}))
+      ->check(CLI::IsMember(kTopologyBackends))
       ->capture_default_str();
   p->add_option("--admission", s.admission, "packet: a full switch port trims, drops or marks")
       ->check(CLI::IsMember({"trim", "tail-drop", "ecn"}))
       ->capture_default_str();
-  add_int(*p, "--queue-packets", s.queue_packets, 0, 4096,
-          "packet: data queue per switch port in full packets (0: the link's buffer)");
+  add_number(*p, "--queue-packets", s.queue_packets, kTopologyQueuePackets,
+             "packet: data queue per switch port in full packets (0: the link's buffer)");
   p->add_option("--background", s.background,
                 "packet: none, perm, incast:K, alltoall or onoff:LOAD")
       ->capture_default_str();
-  add_int(*p, "--max-endpoints", s.max_endpoints, 1, 1 << 20,
-          "more GPUs than this: one box per server");
-  add_int(*p, "--max-servers", s.max_servers, 1, 1 << 20,
-          "more servers than this: one box per leaf");
-  add_int<uint64_t>(*p, "--max-links", s.max_links, 1, uint64_t{1} << 32,
-                    "work budget: a cluster of more directed links is refused");
-  add_int<uint64_t>(*p, "--max-transfers", s.max_transfers, 1, kMaxPlanTransfers,
-                    "work budget: a collective plan of more transfers is refused");
-  add_int<uint64_t>(*p, "--max-flows", s.max_flows, 1, kMaxPlanTransfers,
-                    "work budget: a timed step of more flows is refused");
+  add_number(*p, "--max-endpoints", s.max_endpoints, kTopologyBoxes,
+             "more GPUs than this: one box per server");
+  add_number(*p, "--max-servers", s.max_servers, kTopologyBoxes,
+             "more servers than this: one box per leaf");
+  add_number(*p, "--max-links", s.max_links, kTopologyLinkBudget,
+             "work budget: a cluster of more directed links is refused");
+  add_number(*p, "--max-transfers", s.max_transfers, kTopologyPlanBudget,
+             "work budget: a collective plan of more transfers is refused");
+  add_number(*p, "--max-flows", s.max_flows, kTopologyPlanBudget,
+             "work budget: a timed step of more flows is refused");
 }
 
 void add_teaching(CLI::App& app, Options& o) {
@@ -92,24 +96,23 @@ void add_teaching(CLI::App& app, Options& o) {
                          "The Teaching page: an all-reduce on a few ranks, step by step, on real "
                          "buffers (which ranks' data every cell holds)");
   TeachingSettings& s = o.teaching;
-  add_int(*p, "--ranks", s.ranks, 2, kTeachingMaxRanks, "ranks");
+  add_number(*p, "--ranks", s.ranks, kTeachingRanks, "ranks");
   p->add_option("--algorithm", s.algorithm, "ring, tree, hd, hier or direct")
-      ->check(CLI::IsMember({"ring", "tree", "hd", "hier", "direct"}))
+      ->check(CLI::IsMember(kTeachingAlgorithms))
       ->capture_default_str();
-  add_int(*p, "--ranks-per-node", s.ranks_per_node, 1, kTeachingMaxRanks,
-          "hier: consecutive ranks per node");
-  add_int(*p, "--skip", s.skip, 0, kTeachingMaxRanks - 1,
-          "SkipReduce s (ring, tree, hd: within the algorithm's limit)");
+  add_number(*p, "--ranks-per-node", s.ranks_per_node, kTeachingRanksPerNode,
+             "hier: consecutive ranks per node");
+  add_number(*p, "--skip", s.skip, kTeachingSkip,
+             "SkipReduce s (ring, tree, hd: within the algorithm's limit)");
   p->add_option("--policy", s.policy, "SkipReduce policy: naive, random or selective")
       ->check(CLI::IsMember({"naive", "random", "selective"}))
       ->capture_default_str();
   // Signed with the scenarios' seed range: an unsigned flag took -1 as 2^64 - 1.
-  add_int<int64_t>(*p, "--iteration", o.iteration, 0, kMaxSeed,
-                   "random policy: the iteration (rotation)");
-  add_int<int64_t>(*p, "--seed", o.seed, 0, kMaxSeed, "random policy: seed");
-  p->add_option("--trim-rate", s.trim_rate, "fraction of packets that arrive trimmed, in [0, 1]")
-      ->check(CLI::Range(0.0, 1.0))
-      ->capture_default_str();
+  add_number(*p, "--iteration", o.iteration, kTeachingSeeds,
+             "random policy: the iteration (rotation)");
+  add_number(*p, "--seed", o.seed, kTeachingSeeds, "random policy: seed");
+  add_number(*p, "--trim-rate", s.trim_rate, kTeachingTrimRate,
+             "fraction of packets that arrive trimmed, in [0, 1]");
 }
 
 void add_workload(CLI::App& app, Options& o) {
@@ -123,26 +126,24 @@ void add_workload(CLI::App& app, Options& o) {
   p->add_option("--trace", s.trace_prefix, "DIR/PREFIX of a Chakra trace (PREFIX.RANK.et)")
       ->check(kNonEmpty)
       ->excludes(model);
-  add_int(*p, "--dp", s.dp, 1, 1024, "data-parallel replicas");
-  add_int(*p, "--tp", s.tp, 1, 64, "tensor-parallel ranks");
-  add_int(*p, "--pp", s.pp, 1, 64, "pipeline stages");
-  add_int(*p, "--micro-batch", s.micro_batch, 1, 64, "sequences per micro-batch");
-  add_int(*p, "--global-batch", s.global_batch, 1, 65536, "sequences per iteration");
-  p->add_option("--gbps", s.gbps, "NIC rate of every GPU in Gb/s")
-      ->check(CLI::Range(1.0, 3200.0))
-      ->capture_default_str();
-  add_int(*p, "--gpus-per-server", s.gpus_per_server, 1, 8, "GPUs per server (NVSwitch)");
-  p->add_option("--dp-ratio", s.dp_ratio, "DP codec: wire bytes / payload bytes, in [0.05, 1]")
-      ->check(CLI::Range(0.05, 1.0))
-      ->capture_default_str();
+  add_number(*p, "--dp", s.dp, kWorkloadDp, "data-parallel replicas");
+  add_number(*p, "--tp", s.tp, kWorkloadTp, "tensor-parallel ranks");
+  add_number(*p, "--pp", s.pp, kWorkloadPp, "pipeline stages");
+  add_number(*p, "--micro-batch", s.micro_batch, kWorkloadMicroBatch, "sequences per micro-batch");
+  add_number(*p, "--global-batch", s.global_batch, kWorkloadGlobalBatch, "sequences per iteration");
+  add_number(*p, "--gbps", s.gbps, kWorkloadGbps, "NIC rate of every GPU in Gb/s");
+  add_number(*p, "--gpus-per-server", s.gpus_per_server, kWorkloadGpusPerServer,
+             "GPUs per server (NVSwitch)");
+  add_number(*p, "--dp-ratio", s.dp_ratio, kWorkloadDpRatio,
+             "DP codec: wire bytes / payload bytes, in [0.05, 1]");
   p->add_option("--codec-placement", o.codec_placement, "where the DP codec runs: nic, gpu or cpu")
       ->check(CLI::IsMember(enum_names<CodecPlacement>()))
       ->capture_default_str();
-  add_int(*p, "--skip", s.skip, 0, 63, "SkipReduce s on DP reduce-scatters");
+  add_number(*p, "--skip", s.skip, kWorkloadSkip, "SkipReduce s on DP reduce-scatters");
   p->add_flag("--no-overlap", o.no_overlap, "DP communication waits for the whole backward pass");
-  add_int(*p, "--max-ranks", s.max_ranks, 1, 32, "ranks drawn");
-  add_int<uint64_t>(*p, "--max-graph-nodes", s.max_graph_nodes, 1, workload::kMaxCatalogGraphNodes,
-                    "work budget: a catalog graph of more nodes (estimated) is refused");
+  add_number(*p, "--max-ranks", s.max_ranks, kWorkloadMaxRanks, "ranks drawn");
+  add_number(*p, "--max-graph-nodes", s.max_graph_nodes, kWorkloadGraphNodeBudget,
+             "work budget: a catalog graph of more nodes (estimated) is refused");
   p->add_option("--routing", o.routing, "ecmp (per flow) or ideal (spraying)")
       ->check(CLI::IsMember({"ecmp", "ideal"}))
       ->capture_default_str();
@@ -155,14 +156,12 @@ void add_throughput(CLI::App& app, Options& o) {
   ThroughputSettings& s = o.throughput;
   auto* cluster =
       p->add_option("--cluster", s.cluster, "NCCL mode: a cluster spec")->check(kNonEmpty);
-  add_int(*p, "--ranks", s.ranks, 2, 256, "flat: ranks")->excludes(cluster);
-  p->add_option("--bw-gbps", s.bw_gbps, "flat: GB/s per rank (25 GB/s = a 200 Gb/s NIC)")
-      ->check(CLI::Range(0.1, 2000.0))
-      ->capture_default_str()
+  add_number(*p, "--ranks", s.ranks, kThroughputRanks, "flat: ranks")->excludes(cluster);
+  add_number(*p, "--bw-gbps", s.bw_gbps, kThroughputBwGbps,
+             "flat: GB/s per rank (25 GB/s = a 200 Gb/s NIC)")
       ->excludes(cluster);
-  p->add_option("--alpha-us", s.alpha_us, "flat: latency per step in microseconds")
-      ->check(CLI::Range(0.0, 1000.0))
-      ->capture_default_str()
+  add_number(*p, "--alpha-us", s.alpha_us, kThroughputAlphaUs,
+             "flat: latency per step in microseconds")
       ->excludes(cluster);
   p->add_option("--slice-bytes", o.slice_bytes, "flat: ring slice (0: off)")
       ->capture_default_str()
@@ -174,14 +173,38 @@ void add_throughput(CLI::App& app, Options& o) {
       ->check(CLI::IsMember({"auto", "simple", "ll", "ll128"}))
       ->capture_default_str()
       ->needs(cluster);
-  add_int(*p, "--channels", s.channels, 0, 64, "NCCL mode: channels (0: the tuner's)")
+  add_number(*p, "--channels", s.channels, kThroughputChannels,
+             "NCCL mode: channels (0: the tuner's)")
       ->needs(cluster);
   p->add_option("--min-bytes", o.min_bytes, "smallest message (K/M/G suffixes)")
       ->capture_default_str();
   p->add_option("--max-bytes", o.max_bytes, "largest message (default 256M flat, 1G NCCL)");
 }
 
-// The string flags that become numbers or enums, each checked naming its flag.
+// The view flag that sets a settings field: "--" and the field with dashes ("trim_rate" is
+// --trim-rate), but for the fields whose flag is named otherwise.
+std::string view_flag(const std::string& field) {
+  static const std::pair<const char*, const char*> kFlags[] = {
+      {"spec", "--cluster"}, {"message_bytes", "--bytes"}, {"trace_prefix", "--trace"}};
+  for (auto [name, flag] : kFlags)
+    if (field == name) return flag;
+  std::string flag = "--" + field;
+  for (char& c : flag)
+    if (c == '_') c = '-';
+  return flag;
+}
+
+// The page's settings as core/views checks them (the cross-field rules: the algorithm's skip
+// limit, whole nodes, the sizes' order); a refusal names the view flag of its field.
+template <class Settings>
+void check(const StatusOr<Settings>& checked) {
+  if (checked) return;
+  const Status& bad = checked.status();
+  throw InvalidInput(Status{bad.code, view_flag(bad.field), bad.message}.text());
+}
+
+// The string flags that become numbers or enums, each checked naming its flag, then the page's
+// settings as a whole.
 void resolve(Options& o) {
   if (o.page.empty())
     throw InvalidInput("view: expected a page: topology, teaching, workload or throughput");
@@ -189,19 +212,18 @@ void resolve(Options& o) {
     TeachingSettings& s = o.teaching;
     s.iteration = static_cast<uint64_t>(o.iteration);
     s.seed = static_cast<uint64_t>(o.seed);
-    if (s.skip > 0 && !find_algorithm(s.algorithm).skips())
-      throw InvalidInput("--skip: SkipReduce runs on --algorithm " + skipping_algorithms_text() +
-                         ", not " + s.algorithm + ", got " + std::to_string(s.skip));
-    if (std::optional<Status> bad = skip_problem(s.algorithm, s.ranks, s.skip))
-      throw_flag_error(*bad);
+    check(check_teaching(s));
   } else if (o.page == "topology") {
-    o.topology.message_bytes = size_flag("--bytes", o.message_bytes, 4, kMaxCollectiveBytes);
+    o.topology.message_bytes =
+        size_flag("--bytes", o.message_bytes, kTopologyMessageBytes.lo, kTopologyMessageBytes.hi);
+    check(check_topology(o.topology));
   } else if (o.page == "workload") {
     WorkloadSettings& s = o.workload;
     if (!s.trace_prefix.empty()) s.source = WorkloadSettings::Source::kTrace;
     s.codec_placement = *parse_enum<CodecPlacement>(o.codec_placement);  // IsMember checked it
     s.routing = parse_routing_mode(o.routing);
     s.overlap = !o.no_overlap;
+    check(check_workload(s));
   } else if (o.page == "throughput") {
     ThroughputSettings& s = o.throughput;
     s.min_bytes = size_flag("--min-bytes", o.min_bytes, 4, kMaxCollectiveBytes);
@@ -209,6 +231,7 @@ void resolve(Options& o) {
       s.max_bytes = size_flag("--max-bytes", o.max_bytes, s.min_bytes, kMaxCollectiveBytes);
     s.pipeline.slice_bytes = size_flag("--slice-bytes", o.slice_bytes, 0, kMaxCollectiveBytes);
     s.pipeline.chunk_bytes = size_flag("--chunk-bytes", o.chunk_bytes, 0, kMaxCollectiveBytes);
+    check(check_throughput(s));
   }
 }
 

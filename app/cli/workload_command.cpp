@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "cli/command.h"
+#include "cli/util/flag_parse_util.h"
 #include "cli/util/network_util.h"
 #include "collective/codec_wire.h"
 #include "collective/collective_settings.h"
@@ -499,35 +500,35 @@ const RegisterCommand reg{Command{
                      "--trace: refuse a trace of more nodes, before reading it (each costs about " +
                          std::to_string(workload::kChakraPeakBytesPerNode) +
                          " bytes read and replayed; raise it when the memory is there)")
-          ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 32))
+          ->check(in_range(uint64_t{1}, uint64_t{1} << 32))
           ->capture_default_str();
       app.add_option("--engine", o->engine,
                      "graph: replay the iteration's graph; sum: closed form, all exposed")
           ->capture_default_str();
       add_network_flags(app, o->net);
       app.add_option("--dp", o->dp, "data-parallel degree (0: GPUs / (tp x pp))")
-          ->check(CLI::Range(0, 1 << 20));
+          ->check(in_range(0, kMaxDataParallelDegree));
       app.add_option("--tp", o->tp, "tensor-parallel degree")
           ->capture_default_str()
-          ->check(CLI::Range(1, 4096));
+          ->check(in_range(kCatalogModelParallel));
       app.add_option("--pp", o->pp, "pipeline-parallel degree (1F1B)")
           ->capture_default_str()
-          ->check(CLI::Range(1, 4096));
+          ->check(in_range(kCatalogModelParallel));
       app.add_option("--ep", o->ep, "expert-parallel degree (MoE models; divides dp)")
           ->capture_default_str()
-          ->check(CLI::Range(1, 4096));
+          ->check(in_range(kCatalogModelParallel));
       app.add_option("--micro-batch", o->micro_batch, "sequences per micro-batch")
-          ->check(CLI::Range(1, 65536));
+          ->check(in_range(kCatalogMicroBatch));
       app.add_option("--global-batch", o->global_batch, "sequences per iteration")
           ->capture_default_str()
-          ->check(CLI::Range(1, 1 << 24));
+          ->check(in_range(kCatalogGlobalBatch));
       app.add_option("--seq", o->seq, "sequence length (0: the model's, e.g. 2048 for GPT-3)")
-          ->check(CLI::Range(0, 1 << 20));
+          ->check(in_range(kCatalogSeq));
       app.add_option("--grad-dtype", o->grad_dtype, "gradients on the wire: bf16 or fp32")
           ->capture_default_str();
       app.add_option("--bucket-mb", o->bucket_mb, "DP gradient bucket size in MiB")
           ->capture_default_str()
-          ->check(CLI::Range(0.001, 65536.0));
+          ->check(in_range(0.001, 65536.0));
       app.add_flag("--no-overlap", o->no_overlap,
                    "DP communication waits for the whole backward (and all-gathers for the step)");
       app.add_flag("--no-distributed-optimizer", o->no_distributed_optimizer,
@@ -548,9 +549,9 @@ const RegisterCommand reg{Command{
       app.add_option("--emit-trace", o->emit_trace,
                      "also write the graph as Chakra traces DIR/NAME.RANK.et");
       app.add_option("--gpu", o->gpu, "GPU preset for compute time")->capture_default_str();
-      app.add_option("--mfu", o->mfu, "model FLOPs utilisation")->check(CLI::Range(0.01, 1.0));
+      app.add_option("--mfu", o->mfu, "model FLOPs utilisation")->check(in_range(0.01, 1.0));
       app.add_option("--ratio", o->ratio, "wire ratio to apply (0: measure --codec)")
-          ->check(CLI::Range(0.0, 1.0));
+          ->check(in_range(0.0, 1.0));
       app.add_option("--codec-placement", o->codec_placement,
                      "where the codec (or a given --ratio) encodes and decodes: nic (at line rate, "
                      "free), gpu (100 GB/s kernels) or cpu (1 GB/s, one core); charged per "
@@ -560,7 +561,7 @@ const RegisterCommand reg{Command{
       app.add_option("--tensor-source", o->source, "gaussian, laplace, student-t or sparse:F")
           ->capture_default_str();
       app.add_option("--skip", o->skip, "SkipReduce steps skipped in the DP reduce-scatter")
-          ->check(CLI::Range(0, 1 << 20));
+          ->check(in_range(0, 1 << 20));
       app.add_flag("--json", o->json, "one JSON document on stdout");
       // Flags that shape a catalog model only: --trace refuses them instead of ignoring them.
       std::vector<CLI::Option*> catalog_only;

@@ -36,9 +36,7 @@ StatusOr<CollectiveSettings> collective_settings(const CollectiveRequest& r) {
   } catch (const std::invalid_argument& e) {
     return invalid_input("op", e.what());
   }
-  if (r.ranks < 1 || r.ranks > kMaxCollectiveRanks)
-    return invalid_input("ranks", "expected 1 to " + std::to_string(kMaxCollectiveRanks) +
-                                      " ranks, got " + std::to_string(r.ranks));
+  if (std::optional<Status> bad = out_of_range("ranks", r.ranks, kCollectiveRanks)) return *bad;
   if (r.bytes < 1 || r.bytes > kMaxCollectiveBytes)
     return invalid_input("bytes", "expected 1 to " + std::to_string(kMaxCollectiveBytes) +
                                       " bytes per rank (1 TiB), got " + std::to_string(r.bytes));

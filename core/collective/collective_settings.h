@@ -9,6 +9,7 @@
 #include <string>
 
 #include "collective/algorithms.h"
+#include "io/bounds.h"
 #include "io/status.h"
 
 namespace commlab {
@@ -17,6 +18,7 @@ namespace commlab {
 inline constexpr uint64_t kMaxCollectiveBytes = 1ull << 40;
 // Ranks a collective may span.
 inline constexpr int kMaxCollectiveRanks = 1 << 20;
+inline constexpr Bounds<int> kCollectiveRanks{1, kMaxCollectiveRanks, "ranks"};
 
 // What the user asked for, as text and numbers.
 struct CollectiveRequest {

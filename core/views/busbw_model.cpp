@@ -10,6 +10,7 @@
 #include "topology/builders.h"
 #include "topology/presets.h"
 #include "topology/topology.h"
+#include "views/view_settings.h"
 
 namespace commlab::views {
 
@@ -79,10 +80,9 @@ std::vector<BusbwSeries> compute_nccl_busbw(const std::string& cluster, const st
 }
 
 std::vector<BusbwSeries> compute_throughput(const ThroughputSettings& s) {
+  if (StatusOr<ThroughputSettings> checked = check_throughput(s); !checked)
+    throw StatusError(checked.status());
   const uint64_t max_bytes = s.largest_bytes();
-  if (s.min_bytes == 0 || s.min_bytes > max_bytes)
-    throw bad_input("the smallest size must be in [1, " + std::to_string(max_bytes) +
-                    "] bytes, got " + std::to_string(s.min_bytes));
   if (s.cluster.empty())
     return compute_busbw(s.ranks, s.bw_gbps, s.alpha_us, s.min_bytes, max_bytes, s.pipeline);
   return compute_nccl_busbw(s.cluster, s.proto, s.channels, s.min_bytes, max_bytes);

@@ -13,6 +13,7 @@
 #include "collective/simulated_executor.h"
 #include "collective/skip.h"
 #include "io/status.h"
+#include "views/view_settings.h"
 
 namespace commlab::views {
 
@@ -44,12 +45,8 @@ std::pair<int, int> TeachingTrace::cells_of(const Transfer& t) const {
 }
 
 TeachingTrace compute_teaching_trace(const TeachingSettings& s) {
-  if (s.ranks < 2 || s.ranks > kTeachingMaxRanks)
-    throw StatusError("ranks", "teaching mode shows 2 to " + std::to_string(kTeachingMaxRanks) +
-                                   " ranks, not " + std::to_string(s.ranks));
-  if (s.skip < 0) throw bad_input("SkipReduce s must be >= 0");
-  if (!(s.trim_rate >= 0 && s.trim_rate <= 1))
-    throw bad_input("the trim rate is a fraction of packets in [0, 1]");
+  if (StatusOr<TeachingSettings> checked = check_teaching(s); !checked)
+    throw StatusError(checked.status());
   SkipConfig skip_config;
   skip_config.skip = s.skip;
   skip_config.policy = parse_skip_policy(s.policy);

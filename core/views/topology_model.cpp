@@ -9,6 +9,7 @@
 #include "io/status.h"
 #include "topology/presets.h"
 #include "views/topology_loads.h"
+#include "views/view_settings.h"
 
 namespace commlab::views {
 
@@ -296,6 +297,8 @@ void fit_to_margin(TopologyPicture& pic) {
 
 TopologyPicture compute_topology_picture(const TopologySettings& s) {
   const auto started = std::chrono::steady_clock::now();
+  if (StatusOr<TopologySettings> checked = check_topology(s); !checked)
+    throw StatusError(checked.status());
   const Topology topo = cluster_from_spec(s.spec);
   if (topo.links().size() > s.max_links)
     throw bad_input("cluster " + s.spec + ": " + std::to_string(topo.links().size()) +

@@ -11,6 +11,7 @@
 #include "io/status.h"
 #include "network/analytical.h"
 #include "topology/builders.h"
+#include "views/view_settings.h"
 #include "workload/catalog/catalog.h"
 #include "workload/catalog/catalog_graph.h"
 #include "workload/chakra_trace.h"
@@ -140,8 +141,6 @@ namespace {
 
 std::shared_ptr<const Graph> build_graph(const WorkloadSettings& s, std::string* title) {
   if (s.source == WorkloadSettings::Source::kTrace) {
-    if (s.trace_prefix.empty())
-      throw bad_input("trace: choose a Chakra trace (PREFIX.0.et, PREFIX.1.et, ...)");
     Graph g = workload::read_chakra_trace(s.trace_prefix);
     if (g.name.empty()) g.name = s.trace_prefix;
     // The trace's name, not where it lies: the prefix's last component ("1f1b" of
@@ -172,6 +171,8 @@ std::shared_ptr<const Graph> build_graph(const WorkloadSettings& s, std::string*
 }  // namespace
 
 WorkloadPicture compute_workload_picture(const WorkloadSettings& s) {
+  if (StatusOr<WorkloadSettings> checked = check_workload(s); !checked)
+    throw StatusError(checked.status());
   std::string title;
   std::shared_ptr<const Graph> graph = build_graph(s, &title);
   WorkloadPicture pic = replay_graph(graph, s);

@@ -12,6 +12,16 @@ commlab = pytest.importorskip("commlab")
 
 CLI = os.environ.get("COMMLAB_CLI", "")
 
+
+def workload_range(field, value, message):
+    """A catalog workload argument outside its range: time_workload and the workload command's
+    flag of the same name refuse it with the same message."""
+    return ("workload %s %d" % (field, value),
+            lambda: commlab.time_workload("llama3-8b", "flat:8", **{field: value}), field, message,
+            ["workload", "--catalog", "llama3-8b", "--cluster", "flat:8",
+             "--" + field.replace("_", "-"), str(value)])
+
+
 # (what is called, the call, the field it must name, the message's start, the CLI command giving
 # the same value, or None when the CLI has no such flag).
 CASES = [
@@ -42,7 +52,9 @@ CASES = [
      "expected a finite number > 0, got 0", None),
     ("latency nan", lambda: commlab.time_collective(alpha_us=math.nan), "alpha_us",
      "expected a finite number >= 0, got nan", None),
-    ("no ranks", lambda: commlab.time_collective(ranks=0), "ranks", "expected 1 to", None),
+    ("no ranks", lambda: commlab.time_collective(ranks=0), "ranks",
+     "expected 1 to 1048576 ranks, got 0",
+     ["collective", "--ranks", "0", "--sizes", "1M:1M", "--time-only"]),
     ("unknown algorithm", lambda: commlab.time_collective(algorithm="bogus"), "algorithm",
      "unknown algorithm 'bogus'", None),
     ("unknown op", lambda: commlab.time_collective(op="bogus"), "op",
@@ -80,8 +92,10 @@ CASES = [
     ("trim more than 2^20 coordinates",
      lambda: commlab.trim.TrimConfig(payload_bytes=1 << 30, coords_per_packet=(1 << 20) + 1),
      "coords_per_packet", "at most 2^20 coordinates per packet", None),
-    ("workload tp 0", lambda: commlab.time_workload("llama3-8b", "flat:8", tp=0), "tp",
-     "expected 1 to 4096, got 0", None),
+    workload_range("tp", 0, "expected 1 to 4096, got 0"),
+    workload_range("pp", 4097, "expected 1 to 4096, got 4097"),
+    workload_range("micro_batch", 0, "expected 1 to 65536, got 0"),
+    workload_range("global_batch", 0, "expected 1 to 16777216, got 0"),
     ("workload dp negative", lambda: commlab.time_workload("llama3-8b", "flat:8", dp=-1), "dp",
      "expected 0 (as many as fit) to 1048576, got -1", None),
     ("workload split beyond the cluster",
@@ -142,9 +156,11 @@ def test_bad_argument_raises_invalid_input(name, call, field, message, cli):
         return
     run = subprocess.run([CLI] + cli, capture_output=True, text=True, timeout=60)
     assert run.returncode == 2, run.stderr
-    # The CLI names the flag of the same field, then the same message.
+    # The CLI names the flag of the same field, then the same message; a value its flag parser
+    # refuses (a range) ends with CLI11's hint " (see --help)".
     flag = "--" + field.replace("_", "-")
-    assert run.stderr == "commlab-cli: %s: %s\n" % (flag, error.message)
+    line = "commlab-cli: %s: %s" % (flag, error.message)
+    assert run.stderr in (line + "\n", line + " (see --help)\n"), run.stderr
 
 
 # quantize names the same TrimConfig fields by its own flags, with the packet format's message.

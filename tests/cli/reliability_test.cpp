@@ -161,7 +161,14 @@ TEST(Reliability, BadFlagsNameTheFlagTheValueAndTheExpectation) {
       {"collective --bw 0 --sizes 1K:1K", "--bw: expected a number > 0, got 0"},
       {"traffic --cluster fattree:k=4 --pattern perm --mtu 1", "--mtu 1: expected more than 64"},
       {"nosuch", "unknown subcommand 'nosuch' (expected one of: "},
-      {"collective --ranks-per-node -3 --sizes 1K:1K", "--ranks-per-node: Value -3 not in range 1"},
+      {"collective --ranks-per-node -3 --sizes 1K:1K",
+       "--ranks-per-node: expected 1 to 1048576, got -3"},
+      // Range flags refuse in the words of the engine's settings (catalog_settings: tp 1..4096).
+      {"workload --tp 0", "--tp: expected 1 to 4096, got 0"},
+      {"workload --tp 99999999999", "--tp: expected 1 to 4096, got 99999999999"},
+      {"workload --tp 2.5", "--tp: expected an integer from 1 to 4096, got '2.5'"},
+      {"workload --mfu 2", "--mfu: expected 0.01 to 1, got 2"},
+      {"collective --ranks 0 --sizes 1K:1K", "--ranks: expected 1 to 1048576 ranks, got 0"},
       {"workload --trace ''", "--trace: expected a path, got an empty value"},
       {"workload --trace " + trace + " --cluster flat:4 --skip 1000",
        "--skip 1000: expected at most 3, the N-1 steps of a ring over the trace's 4 ranks (" +
@@ -203,7 +210,7 @@ TEST(Reliability, GuiFlagsAreCheckedNotIgnored) {
            {"--size abc", "--size: expected WxH"},
            {scn + " --run 99", "--run: expected an integer from 0 to"},
            {"--run 1", "--run 1: chooses one of a scenario's runs; give the scenario file too"},
-           {"--iterations -5", "--iterations: expected an integer from 1 to 1000000, got '-5'"},
+           {"--iterations -5", "--iterations: expected 1 to 1000000, got -5"},
            // The Throughput tab's chooser holds the flat network and 6 NCCL clusters: 0 to 6.
            {"--throughput-cluster 7",
             "--throughput-cluster: expected an integer from 0 to 6, got '7'"},
@@ -211,14 +218,14 @@ TEST(Reliability, GuiFlagsAreCheckedNotIgnored) {
             "--throughput-cluster: expected an integer from 0 to 6, got 'abc'"},
            // Parsed by commlab-cli's flag parser: the same checks and words.
            {"--skip abc", "--skip: expected an integer from 0 to 15, got 'abc'"},
-           {"--teach-ranks 99999", "--teach-ranks: expected an integer from 2 to 16, got '99999'"},
-           {"--compare-seeds 1", "--compare-seeds: expected an integer from 2 to 50, got '1'"},
+           {"--teach-ranks 99999", "--teach-ranks: expected 2 to 16 ranks, got 99999"},
+           {"--compare-seeds 1", "--compare-seeds: expected 2 to 50, got 1"},
            {"--trim nan", "--trim: expected a finite number, got nan"},
-           {"--step -1", "--step: expected an integer from 0 to 1000000, got '-1'"},
+           {"--step -1", "--step: expected 0 to 1000000, got -1"},
            {"--teach-algo bogus", "--teach-algo: bogus not in"},
            // The engine's skip limits, as commlab-cli collective states them.
            {"--teach-algo direct --skip 1",
-            "--skip: SkipReduce runs on --teach-algo ring, tree or hd, not direct, got 1"},
+            "--skip: SkipReduce runs on ring, tree or hd, not direct, got 1"},
            {"--teach-algo tree --teach-ranks 8 --skip 4",
             "--skip: tree on 8 ranks skips at most 3 reduce levels (its depth), got 4"},
            {"--teach-ranks 4 --skip 4",

@@ -81,13 +81,16 @@ struct Refused {
 
 TEST(ViewCli, BadFlagsExitTwoNamingTheFlag) {
   const Refused kRefused[] = {
-      {"view teaching --ranks 17", "--ranks: Value 17 not in range 2 to 16 (see --help)"},
+      {"view teaching --ranks 17", "--ranks: expected 2 to 16 ranks, got 17 (see --help)"},
       {"view teaching --trim-rate nan",
        "--trim-rate: expected a finite number, got nan (see --help)"},
       {"view teaching --iteration -1",
-       "--iteration: Value -1 not in range 0 to 9007199254740992 (see --help)"},
+       "--iteration: expected 0 to 9007199254740992, got -1 (see --help)"},
       {"view teaching --algorithm direct --skip 1",
-       "--skip: SkipReduce runs on --algorithm ring, tree or hd, not direct, got 1"},
+       "--skip: SkipReduce runs on ring, tree or hd, not direct, got 1"},
+      // hier on 5 ranks with the default 2 per node: not whole nodes (check_teaching).
+      {"view teaching --algorithm hier --ranks 5",
+       "--ranks-per-node: hier groups ranks into whole nodes: 5 ranks are not a multiple of 2"},
       {"view teaching --algorithm tree --ranks 8 --skip 4",
        "--skip: tree on 8 ranks skips at most 3 reduce levels (its depth), got 4"},
       {"view teaching --skip 4", "--skip: ring on 4 ranks skips at most 3 steps (N-1), got 4"},
@@ -97,8 +100,11 @@ TEST(ViewCli, BadFlagsExitTwoNamingTheFlag) {
       {"view throughput --min-bytes 1M --max-bytes 1K",
        "--max-bytes: expected a byte size in [1M, 1T], got '1K'"},
       {"view throughput --proto ll", "--proto requires --cluster (see --help)"},
-      {"view workload --gbps 0",
-       "--gbps: Value 0 not in range 1.000000 to 3200.000000 (see --help)"},
+      // The flat page draws up to 256 MiB when --max-bytes is not given (check_throughput).
+      {"view throughput --min-bytes 512M",
+       "--min-bytes: expected a byte size in [4B, 256M], got 512M"},
+      {"view workload --tp abc", "--tp: expected an integer from 1 to 64, got 'abc' (see --help)"},
+      {"view workload --gbps 0", "--gbps: expected 1 to 3200, got 0 (see --help)"},
       {"view", "view: expected a page: topology, teaching, workload or throughput"}};
   for (const Refused& r : kRefused) {
     const auto o = run_cli(r.args);

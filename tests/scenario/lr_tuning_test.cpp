@@ -97,8 +97,9 @@ TEST(LrTuning, ATunedRunIsTheRunAtTheChosenRate) {
   o.jobs = 2;
   const ExperimentOutcome tuned = run_experiment(spiral("[0.003, 0.3]"), o);
   ASSERT_FALSE(tuned.error);
-  ASSERT_FALSE(tuned.lr_tuning.is_null());
-  const auto& t = tuned.lr_tuning["runs"][0];
+  ASSERT_TRUE(tuned.summary.lr_tuning.has_value());
+  const nlohmann::json tuning = lr_tuning_json(*tuned.summary.lr_tuning);
+  const auto& t = tuning["runs"][0];
   EXPECT_EQ(t["seeds"][0], 1003);
   EXPECT_EQ(t["seeds"][1], 1004);
   ASSERT_EQ(t["grid"].size(), 2u);
@@ -113,7 +114,7 @@ TEST(LrTuning, ATunedRunIsTheRunAtTheChosenRate) {
   fixed.runs[0].training.lr = 0.3;
   const ExperimentOutcome plain = run_experiment(fixed, o);
   ASSERT_FALSE(plain.error);
-  EXPECT_TRUE(plain.lr_tuning.is_null());
+  EXPECT_FALSE(plain.summary.lr_tuning.has_value());
   ASSERT_EQ(tuned.results[0].per_seed.size(), 2u);
   for (size_t s = 0; s < 2; ++s) {
     EXPECT_EQ(tuned.results[0].per_seed[s].seed, plain.results[0].per_seed[s].seed);
@@ -179,7 +180,9 @@ TEST(LrTuning, TheTuningSaysWhereItEvaluatedAndWhetherItKeptTheUntunedRate) {
   exp.runs[0].training.validation_rows = 300;
   const ExperimentOutcome tuned = run_experiment(exp, o);
   ASSERT_FALSE(tuned.error);
-  const auto& t = tuned.lr_tuning["runs"][0];
+  ASSERT_TRUE(tuned.summary.lr_tuning.has_value());
+  const nlohmann::json tuning = lr_tuning_json(*tuned.summary.lr_tuning);
+  const auto& t = tuning["runs"][0];
   EXPECT_EQ(t["evaluated_on"], "validation: 300 training rows");
   EXPECT_EQ(t["untuned_lr"], 0.05);
   // chose_untuned is exactly chosen_lr == training.lr (0.05).
@@ -187,8 +190,9 @@ TEST(LrTuning, TheTuningSaysWhereItEvaluatedAndWhetherItKeptTheUntunedRate) {
   // Without a split the tuning reads the test set, and a grid holding only lr keeps it.
   const ExperimentOutcome same = run_experiment(spiral("[0.05]"), o);
   ASSERT_FALSE(same.error);
-  EXPECT_EQ(same.lr_tuning["runs"][0]["evaluated_on"], "test set");
-  EXPECT_EQ(same.lr_tuning["runs"][0]["chose_untuned"], true);
+  ASSERT_TRUE(same.summary.lr_tuning.has_value());
+  EXPECT_EQ(tuning_evaluated_on(same.summary.lr_tuning->at(0)), "test set");
+  EXPECT_EQ(same.summary.lr_tuning->at(0).chosen_lr, same.summary.lr_tuning->at(0).untuned_lr);
 }
 
 TEST(LrTuning, AGridOutsideTrainingIsRefused) {

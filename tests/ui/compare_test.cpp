@@ -41,7 +41,7 @@ TEST(CompareView, IntervalsEqualTheCliSummaryForTheSameSeeds) {
   options.seeds = 3;
   options.jobs = 1;  // another job count: the numbers must not depend on it
   const nlohmann::json cli = nlohmann::json::parse(run_experiment(exp, options).summary_json);
-  const nlohmann::json& gui = view.summary();
+  const nlohmann::json gui = summary_document(view.summary());
   ASSERT_EQ(gui["runs"].size(), 2u);
   EXPECT_EQ(gui["runs"][1]["speedup_vs_baseline"], cli["runs"][1]["speedup_vs_baseline"]);
   EXPECT_EQ(gui["runs"][1]["accuracy_delta_vs_baseline"],
@@ -108,7 +108,8 @@ TEST(CompareView, TheRaceHeadlineIsTheSummarysSpeedup) {
   view.set_seeds(3);
   ASSERT_TRUE(view.run());
   ASSERT_TRUE(wait_for([&] { return view.idle(); }));
-  const nlohmann::json& runs = view.summary()["runs"];
+  const nlohmann::json written = summary_document(view.summary());
+  const nlohmann::json& runs = written["runs"];
   ASSERT_EQ(runs.size(), 2u);
   const nlohmann::json& speed = runs[1]["speedup_vs_baseline"];
   ASSERT_TRUE(speed["estimate"].is_number()) << speed.dump();
@@ -157,18 +158,37 @@ TEST(CompareView, TheRaceHeadlineIsTheSummarysSpeedup) {
 
 // race_headline picks the arm with the largest estimate, shows an interval unbounded above as
 // "∞", and says when no run was compared or no pair reached the target.
+namespace {
+
+// A run of a summary as race_headline reads it: its name, its censored median time to an 85%
+// target and, for an arm, its speedup over the baseline.
+RunStats raced(const char* name, double estimate_s, std::optional<PairedSpeedup> speedup = {}) {
+  RunStats r;
+  r.summary.name = name;
+  TimeToAccuracy& t = r.tta.time_to_accuracy.emplace();
+  t.target = 0.85;
+  t.seconds.estimate = estimate_s;
+  if (speedup) r.tta.vs_baseline = BaselineComparison{"baseline", *speedup, {}, {}};
+  return r;
+}
+
+PairedSpeedup speedup(double estimate, double lo, double hi, int pairs, const char* verdict) {
+  PairedSpeedup sp;
+  sp.estimate = estimate;
+  sp.lo = lo;
+  sp.hi = hi;
+  sp.pairs = sp.pairs_run = pairs;
+  sp.verdict = verdict;
+  return sp;
+}
+
+}  // namespace
+
 TEST(RaceHeadline, ReadsTheSummaryAsWritten) {
-  const nlohmann::json summary = nlohmann::json::parse(R"({"runs": [
-    {"name": "baseline", "time_to_accuracy": {"target": 0.85, "estimate_s": 0.004}},
-    {"name": "a", "time_to_accuracy": {"target": 0.85, "estimate_s": 0.003},
-     "speedup_vs_baseline": {"estimate": 1.25, "ci95": [1.1, 1.4], "pairs": 6,
-                             "verdict": "faster", "baseline": "baseline"}},
-    {"name": "b", "time_to_accuracy": {"target": 0.85, "estimate_s": 0.002},
-     "speedup_vs_baseline": {"estimate": 1.9, "ci95": [0.9, null], "pairs": 6,
-                             "verdict": "within noise", "baseline": "baseline"}},
-    {"name": "c", "time_to_accuracy": {"target": 0.85, "estimate_s": null},
-     "speedup_vs_baseline": {"estimate": null, "ci95": null, "pairs": 1,
-                             "verdict": "undetermined", "baseline": "baseline"}}]})");
+  ExperimentSummary summary;
+  summary.runs = {raced("baseline", 0.004), raced("a", 0.003, speedup(1.25, 1.1, 1.4, 6, "faster")),
+                  raced("b", 0.002, speedup(1.9, 0.9, INFINITY, 6, "within noise")),
+                  raced("c", NAN, speedup(NAN, NAN, NAN, 1, "undetermined"))};
   const RaceHeadline best = race_headline(summary);
   EXPECT_EQ(best.row, 2);
   EXPECT_EQ(best.number, "1.90×");
@@ -182,8 +202,10 @@ TEST(RaceHeadline, ReadsTheSummaryAsWritten) {
   EXPECT_EQ(c.number, "–");
   EXPECT_EQ(c.interval, "no interval, 1 paired seed");
   EXPECT_EQ(c.times, "time to 85%: not reached, baseline 4 ms (medians over seeds)");
-  EXPECT_EQ(race_headline(nlohmann::json()).row, -1);
-  EXPECT_EQ(race_headline(nlohmann::json::parse(R"({"runs": [{"name": "baseline"}]})")).row, -1);
+  EXPECT_EQ(race_headline(ExperimentSummary()).row, -1);
+  ExperimentSummary alone;
+  alone.runs = {raced("baseline", 0.004)};
+  EXPECT_EQ(race_headline(alone).row, -1);
   EXPECT_DOUBLE_EQ(race_finish_s(summary, 1), 0.003);
   EXPECT_TRUE(std::isnan(race_finish_s(summary, 3)));
 }

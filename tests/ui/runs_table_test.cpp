@@ -267,10 +267,11 @@ TEST(RunsTable, RunSeedsOnTheTrainingTabRunsTheComparisonIntoTheSeedColumns) {
   EXPECT_FALSE(run_seeds->isEnabled()) << "a second comparison could start meanwhile";
   ASSERT_TRUE(test::wait_for([&] { return window.compare_view()->idle(); }, 60000));
   EXPECT_TRUE(run_seeds->isEnabled());
-  const nlohmann::json& summary = window.compare_view()->summary();
+  const nlohmann::json summary = summary_document(window.compare_view()->summary());
   ASSERT_EQ(summary["runs"].size(), 2u);
   EXPECT_EQ(summary["runs"][0]["seeds"]["n"], 2);
-  const auto times = seed_times_from_summary(summary, window.compare_view()->compared_runs());
+  const auto times = seed_times_from_summary(window.compare_view()->summary(),
+                                             window.compare_view()->compared_runs());
   ASSERT_EQ(times.size(), 2u);
   const SeedTimes& base = times.at(settings_key(runs[0]));
   const SeedTimes& skip = times.at(settings_key(runs[1]));

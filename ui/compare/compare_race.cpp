@@ -1,6 +1,6 @@
 // CompareView's race: the headline beside the chart (one run's speedup over the baseline to the
-// target, large, with its interval; compare_figures.h reads it from summary.json) and the finish
-// marks on the chart (each run's median time to the target on the target line).
+// target, large, with its interval; compare_figures.h reads it from the runner's summary) and the
+// finish marks on the chart (each run's median time to the target on the target line).
 #include <QChart>
 #include <QLabel>
 #include <QLegend>

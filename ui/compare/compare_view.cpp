@@ -25,13 +25,10 @@
 
 #include "chart_hover.h"
 #include "compare_figures.h"
-#include "io/json_input.h"
 #include "run_charts.h"
 #include "scenario/run/experiment_runner.h"
 
 namespace commlab::ui {
-
-using nlohmann::json;
 
 // The worker's state, shared with the GUI thread: the cancel flag and progress are atomics, the
 // evaluated samples of every replica are kept under the mutex, the outcome is read after `done`.
@@ -139,8 +136,8 @@ CompareView::CompareView(std::function<std::vector<RunConfig>()> runs, QWidget* 
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   table_->verticalHeader()->setVisible(false);
   table_->setToolTip(
-      "One row per run, read from the summary.json commlab-cli writes for the same "
-      "runs and seeds; the intervals are 95%.");
+      "One row per run: the engine's summary, the one commlab-cli writes as summary.json for "
+      "the same runs and seeds; the intervals are 95%.");
   if (auto* corner = table_->findChild<QAbstractButton*>())  // Qt's select-all corner button
     corner->setToolTip("Select the whole table (to copy it).");
   auto* race = new QWidget;
@@ -291,7 +288,7 @@ void CompareView::show_result() {
     draw_chart();
     return;
   }
-  summary_ = parse_json_limited(job.outcome.summary_json, "summary.json");
+  summary_ = job.outcome.summary;
   compared_ = running_;
   compared_colors_ = running_colors_;
   bands_.clear();
@@ -321,10 +318,9 @@ void CompareView::show_result() {
 }
 
 void CompareView::fill_table() {
-  const json& runs = summary_["runs"];
-  table_->setRowCount(static_cast<int>(runs.size()));
+  table_->setRowCount(static_cast<int>(summary_.runs.size()));
   int row = 0;
-  for (const json& r : runs) {
+  for (const RunStats& r : summary_.runs) {
     const QStringList cells = compare_row_cells(r);
     for (int c = 0; c < cells.size(); ++c) table_->setItem(row, c, new QTableWidgetItem(cells[c]));
     // The run's colour on the chart: the table is the legend when the chart's does not fit.
@@ -337,11 +333,9 @@ void CompareView::fill_table() {
 
 void CompareView::draw_chart() {
   auto* chart = new QChart;
-  // summary_ is null before the first comparison: json_member() reads it without inserting keys.
-  const json& runs = json_member(summary_, "runs");
-  const json& first = runs.is_array() && !runs.empty() ? runs[0] : json_member(runs, "none");
-  const json& n = json_member(json_member(first, "seeds"), "n");
-  const int seeds = n.is_number() ? n.get<int>() : 0;
+  // summary_ has no runs before the first comparison.
+  const RunStats* first = summary_.runs.empty() ? nullptr : &summary_.runs.front();
+  const int seeds = first ? static_cast<int>(first->seeds.seeds.size()) : 0;
   const std::vector<std::vector<BandPoint>>& bands = partial_ ? partial_bands_ : bands_;
   const std::vector<QString>& names = partial_ ? partial_names_ : names_;
   chart->setTitle(partial_ ? partial_title_
@@ -388,10 +382,9 @@ void CompareView::draw_chart() {
     }
     for (QLegendMarker* m : chart->legend()->markers(band)) m->setVisible(false);
   }
-  const json& target_json = json_member(json_member(first, "time_to_accuracy"), "target");
   const double target = partial_ && !running_.empty() ? running_.front().training.target_accuracy
-                        : target_json.is_number()     ? target_json.get<double>()
-                                                      : NAN;
+                        : first && first->tta.time_to_accuracy ? first->tta.time_to_accuracy->target
+                                                               : NAN;
   if (any && std::isfinite(target)) {  // the accuracy that defines time to target
     auto* line = new QLineSeries;
     line->setName("target " + QString::number(100 * target, 'f', 1) + "%");

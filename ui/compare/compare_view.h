@@ -2,11 +2,11 @@
 // Compare tab: runs the scenario's runs (with the Training tab's edits) over N seeds
 // through the engine's experiment runner (scenario/run/experiment_runner.h, the code behind
 // `commlab-cli run --seeds N`) on a worker thread, then draws every run's mean test accuracy with
-// its 95% band (scenario/run/seed_curves.h) and a results table read from the same summary.json
-// the CLI writes: final accuracy, time per iteration, time to the target (reached k/N, censored
-// median and interval), speedup against the baseline with its paired interval and verdict,
-// accuracy change against the baseline, bytes on the wire per iteration. So the GUI's intervals
-// are the CLI's for the same scenario and seeds.
+// its 95% band (scenario/run/seed_curves.h) and a results table read from the runner's summary
+// (scenario/run/experiment_summary.h), the one the CLI writes as summary.json: final accuracy, time
+// per iteration, time to the target (reached k/N, censored median and interval), speedup against
+// the baseline with its paired interval and verdict, accuracy change against the baseline, bytes on
+// the wire per iteration. So the GUI's intervals are the CLI's for the same scenario and seeds.
 //
 // The chart is a race: accuracy against simulated time, each run's median time to the target
 // marked where its curve crosses the target line, and beside it the race headline
@@ -18,7 +18,6 @@
 #include <atomic>
 #include <functional>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <vector>
 
 #include "chart_export.h"
@@ -52,14 +51,14 @@ class CompareView : public QWidget, public Exportable {
   bool run();
   void cancel();
   bool idle() const;
-  // The last comparison's summary.json (null before the first one ends).
-  const nlohmann::json& summary() const { return summary_; }
+  // The last comparison's summary, as the runner returned it (no runs before the first one ends).
+  const ExperimentSummary& summary() const { return summary_; }
   // The runs summary() is of, as compared (the Training tab matches its rows to them).
   const std::vector<RunConfig>& compared_runs() const { return compared_; }
   // The last comparison ran every seed of every run (false: cancelled, failed or none yet); a
   // cancelled one's summary() holds incomplete runs whose times to target are not results.
   bool last_complete() const { return complete_; }
-  // Each run's accuracy band, in the order of summary()["runs"].
+  // Each run's accuracy band, in the order of summary().runs.
   const std::vector<std::vector<BandPoint>>& bands() const { return bands_; }
   QTableWidget* table() const { return table_; }
   QString status_text() const;
@@ -113,7 +112,7 @@ class CompareView : public QWidget, public Exportable {
   QLabel* race_text_;     // verdict, interval, times to target
   int race_row_ = -1;
   std::shared_ptr<Job> job_;
-  nlohmann::json summary_;
+  ExperimentSummary summary_;
   std::vector<RunConfig> running_, compared_;  // the comparison under way, the one shown
   std::vector<std::vector<BandPoint>> bands_;
   std::vector<QString> names_;

@@ -20,6 +20,7 @@
 
 #include "collective/algorithms.h"
 #include "teaching_canvas.h"
+#include "views/view_settings.h"
 
 namespace commlab::ui {
 
@@ -43,23 +44,25 @@ TeachingView::TeachingView(QWidget* parent) : QWidget(parent) {
 QFormLayout* TeachingView::make_settings_form() {
   auto* form = new QFormLayout;
   ranks_ = new QSpinBox;
-  ranks_->setRange(2, kTeachingMaxRanks);
+  ranks_->setRange(views::kTeachingRanks.lo, views::kTeachingRanks.hi);
   ranks_->setValue(4);
-  ranks_->setToolTip(
-      QString("Number of GPUs (ranks) in the collective, 2 to %1.").arg(kTeachingMaxRanks));
+  ranks_->setToolTip(QString("Number of GPUs (ranks) in the collective, %1 to %2.")
+                         .arg(views::kTeachingRanks.lo)
+                         .arg(views::kTeachingRanks.hi));
   algorithm_ = new QComboBox;
-  algorithm_->addItems({"ring", "tree", "hd", "hier", "direct"});
+  for (const std::string& name : views::kTeachingAlgorithms)
+    algorithm_->addItem(QString::fromStdString(name));
   algorithm_->setToolTip(
       "All-reduce algorithm: ring (NCCL, on a circle), double binary tree (drawn as its two "
       "trees), recursive halving-doubling (partners of each round share a row or a column), "
       "hierarchical (nodes side by side), or direct one-shot.");
   per_node_ = new QSpinBox;
-  per_node_->setRange(1, kTeachingMaxRanks);
+  per_node_->setRange(views::kTeachingRanksPerNode.lo, views::kTeachingRanksPerNode.hi);
   per_node_->setValue(2);
   per_node_->setToolTip(
       "Hierarchical only: GPUs per node (consecutive ranks); the ranks must fill whole nodes.");
   skip_ = new QSpinBox;
-  skip_->setRange(0, kTeachingMaxRanks - 1);
+  skip_->setRange(views::kTeachingSkip.lo, views::kTeachingSkip.hi);
   skip_->setToolTip(
       "SkipReduce s: how many of the ring's N-1 reduce-scatter steps (tree: reduce levels; hd: "
       "halving rounds) are skipped.");
@@ -73,7 +76,7 @@ QFormLayout* TeachingView::make_settings_form() {
   iteration_->setToolTip(
       "Training iteration: with the random policy it picks which ranks each chunk drops.");
   trim_ = new QDoubleSpinBox;
-  trim_->setRange(0, 1);
+  trim_->setRange(views::kTeachingTrimRate.lo, views::kTeachingTrimRate.hi);
   trim_->setSingleStep(0.1);
   trim_->setDecimals(2);
   trim_->setToolTip(

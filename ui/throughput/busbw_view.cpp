@@ -33,6 +33,7 @@
 #include "network/analytical.h"
 #include "topology/presets.h"
 #include "topology/topology.h"
+#include "views/view_settings.h"
 
 namespace commlab::ui {
 
@@ -56,18 +57,18 @@ BusbwView::BusbwView(QWidget* parent) : QWidget(parent) {
   auto* layout = new QHBoxLayout(this);
   auto* form = new QFormLayout;
   ranks_ = new QSpinBox;
-  ranks_->setRange(2, 256);
+  ranks_->setRange(views::kThroughputRanks.lo, views::kThroughputRanks.hi);
   ranks_->setValue(8);
   ranks_->setToolTip("Number of GPUs (ranks) taking part in the all-reduce.");
   ranks_->setObjectName("ranks");
   bw_ = new QDoubleSpinBox;
-  bw_->setRange(0.1, 2000);
+  bw_->setRange(views::kThroughputBwGbps.lo, views::kThroughputBwGbps.hi);
   bw_->setValue(25);
   bw_->setSuffix(" GB/s");
   bw_->setToolTip(
       "Bandwidth of each rank's link into the flat network (25 GB/s = a 200 Gb/s NIC).");
   alpha_ = new QDoubleSpinBox;
-  alpha_->setRange(0, 1000);
+  alpha_->setRange(views::kThroughputAlphaUs.lo, views::kThroughputAlphaUs.hi);
   alpha_->setValue(5);
   alpha_->setSuffix(" us");
   alpha_->setToolTip(
@@ -104,7 +105,7 @@ BusbwView::BusbwView(QWidget* parent) : QWidget(parent) {
       "NCCL protocol: auto lets the tuner choose per size; Simple, LL (8 of 16 bytes are data) "
       "or LL128 (120 of 128) forces one.");
   channels_ = new QSpinBox;
-  channels_->setRange(0, 64);
+  channels_->setRange(views::kThroughputChannels.lo, views::kThroughputChannels.hi);
   channels_->setSpecialValueText("NCCL's choice");
   channels_->setObjectName("channels");
   channels_->setToolTip(

@@ -19,6 +19,7 @@
 #include <cmath>
 
 #include "format_util.h"
+#include "views/view_settings.h"
 
 namespace commlab::ui {
 
@@ -144,7 +145,8 @@ TopologyView::TopologyView(QWidget* parent) : QWidget(parent) {
   form->addRow("Message", size_);
   form->addRow("Step", step_);
   backend_ = new QComboBox;
-  backend_->addItems({"analytical", "packet"});
+  for (const std::string& name : views::kTopologyBackends)
+    backend_->addItem(QString::fromStdString(name));
   backend_->setToolTip(
       "Analytical: flow-level max-min sharing, no queues; packet: every packet through finite "
       "switch buffers, showing queues, trims and drops.");
@@ -154,7 +156,7 @@ TopologyView::TopologyView(QWidget* parent) : QWidget(parent) {
       "What a full switch port does with a data packet: trim it to its header (NDP), drop it, or "
       "drop it and ECN-mark packets above a quarter of the buffer.");
   buffer_ = new QSpinBox;
-  buffer_->setRange(0, 4096);
+  buffer_->setRange(views::kTopologyQueuePackets.lo, views::kTopologyQueuePackets.hi);
   buffer_->setValue(TopologySettings{}.queue_packets);
   buffer_->setSpecialValueText("link buffer");
   buffer_->setSuffix(" packets");

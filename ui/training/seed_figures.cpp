@@ -1,14 +1,11 @@
 #include "seed_figures.h"
 
 #include <cmath>
-#include <limits>
 
 #include "scenario/run/tta_stats.h"
 #include "scenario/schema.h"
 
 namespace commlab::ui {
-
-using nlohmann::json;
 
 namespace {
 
@@ -32,22 +29,15 @@ std::string settings_key(const RunConfig& config) {
   return to_json(c).dump();
 }
 
-std::map<std::string, SeedTimes> seed_times_from_summary(const json& summary,
+std::map<std::string, SeedTimes> seed_times_from_summary(const ExperimentSummary& summary,
                                                          const std::vector<RunConfig>& compared) {
   std::map<std::string, SeedTimes> out;
-  if (!summary.is_object() || !summary.contains("runs") || !summary["runs"].is_array()) return out;
   std::map<std::string, std::string> key_of;  // run name -> settings key
   for (const RunConfig& c : compared) key_of[c.name] = settings_key(c);
-  for (const json& run : summary["runs"]) {
-    const auto key = key_of.find(run.is_object() ? run.value("name", std::string()) : "");
-    if (key == key_of.end()) continue;
-    if (!run.is_object() || !run.contains("time_to_accuracy")) continue;
-    const json& tta = run["time_to_accuracy"];
-    if (!tta.is_object() || !tta.contains("per_seed_s") || !tta["per_seed_s"].is_array()) continue;
-    SeedTimes times;
-    for (const json& v : tta["per_seed_s"])
-      times.tta_s.push_back(v.is_number() ? v.get<double>()
-                                          : std::numeric_limits<double>::quiet_NaN());
+  for (const RunStats& run : summary.runs) {
+    const auto key = key_of.find(run.name());
+    if (key == key_of.end() || !run.tta.time_to_accuracy) continue;
+    SeedTimes times{run.tta.time_to_accuracy->per_seed_s};
     if (times.seeds() >= 2) out[key->second] = std::move(times);
   }
   return out;

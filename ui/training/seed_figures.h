@@ -1,17 +1,17 @@
 #pragma once
 // The runs table's figures over seeds: per run, its time to the target over N seeds
 // (censored median and order-statistic interval) and its speedup over the baseline row with the
-// 95% paired interval and verdict. The per-seed times come from a seeds comparison's summary.json
-// (the Compare tab's, which is what `commlab-cli run --seeds N` writes: "time_to_accuracy" ->
-// "per_seed_s"); the statistics are the engine's own (scenario/run/tta_stats.h: censored_tta and
+// 95% paired interval and verdict. The per-seed times come from a seeds comparison's summary
+// (the Compare tab's, what `commlab-cli run --seeds N` writes as summary.json: "time_to_accuracy"
+// -> "per_seed_s"); the statistics are the engine's own (scenario/run/tta_stats.h: censored_tta and
 // paired_log_speedup), so against the summary's baseline the cells equal its
 // "speedup_vs_baseline" and "time_to_accuracy" figures, and any other row can be the baseline.
 #include <QString>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "scenario/run/experiment_summary.h"
 #include "scenario/run_config.h"
 
 namespace commlab::ui {
@@ -26,10 +26,10 @@ struct SeedTimes {
 // seed count (a renamed or differently named run with the same settings trains the same seeds).
 std::string settings_key(const RunConfig& config);
 
-// Settings key -> the run's seeds' times, from a comparison's summary.json ("runs", matched to
+// Settings key -> the run's seeds' times, from a comparison's summary (its runs matched to
 // `compared` by name). Runs with one seed or without a time to accuracy (catalog runs) are left
-// out; null values are NaN (not reached).
-std::map<std::string, SeedTimes> seed_times_from_summary(const nlohmann::json& summary,
+// out; NaN where a seed did not reach the target.
+std::map<std::string, SeedTimes> seed_times_from_summary(const ExperimentSummary& summary,
                                                          const std::vector<RunConfig>& compared);
 
 // A cell over seeds: what the runs table shows (compact, so every column fits at 1280x800) and the

@@ -126,7 +126,7 @@ void TrainingView::rename_run(int id, const QString& name) {
   redraw();
 }
 
-void TrainingView::set_seed_results(const nlohmann::json& summary,
+void TrainingView::set_seed_results(const ExperimentSummary& summary,
                                     const std::vector<RunConfig>& compared) {
   seed_times_ = seed_times_from_summary(summary, compared);
   update_rows();

@@ -132,7 +132,7 @@ class TrainingView : public QWidget, public Exportable {
   void undo_remove();
   // A seeds comparison of `compared` ended (the Compare tab's summary.json): rows with the same
   // settings show their time to target and speedup over seeds with intervals (seed_figures.h).
-  void set_seed_results(const nlohmann::json& summary, const std::vector<RunConfig>& compared);
+  void set_seed_results(const ExperimentSummary& summary, const std::vector<RunConfig>& compared);
   // The run the table's speedups are against (its id; 0: the run named "baseline", else the
   // first).
   void set_baseline_run(int id);

@@ -23,16 +23,17 @@
 #include "routing_text.h"
 #include "scenario/config_enums.h"
 #include "typing_pause.h"
+#include "views/view_settings.h"
 #include "workload/catalog/catalog.h"
 
 namespace commlab::ui {
 
 namespace {
 
-QSpinBox* spin(const char* name, int lo, int hi, int value, const char* tip) {
+QSpinBox* spin(const char* name, Bounds<int> range, int value, const char* tip) {
   auto* s = new QSpinBox;
   s->setObjectName(name);
-  s->setRange(lo, hi);
+  s->setRange(range.lo, range.hi);
   s->setValue(value);
   s->setToolTip(tip);
   apply_after_typing_pause(s);  // typing "128" replays once, not three times
@@ -112,11 +113,13 @@ QWidget* WorkloadView::build_controls() {
   trace_row->addWidget(trace_, 1);
   trace_row->addWidget(trace_button_);
   form->addRow("Trace", trace_row);
-  dp_ = spin("dp", 1, 1024, 2, "Data-parallel replicas.");
-  tp_ = spin("tp", 1, 64, 2, "Tensor-parallel ranks (Megatron: all-reduces on the critical path).");
-  pp_ = spin("pp", 1, 64, 4, "Pipeline stages (1F1B).");
-  micro_ = spin("micro_batch", 1, 64, 1, "Sequences per micro-batch.");
-  global_ = spin("global_batch", 1, 65536, 16, "Sequences per iteration, over all replicas.");
+  dp_ = spin("dp", views::kWorkloadDp, 2, "Data-parallel replicas.");
+  tp_ = spin("tp", views::kWorkloadTp, 2,
+             "Tensor-parallel ranks (Megatron: all-reduces on the critical path).");
+  pp_ = spin("pp", views::kWorkloadPp, 4, "Pipeline stages (1F1B).");
+  micro_ = spin("micro_batch", views::kWorkloadMicroBatch, 1, "Sequences per micro-batch.");
+  global_ = spin("global_batch", views::kWorkloadGlobalBatch, 16,
+                 "Sequences per iteration, over all replicas.");
   form->addRow("DP", dp_);
   form->addRow("TP", tp_);
   form->addRow("PP", pp_);
@@ -124,14 +127,15 @@ QWidget* WorkloadView::build_controls() {
   form->addRow("Global batch", global_);
   gbps_ = new QDoubleSpinBox;
   gbps_->setObjectName("gbps");
-  gbps_->setRange(1, 3200);
+  gbps_->setRange(views::kWorkloadGbps.lo, views::kWorkloadGbps.hi);
   gbps_->setDecimals(0);
   gbps_->setValue(100);
   gbps_->setSuffix(" Gb/s");
   apply_after_typing_pause(gbps_);
   gbps_->setToolTip("NIC rate of every GPU on the leaf-spine (NVLink inside a server).");
   form->addRow("Network", gbps_);
-  per_server_ = spin("gpus_per_server", 1, 8, 8, "GPUs per server (NVSwitch between them).");
+  per_server_ = spin("gpus_per_server", views::kWorkloadGpusPerServer, 8,
+                     "GPUs per server (NVSwitch between them).");
   form->addRow("GPUs/server", per_server_);
   routing_ = new QComboBox;
   routing_->setObjectName("routing");
@@ -144,7 +148,7 @@ QWidget* WorkloadView::build_controls() {
   form->addRow("Routing", routing_);
   ratio_ = new QDoubleSpinBox;
   ratio_->setObjectName("dp_ratio");
-  ratio_->setRange(0.05, 1);
+  ratio_->setRange(views::kWorkloadDpRatio.lo, views::kWorkloadDpRatio.hi);
   ratio_->setSingleStep(0.05);
   ratio_->setDecimals(2);
   ratio_->setValue(1);
@@ -160,14 +164,16 @@ QWidget* WorkloadView::build_controls() {
       "Where the DP codec encodes and decodes: in the NIC it keeps pace with the link (free); on a "
       "GPU or CPU every DP byte pays encode + decode time on its collective.");
   form->addRow("Codec runs on", placement_);
-  skip_ = spin("skip", 0, 63, 0, "SkipReduce s: reduce-scatter steps skipped on DP.");
+  skip_ =
+      spin("skip", views::kWorkloadSkip, 0, "SkipReduce s: reduce-scatter steps skipped on DP.");
   form->addRow("SkipReduce s", skip_);
   overlap_ = new QCheckBox("DP overlaps backward");
   overlap_->setObjectName("overlap");
   overlap_->setChecked(true);
   overlap_->setToolTip("Off: every DP collective waits for the whole backward pass.");
   form->addRow(overlap_);
-  ranks_ = spin("ranks", 1, 32, 8, "Ranks drawn: rank 0 and the first rank of later stages.");
+  ranks_ = spin("ranks", views::kWorkloadMaxRanks, 8,
+                "Ranks drawn: rank 0 and the first rank of later stages.");
   form->addRow("Ranks shown", ranks_);
   auto* help = new QLabel(
       "<small>Wheel on the chart zooms, drag pans, double click shows the whole iteration; "

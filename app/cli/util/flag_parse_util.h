@@ -4,7 +4,11 @@
 // flag, exit 2), so a value refused by one is refused by the other with the same words.
 #include <CLI/CLI.hpp>
 #include <optional>
+#include <sstream>
 #include <string>
+#include <type_traits>
+
+#include "io/bounds.h"
 
 namespace commlab::cli {
 
@@ -17,5 +21,44 @@ std::string non_finite_flag(CLI::App& app, int argc, char** argv);
 // (0 after --help or --version, 2 after a bad flag, with one line "PROGRAM: message (see --help)"
 // on stderr).
 std::optional<int> parse_flags(CLI::App& app, int argc, char** argv, const std::string& program);
+
+// The refusal of `text` as a value of a flag in `b`, "" when it is one: the settings' wording for
+// a number outside the range ("expected 1 to 4096, got 0"), and "expected an integer from 1 to
+// 4096, got 'abc'" (or "a number from") for text that is not one. Numbers are read as CLI11 reads
+// them; an integer flag reads the value as a long long, so 5000000000 on an int flag is a number
+// out of range, not a word.
+template <typename T>
+std::string range_problem(const Bounds<T>& b, const std::string& text) {
+  if constexpr (std::is_floating_point_v<T>) {
+    double v = 0;
+    if (CLI::detail::lexical_cast(text, v))
+      return b.contains(static_cast<T>(v)) ? "" : range_refusal(b, range_value_text(v));
+  } else {
+    long long v = 0;
+    if (CLI::detail::lexical_cast(text, v)) {
+      // Every Bounds of a flag lies within long long's range.
+      const bool inside = v >= static_cast<long long>(b.lo) && v <= static_cast<long long>(b.hi);
+      return inside ? "" : range_refusal(b, std::to_string(v));
+    }
+    unsigned long long u = 0;  // beyond long long: above every bound
+    if (CLI::detail::lexical_cast(text, u)) return range_refusal(b, std::to_string(u));
+  }
+  const char* kind = std::is_floating_point_v<T> ? "a number" : "an integer";
+  return std::string("expected ") + kind + " from " + range_value_text(b.lo) + " to " +
+         range_value_text(b.hi) + ", got '" + text.substr(0, 80) + "'";
+}
+
+// A flag check from `b` (CLI11 prefixes the flag: "--tp: expected 1 to 4096, got 0"); --help
+// shows it in CLI11's form for ranges, "INT in [1 - 4096]".
+template <typename T>
+CLI::Validator in_range(Bounds<T> b) {
+  std::ostringstream help;
+  help << CLI::detail::type_name<T>() << " in [" << b.lo << " - " << b.hi << "]";
+  return CLI::Validator([b](std::string& text) { return range_problem(b, text); }, help.str());
+}
+template <typename T>
+CLI::Validator in_range(T lo, T hi) {
+  return in_range(Bounds<T>{lo, hi});
+}
 
 }  // namespace commlab::cli

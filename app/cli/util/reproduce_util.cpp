@@ -168,7 +168,7 @@ nlohmann::json Report::run_scenario(const std::string& sample, const std::string
   if (outcome.error) std::rethrow_exception(outcome.error);
   write_experiment_files(folder.path(), exp, outcome, true);
   folder.commit();
-  return parse_json_limited(outcome.summary_json, "summary.json");
+  return summary_document(outcome.summary);
 }
 
 void Report::guard(const std::function<void()>& body) {

@@ -93,23 +93,41 @@ std::string pairs_text(const nlohmann::json& sp) {
          (censored > 0 ? ", " + std::to_string(censored) + " censored (misses ranked worst)" : "");
 }
 
-void print_seed_stats(const RunResult& run, const RunResult& baseline, double target) {
+void print_seed_stats(const RunStats& run) {
   if (std::isnan(run.summary.final_train_loss)) return;  // a catalog run: no accuracy
-  const nlohmann::json j = seed_stats_json(run, baseline);
-  const int n = j["n"].get<int>();
+  const int n = static_cast<int>(run.seeds.seeds.size());
+  const nlohmann::json j = seed_stats_json(run.seeds);
   if (n > 1)
     std::fprintf(stderr, "%-28s over %d seeds (95%% CI): acc %s  loss %s  sim %s ms\n", "", n,
                  interval_text(j["final_test_accuracy"], 4).c_str(),
                  interval_text(j["final_train_loss"], 4).c_str(),
                  interval_text(j["sim_time_s"], 3, 1e3).c_str());
-  const nlohmann::json t = tta_stats_json(run, baseline, target);
-  if (!t.contains("time_to_accuracy")) return;
+  if (!run.tta.time_to_accuracy) return;
+  const nlohmann::json t = tta_stats_json(run.tta);
+  const double target = run.tta.time_to_accuracy->target;
   std::fprintf(stderr, "%-28s %s\n", "", tta_line(t["time_to_accuracy"], target).c_str());
-  if (!t.contains("speedup_vs_baseline")) return;
+  if (!run.tta.vs_baseline) return;
   std::fprintf(stderr, "%-28s %s\n", "", speedup_line(t["speedup_vs_baseline"]).c_str());
-  const std::string base = t["speedup_vs_baseline"]["baseline"].get<std::string>();
-  std::fprintf(stderr, "%-28s %s\n", "",
-               accuracy_line(t["accuracy_delta_vs_baseline"], base).c_str());
+  std::fprintf(
+      stderr, "%-28s %s\n", "",
+      accuracy_line(t["accuracy_delta_vs_baseline"], run.tta.vs_baseline->baseline).c_str());
+}
+
+namespace {
+
+std::string grid_entry(double lr, double median_tta_s) {
+  return format_number("%g", lr) + ": " +
+         (std::isfinite(median_tta_s) ? format_number("%.3g", median_tta_s * 1e3) + " ms"
+                                      : std::string("not reached"));
+}
+
+}  // namespace
+
+std::string lr_grid_text(const RunTuning& tuning) {
+  std::string grid;
+  for (const LrTrial& t : tuning.trials)
+    grid += (grid.empty() ? "" : ", ") + grid_entry(t.lr, t.median_tta_s);
+  return grid;
 }
 
 using nlohmann::json;
@@ -117,11 +135,9 @@ using nlohmann::json;
 std::string lr_grid_text(const json& tuned_run) {
   std::string grid;
   for (const json& g : tuned_run["grid"])
-    grid += std::string(grid.empty() ? "" : ", ") + format_number("%g", g["lr"].get<double>()) +
-            ": " +
-            (g["median_tta_s"].is_number()
-                 ? format_number("%.3g", g["median_tta_s"].get<double>() * 1e3) + " ms"
-                 : std::string("not reached"));
+    grid += (grid.empty() ? "" : ", ") +
+            grid_entry(g["lr"].get<double>(),
+                       g["median_tta_s"].is_number() ? g["median_tta_s"].get<double>() : NAN);
   return grid;
 }
 

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "cli/util/reproduce_util.h"
-#include "scenario/run/results_io.h"
+#include "scenario/run/experiment_summary.h"
 
 namespace commlab::cli {
 
@@ -40,9 +40,11 @@ std::string pairs_text(const nlohmann::json& sp);
 // (tta_stats_json: censored median and order-statistic interval, paired speedup (log-t, or
 // Hodges-Lehmann with misses ranked worst) with its verdict, paired accuracy difference; the last
 // two for runs other than the baseline).
-void print_seed_stats(const RunResult& run, const RunResult& baseline, double target);
+void print_seed_stats(const RunStats& run);
 
-// One tuned run of summary.json's lr_tuning, its grid as text: "0.05: 16.7 ms, 0.1: not reached".
+// A tuned run's grid as text: "0.05: 16.7 ms, 0.1: not reached"; of a RunTuning or of one entry
+// of summary.json's lr_tuning.runs.
+std::string lr_grid_text(const RunTuning& tuning);
 std::string lr_grid_text(const nlohmann::json& tuned_run);
 
 // The run a summary's seed statistics compare against; throws when there is none.

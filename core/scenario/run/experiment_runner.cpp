@@ -23,28 +23,6 @@
 
 namespace commlab {
 
-nlohmann::json mpi_json(const MpiMeasure& m, double sim_time_s, bool reproducible) {
-  auto wall = [&](double v) { return reproducible ? nlohmann::json(nullptr) : nlohmann::json(v); };
-  auto split = [&](const MpiRunStats& s) {
-    return nlohmann::json{{"compute_s", wall(s.compute_s)},
-                          {"comm_s", wall(s.comm_s)},
-                          {"codec_s", wall(s.codec_s)},
-                          {"wall_s", wall(s.wall_s)}};
-  };
-  return {{"processes", m.processes},
-          {"mismatched_buckets", m.mismatched},
-          {"bytes_sent", m.bytes_sent},
-          {"measured_mean", split(m.mean)},
-          {"measured_max", split(m.max)},
-          {"predicted",
-           {{"sim_time_s", sim_time_s},
-            {"compute_s", m.predicted_compute_s},
-            {"comm_exposed_s", m.predicted_comm_s},
-            {"codec_exposed_s", m.predicted_codec_s},
-            {"comm_total_s", m.predicted_comm_total_s},
-            {"codec_total_s", m.predicted_codec_total_s}}}};
-}
-
 int ExperimentOutcome::complete_runs() const {
   int n = 0;
   for (const RunResult& r : results) n += r.complete ? 1 : 0;
@@ -347,18 +325,18 @@ void Execution::finish(const std::string& name) {
     targets.push_back(c.workload.kind == WorkloadKind::kTrain ? c.training.target_accuracy
                                                               : Sample::kNaN);
   }
-  out_.summary_json = summary_json(name, out_.results, targets);
-  if (together_.empty() && o_.fork_at <= 0) return;
-  nlohmann::json doc = parse_json_limited(out_.summary_json, "summary.json");
+  out_.summary = summarize_experiment(name, out_.results, targets);
   for (size_t k = 0; k < out_.results.size(); ++k) {
     const size_t i = out_.result_replica[k];
-    if (out_.replicas[i].execution == ExecutionMode::kMpi)
-      doc["runs"][k]["mpi"] =
-          mpi_json(out_.measures[i], out_.results[k].summary.sim_time_s, o_.reproducible);
-    if (parent_[i] >= 0)
-      doc["runs"][k]["forked_from"] = {{"run", fork_base_}, {"iteration", o_.fork_at}};
+    if (out_.replicas[i].execution == ExecutionMode::kMpi) {
+      MpiMeasure& m = out_.summary.runs[k].mpi.emplace(out_.measures[i]);
+      if (o_.reproducible)  // wall-clock time varies by host
+        for (MpiRunStats* split : {&m.mean, &m.max})
+          split->compute_s = split->comm_s = split->codec_s = split->wall_s = Sample::kNaN;
+    }
+    if (parent_[i] >= 0) out_.summary.runs[k].forked_from = ForkOrigin{fork_base_, o_.fork_at};
   }
-  out_.summary_json = doc.dump(2) + "\n";
+  out_.summary_json = summary_text(out_.summary);
 }
 
 }  // namespace
@@ -444,10 +422,8 @@ ExperimentOutcome run_experiment(const Experiment& exp, const RunnerOptions& opt
       run.training.lr = choice["lr"][run.name].get<double>();
   ExperimentOutcome out = Execution(chosen, options, callbacks).run(exp.name);
   if (!out.reports || out.summary_json.empty()) return out;
-  out.lr_tuning = lr_tuning_json(tunings);
-  nlohmann::json doc = nlohmann::json::parse(out.summary_json);
-  doc["lr_tuning"] = out.lr_tuning;
-  out.summary_json = doc.dump(2) + "\n";
+  out.summary.lr_tuning = std::move(tunings);
+  out.summary_json = summary_text(out.summary);
   return out;
 }
 

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "scenario/run/experiment_summary.h"
 #include "scenario/run/results_io.h"
 #include "scenario/runner.h"
 #include "scenario/scenario.h"
@@ -63,19 +64,6 @@ struct RunnerCallbacks {
   std::function<void(const std::string& run)> on_tuning_sample;
 };
 
-// An "mpi" replica's measured wall-clock split across the processes and the simulator's
-// prediction of the same run (summed over the samples).
-struct MpiMeasure {
-  int processes = 0;
-  MpiRunStats mean, max;
-  uint64_t mismatched = 0;
-  uint64_t bytes_sent = 0;  // by all processes' collectives, on the wire as sent
-  double predicted_compute_s = 0, predicted_comm_s = 0, predicted_codec_s = 0;
-  double predicted_comm_total_s = 0, predicted_codec_total_s = 0;
-};
-// summary.json's "mpi" object of a run (wall-clock values null when reproducible).
-nlohmann::json mpi_json(const MpiMeasure& m, double sim_time_s, bool reproducible);
-
 struct ExperimentOutcome {
   bool reports = true;                 // false: another process holds the results (nothing below)
   std::vector<RunConfig> replicas;     // the runs expanded over seeds, in scenario order
@@ -84,8 +72,8 @@ struct ExperimentOutcome {
   std::vector<MpiMeasure> measures;    // per replica ("mpi" ones only)
   std::vector<RunResult> results;      // one per run that ran, in scenario order
   std::vector<size_t> result_replica;  // per result, its first replica
-  std::string summary_json;            // summary.json, as written
-  nlohmann::json lr_tuning;            // summary.json's "lr_tuning" (null: no run was tuned)
+  ExperimentSummary summary;           // what the results say (experiment_summary.h)
+  std::string summary_json;            // summary.json, as written: summary_text(summary)
   // The first failed replica's exception, in scenario order (std::invalid_argument: invalid
   // input); then results and summary_json are empty.
   std::exception_ptr error;

@@ -78,6 +78,12 @@ LrTrial make_trial(double lr, const std::vector<double>& tta_s,
   return t;
 }
 
+std::string tuning_evaluated_on(const RunTuning& tuning) {
+  return tuning.validation_rows > 0
+             ? "validation: " + std::to_string(tuning.validation_rows) + " training rows"
+             : std::string("test set");
+}
+
 nlohmann::json lr_tuning_json(const std::vector<RunTuning>& tunings) {
   nlohmann::json runs = nlohmann::json::array();
   for (const RunTuning& r : tunings) {
@@ -98,10 +104,7 @@ nlohmann::json lr_tuning_json(const std::vector<RunTuning>& tunings) {
                     {"chosen_lr", r.chosen_lr},
                     {"untuned_lr", r.untuned_lr},
                     {"chose_untuned", r.chosen_lr == r.untuned_lr},
-                    {"evaluated_on",
-                     r.validation_rows > 0
-                         ? "validation: " + std::to_string(r.validation_rows) + " training rows"
-                         : std::string("test set")}});
+                    {"evaluated_on", tuning_evaluated_on(r)}});
   }
   return {{"method", kLrTuningMethod}, {"seed_offset", kTuneSeedOffset}, {"runs", runs}};
 }

@@ -58,6 +58,9 @@ std::vector<double> lr_grid_of(const RunConfig& run, bool tune_all);
 // with training.validation_rows > 0 evaluated on the validation rows (evaluate_on_validation).
 std::vector<RunConfig> tuning_runs(const std::vector<RunConfig>& runs, bool tune_all);
 
+// Where a tuning's trials were scored: "test set", or "validation: V training rows".
+std::string tuning_evaluated_on(const RunTuning& tuning);
+
 // summary.json's "lr_tuning": {"method", "seed_offset", "runs": [{"run", "seeds" [first, last],
 // "target", "grid": [{"lr", "median_tta_s", "reached", "tta_s", "mean_final_accuracy"}],
 // "chosen_lr", "untuned_lr" (training.lr as written), "chose_untuned" (the tuning kept it),

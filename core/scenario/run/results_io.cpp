@@ -7,15 +7,12 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <nlohmann/json.hpp>
 #include <sstream>
 #include <stdexcept>
 
 #include "io/staged_files.h"
 #include "scenario/run/class_accuracy.h"
-#include "scenario/run/equivalent_runs.h"
-#include "scenario/run/rank_stats.h"
-#include "scenario/run/seed_stats.h"
+#include "scenario/run/experiment_summary.h"
 
 namespace commlab {
 
@@ -34,36 +31,6 @@ std::string number(double v) {
     if (std::strtod(buf, nullptr) == v) break;
   }
   return buf;
-}
-
-nlohmann::json finite_or_null(double v) {
-  return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr);
-}
-
-// Holm's adjustment across the experiment's arms: every speedup_vs_baseline with a p-value gets
-// "p_holm" (holm_adjust over the distinct arms; an arm equal to an earlier one takes that one's,
-// counted once) and "holm_family" (how many distinct arms were adjusted together).
-void add_holm(nlohmann::json& runs, const std::vector<EquivalentRun>& same) {
-  std::vector<size_t> twin(runs.size());
-  for (size_t k = 0; k < runs.size(); ++k) twin[k] = k;
-  for (const EquivalentRun& e : same) twin[e.run] = twin[e.same_as];
-  std::vector<double> p;
-  std::vector<size_t> member;  // the runs whose p-value is in the family, in order
-  for (size_t k = 0; k < runs.size(); ++k) {
-    if (twin[k] != k || !runs[k].contains("speedup_vs_baseline")) continue;
-    const nlohmann::json& v = runs[k]["speedup_vs_baseline"]["p_value"];
-    if (!v.is_number()) continue;
-    p.push_back(v.get<double>());
-    member.push_back(k);
-  }
-  const std::vector<double> adjusted = holm_adjust(p);
-  std::vector<double> holm(runs.size(), std::nan(""));
-  for (size_t i = 0; i < member.size(); ++i) holm[member[i]] = adjusted[i];
-  for (size_t k = 0; k < runs.size(); ++k) {
-    if (!runs[k].contains("speedup_vs_baseline")) continue;
-    runs[k]["speedup_vs_baseline"]["p_holm"] = finite_or_null(holm[twin[k]]);
-    runs[k]["speedup_vs_baseline"]["holm_family"] = member.size();
-  }
 }
 
 // Sample::class_accuracy in one CSV cell: the classes' accuracies in class order, separated by ';'
@@ -109,45 +76,7 @@ std::string summary_json(const std::string& experiment, const std::vector<RunRes
 
 std::string summary_json(const std::string& experiment, const std::vector<RunResult>& runs,
                          const std::vector<double>& target_accuracy) {
-  nlohmann::json doc;
-  doc["experiment"] = experiment;
-  doc["version"] = commlab_version();
-  doc["runs"] = nlohmann::json::array();
-  const size_t baseline = baseline_run(runs);
-  for (size_t k = 0; k < runs.size(); ++k) {
-    const RunResult& r = runs[k];
-    const RunSummary& s = r.summary;
-    const double target = k < target_accuracy.size() ? target_accuracy[k] : std::nan("");
-    nlohmann::json run = {
-        {"name", s.name},
-        {"complete", r.complete},
-        {"seed", s.seed},
-        {"iterations", s.iterations},
-        {"sim_time_s", finite_or_null(s.sim_time_s)},
-        {"wall_time_s", finite_or_null(s.wall_time_s)},
-        {"final_train_loss", finite_or_null(s.final_train_loss)},
-        {"final_test_accuracy", finite_or_null(s.final_test_accuracy)},
-        {"bytes_on_wire", s.bytes_on_wire},
-        {"mean_ratio", finite_or_null(s.mean_ratio)},
-        {"effective_bits", finite_or_null(s.effective_bits)},
-        {"trimmed_packets", s.trimmed_packets},
-        {"skipped_steps", s.skipped_steps},
-        {"time_to_accuracy_s", s.time_to_accuracy_s >= 0 ? nlohmann::json(s.time_to_accuracy_s)
-                                                         : nlohmann::json(nullptr)},
-        {"iterations_to_accuracy", s.iterations_to_accuracy >= 0
-                                       ? nlohmann::json(s.iterations_to_accuracy)
-                                       : nlohmann::json(nullptr)},
-        {"seeds", seed_stats_json(r, runs[baseline])}};
-    if (!s.timed_as.empty()) run["timed_as"] = s.timed_as;  // workload.time_as
-    // time_to_accuracy, speedup_vs_baseline, accuracy_delta_vs_baseline (seed_stats.h).
-    run.update(tta_stats_json(r, runs[baseline], target));
-    run.update(class_accuracy_json(r, runs[baseline]));  // classification runs only
-    doc["runs"].push_back(std::move(run));
-  }
-  const std::vector<EquivalentRun> same = equivalent_runs(runs);
-  if (!same.empty()) doc["equivalent_runs"] = equivalent_runs_json(runs, same);
-  add_holm(doc["runs"], same);
-  return doc.dump(2) + "\n";
+  return summary_text(summarize_experiment(experiment, runs, target_accuracy));
 }
 
 std::string series_header() {

@@ -25,17 +25,9 @@ struct RunResult {
 // Column names of series.csv, in order.
 const std::vector<std::string>& series_columns();
 
-// One object per run: the first seed's values, and "seeds" with every seed's values, their mean
-// and 95% interval and time-to-accuracy against the baseline run (scenario/run/seed_stats.h);
-// training runs add "time_to_accuracy" (censored median and order-statistic interval over the
-// seeds), and runs other than the baseline "speedup_vs_baseline" (paired log-t) and
-// "accuracy_delta_vs_baseline" (tta_stats_json, scenario/run/tta_stats.h); each
-// speedup_vs_baseline adds "p_holm" and "holm_family", Holm's adjustment of the p-values across the
-// experiment's distinct arms (scenario/run/rank_stats.h, holm_adjust). Runs whose first seed
-// computed the same series as an earlier run are listed in "equivalent_runs"
-// (scenario/run/equivalent_runs.h), the key present only when there are any.
-// `target_accuracy`: each run's training.target_accuracy, in `runs` order (time_to_accuracy's
-// "target"); without it (or NaN) "target" is null.
+// summary.json's text for `runs` (summarize_experiment and summary_text,
+// scenario/run/experiment_summary.h). `target_accuracy`: each run's training.target_accuracy, in
+// `runs` order (time_to_accuracy's "target"); without it (or NaN) "target" is null.
 std::string summary_json(const std::string& experiment, const std::vector<RunResult>& runs,
                          const std::vector<double>& target_accuracy);
 std::string summary_json(const std::string& experiment, const std::vector<RunResult>& runs);

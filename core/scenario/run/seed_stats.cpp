@@ -2,22 +2,11 @@
 
 #include <array>
 #include <cmath>
-#include <functional>
 #include <limits>
 
 #include "scenario/run/tta_stats.h"
 
 namespace commlab {
-
-namespace {
-
-using nlohmann::json;
-
-}  // namespace
-
-json number_or_null(double v) {
-  return std::isfinite(v) ? json(v) : json(nullptr);
-}
 
 double t_quantile_975(int df) {
   // t_{0.975, df} for df = 1..30 (standard tables, 6 decimals).
@@ -127,88 +116,8 @@ std::vector<RunSummary> seeds_of(const RunResult& r) {
   return r.per_seed.empty() ? std::vector<RunSummary>{r.summary} : r.per_seed;
 }
 
-json interval_json(const Interval& iv) {
-  json j = {{"n", iv.n}, {"mean", number_or_null(iv.mean)}};
-  j["half_width"] = iv.has_interval() ? json(iv.half_width) : json(nullptr);
-  j["ci95"] = iv.has_interval() ? json::array({iv.lo(), iv.hi()}) : json(nullptr);
-  return j;
-}
-
-// One metric over the seeds: the values (null where a seed has none) and the interval of the
-// finite ones; `within_noise_of_baseline` when compared with another run.
-json metric_json(const std::vector<RunSummary>& seeds, const std::vector<RunSummary>& base,
-                 bool is_baseline, const std::function<double(const RunSummary&)>& get) {
-  auto collect = [&](const std::vector<RunSummary>& from, json* values) {
-    std::vector<double> finite;
-    for (const RunSummary& s : from) {
-      const double v = get(s);
-      if (values) values->push_back(number_or_null(v));
-      if (std::isfinite(v)) finite.push_back(v);
-    }
-    return mean_ci95(finite);
-  };
-  json values = json::array();
-  const Interval iv = collect(seeds, &values);
-  json j = interval_json(iv);
-  j["values"] = values;
-  if (!is_baseline) {
-    const Interval b = collect(base, nullptr);
-    j["within_noise_of_baseline"] =
-        iv.has_interval() && b.has_interval() ? json(iv.overlaps(b)) : json(nullptr);
-  }
-  return j;
-}
-
-}  // namespace
-
-json seed_stats_json(const RunResult& run, const RunResult& baseline) {
-  const std::vector<RunSummary> seeds = seeds_of(run);
-  const std::vector<RunSummary> base = seeds_of(baseline);
-  const bool is_base = &run == &baseline;
-  json j;
-  j["n"] = seeds.size();
-  j["values"] = json::array();
-  for (const RunSummary& s : seeds) j["values"].push_back(s.seed);
-  auto tta = [](const RunSummary& s) {
-    return s.time_to_accuracy_s >= 0 ? s.time_to_accuracy_s : kNaN;
-  };
-  auto tta_it = [](const RunSummary& s) {
-    return s.iterations_to_accuracy >= 0 ? static_cast<double>(s.iterations_to_accuracy) : kNaN;
-  };
-  j["final_test_accuracy"] =
-      metric_json(seeds, base, is_base, [](const RunSummary& s) { return s.final_test_accuracy; });
-  j["final_train_loss"] =
-      metric_json(seeds, base, is_base, [](const RunSummary& s) { return s.final_train_loss; });
-  j["sim_time_s"] =
-      metric_json(seeds, base, is_base, [](const RunSummary& s) { return s.sim_time_s; });
-  // Time-to-accuracy: a seed that never reaches the target is null and left out of the mean and
-  // interval, which are over the `reached` seeds only (so they describe the runs that got there).
-  j["time_to_accuracy_s"] = metric_json(seeds, base, is_base, tta);
-  j["iterations_to_accuracy"] = metric_json(seeds, base, is_base, tta_it);
-  int reached = 0;
-  for (const RunSummary& s : seeds) reached += s.time_to_accuracy_s >= 0 ? 1 : 0;
-  j["time_to_accuracy_s"]["reached"] = reached;
-  j["iterations_to_accuracy"]["reached"] = reached;
-  // Paired by seed (replica k of this run against replica k of the baseline: same data order and
-  // initialisation): ratio = TTA / TTA_baseline, speedup = TTA_baseline / TTA, over the seeds where
-  // both reached the target.
-  std::vector<double> ratio, speedup;
-  for (size_t k = 0; k < seeds.size() && k < base.size(); ++k) {
-    const double a = tta(seeds[k]), b = tta(base[k]);
-    if (!std::isfinite(a) || !std::isfinite(b) || a <= 0 || b <= 0) continue;
-    ratio.push_back(a / b);
-    speedup.push_back(b / a);
-  }
-  j["baseline"] = baseline.summary.name;
-  j["time_to_accuracy_ratio"] = interval_json(mean_ci95(ratio));
-  j["time_to_accuracy_speedup"] = interval_json(mean_ci95(speedup));
-  return j;
-}
-
-namespace {
-
-// A seed's time-to-accuracy and its iteration count (the crossing evaluation's); NaN
-// when not reached.
+// A seed's time-to-accuracy and its iteration count (the crossing evaluation's); NaN when not
+// reached.
 double tta_s(const RunSummary& s) {
   return s.time_to_accuracy_s >= 0 ? s.time_to_accuracy_s : kNaN;
 }
@@ -216,6 +125,19 @@ double tta_iterations(const RunSummary& s) {
   return s.time_to_accuracy_s >= 0 && s.iterations_to_accuracy >= 0
              ? static_cast<double>(s.iterations_to_accuracy)
              : kNaN;
+}
+// The seed statistics' iteration count: as recorded, without the reached-in-time check.
+double recorded_iterations(const RunSummary& s) {
+  return s.iterations_to_accuracy >= 0 ? static_cast<double>(s.iterations_to_accuracy) : kNaN;
+}
+double final_accuracy(const RunSummary& s) {
+  return s.final_test_accuracy;
+}
+double final_loss(const RunSummary& s) {
+  return s.final_train_loss;
+}
+double sim_time(const RunSummary& s) {
+  return s.sim_time_s;
 }
 
 std::vector<double> per_seed(const std::vector<RunSummary>& seeds,
@@ -225,84 +147,76 @@ std::vector<double> per_seed(const std::vector<RunSummary>& seeds,
   return v;
 }
 
-json values_json(const std::vector<double>& v) {
-  json a = json::array();
-  for (double x : v) a.push_back(number_or_null(x));
-  return a;
+Interval finite_interval(const std::vector<double>& values) {
+  std::vector<double> finite;
+  for (double v : values)
+    if (std::isfinite(v)) finite.push_back(v);
+  return mean_ci95(finite);
 }
 
-// [lo, hi] with unknown or unbounded ends null; null without an interval.
-json ci_json(bool has, double lo, double hi) {
-  return has ? json::array({number_or_null(lo), number_or_null(hi)}) : json(nullptr);
-}
-
-json censored_json(const std::vector<RunSummary>& seeds, double target) {
-  const std::vector<double> t = per_seed(seeds, tta_s), it = per_seed(seeds, tta_iterations);
-  const CensoredTta ct = censored_tta(t), ci = censored_tta(it);
-  json j;
-  j["target"] = number_or_null(target);
-  j["seeds"] = ct.seeds;
-  j["reached"] = ct.reached;
-  j["per_seed_s"] = values_json(t);
-  j["per_seed_iterations"] = values_json(it);
-  j["estimate_s"] = number_or_null(ct.estimate);
-  j["estimate_iterations"] = number_or_null(ci.estimate);
-  j["ci95_s"] = ci_json(ct.has_interval(), ct.lo, ct.hi);
-  j["ci95_iterations"] = ci_json(ci.has_interval(), ci.lo, ci.hi);
-  j["ci95_coverage"] = number_or_null(ct.coverage);
-  j["method"] = kCensoredTtaMethod;
-  const int window = seeds.empty() ? 0 : seeds.front().tta_window;
-  j["smoothing"] =
-      window > 0 ? json{{"iterations", window}} : json{{"evaluations", kTtaSmoothingWindow}};
-  return j;
-}
-
-json speedup_json(const std::vector<RunSummary>& seeds, const std::vector<RunSummary>& base) {
-  return paired_speedup_json(paired_log_speedup(per_seed(base, tta_s), per_seed(seeds, tta_s)));
-}
-
-json accuracy_delta_json(const std::vector<RunSummary>& seeds,
-                         const std::vector<RunSummary>& base) {
-  auto acc = [](const RunSummary& s) { return s.final_test_accuracy; };
-  return paired_delta_json(paired_delta(per_seed(base, acc), per_seed(seeds, acc)));
+// One metric over the seeds, compared with the baseline's unless `base` is null.
+SeedMetric metric(const std::vector<RunSummary>& seeds, const std::vector<RunSummary>* base,
+                  double (*get)(const RunSummary&)) {
+  SeedMetric m;
+  m.values = per_seed(seeds, get);
+  m.interval = finite_interval(m.values);
+  if (base) {
+    const Interval b = finite_interval(per_seed(*base, get));
+    m.against_baseline = !m.interval.has_interval() || !b.has_interval() ? NoiseCheck::kUnknown
+                         : m.interval.overlaps(b)                        ? NoiseCheck::kWithinNoise
+                                                                         : NoiseCheck::kBeyondNoise;
+  }
+  return m;
 }
 
 }  // namespace
 
-json paired_speedup_json(const PairedSpeedup& sp) {
-  return {{"estimate", number_or_null(sp.estimate)},
-          {"ci95", ci_json(sp.has_interval(), sp.lo, sp.hi)},
-          {"pairs", sp.pairs},
-          {"pairs_run", sp.pairs_run},
-          {"censored", sp.censored},
-          {"p_value", number_or_null(sp.p_value)},
-          {"method", sp.method},
-          {"verdict", sp.verdict},
-          {"arm_missed", sp.arm_missed},
-          {"baseline_missed", sp.baseline_missed},
-          {"both_missed", sp.both_missed}};
+SeedStats seed_stats(const RunResult& run, const RunResult& baseline) {
+  const std::vector<RunSummary> seeds = seeds_of(run);
+  const std::vector<RunSummary> base = seeds_of(baseline);
+  const std::vector<RunSummary>* compared = &run == &baseline ? nullptr : &base;
+  SeedStats st;
+  for (const RunSummary& s : seeds) st.seeds.push_back(s.seed);
+  st.final_test_accuracy = metric(seeds, compared, final_accuracy);
+  st.final_train_loss = metric(seeds, compared, final_loss);
+  st.sim_time_s = metric(seeds, compared, sim_time);
+  st.time_to_accuracy_s = metric(seeds, compared, tta_s);
+  st.iterations_to_accuracy = metric(seeds, compared, recorded_iterations);
+  for (const RunSummary& s : seeds) st.reached += s.time_to_accuracy_s >= 0 ? 1 : 0;
+  std::vector<double> ratio, speedup;
+  for (size_t k = 0; k < seeds.size() && k < base.size(); ++k) {
+    const double a = tta_s(seeds[k]), b = tta_s(base[k]);
+    if (!std::isfinite(a) || !std::isfinite(b) || a <= 0 || b <= 0) continue;
+    ratio.push_back(a / b);
+    speedup.push_back(b / a);
+  }
+  st.baseline = baseline.summary.name;
+  st.time_to_accuracy_ratio = mean_ci95(ratio);
+  st.time_to_accuracy_speedup = mean_ci95(speedup);
+  return st;
 }
 
-json paired_delta_json(const PairedDelta& d) {
-  return {{"estimate", number_or_null(d.estimate)},
-          {"ci95", ci_json(d.has_interval(), d.lo, d.hi)},
-          {"pairs", d.pairs}};
-}
-
-json tta_stats_json(const RunResult& run, const RunResult& baseline, double target) {
+TtaStats tta_stats(const RunResult& run, const RunResult& baseline, double target) {
   const std::vector<RunSummary> seeds = seeds_of(run);
   const std::vector<RunSummary> base = seeds_of(baseline);
   bool has_accuracy = false;
   for (const RunSummary& s : seeds)
     has_accuracy = has_accuracy || std::isfinite(s.final_test_accuracy);
-  json j = json::object();
-  if (!has_accuracy) return j;  // a catalog run: no accuracy, no target to reach
-  j["time_to_accuracy"] = censored_json(seeds, target);
-  if (&run == &baseline) return j;
-  j["speedup_vs_baseline"] = speedup_json(seeds, base);
-  j["speedup_vs_baseline"]["baseline"] = baseline.summary.name;
-  j["accuracy_delta_vs_baseline"] = accuracy_delta_json(seeds, base);
-  return j;
+  TtaStats st;
+  if (!has_accuracy) return st;  // a catalog run: no accuracy, no target to reach
+  TimeToAccuracy& t = st.time_to_accuracy.emplace();
+  t.target = target;
+  t.per_seed_s = per_seed(seeds, tta_s);
+  t.per_seed_iterations = per_seed(seeds, tta_iterations);
+  t.seconds = censored_tta(t.per_seed_s);
+  t.iterations = censored_tta(t.per_seed_iterations);
+  t.window_iterations = seeds.empty() ? 0 : seeds.front().tta_window;
+  if (&run == &baseline) return st;
+  BaselineComparison& c = st.vs_baseline.emplace();
+  c.baseline = baseline.summary.name;
+  c.speedup = paired_log_speedup(per_seed(base, tta_s), t.per_seed_s);
+  c.accuracy_delta = paired_delta(per_seed(base, final_accuracy), per_seed(seeds, final_accuracy));
+  return st;
 }
 
 }  // namespace commlab

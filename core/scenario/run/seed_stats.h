@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -60,27 +61,85 @@ std::vector<RunResult> group_replicas(std::vector<RunResult> replicas,
 // The run time-to-accuracy is compared with: the run named "baseline", else the first run.
 size_t baseline_run(const std::vector<RunResult>& runs);
 
-// summary.json's "seeds" object of one run (per_seed in RunResult; `baseline` the baseline run's
-// result, may be &run itself): {"n", "values" (the seeds), one entry per metric with "values",
-// "mean", "ci95" ([lo, hi] or null) and "half_width"; time_to_accuracy_s/iterations also
-// "reached"; time_to_accuracy_ratio / _speedup paired with the baseline by seed}.
+// A run's metric over its seeds against the baseline's: both intervals overlap (within the seed
+// noise), or not, or one has no interval; the baseline itself is not compared.
+enum class NoiseCheck { kNotCompared, kUnknown, kWithinNoise, kBeyondNoise };
+
+// One metric of a run over its seeds (summary.json's runs[i].seeds.METRIC).
+struct SeedMetric {
+  std::vector<double> values;  // one per seed, in seed order; NaN where the seed has none
+  Interval interval;           // of the finite values (mean_ci95)
+  NoiseCheck against_baseline = NoiseCheck::kNotCompared;
+};
+
+// A run's values over its seeds (RunResult::per_seed; one seed: its summary), paired with the
+// baseline run's by seed.
+struct SeedStats {
+  std::vector<uint64_t> seeds;
+  SeedMetric final_test_accuracy, final_train_loss, sim_time_s;
+  // Time-to-accuracy: a seed that never reaches the target is NaN and left out of the mean and
+  // interval, which describe the `reached` seeds only.
+  SeedMetric time_to_accuracy_s, iterations_to_accuracy;
+  int reached = 0;
+  std::string baseline;  // the baseline run's name
+  // Replica k against the baseline's replica k (same data order and initialisation), over the
+  // seeds where both reached the target: ratio = TTA / TTA_baseline, speedup = TTA_baseline / TTA.
+  Interval time_to_accuracy_ratio, time_to_accuracy_speedup;
+};
+// `baseline` may be &run itself (then no metric is compared).
+SeedStats seed_stats(const RunResult& run, const RunResult& baseline);
+
+// A run's time to its target accuracy over its seeds, with censoring (tta_stats.h).
+struct TimeToAccuracy {
+  double target = kNaN;  // training.target_accuracy; NaN: unknown
+  // Per seed: the summaries' time_to_accuracy_s and iterations_to_accuracy (the crossing
+  // evaluation's iteration), NaN where not reached.
+  std::vector<double> per_seed_s, per_seed_iterations;
+  CensoredTta seconds, iterations;  // censored_tta of the two
+  int window_iterations = 0;        // training.tta_window; 0: over kTtaSmoothingWindow evaluations
+};
+
+// Holm's adjustment of a comparison's p-value across the experiment's distinct arms.
+struct HolmAdjustment {
+  double p_holm = kNaN;  // NaN: the comparison has no p-value
+  size_t family = 0;     // how many distinct arms were adjusted together
+};
+
+// A run other than the baseline against the baseline, paired by seed.
+struct BaselineComparison {
+  std::string baseline;                // its name
+  PairedSpeedup speedup;               // time to target (paired_log_speedup)
+  std::optional<HolmAdjustment> holm;  // set when the whole experiment is summarized
+  PairedDelta accuracy_delta;  // final test accuracy, run - baseline (a fraction, not points)
+};
+
+// The time-to-accuracy statistics of one run: none for a run without test accuracy (catalog);
+// `vs_baseline` for a run other than the baseline (&run != &baseline).
+struct TtaStats {
+  std::optional<TimeToAccuracy> time_to_accuracy;
+  std::optional<BaselineComparison> vs_baseline;
+};
+TtaStats tta_stats(const RunResult& run, const RunResult& baseline, double target = kNaN);
+
+// summary.json's "seeds" object of one run: {"n", "values" (the seeds), one entry per metric with
+// "values", "mean", "ci95" ([lo, hi] or null) and "half_width" (and "within_noise_of_baseline"
+// when compared); time_to_accuracy_s/iterations also "reached"; time_to_accuracy_ratio /
+// _speedup paired with the baseline by seed}.
+nlohmann::json seed_stats_json(const SeedStats& stats);
 nlohmann::json seed_stats_json(const RunResult& run, const RunResult& baseline);
 
-// The time-to-accuracy statistics of one run over its seeds (scenario/run/tta_stats.h), the keys
-// summary.json adds to the run's object; an empty object for a run without test accuracy (catalog):
+// The keys summary.json adds to a run's object for its TtaStats (an empty object without them):
 //   "time_to_accuracy": {"target", "seeds", "reached", "per_seed_s", "per_seed_iterations" (null
 //     where not reached), "estimate_s", "estimate_iterations" (censored median, null when half or
 //     more did not reach), "ci95_s", "ci95_iterations" ([lo, hi] order-statistic interval, an end
-//     null when unknown or unbounded; null for N < 6), "ci95_coverage", "method"};
-//   and for a run other than the baseline (&run != &baseline):
+//     null when unknown or unbounded; null for N < 6), "ci95_coverage", "method", "smoothing"};
 //   "speedup_vs_baseline": {"baseline", "estimate", "ci95", "pairs" (= "pairs_run", the seeds run
 //     in both), "pairs_run", "censored" (pairs where a run missed), "p_value", "method"
 //     ("paired-log-t" without a censored pair, else kCensoredSpeedupMethod), "verdict",
-//     "arm_missed", "baseline_missed", "both_missed"} (paired_log_speedup);
-//   "accuracy_delta_vs_baseline": {"estimate", "ci95", "pairs"}: final test accuracy minus the
-//     baseline's, paired by seed (paired_delta; a fraction, not points).
-// `target` is training.target_accuracy ("target"; NaN: null). per_seed_iterations are the
-// summaries' iterations_to_accuracy (the crossing evaluation's iteration).
+//     "arm_missed", "baseline_missed", "both_missed"} (paired_log_speedup), with "p_holm" and
+//     "holm_family" when adjusted;
+//   "accuracy_delta_vs_baseline": {"estimate", "ci95", "pairs"} (paired_delta).
+nlohmann::json tta_stats_json(const TtaStats& stats);
 nlohmann::json tta_stats_json(const RunResult& run, const RunResult& baseline,
                               double target = std::numeric_limits<double>::quiet_NaN());
 

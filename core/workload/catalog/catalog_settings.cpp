@@ -10,13 +10,6 @@
 namespace commlab {
 namespace {
 
-// "expected 1 to 4096, got 0" for an integer field outside [lo, hi].
-std::optional<Status> out_of_range(const char* field, long long value, long long lo, long long hi) {
-  if (value >= lo && value <= hi) return std::nullopt;
-  return invalid_input(field, "expected " + std::to_string(lo) + " to " + std::to_string(hi) +
-                                  ", got " + std::to_string(value));
-}
-
 // `parse()`, a refusal of which names `field`.
 template <typename Parse>
 auto named(const char* field, Parse parse) -> StatusOr<decltype(parse())> {
@@ -30,14 +23,14 @@ auto named(const char* field, Parse parse) -> StatusOr<decltype(parse())> {
 std::optional<Status> degree_problem(const CatalogRequest& r) {
   const std::pair<const char*, int> model_parallel[] = {{"tp", r.tp}, {"pp", r.pp}};
   for (auto [field, value] : model_parallel)
-    if (auto bad = out_of_range(field, value, 1, kMaxModelParallelDegree)) return bad;
+    if (auto bad = out_of_range(field, value, kCatalogModelParallel)) return bad;
   if (r.dp < 0 || r.dp > kMaxDataParallelDegree)
     return invalid_input("dp", "expected 0 (as many as fit) to " +
                                    std::to_string(kMaxDataParallelDegree) + ", got " +
                                    std::to_string(r.dp));
-  if (auto bad = out_of_range("micro_batch", r.micro_batch, 1, 1 << 16)) return bad;
-  if (auto bad = out_of_range("global_batch", r.global_batch, 1, 1 << 24)) return bad;
-  return out_of_range("seq", r.seq, 0, 1 << 20);
+  if (auto bad = out_of_range("micro_batch", r.micro_batch, kCatalogMicroBatch)) return bad;
+  if (auto bad = out_of_range("global_batch", r.global_batch, kCatalogGlobalBatch)) return bad;
+  return out_of_range("seq", r.seq, kCatalogSeq);
 }
 
 std::optional<Status> number_problem(const CatalogRequest& r) {

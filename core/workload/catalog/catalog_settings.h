@@ -6,6 +6,7 @@
 // "micro_batch"); the CLI prints the flag of the same name (--tp, --micro-batch).
 #include <string>
 
+#include "io/bounds.h"
 #include "io/status.h"
 #include "train/compute_model.h"
 #include "workload/catalog/catalog.h"
@@ -16,6 +17,11 @@ namespace commlab {
 // The largest tensor-, pipeline- and expert-parallel degree, and data-parallel degree.
 inline constexpr int kMaxModelParallelDegree = 4096;
 inline constexpr int kMaxDataParallelDegree = 1 << 20;
+// The ranges of the degrees (tp, pp), the batches and the sequence length (0: the model's).
+inline constexpr Bounds<int> kCatalogModelParallel{1, kMaxModelParallelDegree};
+inline constexpr Bounds<int> kCatalogMicroBatch{1, 1 << 16};
+inline constexpr Bounds<int> kCatalogGlobalBatch{1, 1 << 24};
+inline constexpr Bounds<long long> kCatalogSeq{0, 1 << 20};
 
 // What the user asked for, as text and numbers.
 struct CatalogRequest {
