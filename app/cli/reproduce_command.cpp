@@ -21,6 +21,7 @@
 #include "cli/util/results_dir_util.h"
 #include "cli/util/seed_report_util.h"
 #include "cli/util/skipreduce_report_util.h"
+#include "cli/util/skipreduce_sweep_util.h"
 #include "numeric/float16.h"
 #include "scenario/run/results_io.h"
 
@@ -34,7 +35,14 @@ struct Options {
   std::string what = "all";
   std::string out = "results/reproduce";
   bool quick = false;
+  bool full = false;  // `all` also runs the experiments that take long (skipreduce-sweep)
 };
+
+// --quick's SkipReduce scenarios: 3 seeds of a smaller MLP (784-64-10, batch 128) for 60
+// iterations on 5,000 rows (each experiment adds its own lower target).
+const char* const kQuickSkipReduce =
+    "--seeds 3 --set training.iterations=60 --set workload.max_train=5000 --set "
+    "training.eval_rows=500 --set workload.hidden=[64] --set training.global_batch=128 ";
 
 std::string fmt(double v, int digits = 3) {
   std::ostringstream s;
@@ -229,9 +237,7 @@ void skipreduce(Report& r, const Options& o) {
   // s = 4, compensated s = 2 and 6, naive and selective (samples/skipreduce_tta.json); then naive
   // against random on label-skewed shards (samples/skipreduce_noniid.json). --quick: 3 seeds of a
   // smaller MLP (784-64-10, batch 128) for 60 iterations on 5,000 rows, target 72% (70% non-iid).
-  const std::string quick =
-      "--seeds 3 --set training.iterations=60 --set workload.max_train=5000 --set "
-      "training.eval_rows=500 --set workload.hidden=[64] --set training.global_batch=128 ";
+  const std::string quick = kQuickSkipReduce;
   const std::string args = o.quick ? quick + "--set training.target_accuracy=0.72" : "";
   const json sum = r.run_scenario("samples/skipreduce_tta.json", args);
   skipreduce_tta_rows(r, sum, "run samples/skipreduce_tta.json " + args, 8);
@@ -258,6 +264,19 @@ void skipreduce(Report& r, const Options& o) {
   const std::string vgg = o.quick ? quick + "--set training.target_accuracy=0.72" : "";
   const json vgg_sum = r.run_scenario("samples/skipreduce_vgg19.json", vgg);
   skipreduce_proxy_rows(r, vgg_sum, "run samples/skipreduce_vgg19.json " + vgg, 8);
+}
+
+// Naive against random skipping as the label skew of the shards grows (Dirichlet alpha 0.1, 0.3,
+// 1, 10 and iid), each arm paired with its skew's baseline over the sample's 6 seeds; the chart
+// goes with the sample's other charts. --quick: quick's MLP to 70%.
+void skipreduce_sweep(Report& r, const Options& o) {
+  r.section("SkipReduce: naive against random skipping as label skew grows (Dirichlet sweep)");
+  const std::string args =
+      o.quick ? std::string(kQuickSkipReduce) + "--set training.target_accuracy=0.7" : "";
+  const json sum = r.run_scenario("samples/skipreduce_dirichlet_sweep.json", args);
+  skipreduce_sweep_rows(
+      r, sum, "run samples/skipreduce_dirichlet_sweep.json " + args,
+      r.out_dir() + "/runs/skipreduce_dirichlet_sweep/charts/dirichlet_sweep.svg");
 }
 
 void trimming(Report& r, const Options& o) {
@@ -384,9 +403,11 @@ void rename_in_file(const std::string& path, const std::string& from, const std:
 }
 
 int run(const Options& o) {
-  if (o.what != "all" && o.what != "netzip" && o.what != "skipreduce" && o.what != "trimming")
-    throw InvalidInput("reproduce: expected netzip, skipreduce, trimming or all, got '" + o.what +
-                       "'");
+  if (o.what != "all" && o.what != "netzip" && o.what != "skipreduce" && o.what != "trimming" &&
+      o.what != "skipreduce-sweep")
+    throw InvalidInput(
+        "reproduce: expected netzip, skipreduce, skipreduce-sweep, trimming or all, got '" +
+        o.what + "'");
   // Written into OUT.incomplete and renamed into place at the end (results_dir_util.h); the
   // report and commands.log name the final folder.
   ResultsDir folder(o.out, "reproduce");
@@ -397,6 +418,8 @@ int run(const Options& o) {
   if (o.what == "all" || o.what == "netzip") report.guard([&] { netzip(report, staged); });
   if (o.what == "all" || o.what == "skipreduce") report.guard([&] { skipreduce(report, staged); });
   if (o.what == "all" || o.what == "trimming") report.guard([&] { trimming(report, staged); });
+  if ((o.what == "all" && o.full) || o.what == "skipreduce-sweep")
+    report.guard([&] { skipreduce_sweep(report, staged); });
   double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   report.write(wall);
   for (const char* file : {"/REPORT.md", "/commands.log"})
@@ -410,9 +433,12 @@ const RegisterCommand reg{Command{
     "reproduce", "run the commands behind each paper's headline numbers; write REPORT.md",
     [](CLI::App& app) {
       auto o = std::make_shared<Options>();
-      app.add_option("what", o->what, "netzip, skipreduce, trimming or all")->capture_default_str();
+      app.add_option("what", o->what, "netzip, skipreduce, skipreduce-sweep, trimming or all")
+          ->capture_default_str();
       app.add_option("--out", o->out, "output directory")->capture_default_str();
       app.add_flag("--quick", o->quick, "smaller runs (under 2 minutes), same report");
+      app.add_flag("--full", o->full,
+                   "all: also the long experiments (skipreduce-sweep, about 150 runs)");
       return [o] { return run(*o); };
     }}};
 

@@ -58,10 +58,11 @@ TrainerConfig trainer_config(const RunConfig& c) {
 struct RunSession::Impl {
   RunConfig config;
   std::unique_ptr<RunEngine> engine;
-  SampleStore samples;           // thinned when a budget is set (set_sample_budget)
-  Sample last;                   // the latest sample, kept or not
-  double last_accuracy = 0;      // test accuracy of the latest evaluated sample
-  std::vector<EvalPoint> evals;  // every evaluation, for the time-to-accuracy crossing
+  SampleStore samples;                      // thinned when a budget is set (set_sample_budget)
+  Sample last;                              // the latest sample, kept or not
+  double last_accuracy = 0;                 // test accuracy of the latest evaluated sample
+  std::vector<double> last_class_accuracy;  // and its per-class accuracy
+  std::vector<EvalPoint> evals;             // every evaluation, for the time-to-accuracy crossing
   double wall_s = 0;
 };
 
@@ -91,6 +92,7 @@ RunSession::RunSession(const RunConfig& config, const RunSession& parent)
   m.samples = p.samples;
   m.last = p.last;
   m.last_accuracy = p.last_accuracy;
+  m.last_class_accuracy = p.last_class_accuracy;
   m.evals = p.evals;
   m.wall_s = p.wall_s;
 }
@@ -118,6 +120,7 @@ const Sample& RunSession::step() {
   s.wall_time_s = m.wall_s;
   if (s.evaluated()) {
     m.last_accuracy = s.test_accuracy;
+    m.last_class_accuracy = s.class_accuracy;
     m.evals.push_back({s.iteration, s.sim_time_s, s.test_accuracy});
   }
   m.last = std::move(s);
@@ -155,6 +158,7 @@ RunSummary RunSession::summary() const {
     s.iterations_to_accuracy = static_cast<int>(std::ceil(c.iterations - 1e-9));
   }
   m.engine->summarize(s, m.last, m.last_accuracy);
+  if (s.iterations > 0) s.final_class_accuracy = m.last_class_accuracy;
   return s;
 }
 

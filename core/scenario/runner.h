@@ -36,6 +36,7 @@ struct RunSummary {
   double wall_time_s = 0;
   double final_train_loss = 0;
   double final_test_accuracy = 0;
+  std::vector<double> final_class_accuracy;  // the last evaluation's Sample::class_accuracy
   uint64_t bytes_on_wire = 0;
   double mean_ratio = 1;      // wire bytes / bytes of the uncompressed wire format
   double effective_bits = 0;  // information bits per carried coordinate that reached receivers

@@ -12,6 +12,8 @@ LossStats softmax_cross_entropy(const Matrix& logits, std::span<const int32_t> l
   const Eigen::Index c = logits.cols();
   LossStats s;
   s.count = n;
+  s.class_correct.assign(c, 0);
+  s.class_count.assign(c, 0);
   if (dlogits) dlogits->resize(n, c);
   double total = 0;
   const float inv_n = 1.0f / static_cast<float>(n);
@@ -27,6 +29,8 @@ LossStats softmax_cross_entropy(const Matrix& logits, std::span<const int32_t> l
     const int32_t y = labels[i];
     total += std::log(sum) - static_cast<double>(row[y] - mx);
     s.correct += (arg == y);
+    s.class_correct[y] += (arg == y);
+    ++s.class_count[y];
     if (dlogits) {
       float* d = dlogits->data() + i * c;
       const double inv_sum = 1.0 / sum;
@@ -38,6 +42,27 @@ LossStats softmax_cross_entropy(const Matrix& logits, std::span<const int32_t> l
   }
   s.loss = n > 0 ? total / static_cast<double>(n) : 0.0;
   return s;
+}
+
+void LossStats::add_counts(const LossStats& part) {
+  correct += part.correct;
+  count += part.count;
+  if (class_count.size() < part.class_count.size()) {
+    class_count.resize(part.class_count.size(), 0);
+    class_correct.resize(part.class_count.size(), 0);
+  }
+  for (size_t k = 0; k < part.class_count.size(); ++k) {
+    class_count[k] += part.class_count[k];
+    class_correct[k] += part.class_correct[k];
+  }
+}
+
+std::vector<double> LossStats::class_accuracy() const {
+  std::vector<double> out(class_count.size(), std::nan(""));
+  for (size_t k = 0; k < class_count.size(); ++k)
+    if (class_count[k] > 0)
+      out[k] = static_cast<double>(class_correct[k]) / static_cast<double>(class_count[k]);
+  return out;
 }
 
 Model::Model(const Model& other) {
@@ -91,8 +116,7 @@ LossStats Model::evaluate(const Dataset& d, int max_rows, int chunk) {
     gather_batch(d, index, x, y);
     LossStats s = softmax_cross_entropy(forward(x), y, nullptr);
     loss_sum += s.loss * static_cast<double>(s.count);
-    total.correct += s.correct;
-    total.count += s.count;
+    total.add_counts(s);
   }
   total.loss = total.count > 0 ? loss_sum / static_cast<double>(total.count) : 0.0;
   return total;

@@ -14,6 +14,14 @@ struct LossStats {
   double loss = 0;  // mean over labels
   int64_t correct = 0;
   int64_t count = 0;
+  // Per class (the label's index): labels seen and labels predicted right (argmax = label); one
+  // entry per logit column. correct and count are their sums.
+  std::vector<int64_t> class_correct, class_count;
+  // Adds another part's counts: correct, count and the per-class counts (not the loss, which the
+  // caller sums in its own order).
+  void add_counts(const LossStats& part);
+  // class_correct[k] / class_count[k] per class; NaN for a class with no label here.
+  std::vector<double> class_accuracy() const;
 };
 
 // Mean softmax cross-entropy over the rows of `logits` (one label per row). Writes dL/dlogits into

@@ -40,6 +40,9 @@ struct Sample {
   double train_loss = 0;    // mean over the global batch (average of the ranks' micro-batch losses)
   double test_loss = kNaN;  // NaN unless evaluated at this iteration (rank 0's replica)
   double test_accuracy = kNaN;
+  // Test accuracy of each class (label index) when evaluated on a classification set: of the
+  // evaluated rows labelled k, the fraction predicted k (NaN: no row of class k). Empty otherwise.
+  std::vector<double> class_accuracy;
   double grad_norm = 0;  // L2 norm of the gradient rank 0 applied
   double lr = 0;
   uint64_t bytes_on_wire = 0;                                    // this iteration

@@ -42,10 +42,13 @@ LossStats evaluate_rows(const Model& model, const Dataset& test, std::span<const
   double loss_sum = 0;
   for (const auto& p : parts) {
     loss_sum += p.loss * static_cast<double>(p.count);
-    total.correct += p.correct;
-    total.count += p.count;
+    total.add_counts(p);
   }
   total.loss = total.count > 0 ? loss_sum / static_cast<double>(total.count) : 0.0;
+  if (test.labels_per_row != 1) {  // a language model: its "classes" are the vocabulary
+    total.class_correct.clear();
+    total.class_count.clear();
+  }
   return total;
 }
 

@@ -50,6 +50,7 @@ void TrainingProgress::close_iteration(Sample& s, const StepReports& reports) {
 void TrainingProgress::record_evaluation(Sample& s, const LossStats& e) {
   s.test_loss = e.loss;
   s.test_accuracy = e.count > 0 ? static_cast<double>(e.correct) / e.count : 0.0;
+  s.class_accuracy = e.class_accuracy();
   schedule_.record(iteration_, s.test_accuracy);
 }
 

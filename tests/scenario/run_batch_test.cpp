@@ -25,6 +25,7 @@ RunResult full_result() {
   s.wall_time_s = 2.5;
   s.final_train_loss = 0.25;
   s.final_test_accuracy = 0.83;
+  s.final_class_accuracy = {0.9, std::nan(""), 0.75};  // a class with no test row is NaN
   s.bytes_on_wire = 123456789;
   s.mean_ratio = 0.66;
   s.effective_bits = 15.5;
@@ -40,6 +41,7 @@ RunResult full_result() {
   x.train_loss = 0.3;
   x.test_loss = 0.4;
   x.test_accuracy = 0.5;
+  x.class_accuracy = {0.25, 0.625, std::nan("")};
   x.grad_norm = 0.6;
   x.lr = 0.05;
   x.bytes_on_wire = 99;
@@ -65,6 +67,15 @@ RunResult full_result() {
   return r;
 }
 
+// Equal element by element, NaN equal to NaN (a class without test rows).
+void expect_same_values(const std::vector<double>& a, const std::vector<double>& b) {
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t k = 0; k < a.size(); ++k) {
+    EXPECT_EQ(std::isnan(a[k]), std::isnan(b[k])) << "class " << k;
+    if (!std::isnan(a[k])) EXPECT_EQ(a[k], b[k]) << "class " << k;
+  }
+}
+
 void expect_equal(const RunSummary& a, const RunSummary& b) {
   EXPECT_EQ(a.name, b.name);
   EXPECT_EQ(a.seed, b.seed);
@@ -74,6 +85,7 @@ void expect_equal(const RunSummary& a, const RunSummary& b) {
   EXPECT_EQ(a.wall_time_s, b.wall_time_s);
   EXPECT_EQ(a.final_train_loss, b.final_train_loss);
   EXPECT_EQ(a.final_test_accuracy, b.final_test_accuracy);
+  expect_same_values(a.final_class_accuracy, b.final_class_accuracy);
   EXPECT_EQ(a.bytes_on_wire, b.bytes_on_wire);
   EXPECT_EQ(a.mean_ratio, b.mean_ratio);
   EXPECT_EQ(a.effective_bits, b.effective_bits);
@@ -105,6 +117,7 @@ void expect_equal(const Sample& a, const Sample& b) {
   // NaN (not evaluated) stays NaN.
   EXPECT_EQ(std::isnan(a.test_accuracy), std::isnan(b.test_accuracy));
   if (!std::isnan(a.test_accuracy)) EXPECT_EQ(a.test_accuracy, b.test_accuracy);
+  expect_same_values(a.class_accuracy, b.class_accuracy);
   EXPECT_EQ(a.bytes_on_wire, b.bytes_on_wire);
   EXPECT_EQ(a.skipped_contributions, b.skipped_contributions);
   EXPECT_EQ(a.trimmed_packets, b.trimmed_packets);

@@ -43,6 +43,9 @@ struct RunStats {
   TtaStats tta;                           // time to target; the comparison with the baseline
   std::optional<MpiMeasure> mpi;          // execution "mpi": the measured split
   std::optional<ForkOrigin> forked_from;  // a fork of the baseline
+  // summary.json's "class_accuracy" key (scenario/run/class_accuracy.h); {} without per-class
+  // accuracy (catalog and language-model runs).
+  nlohmann::json class_accuracy = nlohmann::json::object();
   const std::string& name() const { return summary.name; }
 };
 

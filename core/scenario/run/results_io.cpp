@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "io/staged_files.h"
+#include "scenario/run/class_accuracy.h"
 #include "scenario/run/experiment_summary.h"
 
 namespace commlab {
@@ -30,6 +31,14 @@ std::string number(double v) {
     if (std::strtod(buf, nullptr) == v) break;
   }
   return buf;
+}
+
+// Sample::class_accuracy in one CSV cell: the classes' accuracies in class order, separated by ';'
+// (a class without test rows empty), so the header stays the same for every data set.
+std::string class_accuracy_cell(const std::vector<double>& accuracy) {
+  std::string out;
+  for (size_t k = 0; k < accuracy.size(); ++k) out += (k ? ";" : "") + number(accuracy[k]);
+  return out;
 }
 
 }  // namespace
@@ -55,7 +64,9 @@ const std::vector<std::string>& series_columns() {
                                                    "nmse",
                                                    "divergence",
                                                    "ratio",
-                                                   "effective_bits"};
+                                                   "effective_bits",
+                                                   "worst_class_accuracy",
+                                                   "class_accuracy"};
   return columns;
 }
 
@@ -85,7 +96,9 @@ std::string series_row(const std::string& run, const Sample& s) {
       << s.bytes_on_wire << ',' << number(s.compute_time_s) << ',' << number(s.comm_time_s) << ','
       << number(s.codec_time_s) << ',' << number(s.comm_total_s) << ',' << number(s.codec_total_s)
       << ',' << s.skipped_contributions << ',' << s.trimmed_packets << ',' << number(s.nmse) << ','
-      << number(s.divergence) << ',' << number(s.ratio) << ',' << number(s.effective_bits) << "\n";
+      << number(s.divergence) << ',' << number(s.ratio) << ',' << number(s.effective_bits) << ','
+      << number(worst_class_accuracy(s.class_accuracy).accuracy) << ','
+      << class_accuracy_cell(s.class_accuracy) << "\n";
   return out.str();
 }
 

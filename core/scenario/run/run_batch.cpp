@@ -24,16 +24,16 @@ auto fields(BucketSample& b) {
 }
 auto fields(Sample& s) {
   return std::tie(s.iteration, s.sim_time_s, s.wall_time_s, s.train_loss, s.test_loss,
-                  s.test_accuracy, s.grad_norm, s.lr, s.bytes_on_wire, s.compute_time_s,
-                  s.comm_time_s, s.codec_time_s, s.comm_total_s, s.codec_total_s,
+                  s.test_accuracy, s.class_accuracy, s.grad_norm, s.lr, s.bytes_on_wire,
+                  s.compute_time_s, s.comm_time_s, s.codec_time_s, s.comm_total_s, s.codec_total_s,
                   s.skipped_contributions, s.trimmed_packets, s.nmse, s.divergence, s.ratio,
                   s.effective_bits, s.buckets, s.network);
 }
 auto fields(RunSummary& s) {
   return std::tie(s.name, s.seed, s.timed_as, s.iterations, s.sim_time_s, s.wall_time_s,
-                  s.final_train_loss, s.final_test_accuracy, s.bytes_on_wire, s.mean_ratio,
-                  s.effective_bits, s.trimmed_packets, s.skipped_steps, s.time_to_accuracy_s,
-                  s.iterations_to_accuracy, s.tta_window);
+                  s.final_train_loss, s.final_test_accuracy, s.final_class_accuracy,
+                  s.bytes_on_wire, s.mean_ratio, s.effective_bits, s.trimmed_packets,
+                  s.skipped_steps, s.time_to_accuracy_s, s.iterations_to_accuracy, s.tta_window);
 }
 auto fields(RunResult& r) {
   return std::tie(r.summary, r.samples, r.complete, r.per_seed);
