@@ -23,6 +23,16 @@ std::string interval_text(const nlohmann::json& m, int digits, double scale,
   return s.str();
 }
 
+double number_or_nan(const nlohmann::json& v) {
+  return v.is_number() ? v.get<double>() : NAN;
+}
+
+std::vector<double> per_seed(const nlohmann::json& values) {
+  std::vector<double> out;
+  for (const nlohmann::json& v : values) out.push_back(number_or_nan(v));
+  return out;
+}
+
 std::string format_number(const char* format, double v) {
   char buf[48];
   std::snprintf(buf, sizeof buf, format, v);

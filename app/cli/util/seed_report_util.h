@@ -5,6 +5,7 @@
 // helpers `reproduce` builds its seeded rows with (skipreduce_report_util.h uses them too).
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "cli/util/reproduce_util.h"
 #include "scenario/run/experiment_summary.h"
@@ -21,6 +22,10 @@ std::string interval_text(const nlohmann::json& metric, int digits, double scale
 // (ends multiplied by `scale`; a null low end "?", a null high end "inf": a seed never reached);
 // "" when `ci` is not an array.
 std::string format_number(const char* format, double v);
+
+// A summary.json number, NaN where it is null (not reached, unknown); an array of them, per seed.
+double number_or_nan(const nlohmann::json& v);
+std::vector<double> per_seed(const nlohmann::json& values);
 std::string ends_text(const nlohmann::json& ci, const char* format, double scale = 1);
 
 // A speedup_vs_baseline object's estimate: "1.24x", "inf x" when it is unbounded (null in

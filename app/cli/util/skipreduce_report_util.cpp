@@ -23,10 +23,6 @@ using nlohmann::json;
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-double number_or_nan(const json& v) {
-  return v.is_number() ? v.get<double>() : kNaN;
-}
-
 // An arm's name: POLICY-sS, then -lrcomp or -unbiased (the paper's semantics without a suffix).
 struct Arm {
   std::string policy, semantics;
@@ -80,12 +76,6 @@ const json& run_named(const json& summary, const std::string& name) {
   for (const json& run : summary["runs"])
     if (run["name"] == name) return run;
   throw std::runtime_error("summary.json: no run named " + name);
-}
-
-std::vector<double> per_seed(const json& values) {
-  std::vector<double> out;
-  for (const json& v : values) out.push_back(number_or_nan(v));
-  return out;
 }
 
 // Measured gain per iteration: the baseline's mean simulated time over the arm's, for the same

@@ -22,16 +22,6 @@ using nlohmann::json;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 const char* const kPolicies[] = {"naive", "random"};
 
-double number_or_nan(const json& v) {
-  return v.is_number() ? v.get<double>() : NAN;
-}
-
-std::vector<double> per_seed(const json& values) {
-  std::vector<double> out;
-  for (const json& v : values) out.push_back(number_or_nan(v));
-  return out;
-}
-
 // One skew: its runs by policy, and where it sits on the chart's x axis (log10 alpha; iid two
 // decades right of the largest alpha's neighbour, so the axis reads as a break).
 struct Skew {
