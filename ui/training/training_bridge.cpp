@@ -2,7 +2,9 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <condition_variable>
 #include <exception>
 #include <mutex>
@@ -24,14 +26,19 @@ namespace {
 // A run's build and first iteration are what the user waits for after an edit (change -> first
 // point, bench/gui/gui_responsiveness): they run at the GUI's priority. Once the first sample is
 // out, the engine yields to the GUI: this thread and the OpenMP team it leads (started at its
-// priority) go to nice +5, so on a busy machine the GUI thread is scheduled first and keeps its
-// 50 ms promise. Results do not depend on scheduling.
+// priority) go 5 nice levels below it, so on a busy machine the GUI thread is scheduled first and
+// keeps its 50 ms promise. Relative to the GUI's own level, so an app started under `nice` keeps
+// the same gap. Results do not depend on scheduling.
 void yield_to_gui() {
 #ifdef __linux__
-  setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 5);
+  errno = 0;
+  const int gui = getpriority(PRIO_PROCESS, 0);  // this thread's level, started at the GUI's
+  if (errno != 0) return;
+  const int lower = std::min(gui + 5, 19);
+  setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), lower);
   // A region as large as any the engine starts reuses the team's threads; each lowers its own.
 #pragma omp parallel num_threads(omp_get_max_threads())
-  setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 5);
+  setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), lower);
 #endif
 }
 
