@@ -1,10 +1,6 @@
 #include "training_bridge.h"
 
-#include <omp.h>
-
-#include <algorithm>
 #include <atomic>
-#include <cerrno>
 #include <condition_variable>
 #include <exception>
 #include <mutex>
@@ -20,29 +16,6 @@
 #include "scenario/scenario.h"
 
 namespace commlab::ui {
-
-namespace {
-
-// A run's build and first iteration are what the user waits for after an edit (change -> first
-// point, bench/gui/gui_responsiveness): they run at the GUI's priority. Once the first sample is
-// out, the engine yields to the GUI: this thread and the OpenMP team it leads (started at its
-// priority) go 5 nice levels below it, so on a busy machine the GUI thread is scheduled first and
-// keeps its 50 ms promise. Relative to the GUI's own level, so an app started under `nice` keeps
-// the same gap. Results do not depend on scheduling.
-void yield_to_gui() {
-#ifdef __linux__
-  errno = 0;
-  const int gui = getpriority(PRIO_PROCESS, 0);  // this thread's level, started at the GUI's
-  if (errno != 0) return;
-  const int lower = std::min(gui + 5, 19);
-  setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), lower);
-  // A region as large as any the engine starts reuses the team's threads; each lowers its own.
-#pragma omp parallel num_threads(omp_get_max_threads())
-  setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), lower);
-#endif
-}
-
-}  // namespace
 
 struct TrainingBridge::Run {
   std::mutex mutex;
@@ -145,6 +118,12 @@ void TrainingBridge::worker(std::shared_ptr<Run> run, RunConfig config,
         },
         Qt::QueuedConnection);
   };
+#ifdef __linux__
+  // The engine yields to the GUI: this thread and the OpenMP threads it starts (they inherit the
+  // nice value) run at nice +5, so on a busy machine the GUI thread is scheduled first and keeps
+  // its 50 ms promise (bench/gui/gui_responsiveness). Results do not depend on scheduling.
+  setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 5);
+#endif
   RunSession* session = nullptr;
   try {
     // The cross-field checks build the cluster, which for a large spec takes longer than the GUI
@@ -167,10 +146,7 @@ void TrainingBridge::worker(std::shared_ptr<Run> run, RunConfig config,
       run->queue = session->samples();
       run->completed = run->forked_at.load();
     }
-    if (run->forked_at > 0) {
-      notify_first_sample(run);
-      yield_to_gui();
-    }
+    if (run->forked_at > 0) notify_first_sample(run);
     // Accepted: the previous run ends now (on the GUI thread, which owns run_ and previous_).
     QMetaObject::invokeMethod(
         this,
@@ -211,10 +187,7 @@ void TrainingBridge::worker(std::shared_ptr<Run> run, RunConfig config,
     }
     // The first sample is news at once (Live mode's change -> first point); later ones wait for
     // the view's redraw timer.
-    if (++run->completed == 1) {
-      notify_first_sample(run);
-      yield_to_gui();
-    }
+    if (++run->completed == 1) notify_first_sample(run);
   }
   bool cancelled;
   {
