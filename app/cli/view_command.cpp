@@ -181,26 +181,18 @@ void add_throughput(CLI::App& app, Options& o) {
   p->add_option("--max-bytes", o.max_bytes, "largest message (default 256M flat, 1G NCCL)");
 }
 
-// The view flag that sets a settings field: "--" and the field with dashes ("trim_rate" is
-// --trim-rate), but for the fields whose flag is named otherwise.
-std::string view_flag(const std::string& field) {
-  static const std::pair<const char*, const char*> kFlags[] = {
-      {"spec", "--cluster"}, {"message_bytes", "--bytes"}, {"trace_prefix", "--trace"}};
-  for (auto [name, flag] : kFlags)
-    if (field == name) return flag;
-  std::string flag = "--" + field;
-  for (char& c : flag)
-    if (c == '_') c = '-';
-  return flag;
-}
-
 // The page's settings as core/views checks them (the cross-field rules: the algorithm's skip
 // limit, whole nodes, the sizes' order); a refusal names the view flag of its field.
 template <class Settings>
 void check(const StatusOr<Settings>& checked) {
   if (checked) return;
   const Status& bad = checked.status();
-  throw InvalidInput(Status{bad.code, view_flag(bad.field), bad.message}.text());
+  throw InvalidInput(Status{bad.code,
+                            flag_for_field(bad.field, {{"spec", "--cluster"},
+                                                       {"message_bytes", "--bytes"},
+                                                       {"trace_prefix", "--trace"}}),
+                            bad.message}
+                         .text());
 }
 
 // The string flags that become numbers or enums, each checked naming its flag, then the page's

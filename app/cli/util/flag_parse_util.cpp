@@ -10,6 +10,17 @@ namespace commlab::cli {
 
 // CLI11's range checks compare, and every comparison with NaN is false, so `--lr nan` would pass
 // them. Checked before CLI11 parses, so the message is the same whatever other check the flag has.
+std::string flag_for_field(const std::string& field,
+                           std::initializer_list<std::pair<const char*, const char*>> renamed) {
+  if (field.empty()) return field;
+  for (auto [name, flag] : renamed)
+    if (field == name) return flag;
+  std::string flag = "--" + field;
+  for (char& c : flag)
+    if (c == '_') c = '-';
+  return flag;
+}
+
 std::string non_finite_flag(CLI::App& app, int argc, char** argv) {
   CLI::App* sub = app.get_subcommands([](CLI::App*) { return true; }).empty() ? &app : nullptr;
   for (int i = 1; i < argc; ++i) {

@@ -3,14 +3,21 @@
 // the same checks (every number flag refuses NaN and infinities, each refusal one line naming the
 // flag, exit 2), so a value refused by one is refused by the other with the same words.
 #include <CLI/CLI.hpp>
+#include <initializer_list>
 #include <optional>
 #include <sstream>
 #include <string>
 #include <type_traits>
+#include <utility>
 
 #include "io/bounds.h"
 
 namespace commlab::cli {
+
+// The flag that sets a settings field: "--" and the field with dashes ("trim_rate" is --trim-rate),
+// or the flag `renamed` gives the field ({"bw_gbps", "--bw"}); "" for no field.
+std::string flag_for_field(const std::string& field,
+                           std::initializer_list<std::pair<const char*, const char*>> renamed = {});
 
 // "--lr: expected a finite number, got nan" for the first number flag given a NaN or an infinity,
 // "" when there is none. Flags are looked up in `app` itself when it has no subcommands, else in

@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "cli/command.h"
+#include "cli/util/flag_parse_util.h"
 #include "exec/calibration.h"
 
 namespace commlab::cli {
@@ -21,21 +22,11 @@ void add_network_flags(CLI::App& app, NetworkFlags& f) {
       ->capture_default_str();
 }
 
-std::string flag_of(const std::string& field) {
-  static const std::pair<const char*, const char*> kFlags[] = {
-      {"bw_gbps", "--bw"}, {"alpha_us", "--alpha-us"}, {"element_bytes", "--element-bytes"}};
-  if (field.empty()) return field;
-  for (auto [name, flag] : kFlags)
-    if (field == name) return flag;
-  std::string flag = "--" + field;
-  for (char& c : flag)
-    if (c == '_') c = '-';
-  return flag;
-}
-
 void throw_flag_error(const Status& status) {
   if (status.code != ErrorCode::kBadInput) throw StatusError(status);
-  throw InvalidInput(Status{status.code, flag_of(status.field), status.message}.text());
+  throw InvalidInput(
+      Status{status.code, flag_for_field(status.field, {{"bw_gbps", "--bw"}}), status.message}
+          .text());
 }
 
 std::unique_ptr<NetworkBackend> make_backend(const NetworkFlags& f, int ranks,

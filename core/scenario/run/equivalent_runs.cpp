@@ -55,12 +55,12 @@ std::vector<EquivalentRun> equivalent_runs(const std::vector<RunResult>& runs) {
   return out;
 }
 
-nlohmann::json equivalent_runs_json(const std::vector<RunResult>& runs,
+nlohmann::json equivalent_runs_json(const std::vector<std::string>& names,
                                     const std::vector<EquivalentRun>& same) {
   nlohmann::json out = nlohmann::json::array();
   for (const EquivalentRun& e : same)
-    out.push_back({{"run", runs[e.run].summary.name},
-                   {"equals", runs[e.same_as].summary.name},
+    out.push_back({{"run", names[e.run]},
+                   {"equals", names[e.same_as]},
                    {"seed", e.seed},
                    {"why", "identical series"}});
   return out;

@@ -32,7 +32,8 @@ std::vector<EquivalentRun> equivalent_runs(const std::vector<RunResult>& runs);
 bool identical_series(const RunResult& a, const RunResult& b);
 
 // summary.json's "equivalent_runs": [{"run", "equals", "seed", "why": "identical series"}].
-nlohmann::json equivalent_runs_json(const std::vector<RunResult>& runs,
+// `names`: the runs' names, in results order.
+nlohmann::json equivalent_runs_json(const std::vector<std::string>& names,
                                     const std::vector<EquivalentRun>& same);
 
 // "arm X equals arm Y on seed S (identical series)" for one entry of equivalent_runs_json.

@@ -34,6 +34,12 @@ void adjust_holm(ExperimentSummary& s) {
       c->holm = HolmAdjustment{holm[twin[k]], member.size()};
 }
 
+std::vector<std::string> run_names(const ExperimentSummary& s) {
+  std::vector<std::string> names;
+  for (const RunStats& r : s.runs) names.push_back(r.name());
+  return names;
+}
+
 json finite_or_null(double v) {
   return std::isfinite(v) ? json(v) : json(nullptr);
 }
@@ -97,14 +103,8 @@ json summary_document(const ExperimentSummary& s) {
   doc["version"] = s.version;
   doc["runs"] = json::array();
   for (const RunStats& r : s.runs) doc["runs"].push_back(run_json(r));
-  if (!s.equivalent_runs.empty()) {
-    json& same = doc["equivalent_runs"] = json::array();
-    for (const EquivalentRun& e : s.equivalent_runs)
-      same.push_back({{"run", s.runs[e.run].name()},
-                      {"equals", s.runs[e.same_as].name()},
-                      {"seed", e.seed},
-                      {"why", "identical series"}});
-  }
+  if (!s.equivalent_runs.empty())
+    doc["equivalent_runs"] = equivalent_runs_json(run_names(s), s.equivalent_runs);
   if (s.lr_tuning) doc["lr_tuning"] = lr_tuning_json(*s.lr_tuning);
   return doc;
 }
@@ -135,8 +135,7 @@ json mpi_json(const MpiMeasure& m, double sim_time_s) {
 }
 
 std::string equivalence_text(const ExperimentSummary& s, const EquivalentRun& same) {
-  return "arm " + s.runs[same.run].name() + " equals arm " + s.runs[same.same_as].name() +
-         " on seed " + std::to_string(same.seed) + " (identical series)";
+  return equivalence_text(equivalent_runs_json(run_names(s), {same})[0]);
 }
 
 }  // namespace commlab
