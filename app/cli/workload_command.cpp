@@ -507,7 +507,7 @@ const RegisterCommand reg{Command{
           ->capture_default_str();
       add_network_flags(app, o->net);
       app.add_option("--dp", o->dp, "data-parallel degree (0: GPUs / (tp x pp))")
-          ->check(in_range(0, kMaxDataParallelDegree));
+          ->check(in_range(kCatalogDataParallel));
       app.add_option("--tp", o->tp, "tensor-parallel degree")
           ->capture_default_str()
           ->check(in_range(kCatalogModelParallel));
@@ -549,9 +549,12 @@ const RegisterCommand reg{Command{
       app.add_option("--emit-trace", o->emit_trace,
                      "also write the graph as Chakra traces DIR/NAME.RANK.et");
       app.add_option("--gpu", o->gpu, "GPU preset for compute time")->capture_default_str();
-      app.add_option("--mfu", o->mfu, "model FLOPs utilisation")->check(in_range(0.01, 1.0));
+      app.add_option("--mfu", o->mfu, "model FLOPs utilisation")
+          ->check(checked_by(mfu_problem, "FLOAT in (0, 1]"));
       app.add_option("--ratio", o->ratio, "wire ratio to apply (0: measure --codec)")
-          ->check(in_range(0.0, 1.0));
+          ->check(checked_by(
+              [](double r) { return r == 0 ? std::optional<Status>() : ratio_problem(r); },
+              "FLOAT in (0, 1], or 0"));
       app.add_option("--codec-placement", o->codec_placement,
                      "where the codec (or a given --ratio) encodes and decodes: nic (at line rate, "
                      "free), gpu (100 GB/s kernels) or cpu (1 GB/s, one core); charged per "

@@ -167,7 +167,7 @@ TEST(Reliability, BadFlagsNameTheFlagTheValueAndTheExpectation) {
       {"workload --tp 0", "--tp: expected 1 to 4096, got 0"},
       {"workload --tp 99999999999", "--tp: expected 1 to 4096, got 99999999999"},
       {"workload --tp 2.5", "--tp: expected an integer from 1 to 4096, got '2.5'"},
-      {"workload --mfu 2", "--mfu: expected 0.01 to 1, got 2"},
+      {"workload --mfu 2", "--mfu: expected a number in (0, 1], got 2"},
       {"collective --ranks 0 --sizes 1K:1K", "--ranks: expected 1 to 1048576 ranks, got 0"},
       {"workload --trace ''", "--trace: expected a path, got an empty value"},
       {"workload --trace " + trace + " --cluster flat:4 --skip 1000",

@@ -68,4 +68,20 @@ CLI::Validator in_range(T lo, T hi) {
   return in_range(Bounds<T>{lo, hi});
 }
 
+// A flag check by the engine's own check of a number: `problem(value)` is the settings' refusal,
+// whose message CLI11 prefixes with the flag ("--mfu: expected a number in (0, 1], got 0"), so the
+// flag and the Python argument are refused in the same words. `help` is what --help shows.
+template <typename Problem>
+CLI::Validator checked_by(Problem problem, std::string help) {
+  return CLI::Validator(
+      [problem](std::string& text) -> std::string {
+        double v = 0;
+        if (!CLI::detail::lexical_cast(text, v))
+          return "expected a number, got '" + text.substr(0, 80) + "'";
+        std::optional<Status> bad = problem(v);
+        return bad ? bad->message : "";
+      },
+      std::move(help));
+}
+
 }  // namespace commlab::cli

@@ -24,20 +24,21 @@ std::optional<Status> degree_problem(const CatalogRequest& r) {
   const std::pair<const char*, int> model_parallel[] = {{"tp", r.tp}, {"pp", r.pp}};
   for (auto [field, value] : model_parallel)
     if (auto bad = out_of_range(field, value, kCatalogModelParallel)) return bad;
-  if (r.dp < 0 || r.dp > kMaxDataParallelDegree)
-    return invalid_input("dp", "expected 0 (as many as fit) to " +
-                                   std::to_string(kMaxDataParallelDegree) + ", got " +
-                                   std::to_string(r.dp));
+  if (auto bad = out_of_range("dp", r.dp, kCatalogDataParallel)) return bad;
   if (auto bad = out_of_range("micro_batch", r.micro_batch, kCatalogMicroBatch)) return bad;
   if (auto bad = out_of_range("global_batch", r.global_batch, kCatalogGlobalBatch)) return bad;
   return out_of_range("seq", r.seq, kCatalogSeq);
 }
 
+// `field` refused unless `value` is in (0, 1].
+std::optional<Status> fraction_problem(const char* field, double value) {
+  if (std::isfinite(value) && value > 0 && value <= 1) return std::nullopt;
+  return invalid_input(field, "expected a number in (0, 1], got " + limit_text(value));
+}
+
 std::optional<Status> number_problem(const CatalogRequest& r) {
-  if (!(std::isfinite(r.mfu) && r.mfu > 0 && r.mfu <= 1))
-    return invalid_input("mfu", "expected a number in (0, 1], got " + limit_text(r.mfu));
-  if (!(std::isfinite(r.ratio) && r.ratio > 0 && r.ratio <= 1))
-    return invalid_input("ratio", "expected a number in (0, 1], got " + limit_text(r.ratio));
+  if (auto bad = mfu_problem(r.mfu)) return bad;
+  if (auto bad = ratio_problem(r.ratio)) return bad;
   if (!(std::isfinite(r.codec_s_per_byte) && r.codec_s_per_byte >= 0))
     return invalid_input("codec_s_per_byte",
                          "expected a finite number >= 0, got " + limit_text(r.codec_s_per_byte));
@@ -63,6 +64,13 @@ StatusOr<Parallelism> parallelism_of(const CatalogRequest& r, const TransformerS
 }
 
 }  // namespace
+
+std::optional<Status> mfu_problem(double mfu) {
+  return fraction_problem("mfu", mfu);
+}
+std::optional<Status> ratio_problem(double ratio) {
+  return fraction_problem("ratio", ratio);
+}
 
 StatusOr<CatalogSettings> catalog_settings(const CatalogRequest& r, int gpus) {
   CatalogSettings s;

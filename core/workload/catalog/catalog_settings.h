@@ -4,6 +4,7 @@
 // on the cluster's GPUs and valid for the model's shape, the compute model, and the techniques on
 // the data-parallel gradients. Statuses name the field as the Python argument is named ("tp",
 // "micro_batch"); the CLI prints the flag of the same name (--tp, --micro-batch).
+#include <optional>
 #include <string>
 
 #include "io/bounds.h"
@@ -19,6 +20,7 @@ inline constexpr int kMaxModelParallelDegree = 4096;
 inline constexpr int kMaxDataParallelDegree = 1 << 20;
 // The ranges of the degrees (tp, pp), the batches and the sequence length (0: the model's).
 inline constexpr Bounds<int> kCatalogModelParallel{1, kMaxModelParallelDegree};
+inline constexpr Bounds<int> kCatalogDataParallel{0, kMaxDataParallelDegree};  // 0: as many as fit
 inline constexpr Bounds<int> kCatalogMicroBatch{1, 1 << 16};
 inline constexpr Bounds<int> kCatalogGlobalBatch{1, 1 << 24};
 inline constexpr Bounds<long long> kCatalogSeq{0, 1 << 20};
@@ -45,6 +47,12 @@ struct CatalogSettings {
   ComputeModel compute;
   WorkloadTechniques techniques;
 };
+
+// The compute model's utilisation and a wire ratio, each a number in (0, 1]: the refusal naming
+// "mfu" or "ratio", nothing when the value is one. Shared by the catalog settings and the flags
+// that set them without a catalog model (a Chakra trace's --mfu).
+std::optional<Status> mfu_problem(double mfu);
+std::optional<Status> ratio_problem(double ratio);
 
 // Every field of `request` checked on a cluster of `gpus` GPUs; the first problem found, naming
 // its field.
