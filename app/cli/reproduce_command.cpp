@@ -239,7 +239,7 @@ void skipreduce(Report& r, const Options& o) {
   // smaller MLP (784-64-10, batch 128) for 60 iterations on 5,000 rows, target 72% (70% non-iid).
   const std::string quick = kQuickSkipReduce;
   const std::string args = o.quick ? quick + "--set training.target_accuracy=0.72" : "";
-  const json sum = r.run_scenario("samples/skipreduce_tta.json", args);
+  const ExperimentSummary sum = r.run_scenario("samples/skipreduce_tta.json", args);
   skipreduce_tta_rows(r, sum, "run samples/skipreduce_tta.json " + args, 8);
   const std::vector<double> targets =
       o.quick ? std::vector<double>{0.68, 0.70, 0.72} : std::vector<double>{0.78, 0.80, 0.82, 0.83};
@@ -247,7 +247,7 @@ void skipreduce(Report& r, const Options& o) {
                                  {"random-s4-lrcomp", "random-s4", "random-s2-lrcomp", "naive-s4"},
                                  targets, "run samples/skipreduce_tta.json " + args);
   const std::string noniid = o.quick ? quick + "--set training.target_accuracy=0.7" : "";
-  const json skewed = r.run_scenario("samples/skipreduce_noniid.json", noniid);
+  const ExperimentSummary skewed = r.run_scenario("samples/skipreduce_noniid.json", noniid);
   skipreduce_noniid_rows(r, skewed, "run samples/skipreduce_noniid.json " + noniid, 8);
   // Each arm at its own tuned learning rate, 20 paired seeds (samples/skipreduce_tuned.json);
   // --quick: one tuning seed per grid value, and 1,000 of quick's 5,000 training rows held out
@@ -257,12 +257,12 @@ void skipreduce(Report& r, const Options& o) {
                                       "--set training.target_accuracy=0.72 --set "
                                       "training.tune_seeds=1 --set training.validation_rows=1000"
                                 : "";
-  const json tuned_sum = r.run_scenario("samples/skipreduce_tuned.json", tuned);
+  const ExperimentSummary tuned_sum = r.run_scenario("samples/skipreduce_tuned.json", tuned);
   skipreduce_tuned_rows(r, tuned_sum, "run samples/skipreduce_tuned.json " + tuned, 8);
   // The paper's regime: the same training timed as VGG-19 on 8 A100s, with PowerSGD and top-k at
   // SkipReduce s=4's bytes (samples/skipreduce_vgg19.json).
   const std::string vgg = o.quick ? quick + "--set training.target_accuracy=0.72" : "";
-  const json vgg_sum = r.run_scenario("samples/skipreduce_vgg19.json", vgg);
+  const ExperimentSummary vgg_sum = r.run_scenario("samples/skipreduce_vgg19.json", vgg);
   skipreduce_proxy_rows(r, vgg_sum, "run samples/skipreduce_vgg19.json " + vgg, 8);
 }
 
@@ -273,7 +273,7 @@ void skipreduce_sweep(Report& r, const Options& o) {
   r.section("SkipReduce: naive against random skipping as label skew grows (Dirichlet sweep)");
   const std::string args =
       o.quick ? std::string(kQuickSkipReduce) + "--set training.target_accuracy=0.7" : "";
-  const json sum = r.run_scenario("samples/skipreduce_dirichlet_sweep.json", args);
+  const ExperimentSummary sum = r.run_scenario("samples/skipreduce_dirichlet_sweep.json", args);
   skipreduce_sweep_rows(
       r, sum, "run samples/skipreduce_dirichlet_sweep.json " + args,
       r.out_dir() + "/runs/skipreduce_dirichlet_sweep/charts/dirichlet_sweep.svg");
@@ -347,33 +347,32 @@ void trimming(Report& r, const Options& o) {
   const std::string iters = o.quick ? "--set training.iterations=60 --set workload.max_train=6000 "
                                       "--set training.eval_every=20"
                                     : "";
-  json sum = r.run_scenario("samples/trimming_convergence.json", iters);
-  for (const json& run : sum["runs"])
-    r.row("final test accuracy, " + run["name"].get<std::string>(), "SQ fine to 10-20%, RHT to 50%",
-          "", fmt(run["final_test_accuracy"].get<double>()),
-          "run samples/trimming_convergence.json " + iters,
+  const ExperimentSummary sum = r.run_scenario("samples/trimming_convergence.json", iters);
+  for (const RunStats& run : sum.runs)
+    r.row("final test accuracy, " + run.name(), "SQ fine to 10-20%, RHT to 50%", "",
+          fmt(run.summary.final_test_accuracy), "run samples/trimming_convergence.json " + iters,
           "Bernoulli trimming as the paper emulates it; 8-rank ring, not 2 servers");
-  json two = r.run_scenario("samples/trimming_two_node.json", iters);
-  for (const json& run : two["runs"]) {
-    const json& tta = run["time_to_accuracy_s"];
-    r.row(
-        "two nodes, final test accuracy / time to 80%, " + run["name"].get<std::string>(),
-        "SQ degrades past 10-20%, RHT holds at 50%", "",
-        fmt(run["final_test_accuracy"].get<double>()) + " / " +
-            (tta.is_null() ? std::string("not reached") : fmt(1e3 * tta.get<double>(), 2) + " ms"),
-        "run samples/trimming_two_node.json " + iters,
-        "the paper's setting: two nodes exchange whole gradients, Bernoulli trimming");
+  const ExperimentSummary two = r.run_scenario("samples/trimming_two_node.json", iters);
+  for (const RunStats& run : two.runs) {
+    const double tta = run.summary.time_to_accuracy_s;  // negative: not reached
+    r.row("two nodes, final test accuracy / time to 80%, " + run.name(),
+          "SQ degrades past 10-20%, RHT holds at 50%", "",
+          fmt(run.summary.final_test_accuracy) + " / " +
+              (tta >= 0 ? fmt(1e3 * tta, 2) + " ms" : std::string("not reached")),
+          "run samples/trimming_two_node.json " + iters,
+          "the paper's setting: two nodes exchange whole gradients, Bernoulli trimming");
   }
   const std::string cong_iters =
       o.quick ? "--set training.iterations=20 --set training.eval_every=10" : "";
-  json cong = r.run_scenario("samples/trimming_congestion.json", cong_iters);
-  for (const json& run : cong["runs"]) {
-    const double per_iter = run["sim_time_s"].get<double>() / run["iterations"].get<double>();
-    r.row("fat-tree + incast:8 background, " + run["name"].get<std::string>() +
+  const ExperimentSummary cong = r.run_scenario("samples/trimming_congestion.json", cong_iters);
+  for (const RunStats& run : cong.runs) {
+    const RunSummary& s = run.summary;
+    const double per_iter = s.sim_time_s / static_cast<double>(s.iterations);
+    r.row("fat-tree + incast:8 background, " + run.name() +
               ": iteration time / accuracy / trimmed packets",
           "trimming without retransmission is fastest at equal accuracy", "",
-          fmt(1e3 * per_iter, 3) + " ms / " + fmt(run["final_test_accuracy"].get<double>()) +
-              " / " + std::to_string(run["trimmed_packets"].get<uint64_t>()),
+          fmt(1e3 * per_iter, 3) + " ms / " + fmt(s.final_test_accuracy) + " / " +
+              std::to_string(s.trimmed_packets),
           "run samples/trimming_congestion.json " + cong_iters,
           "real queues in the packet-level backend decide which packets are trimmed");
   }

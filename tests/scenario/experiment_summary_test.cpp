@@ -98,6 +98,49 @@ TEST(ExperimentSummary, ForkMpiAndTuningAppearOnlyWhenSet) {
   EXPECT_TRUE(doc["lr_tuning"]["runs"].empty());
 }
 
+// Per-class accuracy is typed in the summary, and summary.json's "class_accuracy" key is written
+// from it: only for the runs that have classes, with the paired worst-class difference for arms.
+TEST(ExperimentSummary, ClassAccuracyIsTypedAndWritten) {
+  std::vector<RunResult> runs = four_arms();
+  // Seed k (0..5): baseline classes {0.9, 0.7 + 0.01 k}, "clear" {0.6 - 0.01 k, 0.95}; the other
+  // two arms have none.
+  for (size_t k = 0; k < 6; ++k) {
+    runs[0].per_seed[k].final_class_accuracy = {0.9, 0.7 + 0.01 * static_cast<double>(k)};
+    runs[1].per_seed[k].final_class_accuracy = {0.6 - 0.01 * static_cast<double>(k), 0.95};
+  }
+  runs[0].summary = runs[0].per_seed.front();
+  runs[1].summary = runs[1].per_seed.front();
+  const ExperimentSummary s = summarize_experiment("classes", runs, {0.8, 0.8, 0.8, 0.8});
+  ASSERT_TRUE(s.runs[0].class_accuracy.has_value());
+  ASSERT_TRUE(s.runs[1].class_accuracy.has_value());
+  EXPECT_FALSE(s.runs[2].class_accuracy.has_value());
+  const ClassAccuracy& base = *s.runs[0].class_accuracy;
+  const ClassAccuracy& clear = *s.runs[1].class_accuracy;
+  // The baseline's worst class is class 1 on every seed: 0.70 .. 0.75, mean 0.725; no delta.
+  EXPECT_EQ(base.worst.label, 1);
+  EXPECT_DOUBLE_EQ(base.worst.accuracy, 0.7);
+  EXPECT_EQ(base.seeds.worst_classes, std::vector<int>(6, 1));
+  EXPECT_NEAR(base.seeds.worst.mean, 0.725, 1e-12);
+  EXPECT_FALSE(base.worst_delta_vs_baseline.has_value());
+  // "clear": class 0, 0.60 .. 0.55 (mean 0.575); paired with the baseline seed by seed,
+  // (0.6 - 0.01 k) - (0.7 + 0.01 k) = -0.1 - 0.02 k, mean -0.1 - 0.02 * 2.5 = -0.15 over 6 pairs.
+  EXPECT_EQ(clear.worst.label, 0);
+  EXPECT_NEAR(clear.seeds.worst.mean, 0.575, 1e-12);
+  ASSERT_TRUE(clear.worst_delta_vs_baseline.has_value());
+  EXPECT_EQ(clear.worst_delta_vs_baseline->pairs, 6);
+  EXPECT_NEAR(clear.worst_delta_vs_baseline->estimate, -0.15, 1e-12);
+  // The document holds exactly the typed values, and no key for the runs without classes.
+  const nlohmann::json doc = summary_document(s);
+  EXPECT_EQ(doc["runs"][0]["class_accuracy"], class_accuracy_json(base));
+  EXPECT_EQ(doc["runs"][1]["class_accuracy"], class_accuracy_json(clear));
+  EXPECT_EQ(doc["runs"][1]["class_accuracy"]["worst_class"], 0);
+  expect_same(clear.worst_delta_vs_baseline->estimate,
+              doc["runs"][1]["class_accuracy"]["worst_delta_vs_baseline"]["estimate"],
+              "worst delta");
+  EXPECT_FALSE(doc["runs"][2].contains("class_accuracy"));
+  EXPECT_FALSE(doc["runs"][3].contains("class_accuracy"));
+}
+
 TEST(ExperimentSummary, EquivalenceNamesBothRuns) {
   ExperimentSummary s = summarize_experiment("same", four_arms(), {});
   const EquivalentRun same{3, 1, 7};

@@ -153,7 +153,7 @@ RunArgs parse_run_args(const std::string& args) {
 
 // In this process, through the core experiment runner: the same folder, files and charts as
 // `commlab-cli run SAMPLE --out DIR --quiet ARGS`, which commands.log and the report show.
-nlohmann::json Report::run_scenario(const std::string& sample, const std::string& extra_args) {
+ExperimentSummary Report::run_scenario(const std::string& sample, const std::string& extra_args) {
   const std::string stem = std::filesystem::path(sample).stem().string();
   const std::string dir = out_ + "/runs/" + stem;
   log_command("run " + samples_path(sample) + " --out " + dir + " --quiet " + extra_args);
@@ -168,7 +168,7 @@ nlohmann::json Report::run_scenario(const std::string& sample, const std::string
   if (outcome.error) std::rethrow_exception(outcome.error);
   write_experiment_files(folder.path(), exp, outcome, true);
   folder.commit();
-  return summary_document(outcome.summary);
+  return outcome.summary;
 }
 
 void Report::guard(const std::function<void()>& body) {

@@ -1,15 +1,18 @@
 #pragma once
 // The report of `commlab-cli reproduce`: rows of (quantity, paper, formula or theory, CommLab,
 // command, note) grouped in sections, filled by running commlab-cli's own subcommands in this
-// process and reading their JSON. "paper" holds only what a paper reports (and where: abstract,
-// table, summary); values CommLab computes from a formula or a theory go in their own column.
-// REPORT.md is for people; report.json holds the same rows with each row's headline number and its
-// 95% interval, for scripts that compare two reports.
+// process and reading their JSON, or, for a sample scenario, the experiment runner's typed summary.
+// "paper" holds only what a paper reports (and where: abstract, table, summary); values CommLab
+// computes from a formula or a theory go in their own column. REPORT.md is for people; report.json
+// holds the same rows with each row's headline number and its 95% interval, for scripts that
+// compare two reports.
 #include <cmath>
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
+
+#include "scenario/run/experiment_summary.h"
 
 namespace commlab::cli {
 
@@ -30,8 +33,8 @@ class Report {
   nlohmann::json run(const std::string& args);
   // Runs a sample scenario into OUT/runs/STEM in this process (the core experiment runner, as
   // `commlab-cli run SAMPLE --out OUT/runs/STEM --quiet ARGS` would; ARGS: --seeds N and --set
-  // PATH=VALUE only) and returns its summary.json.
-  nlohmann::json run_scenario(const std::string& sample, const std::string& extra_args);
+  // PATH=VALUE only) and returns its typed summary (the one summary.json is written from).
+  ExperimentSummary run_scenario(const std::string& sample, const std::string& extra_args);
   // Runs a section; a failure becomes a FAILED row instead of ending the report.
   void guard(const std::function<void()>& section_body);
   void write(double wall_s) const;

@@ -19,8 +19,6 @@ namespace commlab::cli {
 
 namespace {
 
-using nlohmann::json;
-
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // An arm's name: POLICY-sS, then -lrcomp or -unbiased (the paper's semantics without a suffix).
@@ -48,125 +46,119 @@ Arm parse_arm(const std::string& name) {
   return a;
 }
 
-// "1.24x [1.12, 1.37], faster" from a speedup_vs_baseline object (or a PairedSpeedup as JSON).
-std::string speedup_text(const json& sp) {
-  if (!sp.is_object()) return "target not reached in any pair";
+// "1.24x [1.12, 1.37], faster" from a paired speedup.
+std::string speedup_text(const PairedSpeedup& sp) {
   const std::string estimate = speedup_estimate_text(sp);
   if (estimate.empty()) return "target not reached in any pair";
-  return estimate + ends_text(sp["ci95"], "%.2f") + ", " + sp["verdict"].get<std::string>();
+  return estimate + ends_text(sp.has_interval(), sp.lo, sp.hi, "%.2f") + ", " + sp.verdict;
 }
 
-// "-0.12 pts [-0.40, +0.16]" from an accuracy_delta_vs_baseline object (fractions).
-std::string delta_text(const json& d) {
-  if (!d.is_object() || d["estimate"].is_null()) return "n/a";
-  return format_number("%+.2f", 100 * d["estimate"].get<double>()) + " pts" +
-         ends_text(d["ci95"], "%+.2f", 100);
+// A run's comparison with the baseline (every run but the baseline has one).
+const BaselineComparison& comparison_of(const RunStats& run) {
+  if (!run.tta.vs_baseline)
+    throw std::runtime_error("skipreduce rows: run " + run.name() + " has no comparison");
+  return *run.tta.vs_baseline;
 }
 
-// "10/10 reached, median 25.1 ms [23.0, 27.0]" from a time_to_accuracy object.
-std::string tta_text(const json& t) {
-  std::string s = std::to_string(t["reached"].get<int>()) + "/" +
-                  std::to_string(t["seeds"].get<int>()) + " reached";
-  if (t["estimate_s"].is_null()) return s + ", median not reached";
-  return s + ", median " + format_number("%.2f", 1e3 * t["estimate_s"].get<double>()) + " ms" +
-         ends_text(t["ci95_s"], "%.2f", 1e3);
-}
-
-const json& run_named(const json& summary, const std::string& name) {
-  for (const json& run : summary["runs"])
-    if (run["name"] == name) return run;
-  throw std::runtime_error("summary.json: no run named " + name);
+const RunStats& run_named(const ExperimentSummary& summary, const std::string& name) {
+  for (const RunStats& run : summary.runs)
+    if (run.name() == name) return run;
+  throw std::runtime_error("summary: no run named " + name);
 }
 
 // Measured gain per iteration: the baseline's mean simulated time over the arm's, for the same
 // number of iterations (not the formula).
-double per_iteration_gain(const json& base, const json& arm) {
-  return number_or_nan(base["seeds"]["sim_time_s"]["mean"]) /
-         number_or_nan(arm["seeds"]["sim_time_s"]["mean"]);
+double per_iteration_gain(const RunStats& base, const RunStats& arm) {
+  return finite_or_nan(base.seeds.sim_time_s.interval.mean) /
+         finite_or_nan(arm.seeds.sim_time_s.interval.mean);
 }
 
-// How the crossing was smoothed (summary.json time_to_accuracy.smoothing), for a row's note.
-std::string smoothing_text(const json& smoothing) {
-  const std::string window =
-      smoothing.contains("iterations")
-          ? std::to_string(smoothing["iterations"].get<int>()) + " iterations"
-          : std::to_string(smoothing.value("evaluations", kTtaSmoothingWindow)) +
-                " evaluations, every training.eval_every iterations";
+// How the crossing was smoothed (training.tta_window), for a row's note.
+std::string smoothing_text(const TimeToAccuracy& t) {
+  const std::string window = t.window_iterations > 0
+                                 ? std::to_string(t.window_iterations) + " iterations"
+                                 : std::to_string(kTtaSmoothingWindow) +
+                                       " evaluations, every training.eval_every iterations";
   return "smoothed crossing (trailing " + window + ", at the evaluation that reaches it); ";
 }
 
-void baseline_row(Report& r, const json& base, const std::string& command,
+void baseline_row(Report& r, const RunStats& base, const std::string& command,
                   const std::string& prefix = "") {
-  const json& t = base["time_to_accuracy"];
-  const std::string target = format_number("%g", 100 * t["target"].get<double>()) + "%";
-  r.row(prefix + "time to " + target + ", ring all-reduce (baseline)", "", "",
-        tta_text(t) + "; final accuracy " + interval_text(base["seeds"]["final_test_accuracy"], 3),
-        command,
-        smoothing_text(t.value("smoothing", json::object())) +
-            "the median counts unreached seeds at +inf; order-statistic 95% interval");
-  r.value(number_or_nan(t["estimate_s"]) * 1e3,
-          t["ci95_s"].is_array() ? number_or_nan(t["ci95_s"][0]) * 1e3 : kNaN,
-          t["ci95_s"].is_array() ? number_or_nan(t["ci95_s"][1]) * 1e3 : kNaN);
+  const TimeToAccuracy& t = time_to_accuracy_of(base);
+  const std::string target = format_number("%g", 100 * t.target) + "%";
+  r.row(
+      prefix + "time to " + target + ", ring all-reduce (baseline)", "", "",
+      tta_text(t) + "; final accuracy " + interval_text(base.seeds.final_test_accuracy.interval, 3),
+      command,
+      smoothing_text(t) +
+          "the median counts unreached seeds at +inf; order-statistic 95% interval");
+  const CensoredTta& s = t.seconds;
+  r.value(s.estimate * 1e3, s.has_interval() ? s.lo * 1e3 : kNaN,
+          s.has_interval() ? s.hi * 1e3 : kNaN);
 }
 
-// summary.json's equivalent_runs: whether `name` equals an earlier run (its row is merged into
+// The summary's equivalent runs: whether run `k` equals an earlier run (its row is merged into
 // that run's), and the note a run's row takes for the later runs equal to it ("" when none):
 // " = random-s4-unbiased (arm random-s4-unbiased equals arm random-s4 on seed 7 (identical
 // series))".
-bool merged_into_earlier(const json& summary, const std::string& name) {
-  for (const json& e : summary.value("equivalent_runs", json::array()))
-    if (e["run"] == name) return true;
+bool merged_into_earlier(const ExperimentSummary& summary, size_t k) {
+  for (const EquivalentRun& e : summary.equivalent_runs)
+    if (e.run == k) return true;
   return false;
 }
-std::string equal_runs_note(const json& summary, const std::string& name) {
+std::string equal_runs_note(const ExperimentSummary& summary, size_t k) {
   std::string note;
-  for (const json& e : summary.value("equivalent_runs", json::array()))
-    if (e["equals"] == name)
-      note += " = " + e["run"].get<std::string>() + " (" + equivalence_text(e) + ")";
+  for (const EquivalentRun& e : summary.equivalent_runs)
+    if (e.same_as == k)
+      note += " = " + summary.runs[e.run].name() + " (" + equivalence_text(summary, e) + ")";
   return note;
 }
 
-// " Holm p = 0.012 over 7 arms" from a speedup_vs_baseline object; "" without a p-value.
-std::string holm_text(const json& sp) {
-  if (!sp.is_object() || !sp.value("p_holm", json()).is_number()) return "";
-  const int family = sp["holm_family"].get<int>();
-  return "; Holm-adjusted p = " + format_number("%.3g", sp["p_holm"].get<double>()) + " over " +
+// "; Holm-adjusted p = 0.012 over 7 arms"; "" without a p-value.
+std::string holm_text(const BaselineComparison& c) {
+  if (!c.holm || !std::isfinite(c.holm->p_holm)) return "";
+  const size_t family = c.holm->family;
+  return "; Holm-adjusted p = " + format_number("%.3g", c.holm->p_holm) + " over " +
          std::to_string(family) + (family == 1 ? " arm" : " arms");
 }
 
-void arm_row(Report& r, const json& base, const json& run, const std::string& command, int ranks,
-             const std::string& prefix, const std::string& same_note = "") {
-  const Arm a = parse_arm(run["name"].get<std::string>());
-  const json& sp = run["speedup_vs_baseline"];
+// "1.24x [1.12, 1.37], faster (paired, 8/8 pairs; Holm-adjusted p = ...)", the row's value.
+std::string comparison_cell(const BaselineComparison& c) {
+  return speedup_text(c.speedup) + " (paired, " + pairs_text(c.speedup) + holm_text(c) + ")";
+}
+void speedup_value(Report& r, const PairedSpeedup& sp) {
+  if (sp.has_interval()) r.value(sp.estimate, sp.lo, sp.hi);
+}
+
+void arm_row(Report& r, const RunStats& base, const RunStats& run, const std::string& command,
+             int ranks, const std::string& prefix, const std::string& same_note = "") {
+  const Arm a = parse_arm(run.name());
+  const BaselineComparison& c = comparison_of(run);
   const double ideal = 2.0 * (ranks - 1) / (2.0 * (ranks - 1) - a.skip);
-  const double base_it = number_or_nan(base["time_to_accuracy"]["estimate_iterations"]);
-  const double arm_it = number_or_nan(run["time_to_accuracy"]["estimate_iterations"]);
+  const double base_it = finite_or_nan(time_to_accuracy_of(base).iterations.estimate);
+  const double arm_it = finite_or_nan(time_to_accuracy_of(run).iterations.estimate);
   std::string note =
       "per-iteration gain measured " + format_number("%.2f", per_iteration_gain(base, run)) +
       "x; iterations to target x" +
       (std::isfinite(base_it) && std::isfinite(arm_it) ? format_number("%.2f", arm_it / base_it)
                                                        : std::string("?")) +
-      "; time to target " + tta_text(run["time_to_accuracy"]) + "; final accuracy vs baseline " +
-      delta_text(run["accuracy_delta_vs_baseline"]);
+      "; time to target " + tta_text(time_to_accuracy_of(run)) + "; final accuracy vs baseline " +
+      delta_text(c.accuracy_delta);
   r.row(prefix + a.policy + " s=" + std::to_string(a.skip) + ", " + a.semantics + same_note,
         "up to 1.58x (abstract, 8 GPUs, VGG-19/BERT/Llama)",
         "communication only: 2(N-1)/(2(N-1)-s) = " + format_number("%.2f", ideal) + "x",
-        speedup_text(sp) + " (paired, " + pairs_text(sp) + holm_text(sp) + ")", command, note);
-  if (sp.is_object() && sp["ci95"].is_array())
-    r.value(number_or_nan(sp["estimate"]), number_or_nan(sp["ci95"][0]),
-            number_or_nan(sp["ci95"][1]));
+        comparison_cell(c), command, note);
+  speedup_value(r, c.speedup);
 }
 
 // The baseline's row, then one arm_row per other run of `summary`.
-void arm_rows(Report& r, const json& summary, const std::string& command, int ranks,
+void arm_rows(Report& r, const ExperimentSummary& summary, const std::string& command, int ranks,
               const std::string& prefix) {
-  const json& base = baseline_run(summary);
+  const RunStats& base = summary.runs.at(summary.baseline);
   baseline_row(r, base, command);
-  for (const json& run : summary["runs"]) {
-    const std::string name = run["name"].get<std::string>();
-    if (&run != &base && !merged_into_earlier(summary, name))
-      arm_row(r, base, run, command, ranks, prefix, equal_runs_note(summary, name));
-  }
+  for (size_t k = 0; k < summary.runs.size(); ++k)
+    if (k != summary.baseline && !merged_into_earlier(summary, k))
+      arm_row(r, base, summary.runs[k], command, ranks, prefix, equal_runs_note(summary, k));
 }
 
 // Every replica's evaluations from series.csv, grouped by run (the name before "@seed=") in the
@@ -217,7 +209,8 @@ std::vector<double> crossings(const std::vector<std::vector<EvalPoint>>& seeds, 
 }
 }  // namespace
 
-void skipreduce_tta_rows(Report& r, const json& summary, const std::string& command, int ranks) {
+void skipreduce_tta_rows(Report& r, const ExperimentSummary& summary, const std::string& command,
+                         int ranks) {
   arm_rows(r, summary, command, ranks, "time-to-accuracy speedup, ");
   r.text(
       "Three semantics of a skipped step. The paper's: a chunk that lost s of its N contributions "
@@ -235,61 +228,59 @@ void skipreduce_tta_rows(Report& r, const json& summary, const std::string& comm
       "simulated time of the same iterations, not the formula.");
 }
 
-void skipreduce_noniid_rows(Report& r, const json& summary, const std::string& command, int ranks) {
+void skipreduce_noniid_rows(Report& r, const ExperimentSummary& summary, const std::string& command,
+                            int ranks) {
   arm_rows(r, summary, command, ranks, "non-iid shards, speedup, ");
-  auto reached = [](const json& run) {
-    const json& t = run["time_to_accuracy"];
-    return std::to_string(t["reached"].get<int>()) + "/" + std::to_string(t["seeds"].get<int>());
+  auto reached = [](const RunStats& run) {
+    const CensoredTta& t = time_to_accuracy_of(run).seconds;
+    return std::to_string(t.reached) + "/" + std::to_string(t.seeds);
   };
-  const json& naive = run_named(summary, "naive-s4-lrcomp");
-  const json& random = run_named(summary, "random-s4-lrcomp");
+  const RunStats& naive = run_named(summary, "naive-s4-lrcomp");
+  const RunStats& random = run_named(summary, "random-s4-lrcomp");
   // Random against naive directly, seed k with seed k: speedup = TTA_naive / TTA_random.
-  const PairedSpeedup sp = paired_log_speedup(per_seed(naive["time_to_accuracy"]["per_seed_s"]),
-                                              per_seed(random["time_to_accuracy"]["per_seed_s"]));
-  const PairedDelta d = paired_delta(per_seed(naive["seeds"]["final_test_accuracy"]["values"]),
-                                     per_seed(random["seeds"]["final_test_accuracy"]["values"]));
-  const json delta = paired_delta_json(d);
+  const PairedSpeedup sp = paired_log_speedup(time_to_accuracy_of(naive).per_seed_s,
+                                              time_to_accuracy_of(random).per_seed_s);
+  const PairedDelta d =
+      paired_delta(naive.seeds.final_test_accuracy.values, random.seeds.final_test_accuracy.values);
   r.row("non-iid shards: random over naive skipping, s=4, both lr x N/(N-s)",
         "naive biased, random unbiased in expectation (the paper's motivation for random)", "",
-        (std::isfinite(sp.estimate) ? speedup_text(paired_speedup_json(sp)) + " (paired, " +
-                                          pairs_text(paired_speedup_json(sp)) +
+        (std::isfinite(sp.estimate) ? speedup_text(sp) + " (paired, " + pairs_text(sp) +
                                           "; exploratory: no multiplicity correction)"
                                     : "naive reached the target on " + reached(naive) +
                                           " seeds, random on " + reached(random)),
         command,
-        "final accuracy random - naive " + delta_text(delta) + " (" + std::to_string(d.pairs) +
+        "final accuracy random - naive " + delta_text(d) + " (" + std::to_string(d.pairs) +
             " pairs); naive missed the target on " + std::to_string(sp.baseline_missed) +
             " seeds random reached, random on " + std::to_string(sp.arm_missed));
   if (sp.has_interval()) r.value(sp.estimate, sp.lo, sp.hi);
 }
 
-void skipreduce_proxy_rows(Report& r, const json& summary, const std::string& command, int ranks) {
-  const json& base = baseline_run(summary);
-  const std::string prefix =
-      "timed as " + base.value("timed_as", std::string("its own model")) + ": ";
+void skipreduce_proxy_rows(Report& r, const ExperimentSummary& summary, const std::string& command,
+                           int ranks) {
+  const RunStats& base = summary.runs.at(summary.baseline);
+  const std::string& timed_as = base.summary.timed_as;
+  const std::string prefix = "timed as " + (timed_as.empty() ? "its own model" : timed_as) + ": ";
   baseline_row(r, base, command, prefix);
-  for (const json& run : summary["runs"]) {
-    const std::string name = run["name"].get<std::string>();
-    if (&run == &base || merged_into_earlier(summary, name)) continue;
+  for (size_t k = 0; k < summary.runs.size(); ++k) {
+    const RunStats& run = summary.runs[k];
+    const std::string& name = run.name();
+    if (k == summary.baseline || merged_into_earlier(summary, k)) continue;
     const bool skipping = name.rfind("random", 0) == 0 || name.rfind("naive", 0) == 0 ||
                           name.rfind("selective", 0) == 0;
     if (skipping) {
-      arm_row(r, base, run, command, ranks, prefix + "speedup, ", equal_runs_note(summary, name));
+      arm_row(r, base, run, command, ranks, prefix + "speedup, ", equal_runs_note(summary, k));
       continue;
     }
     // A compression baseline at equal bytes: its measured gain and time to target.
-    const json& sp = run["speedup_vs_baseline"];
-    r.row(prefix + "speedup, " + name + equal_runs_note(summary, name),
-          "SkipReduce up to 1.58x over PowerSGD and top-k", "",
-          speedup_text(sp) + " (paired, " + pairs_text(sp) + holm_text(sp) + ")", command,
-          "wire bytes x" + format_number("%.3f", number_or_nan(run["mean_ratio"])) +
+    const BaselineComparison& c = comparison_of(run);
+    r.row(prefix + "speedup, " + name + equal_runs_note(summary, k),
+          "SkipReduce up to 1.58x over PowerSGD and top-k", "", comparison_cell(c), command,
+          "wire bytes x" + format_number("%.3f", finite_or_nan(run.summary.mean_ratio)) +
               " of the ring's; per-iteration gain measured " +
               format_number("%.2f", per_iteration_gain(base, run)) + "x; time to target " +
-              tta_text(run["time_to_accuracy"]) + "; final accuracy vs baseline " +
-              delta_text(run["accuracy_delta_vs_baseline"]));
-    if (sp.is_object() && sp["ci95"].is_array())
-      r.value(number_or_nan(sp["estimate"]), number_or_nan(sp["ci95"][0]),
-              number_or_nan(sp["ci95"][1]));
+              tta_text(time_to_accuracy_of(run)) + "; final accuracy vs baseline " +
+              delta_text(c.accuracy_delta));
+    speedup_value(r, c.speedup);
   }
   r.text(
       "Proxy timing (workload.time_as, docs/scenario.md): the small model trains, each iteration "
@@ -300,18 +291,19 @@ void skipreduce_proxy_rows(Report& r, const json& summary, const std::string& co
       "2(N-1)/(2(N-1)-s).");
 }
 
-void skipreduce_tuned_rows(Report& r, const json& summary, const std::string& command, int ranks) {
+void skipreduce_tuned_rows(Report& r, const ExperimentSummary& summary, const std::string& command,
+                           int ranks) {
   arm_rows(r, summary, command, ranks, "tuned lr, speedup, ");
-  if (!summary.contains("lr_tuning")) return;
-  for (const json& t : summary["lr_tuning"]["runs"]) {
-    r.row("learning rate chosen, " + t["run"].get<std::string>(), "", "",
-          format_number("%g", t["chosen_lr"].get<double>()) +
-              (t.value("chose_untuned", false) ? " (the untuned value)" : ""),
+  if (!summary.lr_tuning) return;
+  for (const RunTuning& t : *summary.lr_tuning) {
+    const uint64_t last_seed = t.first_seed + static_cast<uint64_t>(t.seeds) - 1;
+    r.row("learning rate chosen, " + t.run, "", "",
+          format_number("%g", t.chosen_lr) +
+              (t.chosen_lr == t.untuned_lr ? " (the untuned value)" : ""),
           command,
-          "median time to " + format_number("%g", 100 * t["target"].get<double>()) +
-              "% over tuning seeds " + std::to_string(t["seeds"][0].get<long long>()) + "-" +
-              std::to_string(t["seeds"][1].get<long long>()) + " (not the reported ones) on the " +
-              t.value("evaluated_on", std::string("test set")) + ": " + lr_grid_text(t));
+          "median time to " + format_number("%g", 100 * t.target) + "% over tuning seeds " +
+              std::to_string(t.first_seed) + "-" + std::to_string(last_seed) +
+              " (not the reported ones) on the " + tuning_evaluated_on(t) + ": " + lr_grid_text(t));
   }
   r.text(
       "Each arm at its own learning rate (training.lr_grid): every grid value trains on 3 tuning "
@@ -325,13 +317,15 @@ void skipreduce_tuned_rows(Report& r, const json& summary, const std::string& co
 
 namespace commlab::cli {
 
-void skipreduce_target_profile_rows(Report& r, const json& summary, const std::string& series_csv,
+void skipreduce_target_profile_rows(Report& r, const ExperimentSummary& summary,
+                                    const std::string& series_csv,
                                     const std::vector<std::string>& arms,
                                     const std::vector<double>& targets,
                                     const std::string& command) {
-  // The runs' training.tta_window (0: the 5-evaluation window; also for a summary without the key).
-  const int window =
-      summary.value(json::json_pointer("/runs/0/time_to_accuracy/smoothing/iterations"), 0);
+  // The runs' training.tta_window (0: the 5-evaluation window).
+  const int window = !summary.runs.empty() && summary.runs[0].tta.time_to_accuracy
+                         ? summary.runs[0].tta.time_to_accuracy->window_iterations
+                         : 0;
   const auto evals = evaluations(series_csv);
   const auto base = evals.find("baseline");
   if (base == evals.end()) throw std::runtime_error(series_csv + ": no baseline run");
@@ -342,9 +336,8 @@ void skipreduce_target_profile_rows(Report& r, const json& summary, const std::s
     for (double target : targets) {
       const PairedSpeedup sp = paired_log_speedup(crossings(base->second, target, window),
                                                   crossings(it->second, target, window));
-      const json j = paired_speedup_json(sp);
       cells += std::string(cells.empty() ? "" : "; ") + format_number("%g", 100 * target) +
-               "%: " + speedup_text(j) + " (" + pairs_text(j) + ")";
+               "%: " + speedup_text(sp) + " (" + pairs_text(sp) + ")";
     }
     const Arm a = parse_arm(arm);
     r.row("speedup by target accuracy, " + a.policy + " s=" + std::to_string(a.skip) + ", " +

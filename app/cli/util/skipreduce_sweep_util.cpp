@@ -17,8 +17,6 @@
 namespace commlab::cli {
 namespace {
 
-using nlohmann::json;
-
 constexpr double kInf = std::numeric_limits<double>::infinity();
 const char* const kPolicies[] = {"naive", "random"};
 
@@ -27,13 +25,13 @@ const char* const kPolicies[] = {"naive", "random"};
 struct Skew {
   std::string label;  // "0.1", ..., "iid"
   double x = 0;
-  std::map<std::string, const json*> runs;  // baseline, naive, random
+  std::map<std::string, const RunStats*> runs;  // baseline, naive, random
 };
 
-std::vector<Skew> skews_of(const json& summary) {
+std::vector<Skew> skews_of(const ExperimentSummary& summary) {
   std::map<double, Skew> by_x;
-  for (const json& run : summary["runs"]) {
-    const std::string name = run["name"].get<std::string>();
+  for (const RunStats& run : summary.runs) {
+    const std::string& name = run.name();
     const size_t dash = name.find('-');
     if (dash == std::string::npos)
       throw std::runtime_error("skipreduce sweep: unexpected run " + name);
@@ -61,10 +59,13 @@ std::vector<Skew> skews_of(const json& summary) {
   return out;
 }
 
-// A run's class_accuracy.seeds (summary.json), empty when the run has no per-class accuracy.
-json class_seeds(const json& run) {
-  if (!run.contains("class_accuracy")) return json::object();
-  return run["class_accuracy"].value("seeds", json::object());
+// A run's worst class over its seeds; none when the run has no per-class accuracy.
+const ClassAccuracySeeds* class_seeds(const RunStats& run) {
+  return run.class_accuracy ? &run.class_accuracy->seeds : nullptr;
+}
+std::vector<double> worst_values(const RunStats& run) {
+  const ClassAccuracySeeds* c = class_seeds(run);
+  return c ? c->worst_values : std::vector<double>{};
 }
 
 // The paired comparisons of one arm with its skew's baseline.
@@ -74,16 +75,13 @@ struct ArmStats {
   double p_holm = NAN;
 };
 
-ArmStats compare(const json& base, const json& arm) {
+ArmStats compare(const RunStats& base, const RunStats& arm) {
   ArmStats a;
-  a.speedup = paired_log_speedup(per_seed(base["time_to_accuracy"]["per_seed_s"]),
-                                 per_seed(arm["time_to_accuracy"]["per_seed_s"]));
-  a.accuracy = paired_delta(per_seed(base["seeds"]["final_test_accuracy"]["values"]),
-                            per_seed(arm["seeds"]["final_test_accuracy"]["values"]));
-  auto worst = [](const json& run) {
-    return per_seed(class_seeds(run).value("worst_values", json::array()));
-  };
-  a.worst = paired_delta(worst(base), worst(arm));
+  a.speedup =
+      paired_log_speedup(time_to_accuracy_of(base).per_seed_s, time_to_accuracy_of(arm).per_seed_s);
+  a.accuracy =
+      paired_delta(base.seeds.final_test_accuracy.values, arm.seeds.final_test_accuracy.values);
+  a.worst = paired_delta(worst_values(base), worst_values(arm));
   return a;
 }
 
@@ -95,52 +93,46 @@ std::string points_text(const PairedDelta& d) {
                            : std::string());
 }
 
-// "0.612 [0.55, 0.67], class 6 worst on 7/10 seeds" from a run's class_accuracy.
-std::string worst_text(const json& run) {
-  const json& c = run.value("class_accuracy", json::object());
-  if (!c.contains("seeds")) return "n/a (no per-class accuracy)";
-  const json& s = c["seeds"];
+// The mean of the seeds' worst-class accuracies (NaN without one).
+double worst_mean(const ClassAccuracySeeds& c) {
+  return finite_or_nan(c.worst.n > 0 ? c.worst.mean : NAN);
+}
+
+// "0.612 [0.55, 0.67], class 6 worst on 7/10 seeds" from a run's per-class accuracy.
+std::string worst_text(const RunStats& run) {
+  const ClassAccuracySeeds* s = class_seeds(run);
+  if (!s) return "n/a (no per-class accuracy)";
   std::map<int, int> count;
-  for (const json& k : s["worst_classes"])
-    if (k.is_number()) ++count[k.get<int>()];
+  for (int k : s->worst_classes)
+    if (k >= 0) ++count[k];
   int label = -1, most = 0;
   for (auto [k, n] : count)
     if (n > most) label = k, most = n;
-  return format_number("%.3f", number_or_nan(s["worst_mean"])) +
-         ends_text(s["worst_ci95"], "%.3f") +
+  return format_number("%.3f", worst_mean(*s)) +
+         ends_text(s->worst.has_interval(), s->worst.lo(), s->worst.hi(), "%.3f") +
          (label >= 0 ? ", class " + std::to_string(label) + " worst on " + std::to_string(most) +
-                           "/" + std::to_string(s["n"].get<int>()) + " seeds"
+                           "/" + std::to_string(s->n) + " seeds"
                      : std::string());
 }
 
-std::string reached_text(const json& run) {
-  const json& t = run["time_to_accuracy"];
-  std::string s = std::to_string(t["reached"].get<int>()) + "/" +
-                  std::to_string(t["seeds"].get<int>()) + " reached";
-  if (t["estimate_s"].is_null()) return s + ", median not reached";
-  return s + ", median " + format_number("%.2f", 1e3 * t["estimate_s"].get<double>()) + " ms" +
-         ends_text(t["ci95_s"], "%.2f", 1e3);
-}
-
 std::string speedup_cell(const ArmStats& a, int family) {
-  const json sp = paired_speedup_json(a.speedup);
+  const PairedSpeedup& sp = a.speedup;
   std::string estimate = speedup_estimate_text(sp);
   if (estimate.empty()) return "target not reached in any pair (" + pairs_text(sp) + ")";
-  std::string out = estimate + ends_text(sp["ci95"], "%.2f") + ", " + a.speedup.verdict +
-                    " (paired, " + pairs_text(sp);
+  std::string out = estimate + ends_text(sp.has_interval(), sp.lo, sp.hi, "%.2f") + ", " +
+                    sp.verdict + " (paired, " + pairs_text(sp);
   if (std::isfinite(a.p_holm))
     out += "; Holm-adjusted p = " + format_number("%.3g", a.p_holm) + " over " +
            std::to_string(family) + " arms";
   return out + ")";
 }
 
-// A seed-statistics interval as a chart point ({"mean", "ci95"} or the worst class's
-// {"worst_mean", "worst_ci95"}).
-IntervalPoint mean_point(double x, const json& mean, const json& ci, bool joined) {
+// A mean over seeds and its 95% interval as a chart point.
+IntervalPoint mean_point(double x, double mean, const Interval& iv, bool joined) {
   IntervalPoint p;
   p.x = x;
-  p.y = number_or_nan(mean);
-  if (ci.is_array()) p.lo = number_or_nan(ci[0]), p.hi = number_or_nan(ci[1]);
+  p.y = mean;
+  if (iv.has_interval()) p.lo = iv.lo(), p.hi = iv.hi();
   p.joined = joined;
   return p;
 }
@@ -175,13 +167,14 @@ std::string sweep_chart(const std::vector<Skew>& skews,
     IntervalSeries f{name, kColors.at(policy), {}}, w{name, kColors.at(policy), {}};
     IntervalSeries sp{name, kColors.at(policy), {}};
     for (size_t i = 0; i < skews.size(); ++i) {
-      const json& run = *skews[i].runs.at(policy);
+      const RunStats& run = *skews[i].runs.at(policy);
       const bool joined = skews[i].label != "iid";  // the axis breaks before iid
-      f.points.push_back(mean_point(skews[i].x, run["seeds"]["final_test_accuracy"]["mean"],
-                                    run["seeds"]["final_test_accuracy"]["ci95"], joined));
-      const json cs = class_seeds(run);
-      w.points.push_back(mean_point(skews[i].x, cs.value("worst_mean", json()),
-                                    cs.value("worst_ci95", json()), joined));
+      const Interval& acc = run.seeds.final_test_accuracy.interval;
+      f.points.push_back(mean_point(skews[i].x, finite_or_nan(acc.mean), acc, joined));
+      if (const ClassAccuracySeeds* cs = class_seeds(run))
+        w.points.push_back(mean_point(skews[i].x, worst_mean(*cs), cs->worst, joined));
+      else
+        w.points.push_back(mean_point(skews[i].x, NAN, Interval{}, joined));
       if (stats.count(policy))
         sp.points.push_back(speedup_point(skews[i].x, stats.at(policy)[i].speedup, joined));
     }
@@ -198,7 +191,7 @@ std::string sweep_chart(const std::vector<Skew>& skews,
 
 }  // namespace
 
-void skipreduce_sweep_rows(Report& r, const json& summary, const std::string& command,
+void skipreduce_sweep_rows(Report& r, const ExperimentSummary& summary, const std::string& command,
                            const std::string& chart_svg) {
   const std::vector<Skew> skews = skews_of(summary);
   std::map<std::string, std::vector<ArmStats>> stats;
@@ -214,26 +207,26 @@ void skipreduce_sweep_rows(Report& r, const json& summary, const std::string& co
   size_t k = 0;
   for (const char* policy : kPolicies)
     for (ArmStats& a : stats[policy]) a.p_holm = holm[k++];
-  const json& first = *skews.front().runs.at("baseline");
+  const RunStats& first = *skews.front().runs.at("baseline");
   const std::string target =
-      format_number("%g", 100 * number_or_nan(first["time_to_accuracy"]["target"])) + "%";
+      format_number("%g", 100 * finite_or_nan(time_to_accuracy_of(first).target)) + "%";
   for (size_t i = 0; i < skews.size(); ++i) {
     const Skew& s = skews[i];
     const std::string skew = s.label == "iid" ? "iid" : "alpha " + s.label;
-    const json& base = *s.runs.at("baseline");
+    const RunStats& base = *s.runs.at("baseline");
     r.row(skew + ": ring all-reduce (baseline), time to " + target, "", "",
-          reached_text(base) + "; final accuracy " +
-              interval_text(base["seeds"]["final_test_accuracy"], 3),
+          tta_text(time_to_accuracy_of(base)) + "; final accuracy " +
+              interval_text(base.seeds.final_test_accuracy.interval, 3),
           command, "worst class's accuracy " + worst_text(base));
     for (const char* policy : kPolicies) {
       const ArmStats& a = stats[policy][i];
-      const json& run = *s.runs.at(policy);
+      const RunStats& run = *s.runs.at(policy);
       r.row(skew + ": " + policy + " s=4, lr x N/(N-s), speedup",
             "naive biased on skewed shards, random unbiased (the paper's case for random)", "",
             speedup_cell(a, family), command,
             "final accuracy vs baseline " + points_text(a.accuracy) + "; worst class " +
                 worst_text(run) + ", vs baseline " + points_text(a.worst) + "; time to target " +
-                reached_text(run));
+                tta_text(time_to_accuracy_of(run)));
       if (a.speedup.has_interval()) r.value(a.speedup.estimate, a.speedup.lo, a.speedup.hi);
     }
   }

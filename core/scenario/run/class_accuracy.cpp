@@ -55,39 +55,55 @@ std::vector<double> mean_per_class(const std::vector<RunSummary>& seeds) {
   return out;
 }
 
-json seeds_json(const std::vector<RunSummary>& seeds) {
-  const std::vector<double> worst = worst_per_seed(seeds);
+ClassAccuracySeeds seeds_stats(const std::vector<RunSummary>& seeds) {
+  ClassAccuracySeeds c;
+  c.n = seeds.size();
+  c.worst_values = worst_per_seed(seeds);
   std::vector<double> known;
-  for (double w : worst)
+  for (double w : c.worst_values)
     if (!std::isnan(w)) known.push_back(w);
+  for (const RunSummary& s : seeds)
+    c.worst_classes.push_back(worst_class_accuracy(s.final_class_accuracy).label);
+  c.worst = mean_ci95(known);
+  c.final_mean = mean_per_class(seeds);
+  return c;
+}
+
+json seeds_json(const ClassAccuracySeeds& c) {
   json labels = json::array();
-  for (const RunSummary& s : seeds) {
-    const int label = worst_class_accuracy(s.final_class_accuracy).label;
-    labels.push_back(label >= 0 ? json(label) : json(nullptr));
-  }
-  const Interval iv = mean_ci95(known);
-  return {{"n", seeds.size()},
-          {"worst_values", values_json(worst)},
+  for (int label : c.worst_classes) labels.push_back(label >= 0 ? json(label) : json(nullptr));
+  const Interval& iv = c.worst;
+  return {{"n", c.n},
+          {"worst_values", values_json(c.worst_values)},
           {"worst_classes", std::move(labels)},
           {"worst_mean", number_or_null(iv.n > 0 ? iv.mean : kNaN)},
           {"worst_ci95", iv.has_interval() ? json::array({iv.lo(), iv.hi()}) : json(nullptr)},
-          {"final_mean", values_json(mean_per_class(seeds))}};
+          {"final_mean", values_json(c.final_mean)}};
 }
 
 }  // namespace
 
-json class_accuracy_json(const RunResult& run, const RunResult& baseline) {
+std::optional<ClassAccuracy> class_accuracy_stats(const RunResult& run, const RunResult& baseline) {
   const RunSummary& first = run.summary;
-  if (first.final_class_accuracy.empty()) return json::object();
-  const WorstClass w = worst_class_accuracy(first.final_class_accuracy);
-  json c = {{"final", values_json(first.final_class_accuracy)},
-            {"worst", number_or_null(w.accuracy)},
-            {"worst_class", w.label >= 0 ? json(w.label) : json(nullptr)},
-            {"seeds", seeds_json(seeds_of(run))}};
+  if (first.final_class_accuracy.empty()) return std::nullopt;
+  ClassAccuracy c;
+  c.final = first.final_class_accuracy;
+  c.worst = worst_class_accuracy(first.final_class_accuracy);
+  c.seeds = seeds_stats(seeds_of(run));
   if (&run != &baseline)
-    c["worst_delta_vs_baseline"] = paired_delta_json(
-        paired_delta(worst_per_seed(seeds_of(baseline)), worst_per_seed(seeds_of(run))));
-  return {{"class_accuracy", std::move(c)}};
+    c.worst_delta_vs_baseline =
+        paired_delta(worst_per_seed(seeds_of(baseline)), worst_per_seed(seeds_of(run)));
+  return c;
+}
+
+json class_accuracy_json(const ClassAccuracy& a) {
+  json c = {{"final", values_json(a.final)},
+            {"worst", number_or_null(a.worst.accuracy)},
+            {"worst_class", a.worst.label >= 0 ? json(a.worst.label) : json(nullptr)},
+            {"seeds", seeds_json(a.seeds)}};
+  if (a.worst_delta_vs_baseline)
+    c["worst_delta_vs_baseline"] = paired_delta_json(*a.worst_delta_vs_baseline);
+  return c;
 }
 
 }  // namespace commlab

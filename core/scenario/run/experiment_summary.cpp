@@ -2,7 +2,6 @@
 
 #include <cmath>
 
-#include "scenario/run/class_accuracy.h"
 #include "scenario/run/rank_stats.h"
 
 namespace commlab {
@@ -66,7 +65,7 @@ json run_json(const RunStats& r) {
               {"seeds", seed_stats_json(r.seeds)}};
   if (!s.timed_as.empty()) run["timed_as"] = s.timed_as;  // workload.time_as
   run.update(tta_stats_json(r.tta));
-  run.update(r.class_accuracy);  // classification runs only
+  if (r.class_accuracy) run["class_accuracy"] = class_accuracy_json(*r.class_accuracy);
   if (r.mpi) run["mpi"] = mpi_json(*r.mpi, s.sim_time_s);
   if (r.forked_from)
     run["forked_from"] = {{"run", r.forked_from->run}, {"iteration", r.forked_from->iteration}};
@@ -89,7 +88,7 @@ ExperimentSummary summarize_experiment(const std::string& experiment,
     r.complete = runs[k].complete;
     r.seeds = seed_stats(runs[k], runs[s.baseline]);
     r.tta = tta_stats(runs[k], runs[s.baseline], target);
-    r.class_accuracy = class_accuracy_json(runs[k], runs[s.baseline]);
+    r.class_accuracy = class_accuracy_stats(runs[k], runs[s.baseline]);
     s.runs.push_back(std::move(r));
   }
   s.equivalent_runs = equivalent_runs(runs);

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "scenario/run/class_accuracy.h"
 #include "scenario/run/equivalent_runs.h"
 #include "scenario/run/lr_tuning.h"
 #include "scenario/run/seed_stats.h"
@@ -43,9 +44,9 @@ struct RunStats {
   TtaStats tta;                           // time to target; the comparison with the baseline
   std::optional<MpiMeasure> mpi;          // execution "mpi": the measured split
   std::optional<ForkOrigin> forked_from;  // a fork of the baseline
-  // summary.json's "class_accuracy" key (scenario/run/class_accuracy.h); {} without per-class
-  // accuracy (catalog and language-model runs).
-  nlohmann::json class_accuracy = nlohmann::json::object();
+  // Per-class test accuracy (scenario/run/class_accuracy.h); none for catalog and language-model
+  // runs.
+  std::optional<ClassAccuracy> class_accuracy;
   const std::string& name() const { return summary.name; }
 };
 
@@ -70,8 +71,8 @@ ExperimentSummary summarize_experiment(const std::string& experiment,
 
 // summary.json's document (docs/cli.md, `run`): {"experiment", "version", "runs": [one object per
 // run: the first seed's values, "seeds" (seed_stats_json), the time-to-accuracy keys
-// (tta_stats_json), "timed_as", "mpi" and "forked_from" when they apply], "equivalent_runs" when
-// any, "lr_tuning" when tuned}.
+// (tta_stats_json), "class_accuracy" (class_accuracy_json), "timed_as", "mpi" and "forked_from"
+// when they apply], "equivalent_runs" when any, "lr_tuning" when tuned}.
 nlohmann::json summary_document(const ExperimentSummary& summary);
 // The file's text: the document indented by 2, with a final newline.
 std::string summary_text(const ExperimentSummary& summary);

@@ -126,7 +126,6 @@ TtaStats tta_stats(const RunResult& run, const RunResult& baseline, double targe
 // when compared); time_to_accuracy_s/iterations also "reached"; time_to_accuracy_ratio /
 // _speedup paired with the baseline by seed}.
 nlohmann::json seed_stats_json(const SeedStats& stats);
-nlohmann::json seed_stats_json(const RunResult& run, const RunResult& baseline);
 
 // The keys summary.json adds to a run's object for its TtaStats (an empty object without them):
 //   "time_to_accuracy": {"target", "seeds", "reached", "per_seed_s", "per_seed_iterations" (null
@@ -140,13 +139,10 @@ nlohmann::json seed_stats_json(const RunResult& run, const RunResult& baseline);
 //     "holm_family" when adjusted;
 //   "accuracy_delta_vs_baseline": {"estimate", "ci95", "pairs"} (paired_delta).
 nlohmann::json tta_stats_json(const TtaStats& stats);
-nlohmann::json tta_stats_json(const RunResult& run, const RunResult& baseline,
-                              double target = std::numeric_limits<double>::quiet_NaN());
 
 // The JSON of one paired comparison, as summary.json writes it (unknown numbers null):
 // {"estimate", "ci95", "pairs", "pairs_run", "censored", "p_value", "method", "verdict",
-// "arm_missed", "baseline_missed", "both_missed"} and {"estimate", "ci95", "pairs"}. `reproduce`
-// uses them for comparisons summary.json does not hold (one arm against another).
+// "arm_missed", "baseline_missed", "both_missed"} and {"estimate", "ci95", "pairs"}.
 nlohmann::json paired_speedup_json(const PairedSpeedup& sp);
 nlohmann::json paired_delta_json(const PairedDelta& d);
 

@@ -82,10 +82,6 @@ json seed_stats_json(const SeedStats& st) {
   return j;
 }
 
-json seed_stats_json(const RunResult& run, const RunResult& baseline) {
-  return seed_stats_json(seed_stats(run, baseline));
-}
-
 json paired_speedup_json(const PairedSpeedup& sp) {
   return {{"estimate", number_or_null(sp.estimate)},
           {"ci95", ci_json(sp.has_interval(), sp.lo, sp.hi)},
@@ -119,10 +115,6 @@ json tta_stats_json(const TtaStats& st) {
   }
   j["accuracy_delta_vs_baseline"] = paired_delta_json(c.accuracy_delta);
   return j;
-}
-
-json tta_stats_json(const RunResult& run, const RunResult& baseline, double target) {
-  return tta_stats_json(tta_stats(run, baseline, target));
 }
 
 }  // namespace commlab
