@@ -19,6 +19,7 @@
 #include <QSplitter>
 #include <QTemporaryDir>
 #include <QTreeWidget>
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <memory>
@@ -229,7 +230,9 @@ TEST(ReadableRuns, ADozenBarLabelsAreTheRunsWholeNamesAt1280x800) {
   QChart* chart = pages.chart(RunChart::kTimeSplit);
   QBarCategoryAxis* axis = category_axis(chart);
   ASSERT_NE(axis, nullptr);
-  EXPECT_EQ(axis->categories(), names);
+  QStringList bottom_first = names;  // Qt lists a horizontal chart's categories upwards
+  std::reverse(bottom_first.begin(), bottom_first.end());
+  EXPECT_EQ(axis->categories(), bottom_first);
   const QFontMetricsF fm(axis->labelsFont());
   EXPECT_GE(chart->plotArea().height() / names.size(), fm.height());
   // As painted: a text item per name reading it whole, none overlapping another.
@@ -244,18 +247,23 @@ TEST(ReadableRuns, ADozenBarLabelsAreTheRunsWholeNamesAt1280x800) {
       }
     EXPECT_EQ(found, 1) << name.toStdString();
   }
+  ASSERT_EQ(painted.size(), static_cast<size_t>(names.size()));
   for (size_t i = 0; i < painted.size(); ++i)
     for (size_t j = i + 1; j < painted.size(); ++j) {
+      // Top to bottom in the runs table's order.
+      EXPECT_LT(painted[i].center().y(), painted[j].center().y());
       // Qt's text items carry a 4 px document margin around the glyphs.
       EXPECT_FALSE(painted[i].adjusted(4, 4, -4, -4).intersects(painted[j].adjusted(4, 4, -4, -4)))
           << names[static_cast<int>(i)].toStdString() << " / "
           << names[static_cast<int>(j)].toStdString();
     }
+  // The parts' legend stays (the runs table is no legend for compute / communication / codec).
+  EXPECT_TRUE(chart->legend()->isVisible());
   auto* series = qobject_cast<QAbstractBarSeries*>(chart->series().front());
   ASSERT_NE(series, nullptr);
   auto* view = qobject_cast<QChartView*>(chart->scene()->views().front());
-  emit series->hovered(true, 2, series->barSets()[1]);
-  EXPECT_TRUE(view->property("hover_readout").toString().contains(names[2]))
+  emit series->hovered(true, 2, series->barSets()[1]);  // the third bar from the bottom
+  EXPECT_TRUE(view->property("hover_readout").toString().contains(bottom_first[2]))
       << view->property("hover_readout").toString().toStdString();
 }
 

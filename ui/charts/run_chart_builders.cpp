@@ -59,12 +59,11 @@ QChart* bar_chart(const QString& title, const QString& y_title, const QStringLis
   values->setTitleText(y_title);
   values->setLabelFormat("%g");
   set_nice_range(values, 0, top > 0 ? top * 1.1 : 1);
-  // Horizontal bars list their categories down the left side, the first on top (a table's
-  // order); vertical bars along the bottom.
+  // Horizontal bars list their categories up the left side (the first at the bottom), vertical
+  // bars along the bottom.
   const bool horizontal = series->type() == QAbstractSeries::SeriesTypeHorizontalBar ||
                           series->type() == QAbstractSeries::SeriesTypeHorizontalStackedBar ||
                           series->type() == QAbstractSeries::SeriesTypeHorizontalPercentBar;
-  categories_axis->setReverse(horizontal);
   chart->addAxis(categories_axis, horizontal ? Qt::AlignLeft : Qt::AlignBottom);
   chart->addAxis(values, horizontal ? Qt::AlignBottom : Qt::AlignLeft);
   series->attachAxis(categories_axis);

@@ -38,7 +38,9 @@ std::vector<std::array<double, 3>> time_split(const std::vector<RunSeries>& runs
   return out;
 }
 
-constexpr const char* kPartNames[] = {"compute", "exposed communication", "codec"};
+// Short enough for a legend in one row of a chart half the page wide (the title says the
+// communication is the exposed part).
+constexpr const char* kPartNames[] = {"compute", "communication", "codec"};
 
 // A part no run spends time on (compute 0 ms for a model without a compute model) leaves the
 // legend: "compute" listed beside no bar reads as a missing bar. A part thinner than 1% of the
@@ -54,8 +56,7 @@ void mark_parts(QChart* chart, QAbstractBarSeries* series) {
     double most = 0;
     for (int i = 0; i < set->count(); ++i) most = std::max(most, set->at(i));
     const bool used = most > 0;
-    set->setLabel(QString(kPartNames[k]) +
-                  (used && most < 0.01 * tallest ? " (under 1% of a bar)" : ""));
+    set->setLabel(QString(kPartNames[k]) + (used && most < 0.01 * tallest ? " (under 1%)" : ""));
     set->setProperty(kLegendHiddenProperty, !used);  // read by the legend's fit (a hidden
                                                      // legend reports every marker hidden)
     for (QLegendMarker* marker : chart->legend()->markers(series))
@@ -69,11 +70,14 @@ void mark_parts(QChart* chart, QAbstractBarSeries* series) {
 QChart* time_split_chart(const std::vector<RunSeries>& runs, QChart* reuse) {
   static const QColor colors[] = {QColor(0x59, 0xa1, 0x4f), QColor(0xf2, 0x8e, 0x2b),
                                   QColor(0xb0, 0x7a, 0xa1)};
-  const std::vector<std::array<double, 3>> split = time_split(runs);
+  // Qt draws a horizontal bar chart's first category at the bottom: the runs go in last first,
+  // so that they read down in the runs table's order.
+  std::vector<std::array<double, 3>> split = time_split(runs);
+  std::reverse(split.begin(), split.end());
   QStringList categories;
   double top = 0;
   for (size_t i = 0; i < runs.size(); ++i) {
-    categories << QString::fromStdString(runs[i].name);
+    categories << QString::fromStdString(runs[runs.size() - 1 - i].name);
     top = std::max(top, split[i][0] + split[i][1] + split[i][2]);
   }
   // In place when the runs (categories) are the same: only the bar lengths and the axis move.
