@@ -272,5 +272,18 @@ TEST(RaceHeadline, ReadsTheSummaryAsWritten) {
   EXPECT_TRUE(std::isnan(race_finish_s(summary, 3)));
 }
 
+// An arm that missed the target in 2 of 3 pairs has the engine's speedup of 0 (a miss ranks
+// worst, the Hodges-Lehmann estimate is -inf): the cell says how many pairs missed, which
+// "0.00x undetermined" alone did not.
+TEST(CompareRow, ASpeedupOverMissedPairsSaysSo) {
+  PairedSpeedup missed = speedup(0, NAN, NAN, 3, "undetermined");
+  missed.censored = 2;
+  missed.arm_missed = 2;
+  EXPECT_EQ(compare_row_cells(raced("skip 4", 0.02, missed))[5],
+            "0.00x undetermined, target missed in 2 of 3 pairs");
+  EXPECT_EQ(compare_row_cells(raced("a", 0.003, speedup(1.25, 1.1, 1.4, 6, "faster")))[5],
+            "1.25x [1.10, 1.40] faster");
+}
+
 }  // namespace
 }  // namespace commlab::ui
