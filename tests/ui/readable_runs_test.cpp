@@ -279,8 +279,9 @@ TEST(ReadableRuns, CategoryLabelsWrapOrElideOnlyWhenTheyMust) {
   EXPECT_EQ(fit_category_labels({"ring", "tree"}, font, room), QStringList({"ring", "tree"}));
   EXPECT_EQ(fit_row_labels({"algorithm tree", "lr 0.1"}, font, 200, fm.height()),
             QStringList({"algorithm tree", "lr 0.1"}));
+  // Bottom first: "lr 0.1" is the top row, run 1 of the table.
   EXPECT_EQ(fit_row_labels({"algorithm tree", "lr 0.1"}, font, 200, fm.height() - 1),
-            QStringList({"1", "2"}));
+            QStringList({"2", "1"}));
   const QStringList cut =
       fit_row_labels({"a very long renamed run name of many words"}, font, room, fm.height());
   EXPECT_LE(fm.horizontalAdvance(cut.front()), room);

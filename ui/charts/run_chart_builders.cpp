@@ -121,8 +121,9 @@ QStringList fit_row_labels(const QStringList& names, const QFont& font, double w
   for (const QString& name : names) labels << fm.elidedText(name, Qt::ElideMiddle, width);
   const QSet<QString> distinct(labels.begin(), labels.end());
   if (row >= fm.height() && distinct.size() == labels.size()) return labels;
-  // Rows lower than a line, or names that would read alike: the runs' numbers.
-  for (int i = 0; i < labels.size(); ++i) labels[i] = QString::number(i + 1);
+  // Rows lower than a line, or names that would read alike: the runs' numbers, counted from the
+  // top row (the names come bottom first, as Qt lists a horizontal chart's categories).
+  for (int i = 0; i < labels.size(); ++i) labels[i] = QString::number(labels.size() - i);
   return labels;
 }
 

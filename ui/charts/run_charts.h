@@ -89,9 +89,10 @@ inline constexpr char kFullCategoriesProperty[] = "commlab_full_categories";
 // what differs); labels that would then read alike become the runs' numbers (1, 2, ... in the runs
 // table's order). The labels are distinct whenever the names are.
 QStringList fit_category_labels(const QStringList& names, const QFont& font, double slot);
-// The category labels of `names` down a chart's side, each row `row` px high: each name elided in
-// the middle to `width` px; the runs' numbers when a row is lower than a line of `font` or two
-// labels would read alike.
+// The category labels of `names` down a chart's side (bottom first, as Qt lists a horizontal
+// chart's categories), each row `row` px high: each name elided in the middle to `width` px; the
+// runs' numbers counted from the top row (the runs table's order) when a row is lower than a line
+// of `font` or two labels would read alike.
 QStringList fit_row_labels(const QStringList& names, const QFont& font, double width, double row);
 // The narrowest a row label is cut to (about 12 characters).
 inline constexpr double kMinRowLabelWidth = 90;
