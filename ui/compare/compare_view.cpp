@@ -331,6 +331,12 @@ void CompareView::fill_table() {
   fit_table();
 }
 
+void CompareView::showEvent(QShowEvent* event) {
+  QWidget::showEvent(event);
+  // After the layout this show brings.
+  QTimer::singleShot(0, this, [this] { fit_table(); });
+}
+
 void CompareView::fit_table() {
   const QList<int> sizes = split_->sizes();
   if (sizes.size() != 2) return;

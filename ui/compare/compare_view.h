@@ -82,6 +82,11 @@ class CompareView : public QWidget, public Exportable {
  public:
   struct Job;  // the worker's shared state (compare_view.cpp)
 
+ protected:
+  // A comparison that ended while the tab was hidden (Run seeds on the Training tab) fits its
+  // table when the tab is shown: a hidden tab is not laid out.
+  void showEvent(QShowEvent* event) override;
+
  private:
   void poll();
   void show_result();
