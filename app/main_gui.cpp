@@ -34,6 +34,7 @@ struct GuiFlags {
   std::string screenshot, tab, export_file, chart, tensor_file, workload_trace;
   std::string size;
   std::optional<int> iterations, step, compare_seeds;
+  int wait_s = 120;  // the longest --screenshot waits for the window to be idle
   // Checked against what the window holds (the scenario's runs, the Throughput tab's clusters).
   std::optional<std::string> run_index, throughput_cluster;
   bool run_all = false;
@@ -84,6 +85,9 @@ void add_flags(CLI::App& app, GuiFlags& f) {
   app.add_option("--compare-seeds", f.compare_seeds,
                  "with --screenshot: run the Compare tab over N seeds (2-50)")
       ->check(in_range(2, 50));
+  app.add_option("--wait", f.wait_s,
+                 "with --screenshot: wait at most SECONDS for the work to end (default 120)")
+      ->check(in_range(1, 86400));
   app.add_option("--run", f.run_index, "training tab: the scenario's run to show (0-based)");
   app.add_option("--workload-trace", f.workload_trace,
                  "workload tab: replay the Chakra trace PREFIX.RANK.et")
@@ -263,7 +267,7 @@ bool apply_training_flags(const GuiFlags& f, commlab::ui::MainWindow& window) {
   return true;
 }
 
-// Waits until the window is idle (at most two minutes), shows --step, grabs the window to the
+// Waits until the window is idle (at most --wait seconds), shows --step, grabs the window to the
 // file and exports the tab; the exit status says whether both were written.
 int screenshot(QApplication& app, const GuiFlags& f, commlab::ui::MainWindow& window) {
   window.show();
@@ -272,7 +276,7 @@ int screenshot(QApplication& app, const GuiFlags& f, commlab::ui::MainWindow& wi
   bool stepped = false;
   QObject::connect(poll, &QTimer::timeout, [&] {
     waited_ms += 50;
-    if (!window.idle() && waited_ms < 120000) return;
+    if (!window.idle() && waited_ms < f.wait_s * 1000) return;
     if (f.step && !stepped) {  // frames change only after the trace has arrived
       window.teaching_view()->show_frame(*f.step);
       stepped = true;

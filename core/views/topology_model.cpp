@@ -145,15 +145,26 @@ Units bottom_units(const Topology& topo, TopologyPicture& pic, const TopologySet
   return units;
 }
 
+// One unit of the bottom row: its boxes [first, end) of the picture, its left edge and width.
+struct UnitSpan {
+  size_t first = 0, end = 0;
+  double x = 0, w = 0;
+};
+
 // Places the bottom row left to right: whole servers, or one box per aggregated unit. Returns the
-// row's width.
-double place_units(Builder& b, const Units& units) {
+// units' spans.
+std::vector<UnitSpan> place_units(Builder& b, const Units& units) {
   const auto& nodes = b.topo.nodes();
   TopologyPicture& pic = b.pic;
+  std::vector<UnitSpan> spans;
   double x = 0;
   for (const auto& [key, members] : units) {
+    UnitSpan span{pic.boxes.size(), 0, x, 0};
     if (pic.aggregation == 0) {
-      x += b.place_server(members, key, x) + kServerGap;
+      span.w = b.place_server(members, key, x);
+      span.end = pic.boxes.size();
+      spans.push_back(span);
+      x += span.w + kServerGap;
       continue;
     }
     int gpus = 0, lo = 1 << 30, hi = -1;
@@ -175,9 +186,56 @@ double place_units(Builder& b, const Units& units) {
     box.h = kUnitH;
     int index = b.add_box(box);
     for (int v : members) b.box_of[v] = index;
+    spans.push_back({static_cast<size_t>(index), static_cast<size_t>(index) + 1, x, kUnitW});
     x += kUnitW + kServerGap;
   }
-  return std::max(x - kServerGap, kSwitchW);
+  return spans;
+}
+
+// The bottom row is wrapped into rows of equal count when, in one row, the picture would be more
+// than kMaxAspect times as wide as tall: 64 server boxes of a 512-GPU pod under two switch tiers
+// made a 5,500 x 300 px strip that the page shrank to 12-px boxes. It takes the fewest rows that
+// bring the bottom rows and tiers to kWrapAspect or below (a page is about 1.3 times as wide as
+// tall), each row centred, kRowGap apart for the links that pass between them. Returns the bottom's
+// width.
+constexpr double kMaxAspect = 4, kWrapAspect = 1.5, kRowGap = 36;
+
+double wrap_units(TopologyPicture& pic, const std::vector<UnitSpan>& units, int max_tier) {
+  const size_t n = units.size();
+  double unit_h = 0;
+  for (const UnitSpan& u : units)
+    for (size_t i = u.first; i < u.end; ++i)
+      unit_h = std::max(unit_h, pic.boxes[i].y + pic.boxes[i].h);
+  const double tiers_h = max_tier * kTierGap + kSwitchH / 2;
+  // Width of each row when rows hold `cols` units.
+  auto row_widths = [&](size_t cols) {
+    std::vector<double> widths((n + cols - 1) / cols, -kServerGap);
+    for (size_t i = 0; i < n; ++i) widths[i / cols] += units[i].w + kServerGap;
+    return widths;
+  };
+  auto aspect = [&](size_t rows) {
+    const std::vector<double> widths = row_widths((n + rows - 1) / rows);
+    const double h = tiers_h + widths.size() * (unit_h + kRowGap) - kRowGap;
+    return *std::max_element(widths.begin(), widths.end()) / std::max(h, 1.0);
+  };
+  if (n == 0) return kSwitchW;
+  size_t rows = 1;
+  if (aspect(1) > kMaxAspect)
+    while (rows < n && aspect(rows) > kWrapAspect) ++rows;
+  const size_t cols = (n + rows - 1) / rows;
+  const std::vector<double> widths = row_widths(cols);
+  const double width = *std::max_element(widths.begin(), widths.end());
+  double x = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (i % cols == 0) x = (width - widths[i / cols]) / 2;
+    const double dx = x - units[i].x, dy = static_cast<double>(i / cols) * (unit_h + kRowGap);
+    for (size_t k = units[i].first; k < units[i].end; ++k) {
+      pic.boxes[k].x += dx;
+      pic.boxes[k].y += dy;
+    }
+    x += units[i].w + kServerGap;
+  }
+  return std::max(width, kSwitchW);
 }
 
 // Switch tiers above the bottom row, each ordered by the mean position of what it connects to
@@ -314,7 +372,9 @@ TopologyPicture compute_topology_picture(const TopologySettings& s) {
   const auto& nodes = topo.nodes();
   Builder b{topo, pic, std::vector<int>(nodes.size(), -1), std::vector<int>(nodes.size(), -1)};
   for (int r = 0; r < topo.ranks(); ++r) b.rank_of[topo.gpus()[r]] = r;
-  const double bottom_w = place_units(b, bottom_units(topo, pic, s));
+  int max_tier = 0;
+  for (const Node& n : nodes) max_tier = std::max(max_tier, n.tier);
+  const double bottom_w = wrap_units(pic, place_units(b, bottom_units(topo, pic, s)), max_tier);
   place_switch_tiers(b, bottom_w);
   fold_edges(b);
   fit_to_margin(pic);

@@ -83,13 +83,12 @@ TEST(ChartHover, BarChartsReadOutTheRunsBar) {
   auto* bars = qobject_cast<QAbstractBarSeries*>(chart->series().front());
   ASSERT_NE(bars, nullptr);
   QBarSet* comm = bars->barSets()[1];
-  ASSERT_EQ(comm->label(), "exposed communication");
+  ASSERT_EQ(comm->label(), "communication");
   ASSERT_FALSE(chart->scene()->views().isEmpty());
   QObject* view = chart->scene()->views().front();
   emit bars->hovered(true, 0, comm);
-  EXPECT_EQ(
-      view->property("hover_readout").toString().toStdString(),
-      "exposed communication\nskip 4\nms: 0.2");  // the value axis: "ms" (per iteration: the title)
+  EXPECT_EQ(view->property("hover_readout").toString().toStdString(),
+            "communication\nskip 4\nms: 0.2");  // the value axis: "ms" (per iteration: the title)
 }
 
 TEST(ChartHover, ThroughputReadsOutSizeAndBusbw) {

@@ -3,12 +3,16 @@
 // them, the band has one point per common evaluation, and a failed run keeps the previous result.
 #include <gtest/gtest.h>
 
+#include <QAreaSeries>
 #include <QChart>
 #include <QChartView>
+#include <QGraphicsScene>
+#include <QGraphicsTextItem>
 #include <QLabel>
 #include <QLineSeries>
 #include <QScatterSeries>
 #include <QTableWidget>
+#include <QValueAxis>
 #include <cmath>
 #include <nlohmann/json.hpp>
 
@@ -95,6 +99,64 @@ TEST(CompareView, AFailedComparisonKeepsThePreviousTable) {
   ASSERT_TRUE(wait_for([&] { return view.idle(); }));
   EXPECT_TRUE(view.status_text().startsWith("Failed")) << view.status_text().toStdString();
   EXPECT_EQ(view.table()->item(1, 5)->text(), before);
+}
+
+// A dozen runs over 2 seeds at 1280x800, as the docs' screenshot: the y-axis followed the 95%
+// bands, which at 2 seeds (Student t with 1 degree of freedom: 12.7) reach past 1, and showed
+// 0.9-1 above every mean curve; the legend elided every name ("algorit..."); the table showed 4
+// of 12 rows. Every run's last mean is within the axis, no band leaves [0, 1], no chart text is
+// elided (the legend is drawn only with every entry whole; else the title names the target
+// line), and all 12 rows are in the table's view.
+TEST(CompareView, ADozenRunsOverTwoSeedsReadAt1280x800) {
+  app();
+  std::vector<RunConfig> runs;
+  const char* names[] = {"baseline",       "algorithm tree", "algorithm hd", "skipreduce s=2",
+                         "skipreduce s=4", "netzip-paper",   "codec zstd-1", "trim-eden-20",
+                         "trim-eden-50",   "lr 0.1",         "lr 0.02",      "bf16 wire"};
+  for (int k = 0; k < 12; ++k) {
+    RunConfig r = spiral_runs().front();
+    r.name = names[k];
+    r.training.lr *= 1 + 0.05 * k;  // twelve distinct runs
+    runs.push_back(r);
+  }
+  CompareView view([&] { return runs; });
+  view.resize(1270, 740);  // the tab's page in a 1280x800 window
+  view.show();
+  view.set_seeds(2);
+  ASSERT_TRUE(view.run());
+  ASSERT_TRUE(wait_for([&] { return view.idle(); }, 120000));
+  ASSERT_EQ(view.table()->rowCount(), 12);
+  QApplication::processEvents();
+  QChart* chart = view.chart();
+  auto* y = qobject_cast<QValueAxis*>(chart->axes(Qt::Vertical).front());
+  ASSERT_NE(y, nullptr);
+  int means = 0;
+  for (QAbstractSeries* s : chart->series()) {
+    if (auto* area = qobject_cast<QAreaSeries*>(s)) {
+      for (const QPointF& p : area->upperSeries()->points()) EXPECT_LE(p.y(), 1.0);
+      for (const QPointF& p : area->lowerSeries()->points()) EXPECT_GE(p.y(), 0.0);
+      continue;
+    }
+    auto* line = qobject_cast<QLineSeries*>(s);
+    if (!line || line->name().startsWith("target") || line->count() == 0) continue;
+    ++means;
+    const double last = line->points().back().y();
+    EXPECT_GE(last, y->min()) << line->name().toStdString();
+    EXPECT_LE(last, y->max()) << line->name().toStdString();
+  }
+  EXPECT_EQ(means, 12);
+  for (QGraphicsItem* item : chart->scene()->items())
+    if (auto* text = qgraphicsitem_cast<QGraphicsTextItem*>(item); text && text->isVisible())
+      EXPECT_FALSE(text->toPlainText().endsWith("...")) << text->toPlainText().toStdString();
+  if (!chart->legend()->isVisible())
+    EXPECT_TRUE(chart->title().contains("dashed: target")) << chart->title().toStdString();
+  QTableWidget* table = view.table();
+  int shown = 0;
+  for (int r = 0; r < table->rowCount(); ++r) {
+    const QRect row = table->visualRect(table->model()->index(r, 0));
+    shown += row.top() >= 0 && row.bottom() <= table->viewport()->height();
+  }
+  EXPECT_EQ(shown, 12) << "viewport height " << table->viewport()->height();
 }
 
 // The race view: after a comparison, the headline beside the chart is the fastest arm's speedup
@@ -208,6 +270,19 @@ TEST(RaceHeadline, ReadsTheSummaryAsWritten) {
   EXPECT_EQ(race_headline(alone).row, -1);
   EXPECT_DOUBLE_EQ(race_finish_s(summary, 1), 0.003);
   EXPECT_TRUE(std::isnan(race_finish_s(summary, 3)));
+}
+
+// An arm that missed the target in 2 of 3 pairs has the engine's speedup of 0 (a miss ranks
+// worst, the Hodges-Lehmann estimate is -inf): the cell says how many pairs missed, which
+// "0.00x undetermined" alone did not.
+TEST(CompareRow, ASpeedupOverMissedPairsSaysSo) {
+  PairedSpeedup missed = speedup(0, NAN, NAN, 3, "undetermined");
+  missed.censored = 2;
+  missed.arm_missed = 2;
+  EXPECT_EQ(compare_row_cells(raced("skip 4", 0.02, missed))[5],
+            "0.00x undetermined, target missed in 2 of 3 pairs");
+  EXPECT_EQ(compare_row_cells(raced("a", 0.003, speedup(1.25, 1.1, 1.4, 6, "faster")))[5],
+            "1.25x [1.10, 1.40] faster");
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // their bars; each run keeps one colour of a palette whose colours stay apart (CIE delta-E).
 #include <gtest/gtest.h>
 
+#include <QAbstractBarSeries>
 #include <QBarCategoryAxis>
 #include <QBarSet>
 #include <QChart>
@@ -16,9 +17,9 @@
 #include <QScrollBar>
 #include <QSettings>
 #include <QSplitter>
-#include <QStackedBarSeries>
 #include <QTemporaryDir>
 #include <QTreeWidget>
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <memory>
@@ -185,58 +186,105 @@ TEST(ReadableRuns, ANameEditedInItsCellIsTheSavedName) {
   EXPECT_EQ(saved[1].config.training.lr, 0.2);
 }
 
-// Bars of a dozen runs: before, every label read "algorit..."; each label now fits its bar
-// (measured in the laid-out plot, wrapped on at most two lines), all differ, and the hover readout
-// names the bar's run whole.
-TEST(ReadableRuns, BarLabelsFitTheirBarsAndTheReadoutHasTheWholeName) {
+// The category axis of a bar chart (along the bottom or down the side), or null.
+QBarCategoryAxis* category_axis(QChart* chart) {
+  for (QAbstractAxis* axis : chart->axes())
+    if (auto* c = qobject_cast<QBarCategoryAxis*>(axis)) return c;
+  return nullptr;
+}
+
+// A dozen bars in the Training tab at 1280x800: under twelve vertical bars each name had 55 px and
+// read "al...hm tree". Each bar's label is its run's name whole, as assigned and as painted (a
+// 24-character short name included), on a row at least a line high, no two labels overlapping;
+// the hover readout names the bar's run.
+TEST(ReadableRuns, ADozenBarLabelsAreTheRunsWholeNamesAt1280x800) {
   app();
-  std::vector<std::vector<Sample>> curves(8, std::vector<Sample>(3));
+  OwnSettings settings;
+  QSize size;  // the chart pages' size in the Training tab of a 1280x800 window
+  {
+    MainWindow window;
+    window.resize(1280, 800);
+    window.show();
+    ASSERT_TRUE(window.select_tab("Training"));
+    QApplication::processEvents();
+    size = window.training_view()->charts()->size();
+  }
+  ASSERT_GT(size.width(), 600);
+  const QStringList names = {"baseline",       "algorithm tree", "algorithm hd",
+                             "skipreduce s=2", "skipreduce s=4", "netzip-paper",
+                             "codec zstd-1",   "trim-eden-20",   "trim-eden-50",
+                             "lr 0.1",         "lr 0.02",        "flat:16, netzip-paper +2"};
+  std::vector<std::vector<Sample>> curves(names.size(), std::vector<Sample>(3));
   for (auto& c : curves)
     for (Sample& s : c) s.comm_time_s = 1e-3;
-  // Names as a lecture's table holds them: two words, one word, a long one.
-  const char* names[] = {
-      "baseline",     "algorithm tree", "algorithm hd", "skipreduce s=2",
-      "trim-eden-20", "bf16 wire",      "lr 0.02",      "algorithm ring, ranks 16, skip 2"};
   std::vector<RunSeries> runs;
-  for (size_t i = 0; i < curves.size(); ++i)
-    runs.push_back({names[i], &curves[i], -1, true, static_cast<int>(i)});
+  for (int i = 0; i < names.size(); ++i)
+    runs.push_back({names[i].toStdString(), &curves[static_cast<size_t>(i)], -1, true, i});
   RunChartPages pages;
-  pages.resize(700, 600);  // ~80 px per bar, as 12 bars at 1280x800
+  pages.resize(size);
   pages.show();
   pages.set_runs(runs);
   QApplication::processEvents();
-  pages.set_runs(runs);  // laid out: the fit uses the view's real width
+  pages.set_runs(runs);  // laid out: the fit uses the view's real size
   QApplication::processEvents();
   QChart* chart = pages.chart(RunChart::kTimeSplit);
-  auto* x = qobject_cast<QBarCategoryAxis*>(chart->axes(Qt::Horizontal).front());
-  ASSERT_NE(x, nullptr);
-  const QStringList labels = x->categories();
-  ASSERT_EQ(labels.size(), 8);
-  const double slot = chart->plotArea().width() / labels.size();
-  const QFontMetricsF fm(x->labelsFont());
-  for (const QString& l : labels) {
-    const QStringList lines = l.split("<br>");
-    EXPECT_LE(lines.size(), 2) << l.toStdString();
-    for (const QString& line : lines)
-      EXPECT_LE(fm.horizontalAdvance(line), slot) << l.toStdString();
+  QBarCategoryAxis* axis = category_axis(chart);
+  ASSERT_NE(axis, nullptr);
+  QStringList bottom_first = names;  // Qt lists a horizontal chart's categories upwards
+  std::reverse(bottom_first.begin(), bottom_first.end());
+  EXPECT_EQ(axis->categories(), bottom_first);
+  const QFontMetricsF fm(axis->labelsFont());
+  EXPECT_GE(chart->plotArea().height() / names.size(), fm.height());
+  // As painted: a text item per name reading it whole, none overlapping another.
+  std::vector<QRectF> painted;
+  for (const QString& name : names) {
+    int found = 0;
+    for (QGraphicsItem* item : chart->scene()->items())
+      if (auto* text = qgraphicsitem_cast<QGraphicsTextItem*>(item);
+          text && text->isVisible() && text->toPlainText() == name) {
+        ++found;
+        painted.push_back(text->sceneBoundingRect());
+      }
+    EXPECT_EQ(found, 1) << name.toStdString();
   }
-  EXPECT_EQ(QSet<QString>(labels.begin(), labels.end()).size(), 8);
-  // As drawn: Qt cuts a label too wide for its room down to "..." (what "algorit..." was).
-  for (QGraphicsItem* item : chart->scene()->items())
-    if (auto* text = qgraphicsitem_cast<QGraphicsTextItem*>(item))
-      EXPECT_FALSE(text->toPlainText().endsWith("...")) << text->toPlainText().toStdString();
-  auto* series = qobject_cast<QStackedBarSeries*>(chart->series().front());
+  ASSERT_EQ(painted.size(), static_cast<size_t>(names.size()));
+  for (size_t i = 0; i < painted.size(); ++i)
+    for (size_t j = i + 1; j < painted.size(); ++j) {
+      // Top to bottom in the runs table's order.
+      EXPECT_LT(painted[i].center().y(), painted[j].center().y());
+      // Qt's text items carry a 4 px document margin around the glyphs.
+      EXPECT_FALSE(painted[i].adjusted(4, 4, -4, -4).intersects(painted[j].adjusted(4, 4, -4, -4)))
+          << names[static_cast<int>(i)].toStdString() << " / "
+          << names[static_cast<int>(j)].toStdString();
+    }
+  // The parts' legend stays (the runs table is no legend for compute / communication / codec).
+  EXPECT_TRUE(chart->legend()->isVisible());
+  auto* series = qobject_cast<QAbstractBarSeries*>(chart->series().front());
   ASSERT_NE(series, nullptr);
   auto* view = qobject_cast<QChartView*>(chart->scene()->views().front());
-  emit series->hovered(true, 2, series->barSets()[1]);
-  EXPECT_TRUE(view->property("hover_readout").toString().contains(runs[2].name.c_str()))
+  emit series->hovered(true, 2, series->barSets()[1]);  // the third bar from the bottom
+  EXPECT_TRUE(view->property("hover_readout").toString().contains(bottom_first[2]))
       << view->property("hover_readout").toString().toStdString();
-  // The shortening itself: a name that does not fit wraps at its spaces.
+}
+
+// Labels along the bottom (the other bar charts) that do not fit wrap at their spaces; labels
+// down the side are elided only past their width, and become numbers on rows lower than a line.
+TEST(ReadableRuns, CategoryLabelsWrapOrElideOnlyWhenTheyMust) {
+  app();
   const QFont font;
-  const double room = QFontMetricsF(font).horizontalAdvance("algorithm") + 2;
+  const QFontMetricsF fm(font);
+  const double room = fm.horizontalAdvance("algorithm") + 2;
   EXPECT_EQ(fit_category_labels({"algorithm tree", "algorithm hd"}, font, room),
             QStringList({"algorithm<br>tree", "algorithm<br>hd"}));
   EXPECT_EQ(fit_category_labels({"ring", "tree"}, font, room), QStringList({"ring", "tree"}));
+  EXPECT_EQ(fit_row_labels({"algorithm tree", "lr 0.1"}, font, 200, fm.height()),
+            QStringList({"algorithm tree", "lr 0.1"}));
+  // Bottom first: "lr 0.1" is the top row, run 1 of the table.
+  EXPECT_EQ(fit_row_labels({"algorithm tree", "lr 0.1"}, font, 200, fm.height() - 1),
+            QStringList({"2", "1"}));
+  const QStringList cut =
+      fit_row_labels({"a very long renamed run name of many words"}, font, room, fm.height());
+  EXPECT_LE(fm.horizontalAdvance(cut.front()), room);
 }
 
 // CIE L*a*b* (D65) of an sRGB colour: each channel c in [0, 1] is linearised

@@ -278,7 +278,7 @@ std::string time_split_legend(double compute_s) {
 // "compute" was listed in every MLP legend though no run spent time on it.
 TEST(TimeSplitChart, PartsNoRunSpendsTimeOnLeaveTheLegend) {
   test::app();
-  EXPECT_EQ(time_split_legend(0), "exposed communication");  // no compute, no codec
+  EXPECT_EQ(time_split_legend(0), "communication");  // no compute, no codec
 }
 
 // The quickstart's MLP computes for 0.36 us of a 170 us iteration (0.2%): its green slice is under
@@ -286,8 +286,8 @@ TEST(TimeSplitChart, PartsNoRunSpendsTimeOnLeaveTheLegend) {
 // says so in the legend; at 10% it is a plain entry.
 TEST(TimeSplitChart, APartTooThinToSeeSaysSoInTheLegend) {
   test::app();
-  EXPECT_EQ(time_split_legend(2e-6), "compute (under 1% of a bar), exposed communication");
-  EXPECT_EQ(time_split_legend(1e-4), "compute, exposed communication");
+  EXPECT_EQ(time_split_legend(2e-6), "compute (under 1%), communication");
+  EXPECT_EQ(time_split_legend(1e-4), "compute, communication");
 }
 
 }  // namespace

@@ -3,7 +3,9 @@
 
 #include <QGraphicsItem>
 #include <QGraphicsScene>
+#include <QGraphicsView>
 #include <QImage>
+#include <QLabel>
 #include <QPainter>
 
 #include "topology_test_util.h"
@@ -86,6 +88,55 @@ TEST(TopologyView, CrowdedTiersNeverOverlapTheirBoxes) {
     for (const TopoBox& b : pic->boxes)
       if (!b.frame) boxes.emplace_back(b.x, b.y, b.w, b.h);
     ASSERT_GT(boxes.size(), 8u) << spec;
+    int overlaps = 0;
+    for (size_t i = 0; i < boxes.size(); ++i)
+      for (size_t j = i + 1; j < boxes.size(); ++j)
+        overlaps += boxes[i].intersects(boxes[j]) ? 1 : 0;
+    EXPECT_EQ(overlaps, 0) << spec;
+  }
+}
+
+// 512 GPUs drew one row of 64 server boxes (dgx-h100-pod:nodes=64) under the switch tiers: a
+// 5,500 x 300 px strip that the page shrank to 12-px boxes. The bottom row wraps into rows: the
+// picture is at least a quarter as tall as it is wide (in one row: 5,530 x 331 for the pod,
+// 1,737 x 331 for netzip-512), every box is inside the view as fitted, no two overlap, and each
+// aggregated box (72 px wide in the scene) is at least 40 px wide on screen (in one row: 12 and
+// 38 px). netzip-512 (one box per leaf) is held to the same.
+TEST(TopologyView, A512GpuClusterUsesThePage) {
+  const auto view = test::shown_topology_view(1280, 760);
+  ASSERT_NE(view, nullptr) << "no first picture";
+  auto* zoom = view->findChild<QGraphicsView*>();
+  ASSERT_NE(zoom, nullptr);
+  // The colour scale is whole beside it (a wider scale was cut, "100%" read "1").
+  auto* legend = view->findChild<QLabel*>("link_legend");
+  ASSERT_NE(legend, nullptr);
+  EXPECT_GE(legend->contentsRect().width(), legend->pixmap().width());
+  for (const char* spec : {"dgx-h100-pod:nodes=64", "netzip-512"}) {
+    TopologySettings s;
+    s.spec = spec;
+    view->set_settings(s);
+    ASSERT_TRUE(wait_for(
+        [&] { return view->idle() && view->picture() && view->picture()->settings.spec == spec; },
+        30000))
+        << spec;
+    QApplication::processEvents();
+    const auto pic = view->picture();
+    EXPECT_EQ(pic->ranks, 512);
+    EXPECT_GE(pic->height, pic->width / 4) << spec << ": " << pic->width << " x " << pic->height;
+    std::vector<QRectF> boxes;
+    int gpus = 0;
+    double narrowest = 1e9;
+    const QRect port = zoom->viewport()->rect();
+    for (const TopoBox& b : pic->boxes) {
+      const QRect on_screen = zoom->mapFromScene(QRectF(b.x, b.y, b.w, b.h)).boundingRect();
+      EXPECT_TRUE(port.adjusted(-1, -1, 1, 1).contains(on_screen)) << spec << ": " << b.label;
+      if (b.frame) continue;
+      boxes.emplace_back(b.x, b.y, b.w, b.h);
+      gpus += b.gpus;
+      if (b.gpus > 1) narrowest = std::min<double>(narrowest, on_screen.width());
+    }
+    EXPECT_EQ(gpus, 512) << spec;
+    EXPECT_GE(narrowest, 40) << spec;
     int overlaps = 0;
     for (size_t i = 0; i < boxes.size(); ++i)
       for (size_t j = i + 1; j < boxes.size(); ++j)

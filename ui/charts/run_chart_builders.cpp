@@ -52,17 +52,22 @@ QChart* bar_chart(const QString& title, const QString& y_title, const QStringLis
                   QAbstractBarSeries* series, double top) {
   QChart* chart = new_chart(title);
   chart->addSeries(series);
-  auto* x = new QBarCategoryAxis;
-  x->append(categories);
-  x->setProperty(kFullCategoriesProperty, categories);
-  auto* y = new QValueAxis;
-  y->setTitleText(y_title);
-  y->setLabelFormat("%g");
-  set_nice_range(y, 0, top > 0 ? top * 1.1 : 1);
-  chart->addAxis(x, Qt::AlignBottom);
-  chart->addAxis(y, Qt::AlignLeft);
-  series->attachAxis(x);
-  series->attachAxis(y);
+  auto* categories_axis = new QBarCategoryAxis;
+  categories_axis->append(categories);
+  categories_axis->setProperty(kFullCategoriesProperty, categories);
+  auto* values = new QValueAxis;
+  values->setTitleText(y_title);
+  values->setLabelFormat("%g");
+  set_nice_range(values, 0, top > 0 ? top * 1.1 : 1);
+  // Horizontal bars list their categories up the left side (the first at the bottom), vertical
+  // bars along the bottom.
+  const bool horizontal = series->type() == QAbstractSeries::SeriesTypeHorizontalBar ||
+                          series->type() == QAbstractSeries::SeriesTypeHorizontalStackedBar ||
+                          series->type() == QAbstractSeries::SeriesTypeHorizontalPercentBar;
+  chart->addAxis(categories_axis, horizontal ? Qt::AlignLeft : Qt::AlignBottom);
+  chart->addAxis(values, horizontal ? Qt::AlignBottom : Qt::AlignLeft);
+  series->attachAxis(categories_axis);
+  series->attachAxis(values);
   return chart;
 }
 
@@ -110,18 +115,39 @@ void set_nice_axis_range(QValueAxis* axis, double lo, double hi) {
   detail::set_nice_range(axis, lo, hi);
 }
 
-void fit_chart_categories(QChart* chart, double plot_width) {
-  for (QAbstractAxis* axis : chart->axes(Qt::Horizontal)) {
-    auto* x = qobject_cast<QBarCategoryAxis*>(axis);
-    if (!x) continue;
-    const QStringList full = x->property(kFullCategoriesProperty).toStringList();
+QStringList fit_row_labels(const QStringList& names, const QFont& font, double width, double row) {
+  const QFontMetricsF fm(font);
+  QStringList labels;
+  for (const QString& name : names) labels << fm.elidedText(name, Qt::ElideMiddle, width);
+  const QSet<QString> distinct(labels.begin(), labels.end());
+  if (row >= fm.height() && distinct.size() == labels.size()) return labels;
+  // Rows lower than a line, or names that would read alike: the runs' numbers, counted from the
+  // top row (the names come bottom first, as Qt lists a horizontal chart's categories).
+  for (int i = 0; i < labels.size(); ++i) labels[i] = QString::number(labels.size() - i);
+  return labels;
+}
+
+void fit_chart_categories(QChart* chart, QSizeF plot) {
+  for (QAbstractAxis* axis : chart->axes()) {
+    auto* categories = qobject_cast<QBarCategoryAxis*>(axis);
+    if (!categories) continue;
+    const QStringList full = categories->property(kFullCategoriesProperty).toStringList();
     if (full.isEmpty()) continue;
-    // Qt Charts gives each label the axis width over its tick count (one more than the
-    // categories) less 5 px padding on each side, and measures the label as a text document
-    // with a small margin on each side: what is left for the text itself.
-    const double slot = plot_width / static_cast<double>(full.size() + 1) - 12;
-    const QStringList labels = fit_category_labels(full, x->labelsFont(), slot);
-    if (labels != x->categories()) x->setCategories(labels);
+    QStringList labels;
+    if (categories->orientation() == Qt::Horizontal) {
+      // Qt Charts gives each label the axis width over its tick count (one more than the
+      // categories) less 5 px padding on each side, and measures the label as a text document
+      // with a small margin on each side: what is left for the text itself.
+      const double slot = plot.width() / static_cast<double>(full.size() + 1) - 12;
+      labels = fit_category_labels(full, categories->labelsFont(), slot);
+    } else {
+      // Down the side: each row the plot's height over the categories; a name as wide as the
+      // plot itself (a long renamed run) is elided in the middle.
+      labels = fit_row_labels(full, categories->labelsFont(),
+                              std::max(kMinRowLabelWidth, chart->size().width() * 0.45),
+                              plot.height() / static_cast<double>(full.size()));
+    }
+    if (labels != categories->categories()) categories->setCategories(labels);
   }
 }
 

@@ -4,6 +4,7 @@
 // Builders only read the samples; they return a fresh QChart the caller owns.
 #include <QColor>
 #include <QFont>
+#include <QSizeF>
 #include <QString>
 #include <QStringList>
 #include <string>
@@ -88,8 +89,16 @@ inline constexpr char kFullCategoriesProperty[] = "commlab_full_categories";
 // what differs); labels that would then read alike become the runs' numbers (1, 2, ... in the runs
 // table's order). The labels are distinct whenever the names are.
 QStringList fit_category_labels(const QStringList& names, const QFont& font, double slot);
-// Applies fit_category_labels to every bar category axis of `chart`, `plot_width` px wide.
-void fit_chart_categories(QChart* chart, double plot_width);
+// The category labels of `names` down a chart's side (bottom first, as Qt lists a horizontal
+// chart's categories), each row `row` px high: each name elided in the middle to `width` px; the
+// runs' numbers counted from the top row (the runs table's order) when a row is lower than a line
+// of `font` or two labels would read alike.
+QStringList fit_row_labels(const QStringList& names, const QFont& font, double width, double row);
+// The narrowest a row label is cut to (about 12 characters).
+inline constexpr double kMinRowLabelWidth = 90;
+// Applies fit_category_labels to every bar category axis along the bottom of `chart`, and
+// fit_row_labels to every one down its side, for a plot area of `plot` px.
+void fit_chart_categories(QChart* chart, QSizeF plot);
 
 // A bar set whose legend marker a chart hides on purpose carries this property set to true.
 inline constexpr char kLegendHiddenProperty[] = "commlab_legend_hidden";

@@ -1,13 +1,15 @@
 // The Convergence page's iteration-time split: the mean compute / exposed communication / codec
-// milliseconds per iteration of each run, stacked, one bar per run. A live run refreshes the bars
-// in place (the runs, i.e. the categories, unchanged).
+// milliseconds per iteration of each run, stacked, one horizontal bar per run with the run's name
+// whole beside it (a dozen names of up to 24 characters fit down the side; under a dozen vertical
+// bars they had 55 px each and read "al...hm tree"). A live run refreshes the bars in place (the
+// runs, i.e. the categories, unchanged).
 #include <QBarCategoryAxis>
 #include <QBarLegendMarker>
 #include <QBarSet>
 #include <QChart>
+#include <QHorizontalStackedBarSeries>
 #include <QLegend>
 #include <QLegendMarker>
-#include <QStackedBarSeries>
 #include <QValueAxis>
 #include <algorithm>
 #include <array>
@@ -36,13 +38,15 @@ std::vector<std::array<double, 3>> time_split(const std::vector<RunSeries>& runs
   return out;
 }
 
-constexpr const char* kPartNames[] = {"compute", "exposed communication", "codec"};
+// Short enough for a legend in one row of a chart half the page wide (the title says the
+// communication is the exposed part).
+constexpr const char* kPartNames[] = {"compute", "communication", "codec"};
 
 // A part no run spends time on (compute 0 ms for a model without a compute model) leaves the
 // legend: "compute" listed beside no bar reads as a missing bar. A part thinner than 1% of the
 // tallest bar in every run (an MLP's compute, ~0.2% of its iteration) is drawn under a pixel: its
 // legend entry says so rather than promise a bar nobody can find.
-void mark_parts(QChart* chart, QStackedBarSeries* series) {
+void mark_parts(QChart* chart, QAbstractBarSeries* series) {
   double tallest = 0;
   const QList<QBarSet*> sets = series->barSets();
   for (int i = 0; sets.size() == 3 && i < sets.front()->count(); ++i)
@@ -52,8 +56,7 @@ void mark_parts(QChart* chart, QStackedBarSeries* series) {
     double most = 0;
     for (int i = 0; i < set->count(); ++i) most = std::max(most, set->at(i));
     const bool used = most > 0;
-    set->setLabel(QString(kPartNames[k]) +
-                  (used && most < 0.01 * tallest ? " (under 1% of a bar)" : ""));
+    set->setLabel(QString(kPartNames[k]) + (used && most < 0.01 * tallest ? " (under 1%)" : ""));
     set->setProperty(kLegendHiddenProperty, !used);  // read by the legend's fit (a hidden
                                                      // legend reports every marker hidden)
     for (QLegendMarker* marker : chart->legend()->markers(series))
@@ -67,19 +70,22 @@ void mark_parts(QChart* chart, QStackedBarSeries* series) {
 QChart* time_split_chart(const std::vector<RunSeries>& runs, QChart* reuse) {
   static const QColor colors[] = {QColor(0x59, 0xa1, 0x4f), QColor(0xf2, 0x8e, 0x2b),
                                   QColor(0xb0, 0x7a, 0xa1)};
-  const std::vector<std::array<double, 3>> split = time_split(runs);
+  // Qt draws a horizontal bar chart's first category at the bottom: the runs go in last first,
+  // so that they read down in the runs table's order.
+  std::vector<std::array<double, 3>> split = time_split(runs);
+  std::reverse(split.begin(), split.end());
   QStringList categories;
   double top = 0;
   for (size_t i = 0; i < runs.size(); ++i) {
-    categories << QString::fromStdString(runs[i].name);
+    categories << QString::fromStdString(runs[runs.size() - 1 - i].name);
     top = std::max(top, split[i][0] + split[i][1] + split[i][2]);
   }
-  // In place when the runs (categories) are the same: only the bar heights and the axis move.
+  // In place when the runs (categories) are the same: only the bar lengths and the axis move.
   if (reuse && reuse->series().size() == 1 && reuse->axes(Qt::Horizontal).size() == 1 &&
       reuse->axes(Qt::Vertical).size() == 1) {
-    auto* series = qobject_cast<QStackedBarSeries*>(reuse->series().front());
-    auto* x = qobject_cast<QBarCategoryAxis*>(reuse->axes(Qt::Horizontal).front());
-    auto* y = qobject_cast<QValueAxis*>(reuse->axes(Qt::Vertical).front());
+    auto* series = qobject_cast<QHorizontalStackedBarSeries*>(reuse->series().front());
+    auto* x = qobject_cast<QBarCategoryAxis*>(reuse->axes(Qt::Vertical).front());
+    auto* y = qobject_cast<QValueAxis*>(reuse->axes(Qt::Horizontal).front());
     if (series && x && y && series->count() == 3 &&
         x->property(kFullCategoriesProperty).toStringList() == categories) {
       for (int k = 0; k < 3; ++k)
@@ -98,7 +104,7 @@ QChart* time_split_chart(const std::vector<RunSeries>& runs, QChart* reuse) {
     sets[k]->setBorderColor(colors[k].darker(130));
     for (const auto& row : split) sets[k]->append(row[k]);
   }
-  auto* series = new QStackedBarSeries;
+  auto* series = new QHorizontalStackedBarSeries;
   for (QBarSet* set : sets) series->append(set);
   QChart* chart =
       bar_chart(run_chart_info(RunChart::kTimeSplit).title, "ms", categories, series, top);

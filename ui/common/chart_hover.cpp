@@ -155,13 +155,21 @@ void add_hover_readouts(QChart* chart, QObject* owner, const AxisText& format_x)
   const QList<QAbstractAxis*> ys = chart->axes(Qt::Vertical);
   const QString x_title = xs.isEmpty() ? QString() : xs.front()->titleText();
   const QString y_title = ys.isEmpty() ? QString() : ys.front()->titleText();
-  const QPointer<QBarCategoryAxis> categories =
-      xs.isEmpty() ? nullptr : qobject_cast<QBarCategoryAxis*>(xs.front());
+  // A bar chart's categories run along the bottom (vertical bars) or down the side (horizontal
+  // bars); its values along the other axis.
+  QPointer<QBarCategoryAxis> categories;
+  QString value_title = y_title;
+  for (QAbstractAxis* axis : chart->axes())
+    if (auto* c = qobject_cast<QBarCategoryAxis*>(axis)) {
+      categories = c;
+      value_title = c->orientation() == Qt::Vertical ? x_title : y_title;
+      break;
+    }
   for (QAbstractSeries* s : chart->series()) {
     if (auto* bars = qobject_cast<QAbstractBarSeries*>(s)) {
       // Categories are read at hover time: a live chart refreshes its bars in place.
       QObject::connect(bars, &QAbstractBarSeries::hovered, owner,
-                       [owner, categories, y_title](bool on, int index, QBarSet* set) {
+                       [owner, categories, value_title](bool on, int index, QBarSet* set) {
                          if (!on || !set || index < 0 || index >= set->count()) return;
                          // The full names: the shown labels may be shortened to fit.
                          QStringList names =
@@ -171,7 +179,7 @@ void add_hover_readouts(QChart* chart, QObject* owner, const AxisText& format_x)
                          if (names.isEmpty() && categories) names = categories->categories();
                          const QString category =
                              index < names.size() ? names[index] : QString::number(index + 1);
-                         show_readout(owner, bar_hover_text(*set, index, category, y_title));
+                         show_readout(owner, bar_hover_text(*set, index, category, value_title));
                        });
       continue;
     }

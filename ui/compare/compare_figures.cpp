@@ -47,6 +47,17 @@ double estimate_of(const RunStats& run) {
   return std::isfinite(e) ? e : NAN;
 }
 
+// The speedup, its interval and verdict; with pairs where the arm missed the target, how many:
+// the engine ranks a miss worst, so an arm that missed most pairs has a speedup of 0, which
+// alone reads as a measured "0.00x".
+QString speedup_cell(const PairedSpeedup& sp) {
+  QString cell = number(sp.estimate, 2, 1, "x") + interval(sp.has_interval(), sp.lo, sp.hi, 2) +
+                 " " + QString::fromStdString(sp.verdict);
+  const int missed = sp.arm_missed + sp.both_missed;
+  if (missed > 0) cell += QString(", target missed in %1 of %2 pairs").arg(missed).arg(sp.pairs);
+  return cell;
+}
+
 }  // namespace
 
 QStringList compare_row_cells(const RunStats& r) {
@@ -67,10 +78,7 @@ QStringList compare_row_cells(const RunStats& r) {
                       .arg(interval(tta->seconds.has_interval(), tta->seconds.lo, tta->seconds.hi,
                                     2, 1e3))
                 : QString("–"));
-  cells << (vs ? number(vs->speedup.estimate, 2, 1, "x") +
-                     interval(vs->speedup.has_interval(), vs->speedup.lo, vs->speedup.hi, 2) + " " +
-                     QString::fromStdString(vs->speedup.verdict)
-               : QString("baseline"));
+  cells << (vs ? speedup_cell(vs->speedup) : QString("baseline"));
   cells << (vs ? number(vs->accuracy_delta.estimate, 2, 100, " pts") +
                      interval(vs->accuracy_delta.has_interval(), vs->accuracy_delta.lo,
                               vs->accuracy_delta.hi, 2, 100)

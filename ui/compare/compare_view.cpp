@@ -1,15 +1,12 @@
 #include "compare_view.h"
 
 #include <QAbstractButton>
-#include <QAreaSeries>
 #include <QChart>
 #include <QChartView>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QIcon>
 #include <QLabel>
-#include <QLegendMarker>
-#include <QLineSeries>
 #include <QPainter>
 #include <QPixmap>
 #include <QPushButton>
@@ -18,12 +15,11 @@
 #include <QTableWidget>
 #include <QTimer>
 #include <QVBoxLayout>
-#include <QValueAxis>
+#include <algorithm>
 #include <cmath>
 #include <mutex>
 #include <thread>
 
-#include "chart_hover.h"
 #include "compare_figures.h"
 #include "run_charts.h"
 #include "scenario/run/experiment_runner.h"
@@ -135,6 +131,9 @@ CompareView::CompareView(std::function<std::vector<RunConfig>()> runs, QWidget* 
   table_->horizontalHeader()->setStretchLastSection(true);
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   table_->verticalHeader()->setVisible(false);
+  // Rows a line of text high (the style's default, 30 px, showed 4 of 12 runs at 1280x800).
+  table_->verticalHeader()->setMinimumSectionSize(1);
+  table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
   table_->setToolTip(
       "One row per run: the engine's summary, the one commlab-cli writes as summary.json for "
       "the same runs and seeds; the intervals are 95%.");
@@ -145,14 +144,14 @@ CompareView::CompareView(std::function<std::vector<RunConfig>()> runs, QWidget* 
   race_row->setContentsMargins(0, 0, 0, 0);
   race_row->addWidget(chart_, 1);
   race_row->addWidget(make_race_panel());
-  auto* split = new QSplitter(Qt::Vertical);
-  split->addWidget(race);
-  split->addWidget(table_);
-  split->setStretchFactor(0, 3);
-  split->setStretchFactor(1, 2);
+  split_ = new QSplitter(Qt::Vertical);
+  split_->addWidget(race);
+  split_->addWidget(table_);
+  split_->setStretchFactor(0, 3);
+  split_->setStretchFactor(1, 2);
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(bar);
-  layout->addWidget(split, 1);
+  layout->addWidget(split_, 1);
 
   poll_timer_ = new QTimer(this);
   poll_timer_->setInterval(100);
@@ -329,100 +328,24 @@ void CompareView::fill_table() {
     table_->item(row, 0)->setIcon(QIcon(swatch));
     ++row;
   }
+  fit_table();
 }
 
-void CompareView::draw_chart() {
-  auto* chart = new QChart;
-  // summary_ has no runs before the first comparison.
-  const RunStats* first = summary_.runs.empty() ? nullptr : &summary_.runs.front();
-  const int seeds = first ? static_cast<int>(first->seeds.seeds.size()) : 0;
-  const std::vector<std::vector<BandPoint>>& bands = partial_ ? partial_bands_ : bands_;
-  const std::vector<QString>& names = partial_ ? partial_names_ : names_;
-  chart->setTitle(partial_ ? partial_title_
-                  : bands.empty()
-                      ? "Test accuracy over seeds (press Run comparison)"
-                      : QString("Test accuracy: mean over %1 seeds, 95% band").arg(seeds));
-  auto* x = new QValueAxis;
-  x->setTitleText("simulated time (ms)");
-  auto* y = new QValueAxis;
-  y->setTitleText("test accuracy");
-  chart->addAxis(x, Qt::AlignBottom);
-  chart->addAxis(y, Qt::AlignLeft);
-  double lo = 1, hi = 0, right = 0;
-  bool any = false;
-  for (size_t k = 0; k < bands.size(); ++k) {
-    if (bands[k].empty()) continue;  // no seed of this run finished yet
-    any = true;
-    const QColor color = color_of(k, partial_);
-    auto* mean = new QLineSeries;
-    auto* upper = new QLineSeries;
-    auto* lower = new QLineSeries;
-    for (const BandPoint& p : bands[k]) {
-      const double t = 1e3 * p.sim_time_s;
-      mean->append(t, p.mean);
-      upper->append(t, p.hi);
-      lower->append(t, p.lo);
-      lo = std::min(lo, p.lo);
-      hi = std::max(hi, p.hi);
-      right = std::max(right, t);
-    }
-    auto* band = new QAreaSeries(upper, lower);
-    QColor fill = color;
-    fill.setAlpha(50);
-    band->setBrush(fill);
-    band->setPen(Qt::NoPen);
-    mean->setName(names[k]);
-    mean->setPen(QPen(color, 2));
-    chart->addSeries(band);
-    chart->addSeries(mean);
-    for (QAbstractSeries* s :
-         {static_cast<QAbstractSeries*>(band), static_cast<QAbstractSeries*>(mean)}) {
-      s->attachAxis(x);
-      s->attachAxis(y);
-    }
-    for (QLegendMarker* m : chart->legend()->markers(band)) m->setVisible(false);
-  }
-  const double target = partial_ && !running_.empty() ? running_.front().training.target_accuracy
-                        : first && first->tta.time_to_accuracy ? first->tta.time_to_accuracy->target
-                                                               : NAN;
-  if (any && std::isfinite(target)) {  // the accuracy that defines time to target
-    auto* line = new QLineSeries;
-    line->setName("target " + QString::number(100 * target, 'f', 1) + "%");
-    line->setPen(QPen(Qt::gray, 1, Qt::DashLine));
-    line->append(0, target);
-    line->append(right, target);
-    chart->addSeries(line);
-    line->attachAxis(x);
-    line->attachAxis(y);
-    if (!partial_) add_finish_marks(chart, target);
-  }
-  // Ticks at nice numbers (1, 2 or 5 times a power of ten) from 0, not at a fifth of the span.
-  x->setLabelFormat("%g");
-  y->setLabelFormat("%g");
-  for (size_t k = 0; any && !partial_ && k < names_.size(); ++k)  // the finish marks too
-    if (const double t = race_finish_s(summary_, static_cast<int>(k)); std::isfinite(t))
-      right = std::max(right, 1e3 * t);
-  if (any) {
-    // The upper part of the curves, where the runs reach their targets, not the first evaluation.
-    set_nice_axis_range(x, 0, right > 0 ? right : 1);
-    set_nice_axis_range(y, std::max(0.0, std::max(lo, hi - 0.25)), std::min(1.0, hi + 0.01));
-  } else {
-    set_nice_axis_range(x, 0, 1);
-    set_nice_axis_range(y, 0, 1);
-  }
-  chart->legend()->setAlignment(Qt::AlignBottom);
-  // A legend row too narrow for every name whole would elide them all ("algori..."): then none is
-  // drawn and the table below, each run with its colour's swatch, is the legend.
-  const QFontMetricsF fm(chart->legend()->font());
-  double needed = 48;  // the legend's margins; each entry: marker, gaps and label
-  for (QLegendMarker* m : chart->legend()->markers())
-    if (m->isVisible()) needed += fm.horizontalAdvance(m->label()) + fm.height() + 22;
-  chart->legend()->setVisible(needed <= chart_->width());
-  // Hover: a run's mean accuracy at the evaluation nearest the pointer, exactly.
-  add_hover_readouts(chart, chart_);
-  QChart* old = chart_->chart();
-  chart_->setChart(chart);
-  delete old;
+void CompareView::showEvent(QShowEvent* event) {
+  QWidget::showEvent(event);
+  // After the layout this show brings.
+  QTimer::singleShot(0, this, [this] { fit_table(); });
+}
+
+void CompareView::fit_table() {
+  const QList<int> sizes = split_->sizes();
+  if (sizes.size() != 2) return;
+  int needed = table_->horizontalHeader()->height() + 2 * table_->frameWidth() + 2;
+  for (int r = 0; r < table_->rowCount(); ++r) needed += table_->rowHeight(r);
+  const int total = sizes[0] + sizes[1];
+  const int room = total - chart_->minimumHeight() - 30;  // the chart's minimum and its margins
+  const int table = std::max(sizes[1], std::min(needed, room));
+  if (table != sizes[1]) split_->setSizes({total - table, table});
 }
 
 QSize CompareView::export_size() const {

@@ -30,6 +30,7 @@ class QChartView;
 class QLabel;
 class QPushButton;
 class QSpinBox;
+class QSplitter;
 class QTableWidget;
 class QTimer;
 
@@ -81,10 +82,17 @@ class CompareView : public QWidget, public Exportable {
  public:
   struct Job;  // the worker's shared state (compare_view.cpp)
 
+ protected:
+  // A comparison that ended while the tab was hidden (Run seeds on the Training tab) fits its
+  // table when the tab is shown: a hidden tab is not laid out.
+  void showEvent(QShowEvent* event) override;
+
  private:
   void poll();
   void show_result();
   void fill_table();
+  // Gives the table the height of all its rows, as far as the chart keeps its minimum.
+  void fit_table();
   void draw_chart();
   // While a comparison runs: the bands of the seeds finished so far (`finished` of `replicas`).
   void show_partial(int finished, int replicas);
@@ -106,6 +114,7 @@ class CompareView : public QWidget, public Exportable {
   QLabel* status_;
   QChartView* chart_;
   QTableWidget* table_;
+  QSplitter* split_;  // the chart and race above, the table below
   QTimer* poll_timer_;
   QLabel* race_caption_;  // "Race to the target: RUN"
   QLabel* race_number_;   // the speedup, large

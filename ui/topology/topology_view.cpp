@@ -61,21 +61,24 @@ QString packet_summary(const TopologyPicture& pic) {
 // The link colour scale: idle links (under 0.5% busy) in their own pale grey swatch, then busy
 // from 0% (green) to 100% (red).
 QPixmap legend_pixmap() {
+  // 190 px in all: the side panel's field is about 230 px wide at 1280x800, and a wider pixmap
+  // was cut at the right, its "100%" read "1".
   constexpr int kIdle = 44;  // the idle swatch and its label
-  QPixmap pm(kIdle + 220, 34);
+  constexpr int kBar = 130;  // the 0-100% gradient
+  QPixmap pm(kIdle + kBar + 16, 34);
   pm.fill(Qt::transparent);
   QPainter p(&pm);
   p.fillRect(QRect(2, 2, 28, 13), utilisation_color(0));
   p.setPen(Qt::black);
   p.drawText(QRect(0, 16, kIdle, 16), Qt::AlignLeft, " idle");
-  for (int x = 0; x < 200; ++x) {
-    p.setPen(utilisation_color(0.005 + (1 - 0.005) * x / 199.0));
+  for (int x = 0; x < kBar; ++x) {
+    p.setPen(utilisation_color(0.005 + (1 - 0.005) * x / (kBar - 1.0)));
     p.drawLine(kIdle + 10 + x, 2, kIdle + 10 + x, 14);
   }
   p.setPen(Qt::black);
   p.drawText(QRect(kIdle, 16, 60, 16), Qt::AlignLeft, " 0%");
-  p.drawText(QRect(kIdle + 80, 16, 60, 16), Qt::AlignCenter, "50%");
-  p.drawText(QRect(kIdle + 160, 16, 60, 16), Qt::AlignRight, "100% ");
+  p.drawText(QRect(kIdle + 10 + kBar / 2 - 30, 16, 60, 16), Qt::AlignCenter, "50%");
+  p.drawText(QRect(kIdle + kBar + 16 - 60, 16, 60, 16), Qt::AlignRight, "100%");
   return pm;
 }
 

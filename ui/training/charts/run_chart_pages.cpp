@@ -27,6 +27,7 @@ constexpr qsizetype kMaxLegendEntries = 4;  // more make a legend to read rather
 // and the legend's own margins. Generous, so a legend judged to fit never elides.
 constexpr double kMarkerOverhead = 22, kLegendMargins = 48;
 constexpr double kValueAxisWidth = 80;  // a bar chart's value axis (labels, title) and margins
+constexpr double kTitleAndLegendHeight = 110;  // a chart's title, legend, bottom axis and margins
 }  // namespace
 
 bool RunChartPages::legend_fits(const QStringList& labels, const QFont& font, double width) {
@@ -82,12 +83,13 @@ void RunChartPages::fit_legend(const Slot& s) const {
     chart->legend()->setVisible(fits);
   }
   // Bar labels that fit their bars (the full names in the hover readout): the laid-out plot's
-  // width, or before the first layout the chart's less what the value axis and margins take.
-  const double plot_width =
-      s.view->testAttribute(Qt::WA_WState_Visible) && chart->plotArea().width() > 0
-          ? chart->plotArea().width()
-          : chart_width - kValueAxisWidth;
-  fit_chart_categories(chart, plot_width);
+  // size, or before the first layout the chart's less what the axes and margins take.
+  const bool laid_out = s.view->testAttribute(Qt::WA_WState_Visible) &&
+                        chart->plotArea().width() > 0 && chart->plotArea().height() > 0;
+  const double chart_height = laid_out ? s.view->height() : height() * s.row_span / 2.0;
+  fit_chart_categories(chart, laid_out ? chart->plotArea().size()
+                                       : QSizeF(chart_width - kValueAxisWidth,
+                                                chart_height - kTitleAndLegendHeight));
 }
 
 void RunChartPages::resizeEvent(QResizeEvent* event) {
@@ -97,13 +99,15 @@ void RunChartPages::resizeEvent(QResizeEvent* event) {
 }
 
 RunChartPages::RunChartPages(QWidget* parent) : QTabWidget(parent) {
+  // Loss over accuracy (their time axes aligned) and, beside them, the time split's horizontal
+  // bars, one row per run with its name whole.
   QWidget* p = page("Convergence",
                     "Loss and accuracy of the current and pinned runs, and where iteration time "
                     "goes.",
-                    {3, 2});
+                    {1, 1});
   add_slot(p, 0, 0, 1, RunChart::kLossIteration, RunChart::kLossTime);
-  add_slot(p, 0, 1, 1, RunChart::kAccuracyIteration, RunChart::kAccuracyTime);
-  add_slot(p, 1, 0, 2, RunChart::kTimeSplit, RunChart::kTimeSplit);
+  add_slot(p, 1, 0, 1, RunChart::kAccuracyIteration, RunChart::kAccuracyTime);
+  add_slot(p, 0, 1, 1, RunChart::kTimeSplit, RunChart::kTimeSplit, 2);
   p = page("Codec",
            "How many bytes each bucket puts on the wire, how predictable each byte of the "
            "gradient is (the entropy a byte-grouping codec can reach), and the bits per value.",
@@ -148,12 +152,12 @@ QWidget* RunChartPages::page(const QString& title, const QString& tip,
 }
 
 void RunChartPages::add_slot(QWidget* page, int row, int col, int col_span, RunChart kind,
-                             RunChart time_kind) {
+                             RunChart time_kind, int row_span) {
   auto* view = new QChartView(build_run_chart(kind, {}));
   view->setRenderHint(QPainter::Antialiasing);
   view->setMinimumSize(320, 200);
-  static_cast<QGridLayout*>(page->layout())->addWidget(view, row, col, 1, col_span);
-  slots_.push_back(Slot{view, kind, time_kind, indexOf(page), col_span});
+  static_cast<QGridLayout*>(page->layout())->addWidget(view, row, col, row_span, col_span);
+  slots_.push_back(Slot{view, kind, time_kind, indexOf(page), col_span, row_span});
 }
 
 void RunChartPages::set_runs(std::vector<RunSeries> runs) {

@@ -49,12 +49,14 @@ class RunChartPages : public QTabWidget {
     RunChart time_kind;  // vs simulated time (same as kind when it has no time variant)
     int page;
     int col_span = 1;  // of the page's two columns
+    int row_span = 1;  // of its two rows
     bool stale = true;
     bool drawn = false;  // the view shows a chart built from runs (not the one set at construction)
     RunChart drawn_kind = RunChart::kLossIteration;
   };
   QWidget* page(const QString& title, const QString& tip, std::initializer_list<int> rows);
-  void add_slot(QWidget* page, int row, int col, int col_span, RunChart kind, RunChart time_kind);
+  void add_slot(QWidget* page, int row, int col, int col_span, RunChart kind, RunChart time_kind,
+                int row_span = 1);
   void draw(Slot& slot);
   void fit_legend(const Slot& slot) const;
 
