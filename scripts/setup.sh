@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 build_dir=${1:-build}
 
 packages=(
-  build-essential cmake ninja-build pkg-config clang libclang-rt-14-dev libomp-dev clang-format
+  build-essential cmake ninja-build pkg-config clang lld libclang-rt-14-dev libomp-dev clang-format
   qt6-base-dev qt6-charts-dev qt6-svg-dev libqt6opengl6-dev libgl-dev
   libeigen3-dev libgtest-dev libgmock-dev libbenchmark-dev
   nlohmann-json3-dev libcli11-dev libzstd-dev liblz4-dev zlib1g-dev zstd lz4
