@@ -47,6 +47,18 @@ std::string speedup_estimate_text(const PairedSpeedup& sp) {
   return "";
 }
 
+std::string speedup_text(const PairedSpeedup& sp) {
+  const std::string estimate = speedup_estimate_text(sp);
+  if (estimate.empty()) return "target not reached in any pair";
+  return estimate + ends_text(sp.has_interval(), sp.lo, sp.hi, "%.2f") + ", " + sp.verdict;
+}
+
+std::string holm_text(double p_holm, size_t family) {
+  if (!std::isfinite(p_holm)) return "";
+  return "; Holm-adjusted p = " + format_number("%.3g", p_holm) + " over " +
+         std::to_string(family) + (family == 1 ? " arm" : " arms");
+}
+
 std::string pairs_text(const PairedSpeedup& sp) {
   return std::to_string(sp.pairs) + "/" + std::to_string(sp.pairs_run) + " pairs" +
          (sp.censored > 0 ? ", " + std::to_string(sp.censored) + " censored (misses ranked worst)"

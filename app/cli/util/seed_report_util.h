@@ -31,6 +31,13 @@ std::string interval_text(const Interval& iv, int digits, double scale = 1,
 // on some pair: the baseline's misses rank it worst), "" when no run of any pair reached it.
 std::string speedup_estimate_text(const PairedSpeedup& sp);
 
+// "1.24x [1.12, 1.37], faster": the estimate, its interval and the verdict; "target not reached
+// in any pair" when no run of any pair reached the target.
+std::string speedup_text(const PairedSpeedup& sp);
+
+// "; Holm-adjusted p = 0.012 over 7 arms" ("over 1 arm"); "" when `p_holm` is not a number.
+std::string holm_text(double p_holm, size_t family);
+
 // The pairs a paired speedup used out of those run: "10/10 pairs" or, with censored pairs,
 // "10/10 pairs, 4 censored (misses ranked worst)".
 std::string pairs_text(const PairedSpeedup& sp);

@@ -47,11 +47,6 @@ Arm parse_arm(const std::string& name) {
 }
 
 // "1.24x [1.12, 1.37], faster" from a paired speedup.
-std::string speedup_text(const PairedSpeedup& sp) {
-  const std::string estimate = speedup_estimate_text(sp);
-  if (estimate.empty()) return "target not reached in any pair";
-  return estimate + ends_text(sp.has_interval(), sp.lo, sp.hi, "%.2f") + ", " + sp.verdict;
-}
 
 // A run's comparison with the baseline (every run but the baseline has one).
 const BaselineComparison& comparison_of(const RunStats& run) {
@@ -114,17 +109,10 @@ std::string equal_runs_note(const ExperimentSummary& summary, size_t k) {
   return note;
 }
 
-// "; Holm-adjusted p = 0.012 over 7 arms"; "" without a p-value.
-std::string holm_text(const BaselineComparison& c) {
-  if (!c.holm || !std::isfinite(c.holm->p_holm)) return "";
-  const size_t family = c.holm->family;
-  return "; Holm-adjusted p = " + format_number("%.3g", c.holm->p_holm) + " over " +
-         std::to_string(family) + (family == 1 ? " arm" : " arms");
-}
-
 // "1.24x [1.12, 1.37], faster (paired, 8/8 pairs; Holm-adjusted p = ...)", the row's value.
 std::string comparison_cell(const BaselineComparison& c) {
-  return speedup_text(c.speedup) + " (paired, " + pairs_text(c.speedup) + holm_text(c) + ")";
+  const std::string holm = c.holm ? holm_text(c.holm->p_holm, c.holm->family) : "";
+  return speedup_text(c.speedup) + " (paired, " + pairs_text(c.speedup) + holm + ")";
 }
 void speedup_value(Report& r, const PairedSpeedup& sp) {
   if (sp.has_interval()) r.value(sp.estimate, sp.lo, sp.hi);

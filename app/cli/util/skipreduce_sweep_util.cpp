@@ -117,14 +117,9 @@ std::string worst_text(const RunStats& run) {
 
 std::string speedup_cell(const ArmStats& a, int family) {
   const PairedSpeedup& sp = a.speedup;
-  std::string estimate = speedup_estimate_text(sp);
-  if (estimate.empty()) return "target not reached in any pair (" + pairs_text(sp) + ")";
-  std::string out = estimate + ends_text(sp.has_interval(), sp.lo, sp.hi, "%.2f") + ", " +
-                    sp.verdict + " (paired, " + pairs_text(sp);
-  if (std::isfinite(a.p_holm))
-    out += "; Holm-adjusted p = " + format_number("%.3g", a.p_holm) + " over " +
-           std::to_string(family) + " arms";
-  return out + ")";
+  if (speedup_estimate_text(sp).empty())
+    return "target not reached in any pair (" + pairs_text(sp) + ")";
+  return speedup_text(sp) + " (paired, " + pairs_text(sp) + holm_text(a.p_holm, family) + ")";
 }
 
 // A mean over seeds and its 95% interval as a chart point.
