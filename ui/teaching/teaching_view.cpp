@@ -7,13 +7,11 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPainter>
-#include <QPointer>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QShortcut>
 #include <QSpinBox>
 #include <QStyle>
-#include <QThreadPool>
 #include <QTimer>
 #include <QVBoxLayout>
 #include <stdexcept>
@@ -260,29 +258,21 @@ void TeachingView::recompute() {
   const int generation = ++generation_;
   ++pending_;
   timer_->stop();
-  QPointer<TeachingView> self(this);
-  QThreadPool::globalInstance()->start([self, s, generation] {
-    std::shared_ptr<const TeachingTrace> trace;
-    QString error;
-    try {
-      trace = std::make_shared<const TeachingTrace>(compute_teaching_trace(s));
-    } catch (const std::exception& e) {
-      error = QString::fromUtf8(e.what());
-    }
-    QMetaObject::invokeMethod(qApp, [self, trace, error, generation] {
-      if (!self) return;
-      --self->pending_;
-      if (generation != self->generation_) return;
-      // A rejected setting is reported in place; the previous picture stays.
-      self->error_->setText(error);
-      if (trace) {
-        self->trace_ = trace;
-        self->canvas_->set_trace(trace);
-        self->show_frame(0);
-      }
-      emit self->computed();
-    });
-  });
+  jobs_.start(
+      this, [s] { return std::make_shared<const TeachingTrace>(compute_teaching_trace(s)); },
+      [generation](TeachingView& view,
+                   const JobOutcome<std::shared_ptr<const TeachingTrace>>& out) {
+        --view.pending_;
+        if (generation != view.generation_) return;
+        // A rejected setting is reported in place; the previous picture stays.
+        view.error_->setText(out.error);
+        if (out.value) {
+          view.trace_ = *out.value;
+          view.canvas_->set_trace(view.trace_);
+          view.show_frame(0);
+        }
+        emit view.computed();
+      });
 }
 
 void TeachingView::show_frame(int frame) {

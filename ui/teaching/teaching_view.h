@@ -5,6 +5,7 @@
 #include <QWidget>
 #include <memory>
 
+#include "background_jobs.h"
 #include "chart_export.h"
 #include "views/teaching_model.h"
 
@@ -94,6 +95,7 @@ class TeachingView : public QWidget, public Exportable {
   int frame_ = 0;
   int pending_ = 0;
   int generation_ = 0;
+  BackgroundJobs jobs_;  // last: destroying the page first waits for its jobs
 };
 
 }  // namespace commlab::ui

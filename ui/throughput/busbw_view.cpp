@@ -12,11 +12,9 @@
 #include <QLegend>
 #include <QLineSeries>
 #include <QPainter>
-#include <QPointer>
 #include <QScatterSeries>
 #include <QSignalBlocker>
 #include <QSpinBox>
-#include <QThreadPool>
 #include <QTimer>
 #include <QVBoxLayout>
 #include <QValueAxis>
@@ -205,29 +203,17 @@ void BusbwView::recompute() {
   const int generation = ++generation_;
   ++pending_;
   status_->setText("computing...");
-  QPointer<BusbwView> self(this);
-  QThreadPool::globalInstance()->start([self, settings, generation] {
-    // An exception must not escape into the thread pool (it would terminate the process): a
-    // failed computation shows as no series, and says why.
-    std::vector<BusbwSeries> result;
-    QString error;
-    try {
-      result = views::compute_throughput(settings);
-    } catch (const std::exception& e) {
-      result.clear();
-      error = QString::fromUtf8(e.what());
-    }
-    QMetaObject::invokeMethod(qApp, [self, result, error, generation] {
-      if (!self) return;
-      --self->pending_;
-      if (generation != self->generation_) return;
-      if (!error.isEmpty()) {
-        self->status_->setText(error + "; the chart shows the last settings that ran");
-        return;
-      }
-      self->show_result(result);
-    });
-  });
+  jobs_.start(
+      this, [settings] { return views::compute_throughput(settings); },
+      [generation](BusbwView& view, const JobOutcome<std::vector<BusbwSeries>>& out) {
+        --view.pending_;
+        if (generation != view.generation_) return;
+        if (!out.value) {
+          view.status_->setText(out.error + "; the chart shows the last settings that ran");
+          return;
+        }
+        view.show_result(*out.value);
+      });
 }
 
 // One scatter series per distinct choice (algorithm and protocol) on the NCCL curve's points: the

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "background_jobs.h"
 #include "chart_export.h"
 #include "views/busbw_model.h"
 
@@ -76,6 +77,7 @@ class BusbwView : public QWidget, public Exportable {
   QTimer* debounce_;
   int pending_ = 0;
   int generation_ = 0;
+  BackgroundJobs jobs_;  // last: destroying the page first waits for its jobs
 };
 
 }  // namespace commlab::ui

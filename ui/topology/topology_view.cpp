@@ -11,9 +11,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPainter>
-#include <QPointer>
 #include <QSpinBox>
-#include <QThreadPool>
 #include <QVBoxLayout>
 #include <QWheelEvent>
 #include <cmath>
@@ -288,24 +286,16 @@ void TopologyView::recompute() {
   const TopologySettings s = settings();
   const int generation = ++generation_;
   ++pending_;
-  QPointer<TopologyView> self(this);
-  QThreadPool::globalInstance()->start([self, s, generation] {
-    std::shared_ptr<const TopologyPicture> picture;
-    QString error;
-    try {
-      picture = std::make_shared<const TopologyPicture>(compute_topology_picture(s));
-    } catch (const std::exception& e) {
-      error = QString::fromUtf8(e.what());
-    }
-    QMetaObject::invokeMethod(qApp, [self, picture, error, generation] {
-      if (!self) return;
-      --self->pending_;
-      if (generation != self->generation_) return;
-      self->error_->setText(error);  // the previous picture and the user's text stay
-      if (picture) self->show_picture(picture);
-      emit self->computed();
-    });
-  });
+  jobs_.start(
+      this, [s] { return std::make_shared<const TopologyPicture>(compute_topology_picture(s)); },
+      [generation](TopologyView& view,
+                   const JobOutcome<std::shared_ptr<const TopologyPicture>>& out) {
+        --view.pending_;
+        if (generation != view.generation_) return;
+        view.error_->setText(out.error);  // the previous picture and the user's text stay
+        if (out.value) view.show_picture(*out.value);
+        emit view.computed();
+      });
 }
 
 void TopologyView::show_picture(std::shared_ptr<const TopologyPicture> pic) {

@@ -8,6 +8,7 @@
 #include <QWidget>
 #include <memory>
 
+#include "background_jobs.h"
 #include "chart_export.h"
 #include "views/topology_model.h"
 
@@ -83,6 +84,7 @@ class TopologyView : public QWidget, public Exportable {
   std::shared_ptr<const TopologyPicture> picture_;
   int pending_ = 0;
   int generation_ = 0;
+  BackgroundJobs jobs_;  // last: destroying the page first waits for its jobs
 };
 
 }  // namespace commlab::ui

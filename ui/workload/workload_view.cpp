@@ -9,12 +9,10 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
-#include <QPointer>
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QSignalBlocker>
 #include <QSpinBox>
-#include <QThreadPool>
 #include <QTimer>
 #include <QVBoxLayout>
 
@@ -303,29 +301,20 @@ void WorkloadView::start_replay() {
   rerun_ = false;
   ++replays_;
   const WorkloadSettings s = settings();
-  QPointer<WorkloadView> self(this);
-  QThreadPool::globalInstance()->start([self, s] {
-    std::shared_ptr<const WorkloadPicture> pic;
-    QString error;
-    try {
-      pic = std::make_shared<const WorkloadPicture>(compute_workload_picture(s));
-    } catch (const std::exception& e) {
-      error = QString::fromUtf8(e.what());
-    }
-    QMetaObject::invokeMethod(qApp, [self, s, pic, error] {
-      if (!self) return;
-      self->running_ = false;
-      // A change made during the replay makes this result stale: drop it and replay again.
-      if (self->rerun_ || !(s == self->settings())) {
-        self->rerun_ = false;
-        self->start_replay();
-        return;
-      }
-      self->error_->setText(error);  // the previous timeline stays under an error
-      if (pic) self->show_picture(pic);
-      emit self->computed();
-    });
-  });
+  jobs_.start(
+      this, [s] { return std::make_shared<const WorkloadPicture>(compute_workload_picture(s)); },
+      [s](WorkloadView& view, const JobOutcome<std::shared_ptr<const WorkloadPicture>>& out) {
+        view.running_ = false;
+        // A change made during the replay makes this result stale: drop it and replay again.
+        if (view.rerun_ || !(s == view.settings())) {
+          view.rerun_ = false;
+          view.start_replay();
+          return;
+        }
+        view.error_->setText(out.error);  // the previous timeline stays under an error
+        if (out.value) view.show_picture(*out.value);
+        emit view.computed();
+      });
 }
 
 void WorkloadView::show_picture(std::shared_ptr<const WorkloadPicture> pic) {

@@ -7,6 +7,7 @@
 #include <QWidget>
 #include <memory>
 
+#include "background_jobs.h"
 #include "chart_export.h"
 #include "views/workload_model.h"
 
@@ -84,6 +85,7 @@ class WorkloadView : public QWidget, public Exportable {
   bool running_ = false;
   bool rerun_ = false;  // a change arrived while a replay ran
   int replays_ = 0;
+  BackgroundJobs jobs_;  // last: destroying the page first waits for its jobs
 };
 
 }  // namespace commlab::ui
