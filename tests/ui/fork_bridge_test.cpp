@@ -74,5 +74,22 @@ TEST(ForkBridge, AChangeAForkCannotMakeRestartsFromIterationOne) {
   bridge.reset();
 }
 
+// A run stepped to K before the GUI thread read the worker's "session built" message is still
+// the running run: an edit forks it at K (it restarted from iteration 1 when the fork depended on
+// that message having been read).
+TEST(ForkBridge, ARunSteppedBeforeTheGuiHeardOfItsBuildIsForked) {
+  app();
+  const RunConfig parent_config = test::spiral_run("baseline", 20, 5);
+  RunConfig child_config = parent_config;
+  child_config.training.lr = 0.2;
+  TrainingBridge bridge;
+  bridge.start(parent_config, /*paused=*/true);
+  for (int i = 0; i < 4; ++i) bridge.step();
+  ASSERT_TRUE(test::wait_without_events([&] { return bridge.completed() == 4; }));
+  bridge.start(child_config, /*paused=*/false, /*fork=*/true);
+  ASSERT_TRUE(wait_for([&] { return bridge.summary().has_value(); }));
+  EXPECT_EQ(bridge.forked_at(), 4);
+}
+
 }  // namespace
 }  // namespace commlab::ui

@@ -83,6 +83,29 @@ TEST(RunRows, AForkedRowIsMarkedAndItsFiguresAreItsOwn) {
   EXPECT_EQ(view.current_name(), "skip from 10");
 }
 
+// A run stepped to K whose samples the view has not drawn yet (its redraw timer has not fired)
+// is still the run a live edit forks: the fork's row names it and says K (the row was unmarked
+// when the view took the parent from the runs it had drawn).
+TEST(RunRows, AForkOfARunNotYetDrawnNamesItsParent) {
+  app();
+  TrainingView view;
+  view.set_live(false);
+  view.set_runs({test::spiral_run("baseline", 12, 2)}, "forks");
+  view.findChild<QCheckBox*>("fork")->setChecked(true);
+  for (int i = 0; i < 3; ++i) view.step();
+  ASSERT_TRUE(test::wait_without_events([&] { return view.bridge()->completed() == 3; }));
+  view.set_live(true);
+  qobject_cast<QSpinBox*>(view.panel()->control("techniques.skipreduce.skip"))->setValue(2);
+  ASSERT_TRUE(wait_for([&] { return view.idle(); }));
+  EXPECT_EQ(view.bridge()->forked_at(), 3);
+  QTreeWidget* tree = view.runs_list()->tree();
+  ASSERT_GE(tree->topLevelItemCount(), 1);
+  const QTreeWidgetItem* row = tree->topLevelItem(tree->topLevelItemCount() - 1);
+  EXPECT_TRUE(row->text(0).startsWith(kForkMark)) << row->text(0).toStdString();
+  EXPECT_TRUE(row->toolTip(0).contains("forked from 'baseline' at iteration 3"))
+      << row->toolTip(0).toStdString();
+}
+
 TEST(RunNames, ALongDifferenceIsAShortNameWithTheWholeListInTheTooltip) {
   app();
   RunConfig base = test::spiral_run("baseline", 4, 2);

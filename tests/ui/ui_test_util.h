@@ -2,9 +2,11 @@
 // One offscreen QApplication for the whole test binary, created on first use.
 #include <QApplication>
 #include <QTest>
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <string>
+#include <thread>
 
 #include "scenario/run_config.h"
 #include "scenario/scenario.h"
@@ -24,6 +26,14 @@ inline QApplication& app() {
 inline bool wait_for(const std::function<bool()>& done, int timeout_ms = 20000) {
   app();
   return QTest::qWaitFor(done, timeout_ms);
+}
+
+// Waits for a worker thread without running the GUI thread's event loop: the messages workers post
+// (a session built, a first sample) stay unread, as while the GUI is busy drawing.
+inline bool wait_without_events(const std::function<bool()>& done, int timeout_ms = 20000) {
+  for (int waited = 0; waited < timeout_ms && !done(); waited += 10)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  return done();
 }
 
 // Small and fast: 4 ranks learn the spiral data set (MLP 32) over a flat network, 64 rows per

@@ -28,7 +28,10 @@ struct TrainingBridge::Run {
   std::optional<RunSummary> summary;  // set when the run completed
   std::atomic<int> completed{0};
   std::atomic<bool> ended{false};
-  bool accepted = false;  // GUI thread: the engine built its session (it replaced the previous)
+  // The engine built this run's session: from then on a live edit may fork it, and an edit holds
+  // it until the new run is built. Set by the worker, so a run stepped before the GUI thread
+  // heard of the build is still a fork parent.
+  std::atomic<bool> built{false};
   // The worker steps the session under step_mutex, so a fork copies it between two iterations.
   std::mutex step_mutex;
   std::unique_ptr<RunSession> session;
@@ -49,10 +52,11 @@ TrainingBridge::~TrainingBridge() {
 }
 
 void TrainingBridge::start(const RunConfig& config, bool paused, bool fork) {
-  std::shared_ptr<Run> parent = fork && run_ && run_->accepted && !run_->ended ? run_ : nullptr;
-  // The running run stays until the new one is accepted: a refused edit never stops it. It waits
+  const bool running = run_ && run_->built && !run_->ended;
+  std::shared_ptr<Run> parent = fork && running ? run_ : nullptr;
+  // The running run stays until the new one is built: a refused edit never stops it. It waits
   // meanwhile, so the new run's build and first iteration have the cores.
-  if (run_ && run_->accepted && !run_->ended) {
+  if (running) {
     cancel(previous_);
     previous_ = run_;
     hold(previous_, true);
@@ -104,7 +108,7 @@ void TrainingBridge::worker(std::shared_ptr<Run> run, RunConfig config,
             return;
           }
           // Refused before it ran: the previous run, still going, is the current one again.
-          const bool refused = !run->accepted;
+          const bool refused = !run->built;
           const bool restored = refused && previous_;
           if (restored) {
             run_ = std::move(previous_);
@@ -134,24 +138,24 @@ void TrainingBridge::worker(std::shared_ptr<Run> run, RunConfig config,
       report(std::move(problems));
       return;
     }
-    std::unique_ptr<RunSession> built = fork_or_start(*run, config, parent);
+    std::unique_ptr<RunSession> made = fork_or_start(*run, config, parent);
     parent.reset();
     {
       std::lock_guard step_lock(run->step_mutex);
-      run->session = std::move(built);
+      run->session = std::move(made);
       session = run->session.get();
     }
+    run->built = true;
     if (run->forked_at > 0) {  // the parent's iterations come first, as if this run made them
       std::lock_guard lock(run->mutex);
       run->queue = session->samples();
       run->completed = run->forked_at.load();
     }
     if (run->forked_at > 0) notify_first_sample(run);
-    // Accepted: the previous run ends now (on the GUI thread, which owns run_ and previous_).
+    // Built: the previous run ends now (on the GUI thread, which owns run_ and previous_).
     QMetaObject::invokeMethod(
         this,
         [this, run] {
-          run->accepted = true;
           if (run != run_) return;
           cancel(previous_);
           previous_.reset();

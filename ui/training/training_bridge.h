@@ -68,7 +68,7 @@ class TrainingBridge : public QObject {
   static void hold(const std::shared_ptr<Run>& run, bool held);
 
   std::shared_ptr<Run> run_;
-  std::shared_ptr<Run> previous_;  // held until run_ is accepted (then cancelled) or refused
+  std::shared_ptr<Run> previous_;  // held until run_ is built (then cancelled) or refused
   bool previous_done_ = false;     // previous_ did all its iterations meanwhile
   std::vector<std::pair<std::shared_ptr<Run>, std::thread>> threads_;
 };

@@ -36,15 +36,13 @@ void TrainingView::promote() {
     ghosts_.push_back({samples_.samples(), name});
     if (ghosts_.size() > kMaxGhosts) ghosts_.erase(ghosts_.begin());
   }
-  // A live fork continued the run it replaces (the bridge forked the running one).
-  const int parent = current_.id;
-  const QString parent_name = display_name(current_);
   current_ = std::move(*starting_);
   starting_.reset();
-  if (const int forked = bridge_->forked_at(); forked > 0 && parent != 0) {
-    current_.parent = parent;
-    current_.parent_name = parent_name;
-    current_.forked_at = forked;
+  // A live fork continued the run that was running when it started (start() named it).
+  current_.forked_at = current_.parent != 0 ? bridge_->forked_at() : 0;
+  if (current_.forked_at == 0) {
+    current_.parent = 0;
+    current_.parent_name.clear();
   }
   samples_.clear();
   announce_first_ = true;

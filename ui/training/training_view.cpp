@@ -80,6 +80,13 @@ bool TrainingView::start(RunConfig config, int iterations, bool from_run_all) {
     if (loaded_forks_[i].iteration > 0 && to_json(loaded_[i]) == to_json(uncapped))
       next.saved_fork = saved_fork_text(loaded_forks_[i]);
   next.from_run_all = from_run_all;
+  // The run the bridge is running now, which a live edit may fork: the one still starting (its
+  // first samples not yet shown) or the current one. Its samples so far are taken first, so it is
+  // normally the current run; promote() keeps this provenance only if the bridge did fork.
+  drain();
+  const Run& running = starting_ ? *starting_ : current_;
+  next.parent = running.id;
+  next.parent_name = display_name(running);
   // A live restart or a new Run of the current run keeps its colour; the old curve ghosts.
   if (from_run_all)
     next.color = take_color(next.settings);
