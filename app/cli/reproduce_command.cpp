@@ -249,7 +249,7 @@ void skipreduce(Report& r, const Options& o) {
   const std::string noniid = o.quick ? quick + "--set training.target_accuracy=0.7" : "";
   const ExperimentSummary skewed = r.run_scenario("samples/skipreduce_noniid.json", noniid);
   skipreduce_noniid_rows(r, skewed, "run samples/skipreduce_noniid.json " + noniid, 8);
-  // Each arm at its own tuned learning rate, 20 paired seeds (samples/skipreduce_tuned.json);
+  // Each arm at its own tuned learning rate, 10 paired seeds (samples/skipreduce_tuned.json);
   // --quick: one tuning seed per grid value, and 1,000 of quick's 5,000 training rows held out
   // for validation (the sample holds out 5,000 of its 30,000).
   const std::string tuned = o.quick
