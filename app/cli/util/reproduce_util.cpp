@@ -49,6 +49,8 @@ void Report::row(const std::string& quantity, const std::string& paper, const st
   if (sections_.empty()) section("Results");
   Row r;
   r.quantity = quantity, r.paper = paper, r.theory = theory, r.ours = ours, r.command = command;
+  // A sample's command is "run FILE " + its extra flags, which a full run leaves empty.
+  r.command.erase(r.command.find_last_not_of(' ') + 1);
   r.note = note;
   sections_.back().rows.push_back(std::move(r));
 }
