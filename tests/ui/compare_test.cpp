@@ -159,6 +159,31 @@ TEST(CompareView, ADozenRunsOverTwoSeedsReadAt1280x800) {
   EXPECT_EQ(shown, 12) << "viewport height " << table->viewport()->height();
 }
 
+// The legend follows the window: a comparison drawn wide shows its legend; made narrower than
+// its entries, the chart hides it and its title names the dashed target line (the table is the
+// legend); made wide again, the legend is back (it was decided once, when the chart was drawn).
+TEST(CompareView, TheLegendFollowsTheChartsWidth) {
+  app();
+  CompareView view([] { return spiral_runs(); });
+  view.resize(1270, 740);
+  view.show();
+  view.set_seeds(2);
+  ASSERT_TRUE(view.run());
+  ASSERT_TRUE(wait_for([&] { return view.idle(); }));
+  QApplication::processEvents();
+  QChart* chart = view.chart();
+  ASSERT_TRUE(chart->legend()->isVisible());
+  EXPECT_FALSE(chart->title().contains("dashed")) << chart->title().toStdString();
+  view.resize(260, 740);  // "baseline", "skip" and "target 60.0%" need more than 260 px
+  QApplication::processEvents();
+  EXPECT_FALSE(chart->legend()->isVisible());
+  EXPECT_TRUE(chart->title().contains("dashed: target 60.0%")) << chart->title().toStdString();
+  view.resize(1270, 740);
+  QApplication::processEvents();
+  EXPECT_TRUE(chart->legend()->isVisible());
+  EXPECT_FALSE(chart->title().contains("dashed")) << chart->title().toStdString();
+}
+
 // The race view: after a comparison, the headline beside the chart is the fastest arm's speedup
 // over the baseline to the target, as summary.json's speedup_vs_baseline says it (estimate to two
 // decimals, its 95% interval and pairs), with both runs' times to target

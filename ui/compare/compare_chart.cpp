@@ -3,6 +3,7 @@
 #include <QAreaSeries>
 #include <QChart>
 #include <QChartView>
+#include <QEvent>
 #include <QFontMetricsF>
 #include <QLegend>
 #include <QLegendMarker>
@@ -129,18 +130,32 @@ void CompareView::draw_chart() {
     set_nice_axis_range(y, 0, 1);
   }
   chart->legend()->setAlignment(Qt::AlignBottom);
-  // A legend row too narrow for every name whole would elide them all ("algori..."): then none is
-  // drawn and the table below, each run with its colour's swatch, is the legend; the title names
-  // the dashed target line.
-  const bool fits = legend_fits(labels, chart->legend()->font(), chart_->width());
-  chart->legend()->setVisible(fits);
-  if (!fits && !target_name.isEmpty()) title += "; dashed: " + target_name;
-  chart->setTitle(title);
+  legend_labels_ = labels;
+  chart_title_ = title;
+  target_name_ = target_name;
   // Hover: a run's mean accuracy at the evaluation nearest the pointer, exactly.
   add_hover_readouts(chart, chart_);
   QChart* old = chart_->chart();
   chart_->setChart(chart);
   delete old;
+  fit_legend();
+}
+
+void CompareView::fit_legend() {
+  QChart* chart = chart_->chart();
+  // A legend row too narrow for every name whole would elide them all ("algori..."): then none is
+  // drawn and the table below, each run with its colour's swatch, is the legend; the title names
+  // the dashed target line.
+  const bool fits = legend_fits(legend_labels_, chart->legend()->font(), chart_->width());
+  chart->legend()->setVisible(fits);
+  chart->setTitle(fits || target_name_.isEmpty() ? chart_title_
+                                                 : chart_title_ + "; dashed: " + target_name_);
+}
+
+bool CompareView::eventFilter(QObject* watched, QEvent* event) {
+  // The legend follows the chart's width: a window made wider shows it, narrower hides it.
+  if (watched == chart_ && event->type() == QEvent::Resize) fit_legend();
+  return QWidget::eventFilter(watched, event);
 }
 
 }  // namespace commlab::ui

@@ -160,6 +160,7 @@ CompareView::CompareView(std::function<std::vector<RunConfig>()> runs, QWidget* 
   connect(cancel_, &QPushButton::clicked, this, &CompareView::cancel);
   connect(table_, &QTableWidget::currentCellChanged, this, [this](int row) { set_race_run(row); });
   draw_chart();
+  chart_->installEventFilter(this);  // after the first chart: fit_legend() needs it
   show_race();
 }
 

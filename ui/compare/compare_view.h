@@ -14,6 +14,7 @@
 // its 95% interval, the fastest arm's until a row of the table is selected.
 #include <QColor>
 #include <QString>
+#include <QStringList>
 #include <QWidget>
 #include <atomic>
 #include <functional>
@@ -86,6 +87,7 @@ class CompareView : public QWidget, public Exportable {
   // A comparison that ended while the tab was hidden (Run seeds on the Training tab) fits its
   // table when the tab is shown: a hidden tab is not laid out.
   void showEvent(QShowEvent* event) override;
+  bool eventFilter(QObject* watched, QEvent* event) override;
 
  private:
   void poll();
@@ -94,6 +96,9 @@ class CompareView : public QWidget, public Exportable {
   // Gives the table the height of all its rows, as far as the chart keeps its minimum.
   void fit_table();
   void draw_chart();
+  // Shows the chart's legend if every entry fits the chart's width whole (else the table is the
+  // legend and the title names the dashed target line).
+  void fit_legend();
   // While a comparison runs: the bands of the seeds finished so far (`finished` of `replicas`).
   void show_partial(int finished, int replicas);
   // The race headline of summary_ for race_row_.
@@ -132,6 +137,9 @@ class CompareView : public QWidget, public Exportable {
   std::vector<std::vector<BandPoint>> partial_bands_;
   std::vector<QString> partial_names_;
   QString partial_title_;
+  // The chart drawn last: its legend entries, its title, the target line's name.
+  QStringList legend_labels_;
+  QString chart_title_, target_name_;
 };
 
 }  // namespace commlab::ui
