@@ -66,8 +66,11 @@ struct Entry {
   static int count(uint32_t e) { return 1 + ((e >> 26) & 1); }
 };
 
+}  // namespace
+
 // Byte streams' tables for the four-symbol path (TableCache keeps the last two): the build
-// (~4-5 us) was a fifth of decoding an MLP gradient's three large blocks.
+// (~4-5 us) was a fifth of decoding an MLP gradient's three large blocks. Outside the anonymous
+// namespace because TableCache::Impl, which has external linkage, holds them.
 struct QuadTables {
   uint8_t len[256];
   uint16_t single[kTableSize];
@@ -75,8 +78,6 @@ struct QuadTables {
   bool valid = false;
 };
 constexpr int kCachedTables = 2;
-
-}  // namespace
 
 struct TableCache::Impl {
   QuadTables tables[kCachedTables];
