@@ -373,17 +373,26 @@ void print_json(const Options& o, const WorkloadSource& src, const WorkloadResul
   std::cout << doc.dump(2) << "\n";
 }
 
+// The MFU as set: two decimals as always ("0.40"), more where two would change it (0.005 is
+// not 0.01).
+std::string mfu_text(double mfu) {
+  char text[32];
+  const bool two_decimals = std::abs(mfu * 100 - std::round(mfu * 100)) < 1e-9;
+  std::snprintf(text, sizeof text, two_decimals ? "%.2f" : "%g", mfu);
+  return text;
+}
+
 void print_table(const Options& o, const WorkloadSource& src, const WorkloadResult& r,
                  bool graph_engine) {
   const TransformerSpec* spec = src.spec ? &*src.spec : nullptr;
   if (spec)
-    std::printf("# %s: dp %d x tp %d x pp %d%s = %d GPUs, %s at MFU %.2f, %s engine\n",
+    std::printf("# %s: dp %d x tp %d x pp %d%s = %d GPUs, %s at MFU %s, %s engine\n",
                 src.what.c_str(), src.p.dp, src.p.tp, src.p.pp,
                 o.ep > 1 ? (" (ep " + std::to_string(o.ep) + ")").c_str() : "", src.p.gpus(),
-                o.gpu.c_str(), o.mfu, o.engine.c_str());
+                o.gpu.c_str(), mfu_text(o.mfu).c_str(), o.engine.c_str());
   else
-    std::printf("# %s, %s at MFU %.2f, %s point-to-point\n", src.what.c_str(), o.gpu.c_str(), o.mfu,
-                o.p2p.c_str());
+    std::printf("# %s, %s at MFU %s, %s point-to-point\n", src.what.c_str(), o.gpu.c_str(),
+                mfu_text(o.mfu).c_str(), o.p2p.c_str());
   if (o.comm_issue != "overlap")  // only a mode other than the default is named
     std::printf(
         "# communication issued as ASTRA-sim does (%s): one collective or send in flight "

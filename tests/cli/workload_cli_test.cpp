@@ -44,6 +44,20 @@ TEST(WorkloadCli, TheGraphEngineReportsTheCriticalPathSplit) {
   EXPECT_GT(d["time_saving"].get<double>(), 0);
 }
 
+// The table's header names the MFU as set: 0.005 is not rounded to 0.01, and a two-decimal value
+// keeps its two decimals.
+TEST(WorkloadCli, TheHeaderNamesTheMfuAsSet) {
+  const std::string table =
+      "workload --catalog llama3-8b --cluster leafspine:servers=4,gpus_per_server=8 --tp 4 --pp 2 "
+      "--global-batch 32";
+  const auto small = run_cli(table + " --mfu 0.005");
+  ASSERT_EQ(small.code, 0) << small.err;
+  EXPECT_NE(small.out.find("at MFU 0.005,"), std::string::npos) << small.out.substr(0, 200);
+  const auto usual = run_cli(table + " --mfu 0.4");
+  ASSERT_EQ(usual.code, 0) << usual.err;
+  EXPECT_NE(usual.out.find("at MFU 0.40,"), std::string::npos) << usual.out.substr(0, 200);
+}
+
 TEST(WorkloadCli, AnEmittedTraceReplaysToTheSameNumbers) {
   const std::string dir = ::testing::TempDir() + "/workload_cli_trace_" + std::to_string(getpid());
   std::filesystem::remove_all(dir);
