@@ -161,7 +161,7 @@ TEST(CompareView, ADozenRunsOverTwoSeedsReadAt1280x800) {
 
 // The legend follows the window: a comparison drawn wide shows its legend; made narrower than
 // its entries, the chart hides it and its title names the dashed target line (the table is the
-// legend); made wide again, the legend is back (it was decided once, when the chart was drawn).
+// legend); made wide again, the legend is back. Deciding only when the chart is drawn fails both.
 TEST(CompareView, TheLegendFollowsTheChartsWidth) {
   app();
   CompareView view([] { return spiral_runs(); });

@@ -75,8 +75,8 @@ TEST(ForkBridge, AChangeAForkCannotMakeRestartsFromIterationOne) {
 }
 
 // A run stepped to K before the GUI thread read the worker's "session built" message is still
-// the running run: an edit forks it at K (it restarted from iteration 1 when the fork depended on
-// that message having been read).
+// the running run: an edit forks it at K (a bridge that waited for that message would restart the
+// edit from iteration 1).
 TEST(ForkBridge, ARunSteppedBeforeTheGuiHeardOfItsBuildIsForked) {
   app();
   const RunConfig parent_config = test::spiral_run("baseline", 20, 5);

@@ -84,8 +84,8 @@ TEST(RunRows, AForkedRowIsMarkedAndItsFiguresAreItsOwn) {
 }
 
 // A run stepped to K whose samples the view has not drawn yet (its redraw timer has not fired)
-// is still the run a live edit forks: the fork's row names it and says K (the row was unmarked
-// when the view took the parent from the runs it had drawn).
+// is still the run a live edit forks: the fork's row names it and says K (a view that took the
+// parent from the runs it had drawn would leave the row unmarked).
 TEST(RunRows, AForkOfARunNotYetDrawnNamesItsParent) {
   app();
   TrainingView view;
