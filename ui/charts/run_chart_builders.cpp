@@ -115,6 +115,15 @@ void set_nice_axis_range(QValueAxis* axis, double lo, double hi) {
   detail::set_nice_range(axis, lo, hi);
 }
 
+bool legend_row_fits(const QStringList& labels, const QFont& font, double width) {
+  constexpr double kMarkerOverhead = 22, kLegendMargins = 48;
+  const QFontMetricsF fm(font);
+  double needed = kLegendMargins;
+  for (const QString& label : labels)
+    needed += fm.horizontalAdvance(label) + fm.height() + kMarkerOverhead;
+  return needed <= width;
+}
+
 QStringList fit_row_labels(const QStringList& names, const QFont& font, double width, double row) {
   const QFontMetricsF fm(font);
   QStringList labels;

@@ -96,6 +96,11 @@ QStringList fit_category_labels(const QStringList& names, const QFont& font, dou
 QStringList fit_row_labels(const QStringList& names, const QFont& font, double width, double row);
 // The narrowest a row label is cut to (about 12 characters).
 inline constexpr double kMinRowLabelWidth = 90;
+// True when a bottom legend of `labels` fits `width` px in one row with no label elided (Qt's
+// bottom legend elides every label once the row is too narrow): each entry a marker (a
+// font-height square), the gaps beside it and its label, plus the legend's margins; generous, so
+// a legend judged to fit never elides.
+bool legend_row_fits(const QStringList& labels, const QFont& font, double width);
 // Applies fit_category_labels to every bar category axis along the bottom of `chart`, and
 // fit_row_labels to every one down its side, for a plot area of `plot` px.
 void fit_chart_categories(QChart* chart, QSizeF plot);

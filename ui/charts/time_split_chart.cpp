@@ -84,14 +84,14 @@ QChart* time_split_chart(const std::vector<RunSeries>& runs, QChart* reuse) {
   if (reuse && reuse->series().size() == 1 && reuse->axes(Qt::Horizontal).size() == 1 &&
       reuse->axes(Qt::Vertical).size() == 1) {
     auto* series = qobject_cast<QHorizontalStackedBarSeries*>(reuse->series().front());
-    auto* x = qobject_cast<QBarCategoryAxis*>(reuse->axes(Qt::Vertical).front());
-    auto* y = qobject_cast<QValueAxis*>(reuse->axes(Qt::Horizontal).front());
-    if (series && x && y && series->count() == 3 &&
-        x->property(kFullCategoriesProperty).toStringList() == categories) {
+    auto* names = qobject_cast<QBarCategoryAxis*>(reuse->axes(Qt::Vertical).front());
+    auto* values = qobject_cast<QValueAxis*>(reuse->axes(Qt::Horizontal).front());
+    if (series && names && values && series->count() == 3 &&
+        names->property(kFullCategoriesProperty).toStringList() == categories) {
       for (int k = 0; k < 3; ++k)
         for (size_t i = 0; i < runs.size(); ++i)
           series->barSets()[k]->replace(static_cast<int>(i), split[i][k]);
-      set_nice_range(y, 0, top > 0 ? top * 1.1 : 1);
+      set_nice_range(values, 0, top > 0 ? top * 1.1 : 1);
       reuse->setTitle(run_chart_info(RunChart::kTimeSplit).title);
       mark_parts(reuse, series);
       return reuse;

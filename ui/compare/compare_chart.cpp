@@ -21,15 +21,6 @@ namespace commlab::ui {
 
 namespace {
 
-// True when a bottom legend of these labels fits `width` px in one row with none elided: each
-// entry a marker (a font-height square), the gaps beside it and its label; the legend's margins.
-bool legend_fits(const QStringList& labels, const QFont& font, double width) {
-  const QFontMetricsF fm(font);
-  double needed = 48;
-  for (const QString& label : labels) needed += fm.horizontalAdvance(label) + fm.height() + 22;
-  return needed <= width;
-}
-
 // Lowest and highest mean accuracy and the latest time (ms) drawn.
 struct Extent {
   double lo = 1, hi = 0, right = 0;
@@ -146,7 +137,7 @@ void CompareView::fit_legend() {
   // A legend row too narrow for every name whole would elide them all ("algori..."): then none is
   // drawn and the table below, each run with its colour's swatch, is the legend; the title names
   // the dashed target line.
-  const bool fits = legend_fits(legend_labels_, chart->legend()->font(), chart_->width());
+  const bool fits = legend_row_fits(legend_labels_, chart->legend()->font(), chart_->width());
   chart->legend()->setVisible(fits);
   chart->setTitle(fits || target_name_.isEmpty() ? chart_title_
                                                  : chart_title_ + "; dashed: " + target_name_);

@@ -255,15 +255,10 @@ void TeachingView::set_settings(const TeachingSettings& s) {
 
 void TeachingView::recompute() {
   const TeachingSettings s = settings();
-  const int generation = ++generation_;
-  ++pending_;
   timer_->stop();
   jobs_.start(
       this, [s] { return std::make_shared<const TeachingTrace>(compute_teaching_trace(s)); },
-      [generation](TeachingView& view,
-                   const JobOutcome<std::shared_ptr<const TeachingTrace>>& out) {
-        --view.pending_;
-        if (generation != view.generation_) return;
+      [](TeachingView& view, const JobOutcome<std::shared_ptr<const TeachingTrace>>& out) {
         // A rejected setting is reported in place; the previous picture stays.
         view.error_->setText(out.error);
         if (out.value) {

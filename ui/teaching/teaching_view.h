@@ -30,7 +30,7 @@ class TeachingView : public QWidget, public Exportable {
   Q_OBJECT
  public:
   explicit TeachingView(QWidget* parent = nullptr);
-  bool idle() const { return pending_ == 0; }
+  bool idle() const { return jobs_.idle(); }
   // The trace on screen (null before the first one arrives) and the frame shown.
   std::shared_ptr<const TeachingTrace> trace() const { return trace_; }
   int frame() const { return frame_; }
@@ -93,8 +93,6 @@ class TeachingView : public QWidget, public Exportable {
   QTimer* timer_;
   std::shared_ptr<const TeachingTrace> trace_;
   int frame_ = 0;
-  int pending_ = 0;
-  int generation_ = 0;
   BackgroundJobs jobs_;  // last: destroying the page first waits for its jobs
 };
 

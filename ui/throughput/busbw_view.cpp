@@ -200,14 +200,10 @@ views::ThroughputSettings BusbwView::settings() const {
 void BusbwView::recompute() {
   update_controls();
   const views::ThroughputSettings settings = this->settings();
-  const int generation = ++generation_;
-  ++pending_;
   status_->setText("computing...");
   jobs_.start(
       this, [settings] { return views::compute_throughput(settings); },
-      [generation](BusbwView& view, const JobOutcome<std::vector<BusbwSeries>>& out) {
-        --view.pending_;
-        if (generation != view.generation_) return;
+      [](BusbwView& view, const JobOutcome<std::vector<BusbwSeries>>& out) {
         if (!out.value) {
           view.status_->setText(out.error + "; the chart shows the last settings that ran");
           return;

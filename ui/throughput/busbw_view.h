@@ -29,7 +29,7 @@ class BusbwView : public QWidget, public Exportable {
   Q_OBJECT
  public:
   explicit BusbwView(QWidget* parent = nullptr);
-  bool idle() const { return pending_ == 0 && !debounce_active(); }
+  bool idle() const { return jobs_.idle() && !debounce_active(); }
   int series_count() const;
   QChart* chart() const;
   // The cluster chooser: 0 is the flat network of the controls, then the NCCL clusters.
@@ -75,8 +75,6 @@ class BusbwView : public QWidget, public Exportable {
   void update_controls();
   QLabel* status_;
   QTimer* debounce_;
-  int pending_ = 0;
-  int generation_ = 0;
   BackgroundJobs jobs_;  // last: destroying the page first waits for its jobs
 };
 

@@ -284,14 +284,9 @@ TopologySettings TopologyView::settings() const {
 
 void TopologyView::recompute() {
   const TopologySettings s = settings();
-  const int generation = ++generation_;
-  ++pending_;
   jobs_.start(
       this, [s] { return std::make_shared<const TopologyPicture>(compute_topology_picture(s)); },
-      [generation](TopologyView& view,
-                   const JobOutcome<std::shared_ptr<const TopologyPicture>>& out) {
-        --view.pending_;
-        if (generation != view.generation_) return;
+      [](TopologyView& view, const JobOutcome<std::shared_ptr<const TopologyPicture>>& out) {
         view.error_->setText(out.error);  // the previous picture and the user's text stay
         if (out.value) view.show_picture(*out.value);
         emit view.computed();

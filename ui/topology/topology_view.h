@@ -44,7 +44,7 @@ class TopologyView : public QWidget, public Exportable {
   Q_OBJECT
  public:
   explicit TopologyView(QWidget* parent = nullptr);
-  bool idle() const { return pending_ == 0; }
+  bool idle() const { return jobs_.idle(); }
   std::shared_ptr<const TopologyPicture> picture() const { return picture_; }
   QGraphicsScene* scene() const { return scene_; }
   QString error_text() const;
@@ -82,8 +82,6 @@ class TopologyView : public QWidget, public Exportable {
   QGraphicsScene* scene_;
   ZoomView* view_;
   std::shared_ptr<const TopologyPicture> picture_;
-  int pending_ = 0;
-  int generation_ = 0;
   BackgroundJobs jobs_;  // last: destroying the page first waits for its jobs
 };
 

@@ -273,7 +273,7 @@ void WorkloadView::set_settings(const WorkloadSettings& s) {
 }
 
 bool WorkloadView::idle() const {
-  return !running_ && !rerun_ && !debounce_->isActive();
+  return jobs_.idle() && !rerun_ && !debounce_->isActive();
 }
 
 QString WorkloadView::error_text() const {
@@ -293,18 +293,17 @@ void WorkloadView::schedule_replay() {
 }
 
 void WorkloadView::start_replay() {
-  if (running_) {  // the engine cannot be interrupted; run again with the newest settings after
+  if (!jobs_
+           .idle()) {  // the engine cannot be interrupted; run again with the newest settings after
     rerun_ = true;
     return;
   }
-  running_ = true;
   rerun_ = false;
   ++replays_;
   const WorkloadSettings s = settings();
   jobs_.start(
       this, [s] { return std::make_shared<const WorkloadPicture>(compute_workload_picture(s)); },
       [s](WorkloadView& view, const JobOutcome<std::shared_ptr<const WorkloadPicture>>& out) {
-        view.running_ = false;
         // A change made during the replay makes this result stale: drop it and replay again.
         if (view.rerun_ || !(s == view.settings())) {
           view.rerun_ = false;

@@ -82,7 +82,6 @@ class WorkloadView : public QWidget, public Exportable {
   GanttCanvas* canvas_;
   QTimer* debounce_;
   std::shared_ptr<const WorkloadPicture> picture_;
-  bool running_ = false;
   bool rerun_ = false;  // a change arrived while a replay ran
   int replays_ = 0;
   BackgroundJobs jobs_;  // last: destroying the page first waits for its jobs

@@ -46,8 +46,6 @@ Arm parse_arm(const std::string& name) {
   return a;
 }
 
-// "1.24x [1.12, 1.37], faster" from a paired speedup.
-
 // A run's comparison with the baseline (every run but the baseline has one).
 const BaselineComparison& comparison_of(const RunStats& run) {
   if (!run.tta.vs_baseline)

@@ -23,20 +23,12 @@ namespace commlab::ui {
 
 namespace {
 constexpr qsizetype kMaxLegendEntries = 4;  // more make a legend to read rather than glance at
-// Around each label of a bottom legend: the marker (a font-height square), the gaps beside it;
-// and the legend's own margins. Generous, so a legend judged to fit never elides.
-constexpr double kMarkerOverhead = 22, kLegendMargins = 48;
-constexpr double kValueAxisWidth = 80;  // a bar chart's value axis (labels, title) and margins
+constexpr double kValueAxisWidth = 80;      // a bar chart's value axis (labels, title) and margins
 constexpr double kTitleAndLegendHeight = 110;  // a chart's title, legend, bottom axis and margins
 }  // namespace
 
 bool RunChartPages::legend_fits(const QStringList& labels, const QFont& font, double width) {
-  if (labels.size() > kMaxLegendEntries) return false;
-  const QFontMetricsF fm(font);
-  double needed = kLegendMargins;
-  for (const QString& label : labels)
-    needed += fm.horizontalAdvance(label) + fm.height() + kMarkerOverhead;
-  return needed <= width;
+  return labels.size() <= kMaxLegendEntries && legend_row_fits(labels, font, width);
 }
 
 // A page not laid out yet (never shown) has views of a default size: its share of this widget
@@ -86,10 +78,10 @@ void RunChartPages::fit_legend(const Slot& s) const {
   // size, or before the first layout the chart's less what the axes and margins take.
   const bool laid_out = s.view->testAttribute(Qt::WA_WState_Visible) &&
                         chart->plotArea().width() > 0 && chart->plotArea().height() > 0;
-  const double chart_height = laid_out ? s.view->height() : height() * s.row_span / 2.0;
-  fit_chart_categories(chart, laid_out ? chart->plotArea().size()
-                                       : QSizeF(chart_width - kValueAxisWidth,
-                                                chart_height - kTitleAndLegendHeight));
+  fit_chart_categories(chart, laid_out
+                                  ? chart->plotArea().size()
+                                  : QSizeF(chart_width - kValueAxisWidth,
+                                           height() * s.row_span / 2.0 - kTitleAndLegendHeight));
 }
 
 void RunChartPages::resizeEvent(QResizeEvent* event) {
